@@ -1,0 +1,28 @@
+"""bayestune: Bayesian optimization for autotuning compilers and computer systems."""
+
+from bayestune.exceptions import (
+    BayestuneError,
+    ConstraintError,
+    EvaluationError,
+    InfeasibleSpaceError,
+    JournalError,
+    ScenarioError,
+    SpaceError,
+)
+from bayestune.space import (
+    Categorical,
+    Integer,
+    Ordinal,
+    Permutation,
+    Real,
+    Space,
+)
+from bayestune.trial import Result, Trial, TrialStatus
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BayestuneError", "Categorical", "ConstraintError", "EvaluationError", "InfeasibleSpaceError",
+    "Integer", "JournalError", "Ordinal", "Permutation", "Real", "Result", "ScenarioError", "Space",
+    "SpaceError", "Trial", "TrialStatus", "__version__",
+]

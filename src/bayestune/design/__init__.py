@@ -1,0 +1,5 @@
+"""Initial designs evaluated before the first model: uniform, CoT-uniform, LHS, maximin, prior."""
+
+from bayestune.design.initial import DESIGNS, design_features, initial_design
+
+__all__ = ["DESIGNS", "design_features", "initial_design"]

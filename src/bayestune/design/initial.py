@@ -1,0 +1,121 @@
+"""Initial designs: the configurations evaluated before any model exists.
+
+All designs return distinct, known-feasible rows; infeasible candidates are replaced by
+Chain-of-Trees samples, so a sparse constrained space never yields a short design.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from bayestune.exceptions import SpaceError
+from bayestune.space.parameters import Categorical, Ordinal, Permutation
+from bayestune.space.space import Space
+from bayestune.strategies.base import History, draw_unseen
+
+
+def _fill_unseen(space: Space, X: np.ndarray, n: int, rng: np.random.Generator, history: History,
+                 use_prior: bool = False) -> np.ndarray:
+    """Keep the feasible, new, distinct rows of X; top up with random unseen feasible rows."""
+    X = X[space.is_feasible(X)] if len(X) else X
+    seen = set(history.seen)
+    keep = []
+    for row, key in zip(X, space.row_keys(X)):
+        if key not in seen:
+            seen.add(key)
+            keep.append(row)
+    rows = np.array(keep).reshape(-1, space.width)[:n]
+    if len(rows) < n:
+        sub = History(history.space, history.objectives, history.X, history.Y, history.feasible,
+                      history.pending, seen)
+        rows = np.concatenate([rows, draw_unseen(space, sub, n - len(rows), rng, use_prior=use_prior)])
+    return rows
+
+
+def uniform_design(space: Space, n: int, rng: np.random.Generator, history: History) -> np.ndarray:
+    """Whole configurations drawn independently; infeasible ones rejected."""
+    return draw_unseen(space, history, n, rng, method="uniform")
+
+
+def cot_design(space: Space, n: int, rng: np.random.Generator, history: History) -> np.ndarray:
+    """Uniform over the feasible leaves of the Chain-of-Trees (BaCO's default)."""
+    return draw_unseen(space, history, n, rng, method="cot")
+
+
+def prior_design(space: Space, n: int, rng: np.random.Generator, history: History) -> np.ndarray:
+    """Draws following the user's priors (HyperMapper 2.0), restricted to feasible rows."""
+    return draw_unseen(space, history, n, rng, method="cot", use_prior=True)
+
+
+def lhs_design(space: Space, n: int, rng: np.random.Generator, history: History) -> np.ndarray:
+    """Latin hypercube: each parameter's range is cut into n strata, each used once."""
+    X = np.empty((n, space.width))
+    for p in space.parameters:
+        s = space.slices[p.name]
+        u = (rng.permutation(n) + rng.random(n)) / n
+        if isinstance(p, Permutation):
+            X[:, s] = p.sample(rng, n)
+        elif isinstance(p, (Ordinal, Categorical)):
+            X[:, s] = np.minimum((u * p.cardinality).astype(int), int(p.cardinality) - 1).reshape(-1, 1)
+        else:
+            values = p._from_unit_values(u)  # type: ignore[attr-defined]
+            if p.kind == "integer":
+                values = np.rint(values)
+            X[:, s] = values.reshape(-1, 1)
+    return _fill_unseen(space, X, n, rng, history)
+
+
+def design_features(space: Space, X: np.ndarray) -> np.ndarray:
+    """Embedding whose Euclidean distances mix the per-type distances: numeric on the unit scale,
+    categorical as Hamming (one-hot / sqrt 2), permutation by normalised positions."""
+    parts = []
+    for p in space.parameters:
+        raw = X[:, space.slices[p.name]]
+        if isinstance(p, Categorical):
+            parts.append(np.eye(int(p.cardinality))[p.index_of(raw)] / np.sqrt(2.0))
+        elif isinstance(p, Permutation):
+            parts.append(raw / max(1, p.n - 1) / np.sqrt(p.n / 2.0))
+        else:
+            parts.append(p.unit(raw))
+    return np.concatenate(parts, axis=1)
+
+
+def maximin_design(space: Space, n: int, rng: np.random.Generator, history: History) -> np.ndarray:
+    """Greedy maximin over a large feasible pool: each pick is farthest from those before
+    (and from what was already evaluated), spreading the design over the space."""
+    pool = draw_unseen(space, history, max(50 * n, 1000), rng)
+    if len(pool) <= n:
+        return pool
+    F = design_features(space, pool)
+    chosen = [int(rng.integers(len(pool)))]
+    dist = np.full(len(pool), np.inf)
+    if history.n:
+        Fh = design_features(space, history.X)
+        for row in Fh:
+            dist = np.minimum(dist, np.linalg.norm(F - row, axis=1))
+    for _ in range(n - 1):
+        dist = np.minimum(dist, np.linalg.norm(F - F[chosen[-1]], axis=1))
+        dist[chosen] = -1.0
+        chosen.append(int(np.argmax(dist)))
+    return pool[chosen]
+
+
+DESIGNS: dict[str, Callable[[Space, int, np.random.Generator, History], np.ndarray]] = {
+    "uniform": uniform_design,
+    "cot": cot_design,
+    "lhs": lhs_design,
+    "maximin": maximin_design,
+    "prior": prior_design,
+}
+
+
+def initial_design(space: Space, n: int, rng: np.random.Generator, history: History,
+                   method: str = "cot") -> np.ndarray:
+    """``n`` distinct feasible rows not yet in ``history`` by the named method."""
+    if method not in DESIGNS:
+        raise SpaceError(f"unknown initial design {method!r}; allowed: {sorted(DESIGNS)}")
+    if n <= 0:
+        return np.empty((0, space.width))
+    return DESIGNS[method](space, n, rng, history)

@@ -1,0 +1,72 @@
+"""Black-box evaluators: configuration in, :class:`~bayestune.trial.Result` out, failures recorded.
+
+:func:`make_evaluator` builds the one a scenario's ``blackbox`` section describes.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from bayestune.evaluators.base import Evaluator
+from bayestune.evaluators.command import CommandEvaluator, parse_output
+from bayestune.evaluators.python_callable import CallableEvaluator, load_callable
+from bayestune.exceptions import EvaluationError
+from bayestune.scenario_model import Scenario
+
+logger = logging.getLogger(__name__)
+
+#: ``blackbox.options`` understood per kind.
+COMMAND_OPTIONS = ("env", "memory_limit_mb")
+PYTHON_OPTIONS: tuple[str, ...] = ()
+
+
+def scenario_dir(scenario: Scenario) -> Path:
+    """Directory relative paths in a scenario are resolved against (its file's, else the cwd)."""
+    if scenario.source and not scenario.source.startswith("<"):
+        return Path(scenario.source).resolve().parent
+    return Path.cwd()
+
+
+def make_evaluator(scenario: Scenario) -> Evaluator:
+    """The evaluator of ``scenario.blackbox``; relative paths are resolved against the scenario's directory.
+
+    ``command`` black boxes run in ``workdir`` (relative to the scenario's directory), by
+    default the scenario's directory itself, so a template like ``python bench.py {tile}``
+    works from wherever ``bayestune`` is started.
+    """
+    spec = scenario.blackbox
+    if spec is None:
+        raise EvaluationError(
+            f"scenario {scenario.name!r} ({scenario.source}) has no 'blackbox' section: add one, "
+            "or drive the optimizer from Python with ask()/tell()")
+    base = scenario_dir(scenario)
+    objectives = scenario.objective_names
+    if spec.kind == "python":
+        _check_options(spec.kind, spec.options, PYTHON_OPTIONS)
+        if spec.timeout is not None:
+            logger.warning("blackbox.timeout=%s is ignored for a python black box (no in-process timeout); "
+                           "use a command black box to enforce it", spec.timeout)
+        return CallableEvaluator(load_callable(spec.target, base), objectives)
+    if spec.kind == "command":
+        _check_options(spec.kind, spec.options, COMMAND_OPTIONS)
+        workdir = base / spec.workdir if spec.workdir else base
+        return CommandEvaluator(
+            spec.target, objectives, parameter_names=scenario.space.names, timeout=spec.timeout,
+            workdir=workdir, env=spec.options.get("env"), memory_limit_mb=spec.options.get("memory_limit_mb"),
+        )
+    raise EvaluationError(
+        f"black box kind {spec.kind!r} (scenario {scenario.name!r}) is not available yet; "
+        "use 'python' or 'command'")
+
+
+def _check_options(kind: str, options: dict, allowed: tuple[str, ...]) -> None:
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise EvaluationError(f"blackbox.options {unknown} are not understood by a {kind!r} black box; "
+                              f"allowed: {list(allowed)}")
+
+
+__all__ = [
+    "CallableEvaluator", "CommandEvaluator", "Evaluator", "load_callable", "make_evaluator", "parse_output",
+]

@@ -1,0 +1,52 @@
+"""The black-box interface: one configuration in, one :class:`~bayestune.trial.Result` out.
+
+An evaluator never raises for a bad evaluation: a crash, a timeout, unreadable output or a
+NaN becomes ``Result.failure(error_text, kind)``, which the optimizer records as a
+hidden-constraint failure. Exceptions are reserved for mistakes in the setup (a missing
+module, a template naming an unknown parameter), raised when the evaluator is built.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any
+
+from bayestune.trial import Result
+
+#: Most characters of error text (stderr tails, tracebacks) kept in a failure's message.
+MAX_ERROR_CHARS = 2000
+
+
+class Evaluator(ABC):
+    """Evaluates configurations of one scenario; ``objectives`` are the names it must report.
+
+    Usable as a context manager (``close()`` on exit) and as a plain callable, so it can be
+    handed to :meth:`bayestune.optimizer.Optimizer.optimize` directly.
+    """
+
+    objectives: list[str]
+
+    @abstractmethod
+    def evaluate(self, config: Mapping[str, Any]) -> Result:
+        """Run the black box on ``config``; every failure is returned as ``Result.failure``."""
+
+    def close(self) -> None:
+        """Release resources (processes, connections). Idempotent; the default has none."""
+
+    def __call__(self, config: Mapping[str, Any]) -> Result:
+        return self.evaluate(config)
+
+    def __enter__(self) -> "Evaluator":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+
+def tail(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    """The end of ``text`` (where errors are), at most ``limit`` characters, marked when cut."""
+    text = text.rstrip()
+    if len(text) <= limit:
+        return text
+    return "..." + text[-(limit - 3):]

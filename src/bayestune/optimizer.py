@@ -1,0 +1,272 @@
+"""The ask/tell loop every interface (Python, CLI, compiler plug-ins) goes through.
+
+The optimizer owns what strategies should not have to think about: the initial design
+(default configuration first, failed design points replaced), the journal (every
+suggestion is recorded as pending before it is returned, every result committed before
+the next suggestion), duplicate avoidance and the budget.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from bayestune.design.initial import initial_design
+from bayestune.exceptions import BayestuneError, SpaceError
+from bayestune.scenario_model import DEFAULT_STRATEGY, DesignSpec, Objective, Scenario
+from bayestune.space.space import Space
+from bayestune.strategies.base import History, Strategy, make_strategy
+from bayestune.trial import Result, Trial, TrialStatus, coerce_result
+
+logger = logging.getLogger(__name__)
+
+
+def _as_objectives(objectives: Sequence[Objective | str]) -> list[Objective]:
+    return [o if isinstance(o, Objective) else Objective(str(o)) for o in objectives]
+
+
+class Optimizer:
+    """Suggests configurations with ``ask()`` and learns from ``tell()``.
+
+    ``journal`` (a :class:`bayestune.storage.Journal`) makes the run crash-safe: with
+    ``resume=True`` the trials already in it are loaded, and evaluations that were in flight
+    when the previous process died are re-run first (they do not count towards the budget).
+    """
+
+    def __init__(self, space: Space, *, objectives: Sequence[Objective | str] = ("value",),
+                 strategy: str | Strategy = DEFAULT_STRATEGY, strategy_options: dict[str, Any] | None = None,
+                 design: DesignSpec | None = None, seed: int | None = None, journal: Any = None,
+                 resume: bool = False) -> None:
+        self.space = space
+        self.objectives = _as_objectives(objectives)
+        self.design = design or DesignSpec()
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.journal = journal
+        if isinstance(strategy, Strategy):
+            self.strategy = strategy
+        else:
+            self.strategy = make_strategy(strategy, space, self.objectives, self.rng, strategy_options)
+        self._trials: list[Trial] = []
+        self._X: list[np.ndarray] = []
+        self._Y: list[np.ndarray] = []
+        self._feasible: list[bool] = []
+        self._seen: set[bytes] = set()
+        self._pending: dict[bytes, tuple[int, dict[str, Any]]] = {}
+        self._requeue: list[dict[str, Any]] = []
+        self._next_id = 1
+        self._design_rows: list[np.ndarray] = []
+        self._design_started = False
+        if journal is not None:
+            existing = journal.trials()
+            if existing and not resume:
+                raise BayestuneError(
+                    f"the journal already holds {len(existing)} trials; pass resume=True to continue that run")
+            if resume:
+                self._load_journal()
+
+    # ---- construction from a scenario --------------------------------------------------
+    @classmethod
+    def from_scenario(cls, scenario: Scenario, *, journal: Any = None, resume: bool = False,
+                      strategy: str | None = None, seed: int | None = None) -> "Optimizer":
+        return cls(scenario.space, objectives=scenario.objectives, strategy=strategy or scenario.strategy,
+                   strategy_options=scenario.strategy_options if strategy in (None, scenario.strategy) else None,
+                   design=scenario.design, seed=scenario.seed if seed is None else seed,
+                   journal=journal, resume=resume)
+
+    def _load_journal(self) -> None:
+        lost = self.journal.abandon_pending()
+        for trial in self.journal.trials():
+            if trial.status is TrialStatus.PENDING or trial.failure_kind == "lost":
+                continue
+            try:
+                config = self.space.validate_config(trial.config)
+            except SpaceError as exc:
+                raise BayestuneError(f"journal trial {trial.trial_id} does not fit this space: {exc}") from None
+            self._absorb(trial, config)
+        for trial in lost:
+            config = self.space.validate_config(trial.config)
+            key = self.space.row_keys(self.space.to_matrix([config]))[0]
+            if key not in self._seen:
+                self._requeue.append(config)
+        if lost:
+            logger.info("resuming: %d evaluation(s) lost in flight will be re-run", len(lost))
+
+    # ---- state -------------------------------------------------------------------------
+    @property
+    def trials(self) -> list[Trial]:
+        return list(self._trials)
+
+    @property
+    def n_evaluated(self) -> int:
+        """Finished evaluations (failures included): what the budget counts."""
+        return len(self._trials)
+
+    @property
+    def n_failed(self) -> int:
+        return sum(1 for t in self._trials if not t.feasible)
+
+    @property
+    def n_pending(self) -> int:
+        return len(self._pending)
+
+    def budget_left(self, budget: int) -> int:
+        return max(0, budget - self.n_evaluated)
+
+    @property
+    def best(self) -> Trial | None:
+        """Best feasible trial on the first objective."""
+        feasible = [t for t in self._trials if t.feasible]
+        if not feasible:
+            return None
+        obj = self.objectives[0]
+        sign = 1.0 if obj.minimize else -1.0
+        return min(feasible, key=lambda t: sign * t.values[obj.name])
+
+    def history(self) -> History:
+        space = self.space
+        X = np.array(self._X).reshape(-1, space.width)
+        Y = np.array(self._Y).reshape(-1, len(self.objectives))
+        pending = [space.to_matrix([cfg])[0] for _, cfg in self._pending.values()]
+        P = np.array(pending).reshape(-1, space.width)
+        return History(space, self.objectives, X, Y, np.array(self._feasible, dtype=bool), P, set(self._seen))
+
+    # ---- ask -------------------------------------------------------------------------
+    def ask(self, n: int = 1) -> list[dict[str, Any]]:
+        """``n`` distinct configurations to evaluate next (fewer only if the space is exhausted).
+
+        Each is journaled as pending before it is returned.
+        """
+        if n < 1:
+            raise BayestuneError(f"ask(n) needs n >= 1, but got n={n}")
+        out: list[tuple[dict[str, Any], str]] = []
+        while self._requeue and len(out) < n:
+            out.append((self._requeue.pop(0), "rerun"))
+        if len(out) < n:
+            out.extend(self._ask_new(n - len(out)))
+        return [self._mark_pending(cfg, origin) for cfg, origin in out]
+
+    def _ask_new(self, n: int) -> list[tuple[dict[str, Any], str]]:
+        out: list[tuple[dict[str, Any], str]] = []
+        if not self._design_started:
+            self._design_started = True
+            if self.design.include_default and self.n_evaluated == 0:
+                default = self.space.default_config()
+                X = self.space.to_matrix([default])
+                if self.space.is_feasible(X)[0] and self.space.row_keys(X)[0] not in self._seen:
+                    out.append((default, "default"))
+            planned = self.design.size - len(out) - self.n_evaluated - self.n_pending
+            if planned > 0:  # the whole design at once, so LHS/maximin can spread it
+                rows = initial_design(self.space, planned, self.rng, self._history_with(out), self.design.method)
+                self._design_rows = list(rows)
+        while len(out) < n and self._in_design_phase(len(out)):
+            history = self._history_with(out)
+            row = None
+            while self._design_rows and row is None:
+                candidate = self._design_rows.pop(0)
+                if self.space.row_keys(candidate.reshape(1, -1))[0] not in history.seen:
+                    row = candidate
+            if row is None:  # replacing a failed design point
+                rows = initial_design(self.space, 1, self.rng, history, self.design.method)
+                if not len(rows):
+                    break
+                row = rows[0]
+            out.append((self.space.to_config(row), "initial"))
+        if len(out) < n:
+            history = self._history_with(out)
+            rows = self.strategy.suggest(history, n - len(out))
+            rows = np.asarray(rows).reshape(-1, self.space.width)
+            for row, key in zip(rows, self.space.row_keys(rows)):
+                if key in history.seen:
+                    raise BayestuneError(f"strategy {self.strategy.name!r} proposed an already evaluated configuration")
+                history.seen.add(key)
+                out.append((self.space.to_config(row), "suggested"))
+        return out
+
+    def _in_design_phase(self, extra: int) -> bool:
+        """The design lasts ``size`` evaluations; failed design points are replaced (up to twice
+        the size), and modelling waits for the first feasible observation."""
+        n_done = self.n_evaluated + self.n_pending + extra
+        size = self.design.size
+        n_ok = sum(self._feasible)
+        if n_done < size or n_ok == 0:
+            return True
+        return n_ok < size and self.n_failed > 0 and n_done < 2 * size
+
+    def _history_with(self, extra: list[tuple[dict[str, Any], str]]) -> History:
+        history = self.history()
+        if extra:
+            X = self.space.to_matrix([cfg for cfg, _ in extra])
+            history.pending = np.concatenate([history.pending, X])
+            history.seen.update(self.space.row_keys(X))
+        return history
+
+    def _mark_pending(self, config: dict[str, Any], origin: str) -> dict[str, Any]:
+        key = self.space.row_keys(self.space.to_matrix([config]))[0]
+        if self.journal is not None:
+            trial_id = self.journal.start(config, origin=origin)
+        else:
+            trial_id = self._next_id
+            self._next_id += 1
+        self._pending[key] = (trial_id, config)
+        self._seen.add(key)
+        return dict(config)
+
+    # ---- tell ------------------------------------------------------------------------
+    def tell(self, config: Mapping[str, Any], result: Any) -> Trial:
+        """Record the outcome of evaluating ``config`` (values, a Result, or a failure)."""
+        canonical = self.space.validate_config(config)
+        key = self.space.row_keys(self.space.to_matrix([canonical]))[0]
+        res = coerce_result(result, [o.name for o in self.objectives])
+        pending = self._pending.pop(key, None)
+        if self.journal is not None:
+            if pending is not None:
+                trial = self.journal.finish(pending[0], res)
+            else:
+                trial = self.journal.record(canonical, res, origin="manual")
+        else:
+            trial_id = pending[0] if pending else self._next_id
+            if pending is None:
+                self._next_id += 1
+            now = time.time()
+            trial = Trial(trial_id, canonical, res.status, dict(res.values), res.error, res.kind,
+                          now, now, origin="manual" if pending is None else "suggested")
+        self._absorb(trial, canonical)
+        return trial
+
+    def _absorb(self, trial: Trial, config: dict[str, Any]) -> None:
+        x = self.space.to_matrix([config])[0]
+        self._trials.append(trial)
+        self._X.append(x)
+        ok = trial.feasible
+        self._feasible.append(ok)
+        self._Y.append(np.array([trial.values.get(o.name, np.nan) if ok else np.nan for o in self.objectives]))
+        self._seen.add(self.space.row_keys(x.reshape(1, -1))[0])
+
+    # ---- the whole loop --------------------------------------------------------------
+    def optimize(self, blackbox: Callable[[dict[str, Any]], Any], budget: int, *,
+                 callback: Callable[[Trial], None] | None = None) -> Trial | None:
+        """Evaluate ``blackbox`` until ``budget`` evaluations are journaled; return the best trial.
+
+        Exceptions raised by the black box are recorded as failed evaluations.
+        """
+        objective_names = [o.name for o in self.objectives]
+        while self.n_evaluated < budget:
+            configs = self.ask(1)
+            if not configs:
+                logger.info("every feasible configuration has been evaluated")
+                break
+            for config in configs:
+                try:
+                    raw = blackbox(dict(config))
+                    result = coerce_result(raw, objective_names)
+                except Exception as exc:  # a crashing black box is data, not a dead optimizer
+                    result = Result.failure(f"{type(exc).__name__}: {exc}", "exception")
+                trial = self.tell(config, result)
+                if callback is not None:
+                    callback(trial)
+        return self.best

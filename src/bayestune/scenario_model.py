@@ -1,0 +1,105 @@
+"""What a tuning run is: the space, objectives, budget, black box and strategy.
+
+These frozen records are the Python API equivalent of a scenario file; loaders in
+:mod:`bayestune.scenario` build them from JSON/YAML (ours, HyperMapper/BaCO, T1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bayestune.exceptions import ScenarioError
+from bayestune.space.space import Space
+
+DIRECTIONS = ("minimize", "maximize")
+#: Strategy used when a scenario names none.
+DEFAULT_STRATEGY = "cot_random"
+BLACKBOX_KINDS = ("python", "command", "external", "replay")
+
+
+@dataclass(frozen=True)
+class Objective:
+    """A measured quantity to minimise (runtimes, energy) or maximise (throughput)."""
+
+    name: str
+    direction: str = "minimize"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ScenarioError(f"objective name must be a non-empty string, but got {self.name!r}")
+        if self.direction not in DIRECTIONS:
+            raise ScenarioError(
+                f"objective {self.name!r}: direction must be one of {list(DIRECTIONS)}, but got {self.direction!r}")
+
+    @property
+    def minimize(self) -> bool:
+        return self.direction == "minimize"
+
+
+@dataclass(frozen=True)
+class DesignSpec:
+    """The initial design: how many configurations to evaluate before modelling, and how."""
+
+    method: str = "cot"  # uniform | cot | lhs | maximin | prior
+    size: int = 10
+    include_default: bool = True
+
+
+@dataclass(frozen=True)
+class BlackBoxSpec:
+    """How to evaluate a configuration.
+
+    ``python``: ``target`` is ``"module:function"`` (or ``"path/to/file.py:function"``), called with
+    the configuration dict. ``command``: ``target`` is a shell command template with ``{param}``
+    placeholders whose stdout carries the objective values. ``external``: a long-running tool
+    speaking the line protocol. ``replay``: ``target`` is a recorded cache file.
+    """
+
+    kind: str
+    target: str
+    timeout: float | None = None
+    workdir: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in BLACKBOX_KINDS:
+            raise ScenarioError(f"black box kind must be one of {list(BLACKBOX_KINDS)}, but got {self.kind!r}")
+        if not isinstance(self.target, str) or not self.target.strip():
+            raise ScenarioError(f"black box {self.kind!r}: target must be a non-empty string, but got {self.target!r}")
+        if self.timeout is not None and not (isinstance(self.timeout, (int, float)) and self.timeout > 0):
+            raise ScenarioError(f"black box timeout must be a positive number of seconds, but got {self.timeout!r}")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One tuning problem, ready to run."""
+
+    name: str
+    space: Space
+    objectives: tuple[Objective, ...] = (Objective("value"),)
+    budget: int = 50
+    design: DesignSpec = field(default_factory=DesignSpec)
+    strategy: str = DEFAULT_STRATEGY
+    strategy_options: dict[str, Any] = field(default_factory=dict)
+    blackbox: BlackBoxSpec | None = None
+    seed: int | None = None
+    journal: str | None = None
+    feasible_output: str | None = None  # name of a black-box output that flags feasibility
+    source: str = "<python>"  # file the scenario came from (for error messages and relative paths)
+
+    def __post_init__(self) -> None:
+        if not self.objectives:
+            raise ScenarioError("a scenario needs at least one objective")
+        names = [o.name for o in self.objectives]
+        if len(set(names)) != len(names):
+            raise ScenarioError(f"objective names must be unique, but got {names}")
+        clash = sorted(set(names) & set(self.space.names))
+        if clash:
+            raise ScenarioError(f"objective names {clash} clash with parameter names")
+        if not isinstance(self.budget, int) or isinstance(self.budget, bool) or self.budget < 1:
+            raise ScenarioError(f"budget must be a positive integer, but got {self.budget!r}")
+
+    @property
+    def objective_names(self) -> list[str]:
+        return [o.name for o in self.objectives]

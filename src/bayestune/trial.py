@@ -1,0 +1,131 @@
+"""What one evaluation of the black box asked and answered: frozen records with a status enum.
+
+Failures are data (hidden constraints), so a failed trial keeps its configuration and its
+error text; it never carries a made-up penalty value.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class TrialStatus(str, enum.Enum):
+    """Lifecycle of an evaluation. PENDING rows in a journal are in flight (or lost in a crash)."""
+
+    PENDING = "pending"
+    OK = "ok"            # measured and feasible
+    INFEASIBLE = "infeasible"  # measured, but the black box or an output constraint says infeasible
+    FAILED = "failed"    # crashed, timed out, produced garbage / NaN: a hidden-constraint failure
+
+    @property
+    def is_finished(self) -> bool:
+        return self is not TrialStatus.PENDING
+
+
+@dataclass(frozen=True)
+class Result:
+    """A black box's answer for one configuration.
+
+    ``values`` maps objective names to numbers (and may carry extra metrics, e.g. for
+    output constraints or structured BO); ``feasible=False`` or ``error`` marks a failure.
+    """
+
+    values: Mapping[str, float] = field(default_factory=dict)
+    feasible: bool = True
+    error: str | None = None
+    kind: str | None = None  # failure kind: "exception", "timeout", "crash", "nan", "parse", "infeasible", ...
+
+    @classmethod
+    def failure(cls, error: str, kind: str = "exception") -> "Result":
+        return cls(values={}, feasible=False, error=error, kind=kind)
+
+    @property
+    def status(self) -> TrialStatus:
+        if self.error is not None:
+            return TrialStatus.FAILED
+        return TrialStatus.OK if self.feasible else TrialStatus.INFEASIBLE
+
+
+def coerce_result(raw: Any, objectives: Sequence[str]) -> Result:
+    """Turn what a black box returned (number, sequence, mapping or Result) into a Result.
+
+    NaN/inf objective values and missing objectives become a recorded failure, never a crash.
+    """
+    if isinstance(raw, Result):
+        result = raw
+    elif isinstance(raw, Mapping):
+        values: dict[str, float] = {}
+        feasible = True
+        for key, v in raw.items():
+            if key in ("feasible", "Valid", "valid") and isinstance(v, (bool, str, int)):
+                feasible = v if isinstance(v, bool) else str(v).strip().lower() in ("true", "1", "yes")
+                continue
+            try:
+                values[str(key)] = float(v)
+            except (TypeError, ValueError):
+                return Result.failure(f"output {key!r} is not a number: {v!r}", "parse")
+        result = Result(values=values, feasible=feasible)
+    elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        if len(objectives) != 1:
+            return Result.failure(
+                f"black box returned one number but the scenario has {len(objectives)} objectives {list(objectives)}",
+                "parse",
+            )
+        result = Result(values={objectives[0]: float(raw)})
+    elif isinstance(raw, Sequence) and not isinstance(raw, (str, bytes)):
+        if len(raw) != len(objectives):
+            return Result.failure(
+                f"black box returned {len(raw)} values but the scenario has objectives {list(objectives)}", "parse"
+            )
+        try:
+            result = Result(values={o: float(v) for o, v in zip(objectives, raw)})
+        except (TypeError, ValueError):
+            return Result.failure(f"black box returned non-numeric values {list(raw)!r}", "parse")
+    elif raw is None:
+        return Result.failure("black box returned None", "parse")
+    else:
+        try:
+            return coerce_result(float(raw), objectives)  # numpy scalars and the like
+        except (TypeError, ValueError):
+            return Result.failure(f"cannot read objective values from {raw!r}", "parse")
+
+    if result.error is not None or not result.feasible:
+        return result
+    missing = [o for o in objectives if o not in result.values]
+    if missing:
+        return Result.failure(f"black box output lacks objective(s) {missing}; got {sorted(result.values)}", "parse")
+    bad = {o: result.values[o] for o in objectives if not math.isfinite(result.values[o])}
+    if bad:
+        return Result.failure(f"objective value is not finite: {bad}", "nan")
+    return result
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One journaled evaluation: the configuration asked and what came back."""
+
+    trial_id: int
+    config: Mapping[str, Any]
+    status: TrialStatus
+    values: Mapping[str, float] = field(default_factory=dict)
+    error: str | None = None
+    failure_kind: str | None = None
+    started_at: float | None = None   # unix time
+    finished_at: float | None = None  # unix time
+    batch: int | None = None
+    attempt: int = 1
+    origin: str = "suggested"  # "default", "initial", "suggested", "imported", "manual"
+
+    @property
+    def feasible(self) -> bool:
+        return self.status is TrialStatus.OK
+
+    @property
+    def duration(self) -> float | None:
+        if self.started_at is None or self.finished_at is None:
+            return None
+        return self.finished_at - self.started_at

@@ -1,0 +1,49 @@
+import numpy as np
+import pytest
+
+from bayestune.design import DESIGNS, initial_design
+from bayestune.scenario_model import Objective
+from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
+from bayestune.strategies.base import History
+
+
+def space():
+    return Space([Ordinal("tx", [1, 2, 4, 8, 16, 32]), Ordinal("ty", [1, 2, 4, 8, 16, 32]), Real("r", 0, 1),
+                  Categorical("c", ["a", "b", "c"]), Permutation("p", 3)], ["tx * ty <= 64"])
+
+
+@pytest.mark.parametrize("method", sorted(DESIGNS))
+def test_designs_are_distinct_and_feasible(method):
+    s = space()
+    h = History.empty(s, [Objective("t")])
+    X = initial_design(s, 20, np.random.default_rng(0), h, method)
+    assert len(X) == 20
+    assert s.is_feasible(X).all()
+    assert len(set(s.row_keys(X))) == 20
+
+
+def test_designs_skip_already_seen_rows():
+    s = Space([Integer("a", 0, 4)])
+    h = History.empty(s, [Objective("t")])
+    h.seen.update(s.row_keys(s.to_matrix([{"a": 0}, {"a": 1}])))
+    X = initial_design(s, 10, np.random.default_rng(0), h, "lhs")
+    assert sorted(X[:, 0]) == [2, 3, 4]
+
+
+def test_maximin_spreads_more_than_random():
+    s = Space([Real("x", 0, 1), Real("y", 0, 1)])
+    h = History.empty(s, [Objective("t")])
+    def min_dist(X):
+        d = np.linalg.norm(X[:, None] - X[None], axis=2)
+        return d[np.triu_indices(len(X), 1)].min()
+    r = np.random.default_rng(0)
+    mm = np.mean([min_dist(initial_design(s, 10, r, h, "maximin")) for _ in range(5)])
+    un = np.mean([min_dist(initial_design(s, 10, r, h, "uniform")) for _ in range(5)])
+    assert mm > 2 * un
+
+
+def test_lhs_stratifies_each_dimension():
+    s = Space([Real("x", 0, 1), Real("y", 0, 1)])
+    X = initial_design(s, 10, np.random.default_rng(1), History.empty(s, [Objective("t")]), "lhs")
+    for j in range(2):
+        assert sorted(np.floor(X[:, j] * 10).astype(int)) == list(range(10))

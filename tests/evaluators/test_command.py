@@ -1,0 +1,268 @@
+"""Shell-command black boxes: template filling and quoting, output forms, crashes, timeouts
+that kill whole process groups, and memory limits."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bayestune.evaluators import CommandEvaluator, parse_output
+from bayestune.exceptions import EvaluationError
+from bayestune.trial import TrialStatus
+
+PY = shlex.quote(sys.executable)
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs Linux /proc and RLIMIT_AS")
+
+
+# ---- parse_output ------------------------------------------------------------------------
+@pytest.mark.parametrize("stdout, values", [
+    ('compiling...\n{"runtime": 1.5, "power": 3}\n', {"runtime": 1.5, "power": 3.0}),
+    ("runtime: 2.5\n", {"runtime": 2.5}),
+    ("runtime = 2.5e-3\n", {"runtime": 0.0025}),
+    ("runtime: 3.2 ms\nnoise: text here\n", {"runtime": 3.2}),
+    ("runtime: 1\nruntime: 4\n", {"runtime": 4.0}),  # the last one wins
+    ("warming up\n\n  7.25  \n\n", {"runtime": 7.25}),
+    ("run 3 of 3: took 12.5ms\n", {"runtime": 12.5}),
+    ("x86 result -4\n", {"runtime": -4.0}),
+])
+def test_parse_single_objective_forms(stdout, values):
+    result = parse_output(stdout, ["runtime"])
+    assert result.status is TrialStatus.OK, result.error
+    assert dict(result.values) == values
+
+
+def test_parse_multi_objective_key_value_lines_keep_extra_metrics():
+    result = parse_output("log line\nlatency: 4\nenergy = 0.5\ncache_misses: 1200\n", ["latency", "energy"])
+    assert dict(result.values) == {"latency": 4.0, "energy": 0.5, "cache_misses": 1200.0}
+
+
+@pytest.mark.parametrize("stdout", [
+    '{"runtime": 1.0, "feasible": false}',
+    '{"runtime": 1.0, "Valid": "False"}',
+    "runtime: 1.0\nValid: False",
+    "feasible = false",
+])
+def test_parse_feasibility_flag(stdout):
+    assert parse_output(stdout, ["runtime"]).status is TrialStatus.INFEASIBLE
+
+
+def test_parse_feasible_true_flag_still_needs_values():
+    assert parse_output("runtime: 1.0\nValid: True", ["runtime"]).status is TrialStatus.OK
+    assert parse_output("feasible: true", ["a", "b"]).kind == "parse"
+
+
+@pytest.mark.parametrize("stdout", ['{"runtime": NaN}', "runtime: nan", "runtime = inf", "took -inf"])
+def test_parse_non_finite_is_nan_failure(stdout):
+    result = parse_output(stdout, ["runtime"])
+    assert result.status is TrialStatus.FAILED and result.kind == "nan"
+
+
+def test_parse_garbage_names_expectation_and_quotes_line():
+    result = parse_output("all good\nSegmentation fault (core dumped)\n", ["runtime"])
+    assert result.kind == "parse"
+    assert "'Segmentation fault (core dumped)'" in result.error
+    assert "JSON object" in result.error and "['runtime']" in result.error
+
+
+def test_parse_quotes_long_lines_truncated():
+    result = parse_output("x" * 5000, ["runtime"])
+    assert result.kind == "parse" and len(result.error) < 600 and result.error.endswith("...'")
+
+
+def test_parse_multi_objective_needs_every_objective():
+    result = parse_output("latency: 4\n12.0\n", ["latency", "energy"])
+    assert result.kind == "parse" and "energy" in result.error
+    result = parse_output('{"latency": 4}', ["latency", "energy"])
+    assert result.kind == "parse" and "energy" in result.error
+
+
+def test_parse_non_numeric_objective_value_is_named():
+    result = parse_output("a: 1\nb: broken", ["a", "b"])
+    assert result.kind == "parse" and "['b']" in result.error
+
+
+def test_parse_empty_output():
+    result = parse_output("\n  \n", ["runtime"])
+    assert result.kind == "parse" and "nothing" in result.error
+
+
+def test_parse_json_missing_objective():
+    result = parse_output('{"latency": 1}', ["runtime"])
+    assert result.kind == "parse" and "runtime" in result.error
+
+
+# ---- running commands ----------------------------------------------------------------------
+def test_command_success_with_each_output_form():
+    cases = {
+        "echo '{{\"runtime\": {x}}}'": {"runtime": 3.0},  # literal braces are doubled
+        "echo runtime: {x}": {"runtime": 3.0},
+        "echo building; echo 'took {x} s'": {"runtime": 3.0},
+    }
+    for template, values in cases.items():
+        result = CommandEvaluator(template, ["runtime"], parameter_names=["x"]).evaluate({"x": 3})
+        assert result.status is TrialStatus.OK, (template, result)
+        assert dict(result.values) == values
+
+
+def test_permutation_and_format_spec_rendering():
+    ev = CommandEvaluator("echo {order} {alpha:.2f} {n:04d}", ["y"], parameter_names=["order", "alpha", "n"])
+    assert ev.render({"order": (1, 0, 2), "alpha": 0.5, "n": 7}) == "echo 1,0,2 0.50 0007"
+    assert ev.render({"order": [2, 1, 0], "alpha": 1, "n": 1}) == "echo 2,1,0 1.00 0001"
+
+
+def test_hostile_values_are_passed_literally(tmp_path):
+    script = tmp_path / "record.py"
+    script.write_text("import json, sys\n"
+                      "open(sys.argv[1], 'a').write(json.dumps(sys.argv[2:]) + '\\n')\n"
+                      "print(1.0)\n")
+    log = tmp_path / "argv.jsonl"
+    ev = CommandEvaluator(f"{PY} {shlex.quote(str(script))} {shlex.quote(str(log))} {{v}} {{w}}", ["y"],
+                          parameter_names=["v", "w"], workdir=tmp_path)
+    hostile = ["a; rm -rf /", "$(touch pwned1)", "`touch pwned2`", "it's \"quoted\"", "x\ny", "*", "", "-rf"]
+    for value in hostile:
+        result = ev.evaluate({"v": value, "w": "b && touch pwned3"})
+        assert result.status is TrialStatus.OK, result
+    recorded = [json.loads(line) for line in log.read_text().splitlines()]
+    assert recorded == [[value, "b && touch pwned3"] for value in hostile]
+    assert not list(tmp_path.glob("pwned*"))
+
+
+def test_unknown_placeholder_is_rejected_at_construction():
+    with pytest.raises(EvaluationError) as info:
+        CommandEvaluator("./bench --tile {tile} --unrol {unrol}", ["y"], parameter_names=["tile", "unroll"])
+    message = str(info.value)
+    assert "{unrol}" in message and "['tile', 'unroll']" in message
+
+
+@pytest.mark.parametrize("template", ["echo {", "echo {}", "echo {0}", "echo {x.real}", "echo {x[0]}"])
+def test_malformed_templates_are_rejected(template):
+    with pytest.raises(EvaluationError, match="template"):
+        CommandEvaluator(template, ["y"], parameter_names=["x"])
+
+
+def test_missing_parameter_without_names_is_a_template_failure():
+    result = CommandEvaluator("echo {x}", ["y"]).evaluate({"z": 1})
+    assert result.kind == "template" and "'x'" in result.error
+
+
+def test_construction_checks_timeout_workdir_and_memory_limit(tmp_path):
+    with pytest.raises(EvaluationError, match="timeout"):
+        CommandEvaluator("echo 1", ["y"], timeout=0)
+    with pytest.raises(EvaluationError, match="does not exist"):
+        CommandEvaluator("echo 1", ["y"], workdir=tmp_path / "nope")
+    with pytest.raises(EvaluationError, match="memory_limit_mb"):
+        CommandEvaluator("echo 1", ["y"], memory_limit_mb=-5)
+
+
+def test_workdir_and_env(tmp_path):
+    ev = CommandEvaluator('echo "$PWD"; echo "value: $BT_SCALE"', ["value"], workdir=tmp_path,
+                          env={"BT_SCALE": 4})
+    assert ev.evaluate({}).values == {"value": 4.0}
+    ev = CommandEvaluator("pwd >&2; basename \"$(pwd)\" | grep -q {name} && echo 1", ["v"],
+                          parameter_names=["name"], workdir=tmp_path)
+    assert ev.evaluate({"name": tmp_path.name}).status is TrialStatus.OK
+
+
+def test_non_zero_exit_is_crash_with_code_and_stderr_tail():
+    ev = CommandEvaluator("echo runtime: 1; for i in $(seq 500); do echo noise $i >&2; done; "
+                          "echo 'fatal: tile too big' >&2; exit 3", ["runtime"])
+    result = ev.evaluate({})
+    assert result.status is TrialStatus.FAILED and result.kind == "crash"
+    assert "exited with code 3" in result.error
+    assert result.error.rstrip().endswith("fatal: tile too big")
+    assert "noise 1\n" not in result.error  # only the tail of stderr is kept
+
+
+def test_killed_by_signal_is_crash_naming_the_signal():
+    result = CommandEvaluator(f"{PY} -c 'import os, signal; os.kill(os.getpid(), signal.SIGSEGV)'",
+                              ["y"]).evaluate({})
+    assert result.kind == "crash" and "SIGSEGV" in result.error
+
+
+def test_garbage_output_is_parse_failure_with_stderr():
+    result = CommandEvaluator("echo 'warning: fell back to scalar code' >&2; echo done", ["runtime"]).evaluate({})
+    assert result.kind == "parse" and "'done'" in result.error and "fell back" in result.error
+
+
+def test_nan_output_is_nan_failure():
+    assert CommandEvaluator("echo runtime: nan", ["runtime"]).evaluate({}).kind == "nan"
+
+
+def _alive(pid: int) -> bool:
+    """Running (not a zombie waiting for a reaper that may not exist in a container)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@linux_only
+def test_timeout_kills_the_whole_process_group(tmp_path):
+    pids = tmp_path / "pids"
+    template = f"echo $$ > {pids}; sleep 30 & echo $! >> {pids}; sleep 30"
+    ev = CommandEvaluator(template, ["y"], timeout=1.0)
+    start = time.monotonic()
+    result = ev.evaluate({})
+    elapsed = time.monotonic() - start
+    assert result.status is TrialStatus.FAILED and result.kind == "timeout"
+    assert "timed out after 1.0 s" in result.error
+    assert elapsed < 1.0 + 2.0
+    shell, grandchild = (int(p) for p in pids.read_text().split())
+    deadline = time.monotonic() + 2.0
+    while (_alive(shell) or _alive(grandchild)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(shell) and not _alive(grandchild)
+
+
+@linux_only
+def test_background_jobs_do_not_outlive_a_finished_command(tmp_path):
+    pidfile = tmp_path / "pid"
+    result = CommandEvaluator(f"sleep 30 >/dev/null 2>&1 & echo $! > {pidfile}; echo 1.5", ["y"]).evaluate({})
+    assert result.values == {"y": 1.5}
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 2.0
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+@linux_only
+def test_memory_limit_turns_a_large_allocation_into_a_crash():
+    allocate = f"{PY} -c 'b = bytearray(2 * 1024 ** 3); print(len(b))'"
+    result = CommandEvaluator(allocate, ["y"], memory_limit_mb=300).evaluate({})
+    assert result.status is TrialStatus.FAILED and result.kind == "crash"
+    assert "MemoryError" in result.error
+    small = CommandEvaluator(f"{PY} -c 'b = bytearray(10 * 1024 ** 2); print(len(b))'", ["y"],
+                             memory_limit_mb=300).evaluate({})
+    assert small.values == {"y": float(10 * 1024 ** 2)}
+
+
+def test_ctrl_c_kills_the_running_command(tmp_path, monkeypatch):
+    import subprocess
+
+    pidfile = tmp_path / "pid"
+    real = subprocess.Popen.communicate
+
+    def interrupted(self, input=None, timeout=None):
+        if timeout is None:  # the evaluation's wait, not the drain afterwards
+            deadline = time.monotonic() + 5
+            while not pidfile.exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            raise KeyboardInterrupt
+        return real(self, input, timeout)
+
+    monkeypatch.setattr(subprocess.Popen, "communicate", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        CommandEvaluator(f"echo $$ > {pidfile}; sleep 30", ["y"]).evaluate({})
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 2.0
+    while os.path.exists(f"/proc/{pid}") and _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)

@@ -1,0 +1,106 @@
+import numpy as np
+import pytest
+
+from bayestune.exceptions import BayestuneError
+from bayestune.optimizer import Optimizer
+from bayestune.scenario_model import DesignSpec
+from bayestune.space import Categorical, Integer, Ordinal, Permutation, Space
+from bayestune.trial import Result, TrialStatus
+
+
+def small_space():
+    return Space([Ordinal("tx", [1, 2, 4, 8, 16]), Ordinal("ty", [1, 2, 4, 8, 16]), Categorical("v", ["a", "b"]),
+                  Permutation("p", 3)], ["tx * ty <= 64"])
+
+
+def cost(cfg):
+    return abs(np.log2(cfg["tx"]) - 3) + abs(np.log2(cfg["ty"]) - 1) + (cfg["v"] == "b") + cfg["p"][0]
+
+
+def test_ask_never_repeats_and_respects_constraints():
+    space = small_space()
+    opt = Optimizer(space, objectives=["t"], strategy="cot_random", seed=0)
+    seen = set()
+    for _ in range(40):
+        (cfg,) = opt.ask()
+        key = tuple(sorted(cfg.items()))
+        assert key not in seen
+        seen.add(key)
+        assert cfg["tx"] * cfg["ty"] <= 64
+        opt.tell(cfg, cost(cfg))
+    assert opt.n_evaluated == 40
+
+
+def test_default_configuration_first():
+    space = Space([Integer("a", 0, 100, default=42)])
+    opt = Optimizer(space, strategy="random", seed=1)
+    assert opt.ask()[0] == {"a": 42}
+
+
+def test_exhausted_space_returns_fewer():
+    space = Space([Integer("a", 0, 3)])
+    opt = Optimizer(space, strategy="random", seed=1, design=DesignSpec(size=2))
+    best = opt.optimize(lambda c: c["a"], budget=10)
+    assert opt.n_evaluated == 4
+    assert best.values["value"] == 0
+    assert opt.ask(1) == []
+
+
+def test_failures_are_recorded_not_raised():
+    space = Space([Integer("a", 0, 50)])
+    def flaky(cfg):
+        if cfg["a"] % 3 == 0:
+            raise RuntimeError("kernel crashed")
+        if cfg["a"] % 3 == 1:
+            return float("nan")
+        return cfg["a"]
+    opt = Optimizer(space, strategy="random", seed=2)
+    opt.optimize(flaky, budget=30)
+    assert opt.n_evaluated == 30
+    statuses = {t.status for t in opt.trials}
+    assert TrialStatus.FAILED in statuses and TrialStatus.OK in statuses
+    crashed = [t for t in opt.trials if t.failure_kind == "exception"]
+    assert crashed and "kernel crashed" in crashed[0].error
+    assert [t for t in opt.trials if t.failure_kind == "nan"]
+    assert opt.best.values["value"] % 3 == 2
+
+
+def test_failed_design_points_are_replaced_until_one_feasible():
+    space = Space([Integer("a", 0, 200)])
+    opt = Optimizer(space, strategy="random", seed=3, design=DesignSpec(size=4))
+    for _ in range(6):
+        (cfg,) = opt.ask()
+        opt.tell(cfg, Result.failure("boom"))
+    assert opt._in_design_phase(0)
+
+
+def test_seed_reproducibility():
+    def run(seed):
+        opt = Optimizer(small_space(), objectives=["t"], strategy="cot_random", seed=seed)
+        opt.optimize(cost, budget=15)
+        return [tuple(sorted(t.config.items())) for t in opt.trials]
+    assert run(5) == run(5)
+    assert run(5) != run(6)
+
+
+def test_manual_tell_of_unasked_config():
+    opt = Optimizer(small_space(), objectives=["t"], strategy="random", seed=0)
+    cfg = {"tx": 2, "ty": 2, "v": "a", "p": (0, 1, 2)}
+    trial = opt.tell(cfg, 1.5)
+    assert trial.origin == "manual" and trial.feasible
+    for _ in range(10):
+        assert opt.ask()[0] != cfg
+
+
+def test_unknown_strategy_lists_allowed():
+    with pytest.raises(BayestuneError, match="allowed"):
+        Optimizer(small_space(), strategy="magic")
+
+
+def test_multi_objective_needs_capable_strategy():
+    opt = Optimizer(small_space(), objectives=["t", "area"], strategy="random", seed=0)
+    (cfg,) = opt.ask()
+    trial = opt.tell(cfg, {"t": 1.0, "area": 2.0})
+    assert trial.values == {"t": 1.0, "area": 2.0}
+    bad = opt.tell(opt.ask()[0], {"t": 1.0})
+    assert bad.status is TrialStatus.FAILED and "area" in bad.error
