@@ -105,9 +105,10 @@ def _skip_spaces(text: str, i: int) -> int:
     return i
 
 
-def _unary_operand_end(text: str, i: int) -> int:
-    """End of the operand of a C ``!`` starting at ``i``: unary operators, then a primary
-    (name, number, string or bracket group) with any call/subscript suffixes.
+def _unary_operand(text: str, i: int) -> tuple[int, int]:
+    """Extent of the operand of a C ``!`` whose text starts at ``i``: leading unary
+    operators, then a primary (name, number, string or bracket group) with any
+    call/subscript suffixes. Returns (start of the primary, end of the operand).
 
     C's ``!`` binds tighter than comparisons, Python's ``not`` looser, so ``!a == b``
     must become ``(not a) == b`` rather than ``not a == b``.
@@ -115,31 +116,40 @@ def _unary_operand_end(text: str, i: int) -> int:
     i = _skip_spaces(text, i)
     while i < len(text) and text[i] in "!-+~" and not text.startswith("!=", i):
         i = _skip_spaces(text, i + 1)
+    primary = i
     if i < len(text) and text[i] in "'\"":
         i = _string_end(text, i)
     elif i < len(text) and text[i] in "([":
         i = _bracket_end(text, i)
     else:
-        start = i
         while i < len(text) and (text[i].isalnum() or text[i] in "_."
-                                 or (text[i] in "+-" and i > start and text[i - 1] in "eE"
-                                     and text[start].isdigit())):
+                                 or (text[i] in "+-" and i > primary and text[i - 1] in "eE"
+                                     and text[primary].isdigit())):
             i += 1
     while True:  # calls and subscripts: f(x), order[0]
         j = _skip_spaces(text, i)
         if j < len(text) and text[j] in "([":
             i = _bracket_end(text, j)
         else:
-            return i
+            return primary, i
 
 
 def _translate_c_operators(text: str) -> str:
     """Rewrite ``&&``, ``||`` and a lone ``!`` (not ``!=``) as Python's ``and``, ``or``,
-    ``not``, outside string literals; line breaks and tabs become spaces so that
-    multi-line YAML strings parse as one expression."""
+    ``(not ...)``, outside string literals; line breaks and tabs become spaces so that
+    multi-line YAML strings parse as one expression.
+
+    One pass without recursion: each ``!`` opens ``(not `` and schedules the closing
+    parenthesis at the end of its operand (operands nest, so a stack suffices).
+    """
     out: list[str] = []
+    closes: list[int] = []              # where pending "(not " groups end, innermost last
+    prefix_until, prefix_end = -1, -1   # a run like "!!!a" shares one operand end
     i = 0
     while i < len(text):
+        while closes and closes[-1] <= i:
+            out.append(")")
+            closes.pop()
         ch = text[i]
         if ch in "'\"":
             end = _string_end(text, i)
@@ -152,12 +162,15 @@ def _translate_c_operators(text: str) -> str:
             out.append(" or ")
             i += 2
         elif ch == "!" and not text.startswith("!=", i):
-            end = _unary_operand_end(text, i + 1)
-            out.append(f"(not {_translate_c_operators(text[i + 1:end]).strip()})")
-            i = end
+            if i >= prefix_until:
+                prefix_until, prefix_end = _unary_operand(text, i + 1)
+            out.append("(not ")
+            closes.append(prefix_end)
+            i += 1
         else:
             out.append(" " if ch in "\r\n\t" else ch)
             i += 1
+    out.extend(")" * len(closes))
     return "".join(out)
 
 

@@ -1,0 +1,502 @@
+"""The ``bayestune`` command: optimize a scenario, inspect and export journals, check scenarios.
+
+The CLI only builds objects from a scenario and calls the same ask/tell loop Python users
+call (:meth:`bayestune.optimizer.Optimizer.optimize`). Errors raised on purpose
+(:class:`~bayestune.exceptions.BayestuneError`) and file errors become one ``error: ...``
+line on stderr and exit code 2; ``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import math
+import signal
+import sys
+import threading
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from bayestune import __version__
+from bayestune.exceptions import BayestuneError, JournalError, ScenarioError
+
+logger = logging.getLogger(__name__)
+
+#: Exit code of a run stopped by Ctrl-C / SIGTERM (the shell convention for SIGINT).
+EXIT_INTERRUPTED = 130
+#: Exit code of an error on purpose (bad scenario, journal conflict, ...), like click's usage errors.
+EXIT_ERROR = 2
+_DEBUG_KEY = "bayestune.debug"
+
+
+# ---- error handling --------------------------------------------------------------------------
+class CliError(click.ClickException):
+    """Printed as one ``error: ...`` line; exit code 2."""
+
+    exit_code = EXIT_ERROR
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (BayestuneError, OSError) as exc:
+            if ctx.meta.get(_DEBUG_KEY):
+                raise
+            raise CliError(_one_line(exc)) from exc
+
+
+def _set_debug(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.meta[_DEBUG_KEY] = True
+        logging.getLogger("bayestune").setLevel(logging.DEBUG)
+
+
+def _debug_option(fn: Any) -> Any:
+    return click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug,
+                        help="Show tracebacks and debug messages.")(fn)
+
+
+class _TqdmLogHandler(logging.Handler):
+    """Log lines on stderr that do not tear the progress bar."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            from tqdm import tqdm
+
+            tqdm.write(self.format(record), file=sys.stderr)
+        except Exception:  # noqa: BLE001 - logging must never stop a run
+            self.handleError(record)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="bayestune")
+@_debug_option
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Bayesian optimization for autotuning compilers and computer systems.
+
+    Start with `bayestune validate SCENARIO`, then `bayestune optimize SCENARIO`.
+    """
+    log = logging.getLogger("bayestune")
+    handler = _TqdmLogHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+    log.addHandler(handler)
+    if log.level == logging.NOTSET:
+        log.setLevel(logging.WARNING)
+
+    def restore() -> None:
+        log.removeHandler(handler)
+        log.setLevel(logging.NOTSET)
+
+    ctx.call_on_close(restore)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point (``bayestune``, ``python -m bayestune``)."""
+    cli.main(args=list(argv) if argv is not None else None, prog_name="bayestune")
+
+
+# ---- shared helpers --------------------------------------------------------------------------
+def _load(path: str) -> Any:
+    from bayestune.scenario import load_scenario
+
+    if not Path(path).is_file():
+        raise ScenarioError(f"scenario file {path!r} does not exist" if not Path(path).exists()
+                            else f"scenario {path!r} is not a file")
+    return load_scenario(path)
+
+
+def _scenario_dir(scenario: Any) -> Path:
+    from bayestune.evaluators import scenario_dir
+
+    return scenario_dir(scenario)
+
+
+def _default_journal(scenario: Any, scenario_path: str) -> Path:
+    """The scenario's ``journal`` (relative to its file), else ``<stem>.journal.db`` in the cwd."""
+    if scenario.journal:
+        return _scenario_dir(scenario) / Path(scenario.journal).expanduser()
+    return Path.cwd() / f"{Path(scenario_path).stem}.journal.db"
+
+
+def _fmt_number(value: Any) -> str:
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else f"{value:.6g}"
+    return str(value)
+
+
+def _fmt_value(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "(" + ",".join(_fmt_value(v) for v in value) + ")"
+    return _fmt_number(value)
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Aligned text table; columns whose cells all look numeric are right-aligned."""
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+    numeric = [bool(rows) and all(_looks_numeric(r[i]) for r in rows) for i in range(len(headers))]
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric)]
+        return "  ".join(parts).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return text == ""
+    return True
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Treat SIGTERM (batch schedulers, ``kill``) like Ctrl-C while a run is going."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+# ---- journal metadata of a run ---------------------------------------------------------------
+META_STRATEGY = "strategy"
+
+
+def _objectives_meta(scenario: Any) -> list[dict[str, Any]]:
+    return [{"name": o.name, "minimize": o.minimize} for o in scenario.objectives]
+
+
+def _record_run(journal: Any, scenario: Any, budget: int, resumed: bool) -> None:
+    from bayestune.storage import journal as jmod
+
+    if resumed:
+        stored = journal.get_meta(jmod.META_OBJECTIVES)
+        if stored is not None and stored != _objectives_meta(scenario):
+            raise JournalError(
+                f"journal {journal.path!r} was written for objectives {stored}, but scenario {scenario.source!r} "
+                f"has {_objectives_meta(scenario)}; use another --journal")
+    else:
+        journal.set_meta(jmod.META_SCENARIO, {
+            "name": scenario.name, "source": scenario.source, "parameters": list(scenario.space.names)})
+        journal.set_meta(jmod.META_OBJECTIVES, _objectives_meta(scenario))
+        journal.set_meta(jmod.META_SEED, scenario.seed)
+        journal.set_meta(META_STRATEGY, scenario.strategy)
+    journal.set_meta(jmod.META_BUDGET, budget)
+
+
+def _open_run_journal(path: Path, *, resume: bool, force: bool) -> tuple[Any, bool]:
+    """The journal for a run and whether it resumes one; refuses to clobber a previous run."""
+    from bayestune.storage import Journal
+
+    if path.exists():
+        journal = Journal.open(path)  # JournalError if it is not a journal: never delete such a file
+        n_rows = len(journal.trials())
+        if n_rows and resume:
+            return journal, True
+        journal.close()
+        if n_rows and not force:
+            raise JournalError(
+                f"journal {str(path)!r} already holds {n_rows} trial(s) of an earlier run; "
+                "continue it with --resume or start over with --force (deletes it)")
+        if n_rows and force:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(str(path) + suffix).unlink(missing_ok=True)
+            click.echo(f"--force: deleted the earlier run's journal {path}", err=True)
+    if resume:
+        click.echo(f"nothing to resume in {path}; starting a new run", err=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return Journal(path), False
+
+
+# ---- optimize --------------------------------------------------------------------------------
+@cli.command()
+@click.argument("scenario_path", metavar="SCENARIO")
+@click.option("--budget", type=click.IntRange(min=1),
+              help="Evaluations in total (default: the scenario's; with --resume, the stored budget).")
+@click.option("--journal", "journal_path", type=click.Path(dir_okay=False),
+              help="SQLite journal of the run (default: the scenario's 'journal', else SCENARIO-STEM.journal.db "
+                   "in the current directory).")
+@click.option("--resume", is_flag=True, help="Continue the run recorded in the journal.")
+@click.option("--force", is_flag=True, help="Delete an existing journal and start over.")
+@click.option("--seed", type=click.IntRange(min=0), help="Random seed (overrides the scenario's).")
+@click.option("--strategy", help="Search strategy (overrides the scenario's).")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False),
+              help="Also write all evaluations as a HyperMapper/BaCO CSV file at the end.")
+@_debug_option
+def optimize(scenario_path: str, budget: int | None, journal_path: str | None, resume: bool, force: bool,
+             seed: int | None, strategy: str | None, no_progress: bool, csv_path: str | None) -> None:
+    """Tune the black box of SCENARIO, journaling every evaluation."""
+    from bayestune.evaluators import make_evaluator
+    from bayestune.optimizer import Optimizer
+    from bayestune.storage import journal as jmod
+
+    if resume and force:
+        raise CliError("--resume and --force exclude each other")
+    scenario = _load(scenario_path)
+    if seed is not None:
+        scenario = dataclasses.replace(scenario, seed=seed)
+    if strategy is not None and strategy != scenario.strategy:
+        scenario = dataclasses.replace(scenario, strategy=strategy, strategy_options={})
+    path = Path(journal_path) if journal_path else _default_journal(scenario, scenario_path)
+
+    evaluator = make_evaluator(scenario)  # before the journal: a setup error leaves no file behind
+    with evaluator:
+        journal, resumed = _open_run_journal(path, resume=resume, force=force)
+        with journal:
+            if budget is None:
+                budget = journal.get_meta(jmod.META_BUDGET) if resumed else None
+                budget = budget or scenario.budget
+            optimizer = Optimizer.from_scenario(scenario, journal=journal, resume=resumed)
+            _record_run(journal, scenario, budget, resumed)
+            if resumed:
+                click.echo(f"resuming {path}: {optimizer.n_evaluated} of {budget} evaluations done", err=True)
+            interrupted = _run(optimizer, evaluator, budget, scenario, show_progress=not no_progress)
+            if interrupted:
+                click.echo(
+                    f"interrupted after {optimizer.n_evaluated} of {budget} evaluations; the journal {path} is "
+                    f"intact. Resume with:\n  bayestune optimize {scenario_path} --journal {path} --resume",
+                    err=True)
+                raise SystemExit(EXIT_INTERRUPTED)
+            _print_summary(optimizer, scenario, budget, path)
+            if csv_path:
+                journal.export_csv(csv_path, parameter_names=scenario.space.names,
+                                   objectives=scenario.objective_names)
+                click.echo(f"csv: {csv_path}")
+
+
+def _run(optimizer: Any, evaluator: Any, budget: int, scenario: Any, *, show_progress: bool) -> bool:
+    """The optimizer's loop under a progress bar; True if stopped by Ctrl-C/SIGTERM."""
+    from tqdm import tqdm
+
+    objective = scenario.objectives[0]
+    bar = tqdm(total=budget, initial=min(optimizer.n_evaluated, budget), desc=scenario.name, unit="eval",
+               file=sys.stderr, dynamic_ncols=True, disable=None if show_progress else True)
+
+    def on_trial(_trial: Any) -> None:
+        bar.update(min(optimizer.n_evaluated, budget) - bar.n)
+        best = optimizer.best
+        best_text = _fmt_number(best.values[objective.name]) if best is not None else "-"
+        bar.set_postfix_str(f"best {objective.name}={best_text}, failed={optimizer.n_failed}")
+
+    try:
+        with _sigterm_as_interrupt():
+            optimizer.optimize(evaluator, budget, callback=on_trial)
+    except KeyboardInterrupt:
+        return True
+    finally:
+        bar.close()
+    return False
+
+
+def _print_summary(optimizer: Any, scenario: Any, budget: int, path: Path) -> None:
+    n, failed = optimizer.n_evaluated, optimizer.n_failed
+    best = optimizer.best
+    counts = f"{n} evaluation(s), {failed} failed or infeasible"
+    if n < budget:
+        counts += f"; every feasible configuration was evaluated before the budget of {budget}"
+    if best is None:
+        click.echo(f"no feasible configuration found ({counts})")
+    else:
+        values = ", ".join(f"{o.name} = {_fmt_number(best.values.get(o.name, math.nan))}"
+                           for o in scenario.objectives)
+        click.echo(f"best: {values}  (trial {best.trial_id}; {counts})")
+        width = max(len(name) for name in best.config)
+        for name, value in best.config.items():
+            click.echo(f"  {name.ljust(width)} = {_fmt_value(value)}")
+    click.echo(f"journal: {path}")
+
+
+# ---- show ------------------------------------------------------------------------------------
+def _journal_objectives(journal: Any, trials: Sequence[Any]) -> list[dict[str, Any]]:
+    """Objectives recorded in the journal, else guessed (minimised) from the first measured trial."""
+    from bayestune.storage import journal as jmod
+
+    stored = journal.get_meta(jmod.META_OBJECTIVES)
+    if stored:
+        return [{"name": str(o["name"]), "minimize": bool(o.get("minimize", True))} for o in stored]
+    for t in trials:
+        if t.feasible and t.values:
+            return [{"name": next(iter(t.values)), "minimize": True}]
+    return []
+
+
+def _journal_parameters(journal: Any, trials: Sequence[Any]) -> list[str]:
+    from bayestune.storage import journal as jmod
+
+    scenario_meta = journal.get_meta(jmod.META_SCENARIO)
+    if isinstance(scenario_meta, Mapping) and scenario_meta.get("parameters"):
+        return [str(p) for p in scenario_meta["parameters"]]
+    names: dict[str, None] = {}
+    for t in trials:
+        names.update(dict.fromkeys(t.config))
+    return list(names)
+
+
+def _first_line(text: str | None, limit: int = 100) -> str:
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+@cli.command()
+@click.argument("journal_path", metavar="JOURNAL")
+@click.option("--top", "top", type=click.IntRange(min=1), default=10, show_default=True,
+              help="How many of the best feasible configurations to list.")
+@click.option("--all", "show_all", is_flag=True, help="List every trial in order, whatever its status.")
+@click.option("--failures", is_flag=True, help="List the failed and infeasible trials with their errors.")
+@_debug_option
+def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
+    """Summarise a journal: the best configurations, status counts and failure kinds."""
+    from bayestune.storage import LOST, Journal
+    from bayestune.trial import TrialStatus
+
+    with Journal.open(journal_path) as journal:
+        trials = journal.trials()
+        objectives = _journal_objectives(journal, trials)
+        params = _journal_parameters(journal, trials)
+        budget = journal.get_meta("budget")
+    names = [o["name"] for o in objectives]
+
+    lost = [t for t in trials if t.failure_kind == LOST]
+    by_status = Counter(t.status for t in trials if t.failure_kind != LOST)
+    kinds = Counter(t.failure_kind or "unknown" for t in trials
+                    if t.status is TrialStatus.FAILED and t.failure_kind != LOST)
+    finished = sum(n for s, n in by_status.items() if s.is_finished)
+    header = f"{journal_path}: {finished} evaluation(s)" + (f" of budget {budget}" if budget else "")
+    click.echo(header)
+    parts = [f"ok {by_status[TrialStatus.OK]}", f"infeasible {by_status[TrialStatus.INFEASIBLE]}",
+             f"failed {by_status[TrialStatus.FAILED]}"]
+    if kinds:
+        parts[-1] += " (" + ", ".join(f"{k} {n}" for k, n in kinds.most_common()) + ")"
+    parts.append(f"pending {by_status[TrialStatus.PENDING]}")
+    if lost:
+        parts.append(f"lost in flight {len(lost)} (re-run on resume)")
+    click.echo("  " + ", ".join(parts))
+
+    def cells(t: Any) -> list[str]:
+        return ([_fmt_number(t.values[n]) if n in t.values else "" for n in names]
+                + [_fmt_value(t.config.get(p, "")) for p in params])
+
+    if show_all:
+        rows = [[str(t.trial_id), t.status.value + (f":{t.failure_kind}" if t.failure_kind else ""), *cells(t)]
+                for t in trials]
+        click.echo("\n" + _table(["trial", "status", *names, *params], rows))
+    elif objectives:
+        first = objectives[0]
+        best = journal_best(trials, first["name"], first["minimize"], top)
+        direction = "minimize" if first["minimize"] else "maximize"
+        title = f"best {len(best)} feasible by {first['name']} ({direction})"
+        if len(objectives) > 1:
+            title += f"; the other objectives are {names[1:]}"
+        click.echo(f"\n{title}:")
+        if best:
+            rows = [[str(rank), str(t.trial_id), *cells(t)] for rank, t in enumerate(best, 1)]
+            click.echo(_table(["rank", "trial", *names, *params], rows))
+        else:
+            click.echo("  (none)")
+
+    if failures:
+        bad = [t for t in trials if t.status in (TrialStatus.FAILED, TrialStatus.INFEASIBLE)]
+        click.echo(f"\nfailed or infeasible trials ({len(bad)}):")
+        rows = [[str(t.trial_id), t.failure_kind or t.status.value, _first_line(t.error),
+                 " ".join(f"{p}={_fmt_value(t.config.get(p, ''))}" for p in params)] for t in bad]
+        if rows:
+            click.echo(_table(["trial", "kind", "error", "configuration"], rows))
+
+
+def journal_best(trials: Sequence[Any], objective: str, minimize: bool, k: int) -> list[Any]:
+    """The ``k`` best OK trials by ``objective`` (ties: earlier trial first)."""
+    scored = [t for t in trials if t.feasible and objective in t.values and math.isfinite(t.values[objective])]
+    scored.sort(key=lambda t: (t.values[objective] if minimize else -t.values[objective], t.trial_id))
+    return scored[:k]
+
+
+# ---- export ----------------------------------------------------------------------------------
+@cli.command()
+@click.argument("journal_path", metavar="JOURNAL")
+@click.argument("out_path", metavar="OUT.csv", type=click.Path(dir_okay=False))
+@click.option("--errors", is_flag=True, help="Add an 'Error' column with the error text of failed trials.")
+@_debug_option
+def export(journal_path: str, out_path: str, errors: bool) -> None:
+    """Write a journal's evaluations as a HyperMapper/BaCO CSV file."""
+    from bayestune.storage import Journal
+
+    with Journal.open(journal_path) as journal:
+        trials = journal.trials()
+        objectives = [o["name"] for o in _journal_objectives(journal, trials)]
+        params = _journal_parameters(journal, trials)
+        if not objectives:
+            raise JournalError(f"journal {journal_path!r} records no objectives and no measured trial to infer them")
+        journal.export_csv(out_path, parameter_names=params, objectives=objectives,
+                           error_column="Error" if errors else None)
+    n = sum(1 for t in trials if t.status.is_finished and t.failure_kind != "lost")
+    click.echo(f"exported {n} evaluation(s) to {out_path}")
+
+
+# ---- validate --------------------------------------------------------------------------------
+@cli.command()
+@click.argument("scenario_path", metavar="SCENARIO")
+@_debug_option
+def validate(scenario_path: str) -> None:
+    """Load SCENARIO, check its space and black box, and describe it."""
+    from bayestune.evaluators import make_evaluator
+
+    scenario = _load(scenario_path)
+    space = scenario.space
+    click.echo(f"scenario {scenario.name!r} ({scenario_path})")
+    click.echo(f"  parameters ({len(space)}):")
+    width = max(len(n) for n in space.names)
+    for p in space.parameters:
+        spec = {k: v for k, v in p.to_spec().items() if k not in ("name", "type")}
+        details = " ".join(f"{k}={_fmt_value(v) if not isinstance(v, list) else v}" for k, v in spec.items())
+        click.echo(f"    {p.name.ljust(width)}  {p.kind:<11}  {details}".rstrip())
+    click.echo(f"  constraints ({len(space.constraints)}):")
+    for c in space.constraints:
+        click.echo(f"    {c.expression}")
+    space.ensure_feasible()
+    count = space.count_feasible()
+    cartesian = space.cartesian_size
+    if count is None:
+        click.echo("  feasible configurations: not countable (continuous parameters)")
+    else:
+        click.echo(f"  feasible configurations: {count:,} of {int(cartesian):,} in the cartesian product")
+    objectives = ", ".join(f"{o.name} ({o.direction})" for o in scenario.objectives)
+    click.echo(f"  objectives: {objectives}")
+    click.echo(f"  budget {scenario.budget}, strategy {scenario.strategy}, initial design {scenario.design.method} "
+               f"x {scenario.design.size}, seed {scenario.seed}")
+    if scenario.blackbox is None:
+        click.echo("  black box: none (drive the optimizer from Python with ask/tell)")
+    else:
+        with make_evaluator(scenario):
+            pass
+        bb = scenario.blackbox
+        timeout = f", timeout {bb.timeout:g} s" if bb.timeout else ""
+        click.echo(f"  black box: {bb.kind} {bb.target!r}{timeout} (set up OK)")
+    click.echo("OK")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,70 @@
+"""Random-forest models: a regression surrogate with uncertainty, and the feasibility
+classifier that learns hidden constraints from failed evaluations (BaCO, HyperMapper 2.0)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class RandomForestSurrogate:
+    """Random-forest regression; the spread of the trees' predictions is the uncertainty.
+
+    Defaults follow BaCO's public code (bootstrap, max_features 0.5). Outputs are
+    log-transformed when all positive, like the GP's, so EI is computed on the same scale.
+    """
+
+    def __init__(self, *, n_estimators: int = 100, max_features: float = 0.5, min_samples_leaf: int = 1,
+                 log_transform_y: bool | str = "auto", seed: int | None = None) -> None:
+        self.n_estimators = n_estimators
+        self.max_features = max_features
+        self.min_samples_leaf = min_samples_leaf
+        self.log_transform_y = log_transform_y
+        self.seed = seed
+
+    def fit(self, F: np.ndarray, y: np.ndarray) -> "RandomForestSurrogate":
+        from sklearn.ensemble import RandomForestRegressor
+
+        y = np.asarray(y, dtype=float)
+        if not np.all(np.isfinite(y)):
+            raise ValueError("random forest: every training output must be finite")
+        self.log_y_ = bool(self.log_transform_y is True or (self.log_transform_y == "auto" and np.all(y > 0)))
+        z = np.log(y) if self.log_y_ else y
+        self.forest_ = RandomForestRegressor(
+            n_estimators=self.n_estimators, max_features=self.max_features, min_samples_leaf=self.min_samples_leaf,
+            bootstrap=True, random_state=self.seed, n_jobs=1).fit(F, z)
+        self.best_y_latent_ = float(np.min(z))
+        return self
+
+    def predict_latent(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        per_tree = np.stack([t.predict(F) for t in self.forest_.estimators_])
+        return per_tree.mean(axis=0), per_tree.std(axis=0) + 1e-9
+
+    def feature_importance(self, names: list[str]) -> dict[str, float]:
+        return dict(zip(names, self.forest_.feature_importances_.tolist()))
+
+
+class FeasibilityClassifier:
+    """P(feasible | configuration) from evaluations that succeeded or failed."""
+
+    def __init__(self, *, n_estimators: int = 100, max_features: float = 0.5, seed: int | None = None) -> None:
+        self.n_estimators = n_estimators
+        self.max_features = max_features
+        self.seed = seed
+
+    def fit(self, F: np.ndarray, feasible: np.ndarray) -> "FeasibilityClassifier":
+        from sklearn.ensemble import RandomForestClassifier
+
+        labels = np.asarray(feasible, dtype=bool)
+        self.constant_ = None if labels.any() and not labels.all() else float(labels.all())
+        if self.constant_ is None:
+            self.forest_ = RandomForestClassifier(
+                n_estimators=self.n_estimators, max_features=self.max_features, bootstrap=True,
+                random_state=self.seed, n_jobs=1).fit(F, labels)
+        return self
+
+    def predict_proba(self, F: np.ndarray) -> np.ndarray:
+        """Probability that each row is feasible."""
+        if self.constant_ is not None:
+            return np.full(len(F), self.constant_)
+        classes = list(self.forest_.classes_)
+        return self.forest_.predict_proba(F)[:, classes.index(True)]

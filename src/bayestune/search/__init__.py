@@ -1,0 +1,5 @@
+"""Acquisition maximisers: exhaustive scoring of small spaces, multi-start local search."""
+
+from bayestune.search.local_search import LocalSearchSettings, maximize
+
+__all__ = ["LocalSearchSettings", "maximize"]

@@ -1,0 +1,199 @@
+"""BaCO-style Bayesian optimisation: a surrogate fitted to feasible observations, a
+feasibility classifier for hidden constraints, an acquisition function weighted by P(feasible)
+and the user's prior, maximised exhaustively or by multi-start local search.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from bayestune.acquisition.functions import feasibility_weighted, get_acquisition, prior_weighted
+from bayestune.exceptions import BayestuneError
+from bayestune.models.encoding import FeatureEncoder
+from bayestune.models.forest import FeasibilityClassifier, RandomForestSurrogate
+from bayestune.models.gp import GaussianProcess
+from bayestune.search.local_search import LocalSearchSettings, maximize
+from bayestune.strategies.base import History, Strategy, draw_unseen, register
+
+logger = logging.getLogger(__name__)
+
+#: ε_f values drawn each iteration (BaCO: 0.1·{0, 0.1, ..., 1.0}); 0 keeps every candidate.
+FEASIBILITY_THRESHOLDS = np.round(np.arange(11) * 0.01, 2)
+
+
+@dataclass(frozen=True)
+class BOSettings:
+    """Options of the ``bo`` strategy (``strategy_options`` in a scenario).
+
+    The ablations of BaCO's Fig. 9 are ``permutation_metric``, ``log_transform``,
+    ``lengthscale_prior`` and ``acquisition_search``.
+    """
+
+    model: str = "gp"                 # gp | rf
+    acquisition: str = "ei"           # ei | pi | lcb
+    xi: float = 1e-4                  # EI/PI improvement margin (latent units)
+    kappa: float = 2.0                # LCB exploration weight
+    permutation_metric: str | None = None  # override every permutation's metric
+    log_transform: bool | str = "auto"     # log of positive objectives
+    lengthscale_prior: bool = True    # Gamma(1.3, 0.1) on length-scales
+    acquisition_search: str = "local"  # local | random
+    n_samples: int = 5000
+    n_starts: int = 10
+    exhaustive_limit: int = 50_000    # score every feasible configuration up to this many
+    feasibility_model: bool | str = "auto"  # auto: on once a failure has been seen
+    prior_beta: float = 10.0          # piBO decay of the prior's weight
+    max_training_points: int | None = None  # cap on the GP's training set (long runs)
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> "BOSettings":
+        allowed = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - allowed)
+        if unknown:
+            raise BayestuneError(f"unknown option(s) {unknown} for strategy 'bo'; allowed: {sorted(allowed)}")
+        settings = cls(**options)
+        checks = {"model": ("gp", "rf"), "acquisition": ("ei", "pi", "lcb"), "acquisition_search": ("local", "random")}
+        for key, choices in checks.items():
+            if getattr(settings, key) not in choices:
+                raise BayestuneError(f"strategy 'bo': {key} must be one of {list(choices)}, but got {getattr(settings, key)!r}")
+        if settings.max_training_points is not None and settings.max_training_points < 10:
+            raise BayestuneError(f"strategy 'bo': max_training_points must be >= 10, but got {settings.max_training_points}")
+        return settings
+
+
+@register
+class BayesianOptimization(Strategy):
+    """The default strategy: see the module docstring."""
+
+    name = "bo"
+
+    def __init__(self, space, objectives, rng, **options: Any) -> None:
+        super().__init__(space, objectives, rng)
+        self.settings = BOSettings.from_options(options)
+        self.encoder = FeatureEncoder(space, permutation_metric=self.settings.permutation_metric)
+        self._acquisition = get_acquisition(self.settings.acquisition)
+        self._theta: np.ndarray | None = None
+        self._all_rows: np.ndarray | None = None
+        self._all_keys: list[bytes] | None = None
+        self._enumerated = False
+        self.last_model: Any = None
+
+    # ---- models ------------------------------------------------------------------------
+    def _training_set(self, history: History) -> tuple[np.ndarray, np.ndarray]:
+        """Feasible rows and their first objective (to minimise), optionally capped: the best
+        third, the most recent third and a random rest (bounded memory, TVM thesis 3.5)."""
+        ok = history.feasible
+        X, y = history.X[ok], history.signed_Y()[ok, 0]
+        cap = self.settings.max_training_points
+        if cap is None or len(X) <= cap:
+            return X, y
+        order = np.argsort(y)
+        keep = set(order[: cap // 3].tolist())
+        keep.update(range(len(X) - cap // 3, len(X)))
+        rest = np.setdiff1d(np.arange(len(X)), np.fromiter(keep, int))
+        keep.update(self.rng.choice(rest, size=cap - len(keep), replace=False).tolist())
+        idx = np.sort(np.fromiter(keep, int))
+        return X[idx], y[idx]
+
+    def _fit_surrogate(self, F: np.ndarray, y: np.ndarray, *, fixed: dict[str, Any] | None = None) -> Any:
+        s = self.settings
+        seed = int(self.rng.integers(2**31))
+        if s.model == "rf":
+            return RandomForestSurrogate(log_transform_y=s.log_transform, seed=seed).fit(F, y)
+        log_y = s.log_transform if s.log_transform != "auto" else "auto"
+        gp = GaussianProcess(self.encoder.blocks, lengthscale_prior=(1.3, 0.1) if s.lengthscale_prior else None,
+                             log_transform_y=log_y, fixed_hyperparameters=fixed, seed=seed)
+        warm = self._theta if (fixed is None and self._theta is not None and len(self._theta) == len(self.encoder.blocks) + 2) else None
+        gp.fit(F, y, warm_start=warm)
+        if fixed is None:
+            self._theta = gp.hyperparameters_
+        return gp
+
+    def _feasibility(self, history: History) -> FeasibilityClassifier | None:
+        mode = self.settings.feasibility_model
+        if mode is False or (mode == "auto" and history.feasible.all()):
+            return None
+        F = self.encoder.transform(history.X)
+        return FeasibilityClassifier(seed=int(self.rng.integers(2**31))).fit(F, history.feasible)
+
+    # ---- suggestion --------------------------------------------------------------------
+    def _candidates(self, seen: set[bytes]) -> np.ndarray | None:
+        if not self._enumerated:
+            self._enumerated = True
+            self._all_rows = self.space.enumerate(limit=self.settings.exhaustive_limit)
+            if self._all_rows is not None:
+                self._all_keys = self.space.row_keys(self._all_rows)
+        if self._all_rows is None:
+            return None
+        unseen = np.fromiter((k not in seen for k in self._all_keys), dtype=bool, count=len(self._all_keys))
+        return self._all_rows[unseen]
+
+    def _scorer(self, model: Any, classifier: FeasibilityClassifier | None, n_obs: int):
+        s = self.settings
+        epsilon = float(self.rng.choice(FEASIBILITY_THRESHOLDS)) if classifier is not None else 0.0
+        best = float(model.best_y_latent_)
+
+        def score(X: np.ndarray) -> np.ndarray:
+            F = self.encoder.transform(X)
+            mu, sd = model.predict_latent(F)
+            if s.acquisition == "ei":
+                acq = self._acquisition(mu, sd, best, s.xi)
+            elif s.acquisition == "pi":
+                acq = self._acquisition(mu, sd, best, s.xi)
+            else:  # shifted to be positive so that the multiplicative weightings stay meaningful
+                acq = self._acquisition(mu, sd, best, s.kappa)
+                acq = acq - acq.min() + 1e-12
+            if classifier is not None:
+                acq = feasibility_weighted(acq, classifier.predict_proba(F), epsilon)
+            if self.space.has_prior:
+                acq = prior_weighted(acq, self.space.prior_weight(X), n_obs, s.prior_beta)
+            return acq
+
+        return score
+
+    def suggest(self, history: History, n: int) -> np.ndarray:
+        X, y = self._training_set(history)
+        if len(X) < 2 or self.encoder.width == 0:
+            return draw_unseen(self.space, history, n, self.rng)
+        F = self.encoder.transform(X)
+        model = self._fit_surrogate(F, y)
+        self.last_model = model
+        classifier = self._feasibility(history)
+        seen = set(history.seen)
+        s = self.settings
+        search = LocalSearchSettings(n_samples=s.n_samples, n_starts=s.n_starts, exhaustive_limit=s.exhaustive_limit)
+        order = np.argsort(y)
+        chosen: list[np.ndarray] = []
+        F_aug, y_aug = F, y
+        for k in range(n):
+            score = self._scorer(model, classifier, history.n)
+            rows = maximize(self.space, score, self.rng, seen=seen, n=1, candidates=self._candidates(seen),
+                            evaluated_best=X[order], settings=search, local=s.acquisition_search == "local")
+            if not len(rows):
+                break
+            row = rows[0]
+            chosen.append(row)
+            seen.update(self.space.row_keys(row.reshape(1, -1)))
+            if k + 1 < n:  # kriging believer: pretend the prediction was observed, then re-plan
+                f_new = self.encoder.transform(row.reshape(1, -1))
+                y_new = float(model.predict(f_new)[0]) if hasattr(model, "predict") else float(y.min())
+                F_aug, y_aug = np.vstack([F_aug, f_new]), np.append(y_aug, y_new)
+                model = self._refit_believer(model, F_aug, y_aug)
+        if len(chosen) < n:
+            tmp = History(history.space, history.objectives, history.X, history.Y, history.feasible,
+                          history.pending, seen)
+            extra = draw_unseen(self.space, tmp, n - len(chosen), self.rng)
+            chosen.extend(list(extra))
+        return np.array(chosen).reshape(-1, self.space.width)
+
+    def _refit_believer(self, model: Any, F: np.ndarray, y: np.ndarray) -> Any:
+        if isinstance(model, GaussianProcess):
+            fixed = {"lengthscales": dict(model.lengthscales_), "outputscale": model.outputscale_, "noise": model.noise_}
+            return self._fit_surrogate(F, y, fixed=fixed)
+        return self._fit_surrogate(F, y)
+
+    def describe(self) -> dict[str, Any]:
+        return asdict(self.settings)
