@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import logging
 import math
+import shlex
 import signal
 import sys
 import threading
@@ -23,7 +24,7 @@ from typing import Any
 import click
 
 from bayestune import __version__
-from bayestune.exceptions import BayestuneError, JournalError, ScenarioError
+from bayestune.exceptions import BayestuneError, JournalError
 
 logger = logging.getLogger(__name__)
 
@@ -58,10 +59,15 @@ class _Group(click.Group):
             raise CliError(_one_line(exc)) from exc
 
 
+_LEVEL_KEY = "bayestune.log_level"
+
+
 def _set_debug(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if value:
         ctx.meta[_DEBUG_KEY] = True
-        logging.getLogger("bayestune").setLevel(logging.DEBUG)
+        log = logging.getLogger("bayestune")
+        ctx.meta.setdefault(_LEVEL_KEY, log.level)
+        log.setLevel(logging.DEBUG)
 
 
 def _debug_option(fn: Any) -> Any:
@@ -91,15 +97,16 @@ def cli(ctx: click.Context) -> None:
     Start with `bayestune validate SCENARIO`, then `bayestune optimize SCENARIO`.
     """
     log = logging.getLogger("bayestune")
+    previous_level = ctx.meta.setdefault(_LEVEL_KEY, log.level)
+    if not ctx.meta.get(_DEBUG_KEY):
+        log.setLevel(logging.WARNING)
     handler = _TqdmLogHandler()
     handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
     log.addHandler(handler)
-    if log.level == logging.NOTSET:
-        log.setLevel(logging.WARNING)
 
     def restore() -> None:
         log.removeHandler(handler)
-        log.setLevel(logging.NOTSET)
+        log.setLevel(previous_level)
 
     ctx.call_on_close(restore)
 
@@ -113,9 +120,6 @@ def main(argv: Sequence[str] | None = None) -> None:
 def _load(path: str) -> Any:
     from bayestune.scenario import load_scenario
 
-    if not Path(path).is_file():
-        raise ScenarioError(f"scenario file {path!r} does not exist" if not Path(path).exists()
-                            else f"scenario {path!r} is not a file")
     return load_scenario(path)
 
 
@@ -257,19 +261,21 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
     if resume and force:
         raise CliError("--resume and --force exclude each other")
     scenario = _load(scenario_path)
-    if seed is not None:
-        scenario = dataclasses.replace(scenario, seed=seed)
-    if strategy is not None and strategy != scenario.strategy:
-        scenario = dataclasses.replace(scenario, strategy=strategy, strategy_options={})
     path = Path(journal_path) if journal_path else _default_journal(scenario, scenario_path)
 
     evaluator = make_evaluator(scenario)  # before the journal: a setup error leaves no file behind
     with evaluator:
         journal, resumed = _open_run_journal(path, resume=resume, force=force)
         with journal:
-            if budget is None:
-                budget = journal.get_meta(jmod.META_BUDGET) if resumed else None
-                budget = budget or scenario.budget
+            if resumed:  # continue as the run started, unless told otherwise
+                budget = budget or journal.get_meta(jmod.META_BUDGET)
+                seed = seed if seed is not None else journal.get_meta(jmod.META_SEED)
+                strategy = strategy or journal.get_meta(META_STRATEGY)
+            budget = budget or scenario.budget
+            if seed is not None:
+                scenario = dataclasses.replace(scenario, seed=seed)
+            if strategy is not None and strategy != scenario.strategy:
+                scenario = dataclasses.replace(scenario, strategy=strategy, strategy_options={})
             optimizer = Optimizer.from_scenario(scenario, journal=journal, resume=resumed)
             _record_run(journal, scenario, budget, resumed)
             if resumed:
@@ -278,7 +284,8 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
             if interrupted:
                 click.echo(
                     f"interrupted after {optimizer.n_evaluated} of {budget} evaluations; the journal {path} is "
-                    f"intact. Resume with:\n  bayestune optimize {scenario_path} --journal {path} --resume",
+                    f"intact. Resume with:\n  bayestune optimize {shlex.quote(scenario_path)} "
+                    f"--journal {shlex.quote(str(path))} --resume",
                     err=True)
                 raise SystemExit(EXIT_INTERRUPTED)
             _print_summary(optimizer, scenario, budget, path)
@@ -297,10 +304,10 @@ def _run(optimizer: Any, evaluator: Any, budget: int, scenario: Any, *, show_pro
                file=sys.stderr, dynamic_ncols=True, disable=None if show_progress else True)
 
     def on_trial(_trial: Any) -> None:
-        bar.update(min(optimizer.n_evaluated, budget) - bar.n)
         best = optimizer.best
         best_text = _fmt_number(best.values[objective.name]) if best is not None else "-"
-        bar.set_postfix_str(f"best {objective.name}={best_text}, failed={optimizer.n_failed}")
+        bar.set_postfix_str(f"best {objective.name}={best_text}, failed={optimizer.n_failed}", refresh=False)
+        bar.update(min(optimizer.n_evaluated, budget) - bar.n)
 
     try:
         with _sigterm_as_interrupt():
@@ -371,13 +378,16 @@ def _first_line(text: str | None, limit: int = 100) -> str:
 def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
     """Summarise a journal: the best configurations, status counts and failure kinds."""
     from bayestune.storage import LOST, Journal
+    from bayestune.storage import journal as jmod
     from bayestune.trial import TrialStatus
 
     with Journal.open(journal_path) as journal:
         trials = journal.trials()
         objectives = _journal_objectives(journal, trials)
         params = _journal_parameters(journal, trials)
-        budget = journal.get_meta("budget")
+        budget = journal.get_meta(jmod.META_BUDGET)
+        first = objectives[0] if objectives else None
+        best = journal.best(first["name"], minimize=first["minimize"], k=top) if first else []
     names = [o["name"] for o in objectives]
 
     lost = [t for t in trials if t.failure_kind == LOST]
@@ -404,9 +414,7 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
         rows = [[str(t.trial_id), t.status.value + (f":{t.failure_kind}" if t.failure_kind else ""), *cells(t)]
                 for t in trials]
         click.echo("\n" + _table(["trial", "status", *names, *params], rows))
-    elif objectives:
-        first = objectives[0]
-        best = journal_best(trials, first["name"], first["minimize"], top)
+    elif first is not None:
         direction = "minimize" if first["minimize"] else "maximize"
         title = f"best {len(best)} feasible by {first['name']} ({direction})"
         if len(objectives) > 1:
@@ -425,13 +433,6 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
                  " ".join(f"{p}={_fmt_value(t.config.get(p, ''))}" for p in params)] for t in bad]
         if rows:
             click.echo(_table(["trial", "kind", "error", "configuration"], rows))
-
-
-def journal_best(trials: Sequence[Any], objective: str, minimize: bool, k: int) -> list[Any]:
-    """The ``k`` best OK trials by ``objective`` (ties: earlier trial first)."""
-    scored = [t for t in trials if t.feasible and objective in t.values and math.isfinite(t.values[objective])]
-    scored.sort(key=lambda t: (t.values[objective] if minimize else -t.values[objective], t.trial_id))
-    return scored[:k]
 
 
 # ---- export ----------------------------------------------------------------------------------
@@ -471,7 +472,7 @@ def validate(scenario_path: str) -> None:
     width = max(len(n) for n in space.names)
     for p in space.parameters:
         spec = {k: v for k, v in p.to_spec().items() if k not in ("name", "type")}
-        details = " ".join(f"{k}={_fmt_value(v) if not isinstance(v, list) else v}" for k, v in spec.items())
+        details = " ".join(f"{k}={v}" for k, v in spec.items())
         click.echo(f"    {p.name.ljust(width)}  {p.kind:<11}  {details}".rstrip())
     click.echo(f"  constraints ({len(space.constraints)}):")
     for c in space.constraints:

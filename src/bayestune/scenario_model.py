@@ -14,7 +14,7 @@ from bayestune.space.space import Space
 
 DIRECTIONS = ("minimize", "maximize")
 #: Strategy used when a scenario names none.
-DEFAULT_STRATEGY = "cot_random"
+DEFAULT_STRATEGY = "bo"
 BLACKBOX_KINDS = ("python", "command", "external", "replay")
 
 

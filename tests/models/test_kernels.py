@@ -19,6 +19,14 @@ from bayestune.models.kernels import (
 from bayestune.space.parameters import Categorical, Integer, Permutation, Real
 
 LENGTHSCALES = (0.1, 1.0, 5.0, 20.0)
+
+
+@pytest.fixture(autouse=True)
+def _single_blas_thread():
+    """The eigendecompositions here are small; extra BLAS threads only add contention."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+        yield
 METRICS = ("spearman", "kendall", "hamming")
 
 
@@ -99,11 +107,13 @@ def test_embedding_fast_path_equals_per_block_sum():
     A, B = random_mixed(rng, 30), random_mixed(rng, 20)
     ls = np.array([0.3, 2.0, 0.7, 1.5, 4.0])
     stack = sq_distance_stack(blocks, A, B)
-    np.testing.assert_allclose(scaled_sq_distances(blocks, A, B, ls), np.tensordot(1 / ls**2, stack, axes=1), atol=1e-12)
+    expected = np.tensordot(1 / ls**2, stack, axes=1)
+    np.testing.assert_allclose(scaled_sq_distances(blocks, A, B, ls), expected, atol=1e-12)
     # A category seen only in B must count as "different" from everything in A.
     B[0, 1] = 7
     stack = sq_distance_stack(blocks, A, B)
-    np.testing.assert_allclose(scaled_sq_distances(blocks, A, B, ls), np.tensordot(1 / ls**2, stack, axes=1), atol=1e-12)
+    expected = np.tensordot(1 / ls**2, stack, axes=1)
+    np.testing.assert_allclose(scaled_sq_distances(blocks, A, B, ls), expected, atol=1e-12)
 
 
 def test_matern_values_and_derivative():

@@ -57,8 +57,11 @@ class FeasibilityClassifier:
         labels = np.asarray(feasible, dtype=bool)
         self.constant_ = None if labels.any() and not labels.all() else float(labels.all())
         if self.constant_ is None:
+            # With few features, subsampling them leaves many trees splitting on irrelevant
+            # ones only, which blurs P(feasible) towards the base rate; use them all then.
+            max_features = self.max_features if F.shape[1] >= 6 else 1.0
             self.forest_ = RandomForestClassifier(
-                n_estimators=self.n_estimators, max_features=self.max_features, bootstrap=True,
+                n_estimators=self.n_estimators, max_features=max_features, bootstrap=True,
                 random_state=self.seed, n_jobs=1).fit(F, labels)
         return self
 

@@ -68,7 +68,9 @@ class FeatureBlock:
 
     def __post_init__(self) -> None:
         if self.kind not in BLOCK_METRICS:
-            raise ValueError(f"feature block {self.name!r}: unknown kind {self.kind!r}; allowed: {list(BLOCK_METRICS)}")
+            raise ValueError(
+                f"feature block {self.name!r}: unknown kind {self.kind!r}; allowed: {list(BLOCK_METRICS)}"
+            )
         allowed = BLOCK_METRICS[self.kind]
         if self.metric == "euclidean" and self.kind != "numeric":
             object.__setattr__(self, "metric", allowed[0])  # the dataclass default means "natural metric"
@@ -82,7 +84,9 @@ class FeatureBlock:
         if not isinstance(self.width, (int, np.integer)) or self.width < 1:
             raise ValueError(f"feature block {self.name!r}: `width >= 1` must hold, but got width={self.width!r}")
         if self.kind != "permutation" and self.width != 1:
-            raise ValueError(f"feature block {self.name!r}: a {self.kind} block has width 1, but got width={self.width}")
+            raise ValueError(
+                f"feature block {self.name!r}: a {self.kind} block has width 1, but got width={self.width}"
+            )
 
     @property
     def stop(self) -> int:
@@ -105,7 +109,8 @@ def validate_blocks(blocks: Sequence[FeatureBlock]) -> tuple[FeatureBlock, ...]:
     for b in blocks:
         used[b.start:b.stop] += 1
     if np.any(used > 1):
-        raise ValueError(f"feature blocks must not overlap, but column(s) {np.flatnonzero(used > 1).tolist()} are shared")
+        shared = np.flatnonzero(used > 1).tolist()
+        raise ValueError(f"feature blocks must not overlap, but column(s) {shared} are shared")
     return blocks
 
 
@@ -115,12 +120,14 @@ def blocks_for_parameters(parameters: Sequence[object]) -> list[FeatureBlock]:
     Real, Integer and Ordinal parameters are numeric; Categorical and Permutation keep
     their kind (and a permutation its metric).
     """
+    numeric_kinds = {"real", "integer", "ordinal"}
     blocks, start = [], 0
     for p in parameters:
-        kind = {"real": "numeric", "integer": "numeric", "ordinal": "numeric"}.get(p.kind, p.kind)  # type: ignore[attr-defined]
+        kind = "numeric" if p.kind in numeric_kinds else p.kind  # type: ignore[attr-defined]
         metric = getattr(p, "metric", "euclidean") if kind == "permutation" else "euclidean"
-        blocks.append(FeatureBlock(p.name, kind, start, int(p.width), metric))  # type: ignore[attr-defined]
-        start += int(p.width)  # type: ignore[attr-defined]
+        width = int(p.width)  # type: ignore[attr-defined]
+        blocks.append(FeatureBlock(p.name, kind, start, width, metric))  # type: ignore[attr-defined]
+        start += width
     return blocks
 
 
@@ -316,7 +323,9 @@ class MixedMatern52:
         if F.ndim != 2:
             raise ValueError(f"{what} must be a 2-D feature matrix (N, D), but got shape {F.shape}")
         if F.shape[1] < self.n_columns:
-            raise ValueError(f"{what} needs at least {self.n_columns} columns for the feature blocks, but got {F.shape[1]}")
+            raise ValueError(
+                f"{what} needs at least {self.n_columns} columns for the feature blocks, but got {F.shape[1]}"
+            )
         if not np.all(np.isfinite(F)):
             row = int(np.flatnonzero(~np.all(np.isfinite(F), axis=1))[0])
             raise ValueError(f"{what} must be finite, but row {row} is {F[row].tolist()}")

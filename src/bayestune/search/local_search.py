@@ -77,16 +77,11 @@ def maximize(space: Space, score: Score, rng: np.random.Generator, *, seen: set[
     for _ in range(settings.max_steps):
         if not active.any():
             break
-        blocks, owners = [], []
-        for i in np.flatnonzero(active):
-            nb = space.neighbours(current[i], rng)
-            if len(nb):
-                blocks.append(nb)
-                owners.append(np.full(len(nb), i))
-        if not blocks:
+        idx = np.flatnonzero(active)
+        N, local_owner = space.neighbours_of_many(current[idx], rng)
+        if not len(N):
             break
-        N = np.concatenate(blocks)
-        who = np.concatenate(owners)
+        who = idx[local_owner]
         s = score(N)
         pool.add(N, s)
         moved = np.zeros(len(current), dtype=bool)

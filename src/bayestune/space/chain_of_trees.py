@@ -140,8 +140,9 @@ class ChainOfTrees:
             self._build(group)
             self.groups.append(group)
         unconstrained = [c for c in constraints if not c.variables]
+        one_row = {p.name: p.columns(p.to_raw(p.default).reshape(1, -1)) for p in parameters}
         for c in unconstrained:  # constant constraints: either always or never true
-            if not bool(np.all(c.evaluate({}))):
+            if not bool(np.all(c.evaluate(one_row))):
                 raise InfeasibleSpaceError(f"constraint {c.expression!r} is never satisfied")
 
     # ---- building ----------------------------------------------------------------------

@@ -221,6 +221,7 @@ def _power(x: Any, y: Any) -> Any:
 
 
 def _is_integral(v: np.ndarray) -> np.ndarray:
+    """Rows holding an integer that float64 represents exactly (bit operations need one)."""
     return np.isfinite(v) & (v == np.round(v)) & (np.abs(v) <= 2.0 ** 53)
 
 
@@ -246,6 +247,7 @@ def _left_shift(x: Any, y: Any) -> np.ndarray:
 
 
 def _right_shift(x: Any, y: Any) -> np.ndarray:
+    """``x >> k`` as ``floor(x / 2**k)``, which is Python's result for negative x too."""
     x, k = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     ok = _is_integral(x) & _is_integral(k) & (k >= 0)
     return np.where(ok, np.floor(x / np.exp2(np.where(ok, k, 0))), np.nan)
@@ -281,7 +283,7 @@ def _element_at(positions: np.ndarray, k: int) -> np.ndarray:
     return np.argmax(positions == k, axis=1).astype(float)
 
 
-#: Numeric comparisons; any non-finite operand makes the row invalid.
+#: Comparison operators; which operands they may meet is decided in ``_Compiler.comparison``.
 _COMPARISONS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne,
     ast.Lt: operator.lt, ast.LtE: operator.le,

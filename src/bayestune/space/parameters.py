@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 from abc import ABC, abstractmethod
+from functools import cached_property
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -641,26 +642,31 @@ class Permutation(Parameter):
     def sample(self, rng: np.random.Generator, n: int, use_prior: bool = False) -> np.ndarray:
         return np.argsort(rng.random((n, self.n)), axis=1).astype(float)
 
-    def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """All swaps of two elements plus all moves of one element to another position."""
-        pos = self.columns(raw)[0]
-        order = np.argsort(pos)  # order[k] = element at position k
+    @cached_property
+    def _moves(self) -> np.ndarray:
+        """Index maps of all swaps of two positions and all moves of one element to another
+        position: ``order[moves[k]]`` is the k-th neighbouring order."""
         n = self.n
-        cands = []
+        identity = np.arange(n)
+        maps = []
         for i in range(n):
             for j in range(i + 1, n):
-                o = order.copy()
-                o[i], o[j] = o[j], o[i]
-                cands.append(o)
+                m = identity.copy()
+                m[i], m[j] = m[j], m[i]
+                maps.append(m)
         for i in range(n):
             for j in range(n):
                 if abs(i - j) > 1:  # moves by one position equal adjacent swaps
-                    o = np.insert(np.delete(order, i), j, order[i])
-                    cands.append(o)
-        if not cands:
-            return np.empty((0, n))
-        orders = np.unique(np.array(cands), axis=0)
-        positions = np.argsort(orders, axis=1)
+                    maps.append(np.insert(np.delete(identity, i), j, i))
+        return np.unique(np.array(maps).reshape(-1, n), axis=0)
+
+    def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """All swaps of two elements plus all moves of one element to another position."""
+        if self.n < 2:
+            return np.empty((0, self.n))
+        pos = self.columns(raw)[0]
+        order = np.argsort(pos)  # order[k] = element at position k
+        positions = np.argsort(order[self._moves], axis=1)
         return positions[np.any(positions != pos, axis=1)].astype(float)
 
     def to_spec(self) -> dict[str, Any]:

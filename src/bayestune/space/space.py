@@ -237,19 +237,28 @@ class Space:
     def neighbours(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Feasible configurations one parameter move away from ``x`` (a permutation moves by a
         swap or by moving one element)."""
-        x = self._check_matrix(x)[0]
-        rows = []
-        for p in self.parameters:
-            s = self.slices[p.name]
-            cand = p.neighbours(x[s], rng)
-            if len(cand):
-                block = np.repeat(x[None, :], len(cand), axis=0)
-                block[:, s] = cand
-                rows.append(block)
+        rows, _ = self.neighbours_of_many(self._check_matrix(x)[:1], rng)
+        return rows
+
+    def neighbours_of_many(self, X: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Feasible one-move neighbours of every row of ``X`` in one vectorised feasibility check;
+        returns the neighbours and, for each, the index of the row it came from."""
+        X = self._check_matrix(X)
+        rows, owners = [], []
+        for i, x in enumerate(X):
+            for p in self.parameters:
+                s = self.slices[p.name]
+                cand = p.neighbours(x[s], rng)
+                if len(cand):
+                    block = np.repeat(x[None, :], len(cand), axis=0)
+                    block[:, s] = cand
+                    rows.append(block)
+                    owners.append(np.full(len(cand), i))
         if not rows:
-            return np.empty((0, self.width))
-        N = np.concatenate(rows)
-        return N[self.is_feasible(N)]
+            return np.empty((0, self.width)), np.empty(0, dtype=int)
+        N, who = np.concatenate(rows), np.concatenate(owners)
+        ok = self.is_feasible(N)
+        return N[ok], who[ok]
 
     # ---- size and enumeration ----------------------------------------------------------
     @property

@@ -23,6 +23,11 @@ logger = logging.getLogger(__name__)
 
 #: ε_f values drawn each iteration (BaCO: 0.1·{0, 0.1, ..., 1.0}); 0 keeps every candidate.
 FEASIBILITY_THRESHOLDS = np.round(np.arange(11) * 0.01, 2)
+#: Hyperparameter boxes in standardised output units. Capping the noise share and flooring the
+#: signal variance rules out the degenerate "everything is noise" fit (flat mean, tiny variance)
+#: that otherwise traps the warm-started optimiser on small data sets.
+NOISE_BOUNDS = (1e-6, 0.25)
+OUTPUTSCALE_BOUNDS = (0.05, 20.0)
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,7 @@ class BOSettings:
     feasibility_model: bool | str = "auto"  # auto: on once a failure has been seen
     prior_beta: float = 10.0          # piBO decay of the prior's weight
     max_training_points: int | None = None  # cap on the GP's training set (long runs)
+    failure_variance: bool = True     # failed locations shrink the GP's variance (see _FailureAware)
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> "BOSettings":
@@ -62,6 +68,30 @@ class BOSettings:
         if settings.max_training_points is not None and settings.max_training_points < 10:
             raise BayestuneError(f"strategy 'bo': max_training_points must be >= 10, but got {settings.max_training_points}")
         return settings
+
+
+class _FailureAware:
+    """GP posterior whose mean comes from the feasible observations only, and whose variance is
+    conditioned on *every* evaluated location, failures included.
+
+    The noise-free posterior variance depends on where we looked, not on what we saw. Without
+    this, a region where evaluations failed keeps its prior variance, so EI stays high right
+    next to known failures and the search keeps probing them; P(feasible) from a classifier
+    trained on a handful of points is rarely small enough to offset that. No value is invented
+    for a failed point: the mean ignores failures entirely.
+    """
+
+    def __init__(self, mean_model: GaussianProcess, variance_model: GaussianProcess) -> None:
+        self.mean_model, self.variance_model = mean_model, variance_model
+        self.best_y_latent_ = mean_model.best_y_latent_
+
+    def predict_latent(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        mu, _ = self.mean_model.predict_latent(F)
+        _, sd = self.variance_model.predict_latent(F)
+        return mu, sd
+
+    def predict(self, F: np.ndarray) -> np.ndarray:
+        return self.mean_model.predict(F)
 
 
 @register
@@ -105,7 +135,8 @@ class BayesianOptimization(Strategy):
             return RandomForestSurrogate(log_transform_y=s.log_transform, seed=seed).fit(F, y)
         log_y = s.log_transform if s.log_transform != "auto" else "auto"
         gp = GaussianProcess(self.encoder.blocks, lengthscale_prior=(1.3, 0.1) if s.lengthscale_prior else None,
-                             log_transform_y=log_y, fixed_hyperparameters=fixed, seed=seed)
+                             log_transform_y=log_y, fixed_hyperparameters=fixed, seed=seed,
+                             noise_bounds=NOISE_BOUNDS, outputscale_bounds=OUTPUTSCALE_BOUNDS)
         warm = self._theta if (fixed is None and self._theta is not None and len(self._theta) == len(self.encoder.blocks) + 2) else None
         gp.fit(F, y, warm_start=warm)
         if fixed is None:
@@ -162,6 +193,8 @@ class BayesianOptimization(Strategy):
         model = self._fit_surrogate(F, y)
         self.last_model = model
         classifier = self._feasibility(history)
+        if classifier is not None and isinstance(model, GaussianProcess) and self.settings.failure_variance:
+            model = self._failure_aware(model, history)
         seen = set(history.seen)
         s = self.settings
         search = LocalSearchSettings(n_samples=s.n_samples, n_starts=s.n_starts, exhaustive_limit=s.exhaustive_limit)
@@ -189,10 +222,21 @@ class BayesianOptimization(Strategy):
             chosen.extend(list(extra))
         return np.array(chosen).reshape(-1, self.space.width)
 
+    @staticmethod
+    def _fixed(model: GaussianProcess) -> dict[str, Any]:
+        return {"lengthscales": dict(model.lengthscales_), "outputscale": model.outputscale_, "noise": model.noise_}
+
+    def _failure_aware(self, model: GaussianProcess, history: History) -> _FailureAware:
+        F_all = self.encoder.transform(history.X)
+        variance_model = GaussianProcess(self.encoder.blocks, fixed_hyperparameters=self._fixed(model),
+                                         log_transform_y=False).fit(F_all, np.zeros(len(F_all)))
+        return _FailureAware(model, variance_model)
+
     def _refit_believer(self, model: Any, F: np.ndarray, y: np.ndarray) -> Any:
+        if isinstance(model, _FailureAware):
+            model = model.mean_model
         if isinstance(model, GaussianProcess):
-            fixed = {"lengthscales": dict(model.lengthscales_), "outputscale": model.outputscale_, "noise": model.noise_}
-            return self._fit_surrogate(F, y, fixed=fixed)
+            return self._fit_surrogate(F, y, fixed=self._fixed(model))
         return self._fit_surrogate(F, y)
 
     def describe(self) -> dict[str, Any]:

@@ -1,0 +1,77 @@
+"""``python -m benchmarks {run,report,list}`` from the repository root (see ``benchmarks/__init__.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run (problem, strategy, seed) combinations; append JSON lines")
+    run.add_argument("--problems", required=True,
+                     help="comma list of problem names or groups: gpu, synthetic, halide, all")
+    run.add_argument("--strategies", default="bo,random",
+                     help="comma list of strategy names (see `list`), or all")
+    run.add_argument("--budgets", default="20,40,60,100", help="comma list; each run goes to the largest")
+    run.add_argument("--seeds", default="10", help="N (seeds 0..N-1), A-B, or a comma list")
+    run.add_argument("--out", default="benchmarks/results/run.jsonl")
+    run.add_argument("--jobs", type=int, default=1, help="worker processes (Halide runs stay serial)")
+
+    rep = sub.add_parser("report", help="Markdown tables and PNG plots from results files")
+    rep.add_argument("results", nargs="+", help="JSONL files written by `run`")
+    rep.add_argument("--out", default="benchmarks/RESULTS.md")
+    rep.add_argument("--plots", default="benchmarks/results/plots/", help="directory for PNGs ('' for none)")
+    rep.add_argument("--budgets", default=None, help="budgets to tabulate (default: those of the runs)")
+    rep.add_argument("--reference", default="bo", help="the strategy compared with every other one")
+
+    sub.add_parser("list", help="list problems and strategies")
+    args = parser.parse_args(argv)
+
+    from benchmarks.runner import command_line, parse_ints, parse_seeds
+
+    if args.command == "list":
+        from benchmarks.problems import KINDS, problem_names
+        from benchmarks.strategies import STRATEGIES
+
+        for kind in KINDS:
+            print(f"{kind}: {', '.join(problem_names(kind)) or '(none available)'}")
+        for entry in STRATEGIES.values():
+            why = entry.available()
+            print(f"strategy {entry.name} [{entry.family}]" + (f" (unavailable: {why})" if why else ""))
+        return 0
+
+    if args.command == "run":
+        from benchmarks.problems import resolve_problems
+        from benchmarks.runner import run_benchmarks
+        from benchmarks.strategies import resolve_strategies
+
+        try:
+            problems = resolve_problems(args.problems)
+            strategies = resolve_strategies(args.strategies)
+        except ValueError as exc:
+            parser.error(str(exc))
+        if args.jobs < 1:
+            parser.error(f"--jobs must be >= 1, but got {args.jobs}")
+        budgets = parse_ints(args.budgets, "budgets")
+        seeds = parse_seeds(args.seeds)
+        records = run_benchmarks(problems, strategies, budgets, seeds, args.out, jobs=args.jobs,
+                                 command=command_line(argv), log=lambda m: print(m, file=sys.stderr, flush=True))
+        errors = [r for r in records if r.get("error")]
+        print(f"{len(records)} run(s) written to {args.out}; {len(errors)} with errors", file=sys.stderr)
+        return 1 if errors else 0
+
+    from benchmarks.report import write_report
+
+    budgets = parse_ints(args.budgets, "budgets") if args.budgets else None
+    path = write_report(args.results, args.out, plots=args.plots or None, budgets=budgets,
+                        reference=args.reference, command=command_line(argv))
+    print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,468 @@
+"""Live Halide schedules as benchmark problems: JIT-compiled and timed on this CPU.
+
+Two pipelines (float32, Halide's Python bindings, ``pip install halide``):
+
+``halide_blur``
+    Separable 3x3 box blur of a 2048 x 2048 image: ``blur_x(x, y) = (in(x, y) + in(x+1, y) +
+    in(x+2, y)) / 3``, ``out(x, y) = (blur_x(x, y) + blur_x(x, y+1) + blur_x(x, y+2)) / 3``.
+    Schedule: ``out`` is tiled ``tile_x`` x ``tile_y`` (powers of two); ``order`` is a
+    permutation of its four tile loops (xi, yi, xo, yo; position 0 = outermost); ``vector``
+    lanes on xi (1 = none); ``unroll`` of yi; ``parallel`` marks the outermost loop parallel;
+    ``compute_at`` places ``blur_x`` at the root (computed whole first, vectorised and
+    parallelised the same way), per tile (at the innermost of xo/yo in the order) or inline.
+    Known constraints: ``vector <= tile_x``, ``unroll <= tile_y``.
+``halide_matmul``
+    ``C = A B`` for 256 x 256 matrices, as a pure ``prod(x, y) = 0`` plus an update
+    ``prod(x, y) += A(k, y) B(x, k)`` over an RDom k, then ``C(x, y) = prod(x, y)``.
+    Schedule: ``C`` tiled ``tile_x`` x ``tile_y`` (xi vectorised by ``vector``, yo parallel if
+    ``parallel``); ``placement`` of ``prod``: root, per tile of C, or inline; the update's k
+    is split by ``k_split`` into ko/ki and its loops (x, y, ko, ki) reordered by ``order``;
+    ``vec_loop`` vectorises the update along x or along ki; ``unroll`` unrolls its y loop.
+    Known constraints: ``vector <= tile_x``, ``unroll <= tile_y``. Hidden constraint
+    (Halide refuses it when compiling: a race): vectorising the reduction loop ki.
+
+Measurement: each evaluation builds, schedules and JIT-compiles the pipeline in a fresh
+process, checks the output against numpy (a mismatch is a failure of kind ``wrong``), runs it
+once to warm up, then takes the minimum of up to 5 timed runs (stopping after 1 s of timed
+runs). The value is that minimum in milliseconds. Halide uses ``HL_NUM_THREADS`` threads (the
+machine's core count unless set).
+
+Isolation: a server process (own session) imports Halide and JIT-compiles a trivial pipeline
+once (the 1-2 s start-up of Halide's JIT), then *forks* one child per evaluation; the child
+puts itself in its own process group. The server kills that group (SIGKILL) when the
+evaluation exceeds ``timeout`` seconds (failure kind ``timeout``); a child that dies reports
+``crash``; a Halide error while scheduling or compiling is ``compile``, while running
+``runtime``. The evaluator in turn restarts a server that stops answering. So a bad schedule
+can neither hang nor crash a benchmark run.
+
+Optimum: unknown. Reports divide by the best value any strategy found for the problem in the
+same results file (so the ratios are relative to that file's best, not a true optimum).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from bayestune.space import Categorical, Ordinal, Permutation, Space
+from bayestune.trial import Result
+
+HALIDE_AVAILABLE = importlib.util.find_spec("halide") is not None
+DEFAULT_TIMEOUT = 10.0
+#: Extra seconds the client waits for the server beyond the evaluation's own timeout.
+SERVER_GRACE = 15.0
+BLUR_SIZE = 2048
+#: Input pixels beyond each edge of the blur's input, so that schedules whose bounds inference
+#: rounds loops outwards (e.g. a vectorised loop outside its tile loop) still read inside it.
+BLUR_MARGIN = 256
+MATMUL_SIZE = 256
+REPEATS = 5
+TIMED_SECONDS = 1.0
+REPO = Path(__file__).resolve().parents[1]
+
+
+def blur_space() -> Space:
+    return Space([
+        Ordinal("tile_x", [8, 16, 32, 64, 128, 256], log=True, default=64),
+        Ordinal("tile_y", [2, 4, 8, 16, 32, 64, 128], log=True, default=16),
+        Ordinal("vector", [1, 4, 8, 16], default=8),
+        Categorical("parallel", [False, True], default=True),
+        Ordinal("unroll", [1, 2, 4], default=1),
+        Categorical("compute_at", ["root", "tile", "inline"], default="tile"),
+        Permutation("order", 4, default=(3, 2, 1, 0)),  # yo, xo, yi, xi (outermost first)
+    ], ["vector <= tile_x", "unroll <= tile_y"])
+
+
+def matmul_space() -> Space:
+    return Space([
+        Ordinal("tile_x", [8, 16, 32, 64, 128], log=True, default=32),
+        Ordinal("tile_y", [2, 4, 8, 16, 32, 64], log=True, default=8),
+        Ordinal("vector", [1, 4, 8, 16], default=8),
+        Categorical("parallel", [False, True], default=True),
+        Ordinal("unroll", [1, 2, 4], default=1),
+        Categorical("placement", ["root", "tile", "inline"], default="tile"),
+        Ordinal("k_split", [1, 2, 4, 8, 16], log=True, default=1),
+        Categorical("vec_loop", ["x", "k"], default="x"),
+        Permutation("order", 4, default=(3, 2, 1, 0)),  # ki, ko, y, x (outermost first)
+    ], ["vector <= tile_x", "unroll <= tile_y"])
+
+
+HALIDE_PROBLEMS = {
+    "halide_blur": (blur_space, "separable 3x3 blur, 2048x2048 float32, live on this CPU"),
+    "halide_matmul": (matmul_space, "256x256 float32 matrix multiply, live on this CPU"),
+}
+
+
+# ---------------------------------------------------------------------------------------
+# Pipelines (run inside the forked child; ``hl`` is the imported halide module)
+# ---------------------------------------------------------------------------------------
+def _inner_to_outer(loops: list[Any], positions: Any) -> list[Any]:
+    """Loops sorted innermost first for ``reorder`` (position 0 = outermost)."""
+    return [loops[e] for e in sorted(range(len(loops)), key=lambda e: -int(positions[e]))]
+
+
+def build_blur(hl: Any, cfg: Mapping[str, Any], inp: Any) -> Any:
+    x, y = hl.Var("x"), hl.Var("y")
+    bx, out = hl.Func("blur_x"), hl.Func("blur_y")
+    bx[x, y] = (inp[x, y] + inp[x + 1, y] + inp[x + 2, y]) / 3.0
+    out[x, y] = (bx[x, y] + bx[x, y + 1] + bx[x, y + 2]) / 3.0
+    xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+    out.tile(x, y, xo, yo, xi, yi, int(cfg["tile_x"]), int(cfg["tile_y"]))
+    loops = [xi, yi, xo, yo]
+    order = _inner_to_outer(loops, cfg["order"])
+    out.reorder(*order)
+    vector, unroll = int(cfg["vector"]), int(cfg["unroll"])
+    if vector > 1:
+        out.vectorize(xi, vector)
+    if unroll > 1:
+        out.unroll(yi, unroll)
+    if cfg["parallel"]:
+        out.parallel(order[-1])
+    where = cfg["compute_at"]
+    if where == "root":
+        bx.compute_root()
+        if vector > 1:
+            bx.vectorize(x, vector)
+        if cfg["parallel"]:
+            bx.parallel(y)
+    elif where == "tile":
+        # the innermost of the two tile loops (xo = element 2, yo = element 3)
+        inner_tile = max((2, 3), key=lambda e: int(cfg["order"][e]))
+        bx.compute_at(out, loops[inner_tile])
+        if vector > 1:
+            bx.vectorize(x, vector)
+    return out
+
+
+def build_matmul(hl: Any, cfg: Mapping[str, Any], A: Any, B: Any) -> Any:
+    n = MATMUL_SIZE
+    x, y = hl.Var("x"), hl.Var("y")
+    k = hl.RDom([(0, n)], "k")
+    prod, C = hl.Func("prod"), hl.Func("C")
+    prod[x, y] = hl.f32(0.0)
+    prod[x, y] += A[k.x, y] * B[x, k.x]
+    C[x, y] = prod[x, y]
+    xo, yo, xi, yi = hl.Var("xo"), hl.Var("yo"), hl.Var("xi"), hl.Var("yi")
+    vector, unroll = int(cfg["vector"]), int(cfg["unroll"])
+    C.tile(x, y, xo, yo, xi, yi, int(cfg["tile_x"]), int(cfg["tile_y"]))
+    if vector > 1:
+        C.vectorize(xi, vector)
+    if cfg["parallel"]:
+        C.parallel(yo)
+    placement = cfg["placement"]
+    if placement == "inline":
+        prod.compute_inline()
+        return C
+    if placement == "root":
+        prod.compute_root()
+        if cfg["parallel"]:
+            prod.parallel(y)
+    else:
+        prod.compute_at(C, xo)
+    if vector > 1:
+        prod.vectorize(x, vector)
+    u = prod.update()
+    ko, ki = hl.RVar("ko"), hl.RVar("ki")
+    u.split(k.x, ko, ki, int(cfg["k_split"]))
+    u.reorder(*_inner_to_outer([x, y, ko, ki], cfg["order"]))
+    if vector > 1:
+        if cfg["vec_loop"] == "x":
+            u.vectorize(x, vector)
+        else:
+            u.vectorize(ki, vector)
+    if unroll > 1:
+        u.unroll(y, unroll)
+    if placement == "root" and cfg["parallel"]:
+        u.parallel(y)
+    return C
+
+
+# ---------------------------------------------------------------------------------------
+# Server side (a separate process: python halide_problems.py --serve)
+# ---------------------------------------------------------------------------------------
+class _Stage(Exception):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def _measure(hl: Any, np: Any, pipeline: str, cfg: Mapping[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    try:
+        if pipeline == "halide_blur":
+            inp = hl.ImageParam(hl.Float(32), 2, "inp")
+            func = build_blur(hl, cfg, inp)
+            params = [(inp, data["blur_in"])]
+            shape = [BLUR_SIZE, BLUR_SIZE]
+            reference = data["blur_ref"]
+        elif pipeline == "halide_matmul":
+            A, B = hl.ImageParam(hl.Float(32), 2, "A"), hl.ImageParam(hl.Float(32), 2, "B")
+            func = build_matmul(hl, cfg, A, B)
+            params = [(A, data["mm_a"]), (B, data["mm_b"])]
+            shape = [MATMUL_SIZE, MATMUL_SIZE]
+            reference = data["mm_ref"]
+        else:
+            raise _Stage("invalid", f"unknown pipeline {pipeline!r}")
+        func.compile_jit()
+    except _Stage:
+        raise
+    except Exception as exc:
+        raise _Stage("compile", f"{type(exc).__name__}: {exc}") from None
+    compile_s = time.perf_counter() - t0
+    try:
+        for param, array in params:
+            buf = hl.Buffer(array)
+            if pipeline == "halide_blur":
+                buf.set_min([-BLUR_MARGIN, -BLUR_MARGIN])
+            param.set(buf)
+        out = hl.Buffer(hl.Float(32), shape)
+        func.realize(out)  # warm-up
+        result = np.asarray(out)
+        if not np.allclose(result, reference, rtol=1e-3, atol=1e-3):
+            raise _Stage("wrong", f"output differs from numpy by up to {float(np.abs(result - reference).max()):.3g}")
+        times = []
+        start = time.perf_counter()
+        while len(times) < REPEATS and (not times or time.perf_counter() - start < TIMED_SECONDS):
+            t = time.perf_counter()
+            func.realize(out)
+            times.append(time.perf_counter() - t)
+    except _Stage:
+        raise
+    except Exception as exc:
+        raise _Stage("runtime", f"{type(exc).__name__}: {exc}") from None
+    return {"ok": True, "time_ms": 1e3 * min(times), "compile_s": compile_s, "runs": len(times)}
+
+
+def _child(request: dict[str, Any], data: dict[str, Any], write_fd: int, log_path: str) -> None:
+    """In the forked child: own process group, output to a log, one measurement."""
+    os.setpgid(0, 0)
+    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    try:
+        import halide as hl
+        import numpy as np
+
+        reply = _measure(hl, np, request["pipeline"], request["config"], data)
+    except _Stage as exc:
+        reply = {"ok": False, "kind": exc.kind, "error": str(exc)[-2000:]}
+    except BaseException as exc:  # noqa: BLE001 - anything else is still an answer
+        reply = {"ok": False, "kind": "exception", "error": f"{type(exc).__name__}: {exc}"[-2000:]}
+    os.write(write_fd, json.dumps(reply).encode())
+    os.close(write_fd)
+    os._exit(0)
+
+
+def _log_tail(path: str, limit: int = 1500) -> str:
+    try:
+        with open(path, errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return ""
+    return text[-limit:].strip()
+
+
+def _run_request(request: dict[str, Any], data: dict[str, Any], log_path: str) -> dict[str, Any]:
+    timeout = float(request.get("timeout", DEFAULT_TIMEOUT))
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        _child(request, data, write_fd, log_path)
+    os.close(write_fd)
+    try:
+        os.setpgid(pid, pid)  # also from the parent: no race with the child's own call
+    except OSError:
+        pass
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout
+    timed_out = False
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            break
+        ready, _, _ = select.select([read_fd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(read_fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(read_fd)
+    if timed_out:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    _, status = os.waitpid(pid, 0)
+    if timed_out:
+        return {"ok": False, "kind": "timeout", "error": f"compile+run exceeded {timeout:g} s; process group killed"}
+    try:
+        return json.loads(b"".join(chunks).decode())
+    except ValueError:
+        if os.WIFSIGNALED(status):
+            how = f"killed by signal {os.WTERMSIG(status)}"
+        else:
+            how = f"exited with code {os.WEXITSTATUS(status)}"
+        return {"ok": False, "kind": "crash", "error": f"evaluation process {how}: {_log_tail(log_path)}"}
+
+
+def serve() -> None:
+    """Answer one JSON request per stdin line with one JSON reply per stdout line."""
+    import tempfile
+
+    import halide as hl
+    import numpy as np
+
+    rng = np.random.default_rng(12345)
+    m = BLUR_MARGIN
+    blur_in = rng.random((BLUR_SIZE + 2 + 2 * m, BLUR_SIZE + 2 + 2 * m), dtype=np.float32)
+    core = blur_in[m:m + BLUR_SIZE + 2, m:m + BLUR_SIZE + 2]
+    bx = (core[:, :-2] + core[:, 1:-1] + core[:, 2:]) / np.float32(3.0)
+    blur_ref = (bx[:-2, :] + bx[1:-1, :] + bx[2:, :]) / np.float32(3.0)
+    mm_a = rng.random((MATMUL_SIZE, MATMUL_SIZE), dtype=np.float32)
+    mm_b = rng.random((MATMUL_SIZE, MATMUL_SIZE), dtype=np.float32)
+    data = {"blur_in": blur_in, "blur_ref": blur_ref, "mm_a": mm_a, "mm_b": mm_b, "mm_ref": mm_a @ mm_b}
+    # Warm Halide's JIT once (no parallel loops: no thread pool exists when we fork).
+    v = hl.Var("v")
+    warm = hl.Func("warm")
+    warm[v] = v * 2
+    warm.realize([8])
+    log_path = os.path.join(tempfile.mkdtemp(prefix="bayestune-halide-"), "child.log")
+    out = sys.stdout
+    out.write(json.dumps({"ready": True, "halide": getattr(hl, "__version__", "?")}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        reply = _run_request(request, data, log_path)
+        reply["id"] = request.get("id")
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+
+
+# ---------------------------------------------------------------------------------------
+# Client side: the evaluator used by the benchmark runner
+# ---------------------------------------------------------------------------------------
+class HalideEvaluator:
+    """Sends configurations to a (re)started Halide server; see the module docstring."""
+
+    def __init__(self, pipeline: str, space: Space, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        if not HALIDE_AVAILABLE:
+            raise RuntimeError("the halide package is not installed: pip install 'bayestune[halide]'")
+        self.pipeline = pipeline
+        self.space = space
+        self.timeout = timeout
+        self._proc: subprocess.Popen | None = None
+        self._next_id = 0
+        self.halide_version: str | None = None
+
+    def _start(self) -> None:
+        env = dict(os.environ)
+        env.setdefault("HL_NUM_THREADS", str(os.cpu_count() or 1))
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+        self._proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--serve"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True, env=env, cwd=str(REPO))
+        hello = self._readline(60.0)
+        if hello is None or not hello.get("ready"):
+            self.close()
+            raise RuntimeError(f"the Halide server did not start: {hello!r}")
+        self.halide_version = hello.get("halide")
+
+    def _readline(self, timeout: float) -> dict[str, Any] | None:
+        assert self._proc is not None and self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:
+            return None
+        line = self._proc.stdout.readline()
+        if not line:
+            return None
+        return json.loads(line)
+
+    def evaluate(self, config: Mapping[str, Any]) -> Result:
+        try:
+            canonical = self.space.validate_config(config)
+            X = self.space.to_matrix([canonical])
+        except Exception as exc:
+            return Result.failure(f"not a configuration of {self.pipeline}: {exc}", "invalid")
+        if not self.space.is_feasible(X)[0]:
+            return Result.failure("violates a known constraint", "invalid")
+        if self._proc is None or self._proc.poll() is not None:
+            self._start()
+        assert self._proc is not None and self._proc.stdin is not None
+        self._next_id += 1
+        cfg = {k: list(v) if isinstance(v, tuple) else v for k, v in canonical.items()}
+        request = {"id": self._next_id, "pipeline": self.pipeline, "config": cfg, "timeout": self.timeout}
+        try:
+            self._proc.stdin.write((json.dumps(request) + "\n").encode())
+            self._proc.stdin.flush()
+            reply = self._readline(self.timeout + SERVER_GRACE)
+        except (OSError, ValueError) as exc:
+            reply = None
+            error = f"lost the Halide server: {exc}"
+        else:
+            error = "the Halide server stopped answering; restarted"
+        if reply is None:
+            self.close()
+            return Result.failure(error, "timeout")
+        if reply.get("ok"):
+            return Result(values={"time": float(reply["time_ms"]), "compile_s": float(reply.get("compile_s", 0.0))})
+        return Result.failure(str(reply.get("error", "")), str(reply.get("kind", "exception")))
+
+    __call__ = evaluate
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        proc.wait()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def build_halide_problem(name: str):
+    from benchmarks.problems import Problem
+
+    if name not in HALIDE_PROBLEMS:
+        raise ValueError(f"unknown Halide problem {name!r}; known: {list(HALIDE_PROBLEMS)}")
+    if not HALIDE_AVAILABLE:
+        raise RuntimeError(f"problem {name!r} needs the halide package: pip install 'bayestune[halide]'")
+    factory, description = HALIDE_PROBLEMS[name]
+    space = factory()
+    evaluator = HalideEvaluator(name, space)
+    return Problem(name=name, kind="halide", space=space, objective="time", evaluate=evaluator.evaluate,
+                   optimum=None, optimum_source=None, description=description, timing_sensitive=True,
+                   close=evaluator.close,
+                   metadata={"threads": os.environ.get("HL_NUM_THREADS", str(os.cpu_count())),
+                             "timeout_s": evaluator.timeout})
+
+
+if __name__ == "__main__" and "--serve" in sys.argv:
+    serve()

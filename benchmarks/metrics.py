@@ -1,0 +1,185 @@
+"""Metrics over trajectories (pure functions; objectives are minimised).
+
+A trajectory is the sequence of a run's counted evaluations: a value, or ``None``/NaN for a
+failure. Failures count towards the budget but never as values.
+
+* :func:`best_so_far` — running minimum (NaN until the first feasible value).
+* :func:`best_at` — the best value within the first ``b`` evaluations (a run that stopped
+  early, e.g. because it exhausted the space, keeps its final best).
+* :func:`relative_best` — ``best_at / optimum``; ``mean_std`` aggregates over seeds (sample
+  standard deviation, ``ddof=1``; 0 for one seed); seeds with no feasible value yet are left
+  out and counted as missing.
+* :func:`evaluations_needed` — BaCO section 5's "how many evaluations A needs to reach peer P's
+  result": the target is P's *mean* best at budget ``B`` (mean over seeds), and ``k`` the
+  smallest evaluation count at which A's *mean* best-so-far curve (mean over seeds, as in
+  BaCO's Fig. 6 "evolution of average best runtime") is at or below the target; the factor
+  is ``B / k``. The mean curve is defined from the first ``k`` at which every seed has a
+  feasible value. ``k`` is ``None`` if A never reaches the target within its trajectories.
+* :func:`mean_absolute_error` / :func:`mean_deviation_factors` — Kernel Tuner's MDF (Willemsen
+  et al., section IV-A): per run, ``MAE = mean_i |f(x+_{b_i}) - f(x*)|`` over the budget
+  points ``b_i`` (the paper: 20 i for i = 2..11, i.e. 40..220; here by default 20 i up to the
+  largest budget, i.e. 40, 60, 80, 100 for a 100-evaluation run); the mean MAE over runs per
+  (problem, strategy); per problem the factor of each strategy is its mean MAE divided by the
+  mean of the strategies' mean MAEs on that problem; the MDF of a strategy is the mean of its
+  factors over problems (the paper's error bars: their standard deviation). Lower is better;
+  the factors depend on which strategies are compared. A problem where every mean MAE is 0
+  gives every strategy the factor 1. Budget points without a feasible value are skipped.
+* :func:`win_fractions` — in how many (problem, budget) cells strategy A's mean best is
+  strictly lower than each peer's (ties counted separately).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+Values = Sequence[float | None]
+
+
+def _as_array(values: Values) -> np.ndarray:
+    return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
+
+
+def best_so_far(values: Values) -> np.ndarray:
+    """Running minimum of the feasible values; NaN before the first one."""
+    v = _as_array(values)
+    if not len(v):
+        return v
+    filled = np.where(np.isnan(v), np.inf, v)
+    run = np.minimum.accumulate(filled)
+    return np.where(np.isinf(run), np.nan, run)
+
+
+def best_at(values: Values, budget: int) -> float:
+    """Best feasible value within the first ``budget`` evaluations (NaN if none)."""
+    if budget < 1:
+        raise ValueError(f"budget must be >= 1, but got {budget}")
+    curve = best_so_far(list(values)[:budget])
+    return float(curve[-1]) if len(curve) else math.nan
+
+
+def relative_best(values: Values, budget: int, optimum: float) -> float:
+    """``best_at(values, budget) / optimum`` (>= 1 when ``optimum`` is the true minimum > 0)."""
+    if not optimum or not math.isfinite(optimum) or optimum <= 0:
+        raise ValueError(f"best/optimum needs a positive finite optimum, but got {optimum!r}")
+    return best_at(values, budget) / optimum
+
+
+def mean_std(xs: Iterable[float]) -> tuple[float, float, int]:
+    """(mean, sample std, number of NaN entries left out)."""
+    a = np.array(list(xs), dtype=float)
+    ok = a[~np.isnan(a)]
+    missing = int(len(a) - len(ok))
+    if not len(ok):
+        return math.nan, math.nan, missing
+    std = float(np.std(ok, ddof=1)) if len(ok) > 1 else 0.0
+    return float(np.mean(ok)), std, missing
+
+
+def curves(runs: Sequence[Values], length: int | None = None) -> np.ndarray:
+    """Best-so-far curves of several runs as a (runs, length) matrix; a shorter run is
+    extended with its final best."""
+    if not runs:
+        return np.empty((0, length or 0))
+    n = length if length is not None else max(len(r) for r in runs)
+    out = np.full((len(runs), n), np.nan)
+    for i, r in enumerate(runs):
+        c = best_so_far(list(r)[:n])
+        if len(c):
+            out[i, : len(c)] = c
+            out[i, len(c):] = c[-1]
+    return out
+
+
+def mean_curve(runs: Sequence[Values], length: int | None = None) -> np.ndarray:
+    """Mean best-so-far over runs at each evaluation count (NaN where some run has no value)."""
+    m = curves(runs, length)
+    if not len(m):
+        return np.empty(0)
+    out = np.full(m.shape[1], np.nan)
+    ok = ~np.isnan(m).any(axis=0)
+    out[ok] = m[:, ok].mean(axis=0)
+    return out
+
+
+def evaluations_to_reach(curve: Sequence[float], target: float, *, rtol: float = 1e-12) -> int | None:
+    """Smallest ``k`` (1-based) with ``curve[k-1] <= target``; None if never."""
+    c = np.asarray(curve, dtype=float)
+    hit = np.flatnonzero(~np.isnan(c) & (c <= target + rtol * abs(target)))
+    return int(hit[0]) + 1 if len(hit) else None
+
+
+def evaluations_needed(runs_a: Sequence[Values], runs_peer: Sequence[Values], budget: int) -> dict[str, float | int | None]:
+    """BaCO-style: evaluations A needs (mean curve) to reach the peer's mean best at ``budget``.
+
+    Returns ``target`` (peer's mean best at ``budget``), ``k`` (None if not reached within A's
+    trajectories), ``factor = budget / k`` (None if not reached) and ``horizon`` (the length of
+    A's trajectories searched).
+    """
+    peer_best = [best_at(r, budget) for r in runs_peer]
+    target, _, missing = mean_std(peer_best)
+    horizon = max((len(r) for r in runs_a), default=0)
+    if math.isnan(target):
+        return {"target": None, "k": None, "factor": None, "horizon": horizon, "peer_missing": missing}
+    k = evaluations_to_reach(mean_curve(runs_a, horizon), target)
+    return {"target": target, "k": k, "factor": (budget / k if k else None), "horizon": horizon,
+            "peer_missing": missing}
+
+
+def kernel_tuner_points(max_budget: int, step: int = 20, first: int = 2) -> list[int]:
+    """Budget points 20 i for i = 2, 3, ... up to ``max_budget`` (the paper: up to 220)."""
+    return [step * i for i in range(first, max_budget // step + 1)]
+
+
+def mean_absolute_error(values: Values, optimum: float, points: Sequence[int]) -> float:
+    """``mean_i |best_at(b_i) - optimum|`` over the budget points (NaN points skipped)."""
+    errs = [abs(best_at(values, b) - optimum) for b in points]
+    errs = [e for e in errs if not math.isnan(e)]
+    return float(np.mean(errs)) if errs else math.nan
+
+
+def mean_deviation_factors(mean_mae: Mapping[str, Mapping[str, float]]
+                           ) -> dict[str, dict[str, float | int]]:
+    """MDF per strategy from ``{problem: {strategy: mean MAE over runs}}``.
+
+    Returns ``{strategy: {"mdf": mean factor, "std": std of the factors (ddof=0, as error
+    bars), "problems": number of problems}}``. Only strategies present on a problem take part
+    in its normalisation.
+    """
+    factors: dict[str, list[float]] = {}
+    for problem, per_strategy in mean_mae.items():
+        vals = {s: v for s, v in per_strategy.items() if v is not None and not math.isnan(v)}
+        if not vals:
+            continue
+        norm = float(np.mean(list(vals.values())))
+        for s, v in vals.items():
+            factors.setdefault(s, []).append(1.0 if norm == 0 else v / norm)
+    return {s: {"mdf": float(np.mean(f)), "std": float(np.std(f)), "problems": len(f)} for s, f in factors.items()}
+
+
+def win_fractions(cell_means: Mapping[tuple[str, int], Mapping[str, float]], a: str,
+                  peers: Iterable[str] | None = None) -> dict[str, dict[str, float | int]]:
+    """For each peer: cells where A's mean is strictly lower (wins), equal (ties), higher
+    (losses), and ``fraction`` = wins / cells compared. A cell counts only when both have a
+    (non-NaN) mean there."""
+    if peers is None:
+        peers = sorted({s for m in cell_means.values() for s in m} - {a})
+    out: dict[str, dict[str, float | int]] = {}
+    for peer in peers:
+        wins = ties = losses = 0
+        for means in cell_means.values():
+            ma, mp = means.get(a), means.get(peer)
+            if ma is None or mp is None or math.isnan(ma) or math.isnan(mp):
+                continue
+            if math.isclose(ma, mp, rel_tol=1e-12, abs_tol=0.0):
+                ties += 1
+            elif ma < mp:
+                wins += 1
+            else:
+                losses += 1
+        n = wins + ties + losses
+        out[peer] = {"wins": wins, "ties": ties, "losses": losses, "cells": n,
+                     "fraction": (wins / n if n else math.nan)}
+    return out

@@ -1,0 +1,91 @@
+import numpy as np
+import pytest
+
+from bayestune.exceptions import BayestuneError
+from bayestune.optimizer import Optimizer
+from bayestune.scenario_model import DesignSpec
+from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
+from bayestune.trial import Result
+
+
+def mixed_space():
+    return Space([Ordinal("tx", [1, 2, 4, 8, 16, 32, 64], log=True), Ordinal("ty", [1, 2, 4, 8, 16, 32, 64], log=True),
+                  Real("r", 0.0, 1.0), Categorical("c", ["a", "b", "c"]), Permutation("p", 4)],
+                 ["tx * ty <= 512"])
+
+
+def objective(cfg):
+    return (1.0 + (np.log2(cfg["tx"]) - 4) ** 2 + (np.log2(cfg["ty"]) - 2) ** 2 + 4 * (cfg["r"] - 0.3) ** 2
+            + {"a": 0.5, "b": 0.0, "c": 1.0}[cfg["c"]] + 0.5 * cfg["p"][0])
+
+
+def run(strategy, seed, budget=30, **options):
+    opt = Optimizer(mixed_space(), objectives=["t"], strategy=strategy, seed=seed, strategy_options=options)
+    opt.optimize(objective, budget)
+    return opt
+
+
+def test_bo_is_seed_reproducible():
+    a = [t.config for t in run("bo", 3, budget=16).trials]
+    b = [t.config for t in run("bo", 3, budget=16).trials]
+    c = [t.config for t in run("bo", 4, budget=16).trials]
+    assert a == b and a != c
+
+
+def test_bo_beats_random_on_a_smooth_mixed_problem():
+    bo = np.mean([run("bo", s).best.values["t"] for s in range(3)])
+    rnd = np.mean([run("random", s).best.values["t"] for s in range(3)])
+    assert bo < rnd
+
+
+def test_bo_never_repeats_and_stays_feasible():
+    opt = run("bo", 0, budget=25)
+    keys = [tuple(sorted(t.config.items())) for t in opt.trials]
+    assert len(set(keys)) == len(keys)
+    assert all(t.config["tx"] * t.config["ty"] <= 512 for t in opt.trials)
+
+
+@pytest.mark.parametrize("options", [
+    {"model": "rf"}, {"acquisition": "pi"}, {"acquisition": "lcb"}, {"acquisition_search": "random"},
+    {"permutation_metric": "kendall"}, {"permutation_metric": "hamming"}, {"lengthscale_prior": False},
+    {"log_transform": False}, {"max_training_points": 12},
+])
+def test_bo_options_run(options):
+    opt = run("bo", 1, budget=16, **options)
+    assert opt.n_evaluated == 16 and opt.best is not None
+
+
+def test_unknown_bo_option_is_rejected_with_allowed_list():
+    with pytest.raises(BayestuneError, match="allowed"):
+        Optimizer(mixed_space(), strategy="bo", strategy_options={"kernel": "rbf"})
+
+
+def test_batch_ask_returns_distinct_feasible_configs():
+    opt = Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=0, design=DesignSpec(size=6))
+    for cfg in opt.ask(6):
+        opt.tell(cfg, objective(cfg))
+    batch = opt.ask(4)
+    assert len(batch) == 4
+    assert len({tuple(sorted(c.items())) for c in batch}) == 4
+    for cfg in batch:
+        opt.tell(cfg, objective(cfg))
+
+
+def test_hidden_constraints_reduce_failures():
+    # Large tiles crash (x * y > 40, ~60% of the space); the optimum lies inside the feasible
+    # region. After the design, the feasibility model should steer clear of the crashes.
+    space = Space([Integer("x", 0, 15), Integer("y", 0, 15), Categorical("k", ["u", "v"])])
+
+    def box(cfg):
+        if cfg["x"] * cfg["y"] > 40:
+            return Result.failure("too many registers", "runtime")
+        return 1.0 + abs(cfg["x"] - 4) + 0.5 * abs(cfg["y"] - 5) + (cfg["k"] == "v")
+
+    def failures(strategy, seed):
+        opt = Optimizer(space, objectives=["t"], strategy=strategy, seed=seed)
+        opt.optimize(box, 30)
+        return sum(1 for t in opt.trials[10:] if not t.feasible)
+
+    bo = np.mean([failures("bo", s) for s in range(3)])
+    rnd = np.mean([failures("random", s) for s in range(3)])
+    assert bo < 0.6 * rnd

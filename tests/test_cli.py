@@ -1,0 +1,379 @@
+"""The ``bayestune`` command line: optimize / resume / show / export / validate, error paths,
+and real runs of the installed console script."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bayestune.cli import cli
+from bayestune.storage import LOST, Journal
+from bayestune.trial import TrialStatus
+
+BLACKBOX = '''
+import math
+import os
+from pathlib import Path
+
+def run(config):
+    """(x - 7)^2 + a mode offset; fails above 26, NaN at 0; Ctrl-C on a chosen call."""
+    counter = Path(os.environ["BT_TEST_COUNTER"])
+    calls = int(counter.read_text()) + 1 if counter.exists() else 1
+    counter.write_text(str(calls))
+    if os.environ.get("BT_TEST_INTERRUPT_AT") == str(calls):
+        raise KeyboardInterrupt
+    if config["x"] > 26:
+        raise RuntimeError(f"x={config['x']} does not compile")
+    if config["x"] == 0:
+        return math.nan
+    return (config["x"] - 7) ** 2 + {"a": 0.0, "b": 0.5}[config["mode"]]
+'''
+
+
+def write_scenario(tmp_path: Path, *, budget: int = 5, blackbox: dict | None = None, **extra) -> Path:
+    (tmp_path / "bb.py").write_text(textwrap.dedent(BLACKBOX))
+    data = {
+        "name": "tiny",
+        "parameters": [
+            {"name": "x", "type": "integer", "bounds": [0, 30]},
+            {"name": "mode", "type": "categorical", "values": ["a", "b"]},
+        ],
+        "objectives": ["value"],
+        "budget": budget,
+        "seed": 0,
+        "strategy": "cot_random",
+        "initial_design": {"size": 3},
+        "blackbox": blackbox or {"python": "bb.py:run"},
+        **extra,
+    }
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.fixture
+def runner(tmp_path, monkeypatch):
+    monkeypatch.setenv("BT_TEST_COUNTER", str(tmp_path / "calls"))
+    monkeypatch.delenv("BT_TEST_INTERRUPT_AT", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return CliRunner()
+
+
+def finished(journal_path: Path) -> int:
+    with Journal.open(journal_path) as journal:
+        return journal.n_finished()
+
+
+def assert_one_line_error(result, *fragments):
+    assert result.exit_code == 2, (result.output, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert "Traceback" not in result.output
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+# ---- optimize ------------------------------------------------------------------------------
+def test_optimize_runs_the_budget_and_reports_best(runner, tmp_path):
+    scenario = write_scenario(tmp_path, budget=6)
+    result = runner.invoke(cli, ["optimize", str(scenario), "--no-progress"])
+    assert result.exit_code == 0, result.output + result.stderr
+    journal = tmp_path / "tiny.journal.db"  # default: <stem>.journal.db in the current directory
+    assert finished(journal) == 6
+    assert "best: value = " in result.stdout
+    assert "  x    = " in result.stdout and "  mode = " in result.stdout
+    assert f"journal: {journal}" in result.stdout
+    with Journal.open(journal) as j:
+        assert j.get_meta("budget") == 6
+        assert j.get_meta("objectives") == [{"name": "value", "minimize": True}]
+
+
+def test_budget_option_overrides_scenario_and_journal_option(runner, tmp_path):
+    scenario = write_scenario(tmp_path, budget=50)
+    journal = tmp_path / "runs" / "a.db"
+    result = runner.invoke(cli, ["optimize", str(scenario), "--budget", "4", "--journal", str(journal)])
+    assert result.exit_code == 0, result.stderr
+    assert finished(journal) == 4
+
+
+def test_scenario_journal_is_relative_to_the_scenario_file(runner, tmp_path):
+    sub = tmp_path / "problem"
+    sub.mkdir()
+    scenario = write_scenario(sub, budget=3, journal="out/run.db")
+    result = runner.invoke(cli, ["optimize", str(scenario)])
+    assert result.exit_code == 0, result.stderr
+    assert finished(sub / "out" / "run.db") == 3
+
+
+def test_existing_journal_needs_resume_or_force(runner, tmp_path):
+    scenario = write_scenario(tmp_path, budget=3)
+    assert runner.invoke(cli, ["optimize", str(scenario)]).exit_code == 0
+    again = runner.invoke(cli, ["optimize", str(scenario)])
+    assert_one_line_error(again, "already holds 3 trial(s)", "--resume", "--force")
+    assert finished(tmp_path / "tiny.journal.db") == 3
+    forced = runner.invoke(cli, ["optimize", str(scenario), "--force", "--budget", "2"])
+    assert forced.exit_code == 0, forced.stderr
+    assert finished(tmp_path / "tiny.journal.db") == 2
+    both = runner.invoke(cli, ["optimize", str(scenario), "--force", "--resume"])
+    assert_one_line_error(both, "--resume and --force")
+
+
+def test_force_never_deletes_a_file_that_is_not_a_journal(runner, tmp_path):
+    scenario = write_scenario(tmp_path)
+    precious = tmp_path / "data.db"
+    precious.write_text("not sqlite at all")
+    result = runner.invoke(cli, ["optimize", str(scenario), "--journal", str(precious), "--force"])
+    assert_one_line_error(result, "not a bayestune journal")
+    assert precious.read_text() == "not sqlite at all"
+
+
+def test_ctrl_c_then_resume_ends_with_exactly_the_budget(runner, tmp_path, monkeypatch):
+    scenario = write_scenario(tmp_path, budget=6)
+    journal = tmp_path / "tiny.journal.db"
+    monkeypatch.setenv("BT_TEST_INTERRUPT_AT", "4")
+    stopped = runner.invoke(cli, ["optimize", str(scenario)])
+    assert stopped.exit_code == 130
+    assert "interrupted after 3 of 6 evaluations" in stopped.stderr
+    assert f"--journal {journal} --resume" in stopped.stderr
+    with Journal.open(journal) as j:  # intact: 3 finished, the interrupted one still pending
+        assert j.n_finished() == 3 and len(j.pending()) == 1
+
+    monkeypatch.delenv("BT_TEST_INTERRUPT_AT")
+    resumed = runner.invoke(cli, ["optimize", str(scenario), "--resume"])  # the stored budget (6)
+    assert resumed.exit_code == 0, resumed.stderr
+    assert "resuming" in resumed.stderr and "3 of 6" in resumed.stderr
+    assert "WARNING: journal" in resumed.stderr and "in flight" in resumed.stderr  # library log, via our handler
+    with Journal.open(journal) as j:
+        assert j.n_finished() == 6
+        assert [t.failure_kind for t in j.trials()].count(LOST) == 1
+        assert not j.pending()
+
+
+def test_resume_uses_stored_budget_unless_budget_given(runner, tmp_path):
+    scenario = write_scenario(tmp_path, budget=3)
+    journal = tmp_path / "tiny.journal.db"
+    assert runner.invoke(cli, ["optimize", str(scenario), "--budget", "4"]).exit_code == 0
+    again = runner.invoke(cli, ["optimize", str(scenario), "--resume"])  # stored 4, not the scenario's 3
+    assert again.exit_code == 0, again.stderr
+    assert finished(journal) == 4
+    more = runner.invoke(cli, ["optimize", str(scenario), "--resume", "--budget", "7"])
+    assert more.exit_code == 0, more.stderr
+    assert finished(journal) == 7
+    with Journal.open(journal) as j:
+        assert j.get_meta("budget") == 7
+
+
+def test_resume_with_no_journal_starts_a_new_run(runner, tmp_path):
+    scenario = write_scenario(tmp_path, budget=2)
+    result = runner.invoke(cli, ["optimize", str(scenario), "--resume"])
+    assert result.exit_code == 0, result.stderr
+    assert "nothing to resume" in result.stderr
+    assert finished(tmp_path / "tiny.journal.db") == 2
+
+
+def test_resume_refuses_a_journal_of_other_objectives(runner, tmp_path):
+    scenario = write_scenario(tmp_path, budget=2)
+    assert runner.invoke(cli, ["optimize", str(scenario)]).exit_code == 0
+    data = json.loads(scenario.read_text())
+    data["objectives"] = ["latency"]
+    scenario.write_text(json.dumps(data))
+    result = runner.invoke(cli, ["optimize", str(scenario), "--resume", "--budget", "5"])
+    assert_one_line_error(result, "objectives")
+
+
+def test_seed_and_strategy_overrides(runner, tmp_path, monkeypatch):
+    from bayestune.optimizer import Optimizer
+
+    used = []
+    original = Optimizer.from_scenario.__func__
+
+    def spy(cls, scenario, **kwargs):
+        used.append((scenario.seed, scenario.strategy))
+        return original(cls, scenario, **kwargs)
+
+    monkeypatch.setattr(Optimizer, "from_scenario", classmethod(spy))
+    scenario = write_scenario(tmp_path, budget=4)
+    ok = runner.invoke(cli, ["optimize", str(scenario), "--seed", "3", "--strategy", "random"])
+    assert ok.exit_code == 0, ok.stderr
+    with Journal.open(tmp_path / "tiny.journal.db") as j:
+        assert j.get_meta("seed") == 3 and j.get_meta("strategy") == "random"
+    resumed = runner.invoke(cli, ["optimize", str(scenario), "--resume", "--budget", "6"])
+    assert resumed.exit_code == 0, resumed.stderr
+    assert used == [(3, "random"), (3, "random")]  # a resumed run keeps its seed and strategy
+    assert finished(tmp_path / "tiny.journal.db") == 6
+    bad = runner.invoke(cli, ["optimize", str(scenario), "--strategy", "nope", "--journal", "other.db"])
+    assert_one_line_error(bad, "unknown strategy 'nope'")
+
+
+def test_csv_option_writes_every_evaluation(runner, tmp_path):
+    scenario = write_scenario(tmp_path, budget=5)
+    result = runner.invoke(cli, ["optimize", str(scenario), "--csv", "out.csv"])
+    assert result.exit_code == 0, result.stderr
+    rows = list(csv.DictReader((tmp_path / "out.csv").open()))
+    assert len(rows) == 5 and {"x", "mode", "value", "Valid"} <= set(rows[0])
+
+
+# ---- error paths -----------------------------------------------------------------------------
+def test_missing_scenario_file(runner):
+    assert_one_line_error(runner.invoke(cli, ["optimize", "no/such/scenario.json"]), "no/such/scenario.json")
+    assert_one_line_error(runner.invoke(cli, ["validate", "no/such/scenario.json"]), "no such file")
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ('{"parameters": [', "tiny.json"),
+    ('{"parameters": [{"name": "x", "type": "integer", "bounds": [5, 2]}], "objectives": ["y"]}', "bounds"),
+    ('{"parameters": [{"name": "x", "type": "integer", "bounds": [0, 2]}], "objectives": ["y"], '
+     '"constraints": ["x +* 2"]}', "x +* 2"),
+])
+def test_malformed_scenario_is_one_line_exit_2(runner, tmp_path, text, fragment):
+    (tmp_path / "tiny.json").write_text(text)
+    for command in ("optimize", "validate"):
+        assert_one_line_error(runner.invoke(cli, [command, str(tmp_path / "tiny.json")]), fragment)
+    assert not (tmp_path / "tiny.journal.db").exists()
+
+
+def test_bad_black_box_is_one_line_and_leaves_no_journal(runner, tmp_path):
+    scenario = write_scenario(tmp_path, blackbox={"python": "bb.py:no_such_function"})
+    assert_one_line_error(runner.invoke(cli, ["optimize", str(scenario)]), "no_such_function")
+    assert not (tmp_path / "tiny.journal.db").exists()
+    scenario = write_scenario(tmp_path, blackbox={"command": "./bench --tile {tile}"})
+    assert_one_line_error(runner.invoke(cli, ["validate", str(scenario)]), "{tile}", "['x', 'mode']")
+
+
+def test_debug_shows_the_traceback(runner, tmp_path):
+    result = runner.invoke(cli, ["optimize", "missing.json", "--debug"])
+    assert result.exit_code != 0
+    from bayestune.exceptions import ScenarioError
+
+    assert isinstance(result.exception, ScenarioError)
+
+
+# ---- show / export / validate ----------------------------------------------------------------
+@pytest.fixture
+def finished_journal(runner, tmp_path):
+    scenario = write_scenario(tmp_path, budget=40)
+    result = runner.invoke(cli, ["optimize", str(scenario)])
+    assert result.exit_code == 0, result.stderr
+    return tmp_path / "tiny.journal.db"
+
+
+def test_show_best_counts_and_failure_kinds(runner, finished_journal):
+    with Journal.open(finished_journal) as j:
+        trials = j.trials()
+    n_exc = sum(t.failure_kind == "exception" for t in trials)
+    n_nan = sum(t.failure_kind == "nan" for t in trials)
+    n_ok = sum(t.status is TrialStatus.OK for t in trials)
+    assert n_exc > 0  # x > 26 fails: 4 of 31 values, 40 draws
+
+    result = runner.invoke(cli, ["show", str(finished_journal), "--top", "3"])
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "40 evaluation(s) of budget 40" in out
+    assert f"ok {n_ok}, infeasible 0, failed {n_exc + n_nan}" in out
+    assert f"exception {n_exc}" in out
+    table = out.split("best 3 feasible by value (minimize):\n")[1].splitlines()
+    assert table[0].split() == ["rank", "trial", "value", "x", "mode"]
+    ranked = [line.split() for line in table[2:5]]
+    assert [r[0] for r in ranked] == ["1", "2", "3"]
+    values = [float(r[2]) for r in ranked]
+    assert values == sorted(values)
+    assert values[0] == min(t.values["value"] for t in trials if t.feasible)
+
+
+def test_show_all_and_failures(runner, finished_journal):
+    result = runner.invoke(cli, ["show", str(finished_journal), "--all", "--failures"])
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "failed:exception" in out
+    assert "RuntimeError: x=" in out and "does not compile" in out
+    listed = out.split("failed or infeasible trials")[0]
+    assert sum(1 for line in listed.splitlines() if line.strip()[:1].isdigit()) == 40
+
+
+def test_show_missing_journal(runner):
+    assert_one_line_error(runner.invoke(cli, ["show", "nope.db"]), "nope.db")
+
+
+def test_export_hypermapper_csv(runner, finished_journal, tmp_path):
+    out = tmp_path / "samples.csv"
+    result = runner.invoke(cli, ["export", str(finished_journal), str(out), "--errors"])
+    assert result.exit_code == 0, result.stderr
+    rows = list(csv.reader(out.open()))
+    assert rows[0][:4] == ["x", "mode", "value", "Valid"] and rows[0][-1] == "Error"
+    assert len(rows) == 1 + 40
+    assert any(r[3] == "False" and "does not compile" in r[-1] for r in rows[1:])
+
+
+def test_validate_describes_the_scenario(runner, tmp_path):
+    scenario = write_scenario(tmp_path, constraints=["x * 2 <= 40"])
+    result = runner.invoke(cli, ["validate", str(scenario)])
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "parameters (2):" in out and "constraints (1):" in out and "x * 2 <= 40" in out
+    assert "feasible configurations: 42 of 62" in out
+    assert "black box: python" in out and out.rstrip().endswith("OK")
+
+
+def test_validate_reports_an_empty_space(runner, tmp_path):
+    scenario = write_scenario(tmp_path, constraints=["x > 40"])
+    assert_one_line_error(runner.invoke(cli, ["validate", str(scenario)]))
+
+
+# ---- the installed console script, in real processes -------------------------------------------
+def console_script() -> str:
+    script = Path(sys.executable).with_name("bayestune")
+    found = str(script) if script.exists() else shutil.which("bayestune")
+    if not found:
+        pytest.fail("the 'bayestune' console script is not installed: run pip install -e '.[test]'")
+    return found
+
+
+COMMAND_BLACKBOX = (
+    f"{shlex.quote(sys.executable)} -c 'import sys; x = int(sys.argv[1]); "
+    "print(\"compiled\"); print(\"value:\", (x - 7) ** 2 + (sys.argv[2] == \"b\"))' {x} {mode}"
+)
+
+
+def test_console_script_runs_a_command_black_box(tmp_path):
+    scenario = write_scenario(tmp_path, budget=5, blackbox={"command": COMMAND_BLACKBOX, "timeout": 30})
+    journal = tmp_path / "run.db"
+    proc = subprocess.run([console_script(), "optimize", str(scenario), "--journal", str(journal)],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "best: value = " in proc.stdout
+    with Journal.open(journal) as j:
+        trials = j.trials()
+    assert len(trials) == 5 and all(t.status is TrialStatus.OK for t in trials)
+    assert all(t.values["value"] == (t.config["x"] - 7) ** 2 + (t.config["mode"] == "b") for t in trials)
+
+
+def test_console_script_sigint_then_resume(tmp_path):
+    # The 4th evaluation sends SIGINT to bayestune itself ($PPID of the command's shell), like Ctrl-C.
+    template = ("n=$(cat calls 2>/dev/null || echo 0); n=$((n + 1)); echo $n > calls; "
+                "if [ $n -eq 4 ]; then kill -INT $PPID; sleep 30; fi; echo value: {x}")
+    scenario = write_scenario(tmp_path, budget=6, blackbox={"command": template})
+    journal = tmp_path / "run.db"
+    cmd = [console_script(), "optimize", str(scenario), "--journal", str(journal)]
+    first = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert first.returncode == 130, first.stderr
+    assert "--resume" in first.stderr and "Traceback" not in first.stderr
+    assert finished(journal) == 3
+    second = subprocess.run([*cmd, "--resume"], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert finished(journal) == 6
+
+
+def test_python_dash_m_bayestune(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "bayestune", "show", str(tmp_path / "none.db")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [f"error: journal {str(tmp_path / 'none.db')!r} does not exist"]
