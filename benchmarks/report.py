@@ -340,8 +340,8 @@ def build_report(res: Results, *, budgets: Sequence[int], reference: str, comman
               "- optimum: `cache` = best recorded time of the known-feasible set; `enumeration`/`analytic` = exact; "
               "`run-best` = no known optimum (live Halide timings): the best value any strategy found in these "
               "results, so ratios are relative to it and change when more runs are added.",
-              "- Halide values are live timings (min of up to 5 runs after a warm-up) and carry measurement noise "
-              "of a few percent.", ""]
+              "- Halide values are live timings (min of 5-50 runs after a warm-up, compiled and run in a forked "
+              "process with a 10 s limit) and carry measurement noise of a few percent.", ""]
     lines += ["## Best / optimum at each budget", ""] + table_best(res, budgets) + [""]
     lines += ["## Targets on the GPU spaces", "", "Issue 4's targets for the reference strategy: mean best/optimum "
               "<= 1.05 at 60 and <= 1.02 at 100 evaluations on every GPU space.", ""] + table_targets(res, reference) + [""]

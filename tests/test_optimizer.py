@@ -65,13 +65,19 @@ def test_failures_are_recorded_not_raised():
     assert opt.best.values["value"] % 3 == 2
 
 
-def test_failed_design_points_are_replaced_until_one_feasible():
+def test_failed_design_points_are_replaced_until_two_feasible():
     space = Space([Integer("a", 0, 200)])
     opt = Optimizer(space, strategy="random", seed=3, design=DesignSpec(size=4))
     for _ in range(6):
         (cfg,) = opt.ask()
         opt.tell(cfg, Result.failure("boom"))
     assert opt._in_design_phase(0)
+    (cfg,) = opt.ask()
+    opt.tell(cfg, 1.0)
+    assert opt._in_design_phase(0)
+    (cfg,) = opt.ask()
+    opt.tell(cfg, 2.0)
+    assert not opt._in_design_phase(0)
 
 
 def test_seed_reproducibility():
@@ -104,3 +110,27 @@ def test_multi_objective_needs_capable_strategy():
     assert trial.values == {"t": 1.0, "area": 2.0}
     bad = opt.tell(opt.ask()[0], {"t": 1.0})
     assert bad.status is TrialStatus.FAILED and "area" in bad.error
+
+
+def test_feasible_output_names_the_flag():
+    space = Space([Integer("a", 0, 9)])
+    opt = Optimizer(space, strategy="random", seed=0, feasible_output="is_ok")
+    (cfg,) = opt.ask()
+    trial = opt.tell(cfg, {"value": 1.0, "is_ok": 0})
+    assert not trial.feasible
+    (cfg,) = opt.ask()
+    assert opt.tell(cfg, {"value": 2.0, "is_ok": "True"}).feasible
+
+
+def test_resumed_trials_keep_tuple_permutations(tmp_path):
+    from bayestune.storage import Journal
+
+    space = small_space()
+    journal = Journal(tmp_path / "j.db")
+    opt = Optimizer(space, objectives=["t"], strategy="random", seed=0, journal=journal)
+    opt.optimize(cost, 5)
+    resumed = Optimizer(space, objectives=["t"], strategy="random", seed=0, journal=journal, resume=True)
+    assert resumed.n_evaluated == 5
+    assert all(isinstance(t.config["p"], tuple) for t in resumed.trials)
+    resumed.optimize(cost, 8)
+    assert len(journal.trials()) == 8

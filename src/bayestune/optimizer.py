@@ -17,12 +17,19 @@ import numpy as np
 
 from bayestune.design.initial import initial_design
 from bayestune.exceptions import BayestuneError, SpaceError
-from bayestune.scenario_model import DEFAULT_STRATEGY, DesignSpec, Objective, Scenario
+from bayestune.scenario_model import DEFAULT_STRATEGY, DesignSpec, Objective, Scenario, parse_output_constraints
 from bayestune.space.space import Space
 from bayestune.strategies.base import History, Strategy, make_strategy
 from bayestune.trial import Result, Trial, TrialStatus, coerce_result
 
 logger = logging.getLogger(__name__)
+
+#: Journal metadata key of the search space (``Space.to_spec()``), read by plots and reports.
+META_SPACE = "space"
+
+
+#: Feasible observations the initial design must reach before a model takes over.
+MIN_FEASIBLE_DESIGN = 2
 
 
 def _as_objectives(objectives: Sequence[Objective | str]) -> list[Objective]:
@@ -35,18 +42,24 @@ class Optimizer:
     ``journal`` (a :class:`bayestune.storage.Journal`) makes the run crash-safe: with
     ``resume=True`` the trials already in it are loaded, and evaluations that were in flight
     when the previous process died are re-run first (they do not count towards the budget).
+
+    ``output_constraints`` are expressions over measured outputs (``"utilisation <= 100"``);
+    a result that breaks one is recorded as infeasible, its measured values kept.
     """
 
     def __init__(self, space: Space, *, objectives: Sequence[Objective | str] = ("value",),
                  strategy: str | Strategy = DEFAULT_STRATEGY, strategy_options: dict[str, Any] | None = None,
                  design: DesignSpec | None = None, seed: int | None = None, journal: Any = None,
-                 resume: bool = False) -> None:
+                 resume: bool = False, feasible_output: str | None = None,
+                 output_constraints: Sequence[str] = ()) -> None:
         self.space = space
         self.objectives = _as_objectives(objectives)
         self.design = design or DesignSpec()
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.journal = journal
+        self.feasible_output = feasible_output
+        self.output_constraints = parse_output_constraints(output_constraints)
         if isinstance(strategy, Strategy):
             self.strategy = strategy
         else:
@@ -68,6 +81,8 @@ class Optimizer:
                     f"the journal already holds {len(existing)} trials; pass resume=True to continue that run")
             if resume:
                 self._load_journal()
+            else:
+                self._describe_run()
 
     # ---- construction from a scenario --------------------------------------------------
     @classmethod
@@ -76,11 +91,25 @@ class Optimizer:
         return cls(scenario.space, objectives=scenario.objectives, strategy=strategy or scenario.strategy,
                    strategy_options=scenario.strategy_options if strategy in (None, scenario.strategy) else None,
                    design=scenario.design, seed=scenario.seed if seed is None else seed,
-                   journal=journal, resume=resume)
+                   journal=journal, resume=resume, feasible_output=scenario.feasible_output,
+                   output_constraints=scenario.output_constraints)
+
+    def _describe_run(self) -> None:
+        """Objectives and space in the journal's metadata, so reports can read the run alone."""
+        from bayestune.storage import journal as jmod
+
+        if self.journal.get_meta(jmod.META_OBJECTIVES) is None:
+            self.journal.set_meta(jmod.META_OBJECTIVES, [{"name": o.name, "minimize": o.minimize}
+                                                         for o in self.objectives])
+        if self.journal.get_meta(META_SPACE) is None:
+            try:
+                self.journal.set_meta(META_SPACE, self.space.to_spec())
+            except BayestuneError as exc:  # e.g. a space with a non-serialisable value: reports infer it
+                logger.debug("space not stored in the journal: %s", exc)
 
     def _load_journal(self) -> None:
         lost = self.journal.abandon_pending()
-        for trial in self.journal.trials():
+        for trial in self.journal.trials(space=self.space):
             if trial.status is TrialStatus.PENDING or trial.failure_kind == "lost":
                 continue
             try:
@@ -188,14 +217,12 @@ class Optimizer:
         return out
 
     def _in_design_phase(self, extra: int) -> bool:
-        """The design lasts ``size`` evaluations; failed design points are replaced (up to twice
-        the size), and modelling waits for the first feasible observation."""
+        """The design lasts ``size`` evaluations; failed design points are replaced until it
+        holds ``MIN_FEASIBLE_DESIGN`` feasible observations, the least a surrogate can be fitted
+        to. Replacing more would spend evaluations at the random failure rate, which is what
+        the feasibility model exists to beat (BaCO keeps sampling until one is feasible)."""
         n_done = self.n_evaluated + self.n_pending + extra
-        size = self.design.size
-        n_ok = sum(self._feasible)
-        if n_done < size or n_ok == 0:
-            return True
-        return n_ok < size and self.n_failed > 0 and n_done < 2 * size
+        return n_done < self.design.size or sum(self._feasible) < MIN_FEASIBLE_DESIGN
 
     def _history_with(self, extra: list[tuple[dict[str, Any], str]]) -> History:
         history = self.history()
@@ -221,7 +248,7 @@ class Optimizer:
         """Record the outcome of evaluating ``config`` (values, a Result, or a failure)."""
         canonical = self.space.validate_config(config)
         key = self.space.row_keys(self.space.to_matrix([canonical]))[0]
-        res = coerce_result(result, [o.name for o in self.objectives])
+        res = self._check_outputs(coerce_result(result, [o.name for o in self.objectives], self.feasible_output))
         pending = self._pending.pop(key, None)
         if self.journal is not None:
             if pending is not None:
@@ -237,6 +264,20 @@ class Optimizer:
                           now, now, origin="manual" if pending is None else "suggested")
         self._absorb(trial, canonical)
         return trial
+
+    def _check_outputs(self, res: Result) -> Result:
+        """A measured result that breaks an output constraint becomes infeasible (values kept)."""
+        if res.status is not TrialStatus.OK or not self.output_constraints:
+            return res
+        for c in self.output_constraints:
+            try:
+                ok = c.holds(res.values)
+            except KeyError as exc:
+                return Result.failure(f"output constraint {c.expression!r} needs output(s) {exc.args[0]}, "
+                                      f"but the black box reported {sorted(res.values)}", "parse")
+            if not ok:
+                return Result(values=dict(res.values), feasible=False, kind="output_constraint")
+        return res
 
     def _absorb(self, trial: Trial, config: dict[str, Any]) -> None:
         x = self.space.to_matrix([config])[0]
@@ -263,7 +304,7 @@ class Optimizer:
             for config in configs:
                 try:
                     raw = blackbox(dict(config))
-                    result = coerce_result(raw, objective_names)
+                    result = coerce_result(raw, objective_names, self.feasible_output)
                 except Exception as exc:  # a crashing black box is data, not a dead optimizer
                     result = Result.failure(f"{type(exc).__name__}: {exc}", "exception")
                 trial = self.tell(config, result)

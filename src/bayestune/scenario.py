@@ -39,7 +39,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
 from bayestune.exceptions import ConstraintError, ScenarioError, SpaceError
-from bayestune.scenario_model import BLACKBOX_KINDS, BlackBoxSpec, DesignSpec, Objective, Scenario
+from bayestune.scenario_model import BLACKBOX_KINDS, BlackBoxSpec, DesignSpec, Objective, OutputConstraint, Scenario
 from bayestune.space.parameters import PERMUTATION_METRICS, Categorical, Integer, Ordinal, Parameter, Permutation, Real
 from bayestune.space.priors import BETA_SHAPES
 from bayestune.space.space import Space
@@ -58,7 +58,7 @@ DESIGN_METHODS = ("uniform", "cot", "lhs", "maximin", "prior")
 #: Top-level keys of the native format (also listed in the JSON Schema).
 NATIVE_KEYS = (
     "$schema", "name", "description", "parameters", "constraints", "objectives", "budget", "initial_design",
-    "strategy", "strategy_options", "blackbox", "seed", "journal", "feasible_output",
+    "strategy", "strategy_options", "blackbox", "seed", "journal", "feasible_output", "output_constraints",
 )
 _HM_MARKERS = ("application_name", "optimization_objectives", "input_parameters")
 _T1_MARKERS = ("ConfigurationSpace",)
@@ -339,6 +339,17 @@ def _parse_native(data: Mapping[str, Any], ctx: _Ctx) -> Scenario:
         ctx.fail(("feasible_output",), f"the feasibility output must not be an objective, but got {_show(feasible)}")
     if feasible is not None and feasible in space:
         ctx.fail(("feasible_output",), f"the feasibility output must not be a parameter, but got {_show(feasible)}")
+    output_constraints = []
+    for i, text in enumerate(data.get("output_constraints", [])):
+        try:
+            c = OutputConstraint(text)
+        except ScenarioError as exc:
+            raise ctx.error(("output_constraints", i), str(exc)) from None
+        clash = sorted(set(c.outputs) & set(space.names))
+        if clash:
+            ctx.fail(("output_constraints", i), f"an output constraint reads measured outputs, not parameters, "
+                                                f"but {_show(text)} names parameter(s) {clash}")
+        output_constraints.append(text)
     kwargs: dict[str, Any] = {}
     if "strategy" in data:
         kwargs["strategy"] = data["strategy"]
@@ -348,8 +359,8 @@ def _parse_native(data: Mapping[str, Any], ctx: _Ctx) -> Scenario:
         return Scenario(
             name=data.get("name", _default_name(ctx.source)), space=space, objectives=objectives, design=design,
             strategy_options=copy.deepcopy(dict(data.get("strategy_options", {}))), blackbox=blackbox,
-            seed=data.get("seed"), journal=data.get("journal"), feasible_output=feasible, source=ctx.source,
-            **kwargs)
+            seed=data.get("seed"), journal=data.get("journal"), feasible_output=feasible,
+            output_constraints=tuple(output_constraints), source=ctx.source, **kwargs)
     except ScenarioError as exc:
         raise ctx.error((), str(exc)) from None
 
@@ -719,6 +730,8 @@ def _parse_hypermapper(data: Mapping[str, Any], ctx: _Ctx) -> Scenario:
         strategy = HM_STRATEGIES[opt]
     else:
         ctx.fail(("optimization_method",), f"must be one of {sorted(HM_STRATEGIES) + list(_HM_FOREIGN_METHODS)}, but got {_show(opt)}")
+    if len(objectives) > 1 and strategy == "bo":
+        strategy = "parego"  # HyperMapper's BO scalarises several objectives at random, as ParEGO does
     options: dict[str, Any] = {}
     models = data.get("models")
     if models is not None:
@@ -1065,6 +1078,8 @@ def scenario_to_dict(s: Scenario) -> dict[str, Any]:
         out["journal"] = s.journal
     if s.feasible_output is not None:
         out["feasible_output"] = s.feasible_output
+    if s.output_constraints:
+        out["output_constraints"] = list(s.output_constraints)
     return out
 
 

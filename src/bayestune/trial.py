@@ -50,19 +50,29 @@ class Result:
         return TrialStatus.OK if self.feasible else TrialStatus.INFEASIBLE
 
 
-def coerce_result(raw: Any, objectives: Sequence[str]) -> Result:
+#: Output names read as the feasibility flag when the scenario names none.
+FEASIBLE_KEYS = ("feasible", "Valid", "valid")
+
+
+def coerce_result(raw: Any, objectives: Sequence[str], feasible_key: str | None = None) -> Result:
     """Turn what a black box returned (number, sequence, mapping or Result) into a Result.
 
-    NaN/inf objective values and missing objectives become a recorded failure, never a crash.
+    ``feasible_key`` names the output that flags feasibility (HyperMapper's ``feasible_output``);
+    by default ``feasible`` / ``Valid`` are recognised. NaN/inf objective values and missing
+    objectives become a recorded failure, never a crash.
     """
+    keys = (feasible_key,) if feasible_key else FEASIBLE_KEYS
     if isinstance(raw, Result):
         result = raw
     elif isinstance(raw, Mapping):
         values: dict[str, float] = {}
         feasible = True
         for key, v in raw.items():
-            if key in ("feasible", "Valid", "valid") and isinstance(v, (bool, str, int)):
-                feasible = v if isinstance(v, bool) else str(v).strip().lower() in ("true", "1", "yes")
+            if key in keys and isinstance(v, (bool, str, int, float)):
+                if isinstance(v, (bool, int, float)):
+                    feasible = bool(v)
+                else:
+                    feasible = str(v).strip().lower() in ("true", "1", "yes")
                 continue
             try:
                 values[str(key)] = float(v)
@@ -89,7 +99,7 @@ def coerce_result(raw: Any, objectives: Sequence[str]) -> Result:
         return Result.failure("black box returned None", "parse")
     else:
         try:
-            return coerce_result(float(raw), objectives)  # numpy scalars and the like
+            return coerce_result(float(raw), objectives, feasible_key)  # numpy scalars and the like
         except (TypeError, ValueError):
             return Result.failure(f"cannot read objective values from {raw!r}", "parse")
 

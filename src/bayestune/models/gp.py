@@ -67,7 +67,7 @@ class CholeskyError(np.linalg.LinAlgError):
 
 
 @contextmanager
-def _limit_blas_threads(n_threads: int | None) -> Iterator[None]:
+def limit_blas_threads(n_threads: int | None) -> Iterator[None]:
     """Cap BLAS threads for the duration of a fit/predict (no-op for ``None``).
 
     The matrices here are small (N up to ~1000), where extra BLAS threads gain little,
@@ -475,7 +475,7 @@ class GaussianProcess:
                     f"({', '.join(self.hyperparameter_names)}), but got {warm_start.tolist()}"
                 )
         y_latent = self._fit_y_transform(y)
-        with _limit_blas_threads(self.blas_threads):
+        with limit_blas_threads(self.blas_threads):
             D2 = self._kernel.sq_distances(F)  # cached for every θ tried below: it does not depend on ℓ
             theta = self._optimise(template, free, warm_start, D2, y_latent) if free.any() else template
             self._set_posterior(F, y, y_latent, D2, theta)
@@ -550,7 +550,7 @@ class GaussianProcess:
         chunk = max(1, _PREDICT_CHUNK_ENTRIES // max(n_train, 1))
         mu = np.empty(F.shape[0])
         var = np.empty(F.shape[0])
-        with _limit_blas_threads(self.blas_threads):
+        with limit_blas_threads(self.blas_threads):
             for s in range(0, F.shape[0], chunk):
                 part = F[s:s + chunk]
                 Ks = self.outputscale_ * matern52(scaled_sq_distances(self.blocks, part, self.X_train_, ls))

@@ -32,20 +32,38 @@ class LocalSearchSettings:
 
 
 class _Pool:
-    """Unseen candidates scored so far, keyed by configuration identity."""
+    """Every candidate scored so far; the best unseen ones are picked at the end."""
 
     def __init__(self, space: Space, seen: set[bytes]) -> None:
         self.space, self.seen = space, seen
-        self.rows: dict[bytes, tuple[float, np.ndarray]] = {}
+        self._X: list[np.ndarray] = []
+        self._scores: list[np.ndarray] = []
 
     def add(self, X: np.ndarray, scores: np.ndarray) -> None:
-        for key, row, s in zip(self.space.row_keys(X), X, scores):
-            if key not in self.seen and np.isfinite(s):
-                self.rows[key] = (float(s), row)
+        self._X.append(np.asarray(X, dtype=float).reshape(-1, self.space.width))
+        self._scores.append(np.asarray(scores, dtype=float).reshape(-1))
+
+    def __len__(self) -> int:
+        return sum(len(s) for s in self._scores)
 
     def top(self, n: int) -> np.ndarray:
-        best = sorted(self.rows.values(), key=lambda t: -t[0])[:n]
-        return np.array([row for _, row in best]).reshape(-1, self.space.width)
+        if not self._X:
+            return np.empty((0, self.space.width))
+        X, scores = np.concatenate(self._X), np.concatenate(self._scores)
+        order = np.argsort(-np.where(np.isfinite(scores), scores, -np.inf), kind="stable")
+        picked: list[np.ndarray] = []
+        taken: set[bytes] = set()
+        for i in order:
+            if not np.isfinite(scores[i]):
+                break
+            key = X[i].tobytes()
+            if key in self.seen or key in taken:
+                continue
+            taken.add(key)
+            picked.append(X[i])
+            if len(picked) == n:
+                break
+        return np.array(picked).reshape(-1, self.space.width)
 
 
 def maximize(space: Space, score: Score, rng: np.random.Generator, *, seen: set[bytes], n: int = 1,
@@ -92,7 +110,7 @@ def maximize(space: Space, score: Score, rng: np.random.Generator, *, seen: set[
                 current[i], current_scores[i] = N[j], s[j]
                 moved[i] = True
         active &= moved
-    if len(pool.rows) < n:  # a tiny or exhausted neighbourhood: top up from fresh samples
+    if len(pool.top(n)) < n:  # a tiny or exhausted neighbourhood: top up from fresh samples
         extra = space.sample(max(n * 20, 200), rng, method="cot")
         pool.add(extra, score(extra))
     return pool.top(n)

@@ -129,6 +129,15 @@ class Parameter(ABC):
     def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Raw rows one local move away from ``raw`` (never including ``raw`` itself)."""
 
+    def neighbours_many(self, raw: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Neighbours of every row of ``raw`` (m, width) and the row each came from."""
+        raw = np.asarray(raw, dtype=float).reshape(-1, self.width)
+        blocks = [self.neighbours(r, rng) for r in raw]
+        owners = [np.full(len(b), i) for i, b in enumerate(blocks)]
+        if not blocks:
+            return np.empty((0, self.width)), np.empty(0, dtype=int)
+        return np.concatenate(blocks).reshape(-1, self.width), np.concatenate(owners).astype(int)
+
     # ---- model features ----------------------------------------------------------------
     def unit(self, raw: np.ndarray) -> np.ndarray:
         """Model features of raw rows, ``(N, width)``; see the module table."""
@@ -420,9 +429,14 @@ class Ordinal(Parameter):
         return idx.astype(float).reshape(-1, 1)
 
     def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        i = int(self.index_of(raw)[0])
-        cand = np.array([i - 1, i + 1], dtype=float)
-        return cand[(cand >= 0) & (cand < len(self.values))].reshape(-1, 1)
+        return self.neighbours_many(raw, rng)[0]
+
+    def neighbours_many(self, raw: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        idx = self.index_of(raw)
+        cand = np.stack([idx - 1, idx + 1], axis=1).reshape(-1)
+        owner = np.repeat(np.arange(len(idx)), 2)
+        ok = (cand >= 0) & (cand < len(self.values))
+        return cand[ok].astype(float).reshape(-1, 1), owner[ok]
 
     def prior_weight(self, raw: np.ndarray) -> np.ndarray:
         if self.prior is None:
@@ -528,9 +542,15 @@ class Categorical(Parameter):
         return rng.choice(len(self.values), size=n, p=p).astype(float).reshape(-1, 1)
 
     def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        i = int(self.index_of(raw)[0])
-        cand = np.arange(len(self.values), dtype=float)
-        return cand[cand != i].reshape(-1, 1)
+        return self.neighbours_many(raw, rng)[0]
+
+    def neighbours_many(self, raw: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        idx = self.index_of(raw)
+        k = len(self.values)
+        cand = np.tile(np.arange(k), len(idx))
+        owner = np.repeat(np.arange(len(idx)), k)
+        ok = cand != idx[owner]
+        return cand[ok].astype(float).reshape(-1, 1), owner[ok]
 
     def prior_weight(self, raw: np.ndarray) -> np.ndarray:
         if self.prior is None:
@@ -662,12 +682,18 @@ class Permutation(Parameter):
 
     def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """All swaps of two elements plus all moves of one element to another position."""
-        if self.n < 2:
-            return np.empty((0, self.n))
-        pos = self.columns(raw)[0]
-        order = np.argsort(pos)  # order[k] = element at position k
-        positions = np.argsort(order[self._moves], axis=1)
-        return positions[np.any(positions != pos, axis=1)].astype(float)
+        return self.neighbours_many(raw, rng)[0]
+
+    def neighbours_many(self, raw: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        pos = self.columns(raw)
+        if self.n < 2 or len(pos) == 0:
+            return np.empty((0, self.n)), np.empty(0, dtype=int)
+        orders = np.argsort(pos, axis=1)  # orders[r, k] = element at position k
+        moved = orders[:, self._moves]  # (m, n_moves, n)
+        positions = np.argsort(moved, axis=2).reshape(-1, self.n)
+        owner = np.repeat(np.arange(len(pos)), len(self._moves))
+        ok = np.any(positions != pos[owner], axis=1)
+        return positions[ok].astype(float), owner[ok]
 
     def to_spec(self) -> dict[str, Any]:
         spec: dict[str, Any] = {"name": self.name, "type": self.kind, "n": self.n}

@@ -245,15 +245,14 @@ class Space:
         returns the neighbours and, for each, the index of the row it came from."""
         X = self._check_matrix(X)
         rows, owners = [], []
-        for i, x in enumerate(X):
-            for p in self.parameters:
-                s = self.slices[p.name]
-                cand = p.neighbours(x[s], rng)
-                if len(cand):
-                    block = np.repeat(x[None, :], len(cand), axis=0)
-                    block[:, s] = cand
-                    rows.append(block)
-                    owners.append(np.full(len(cand), i))
+        for p in self.parameters:
+            s = self.slices[p.name]
+            cand, owner = p.neighbours_many(X[:, s], rng)
+            if len(cand):
+                block = X[owner].copy()
+                block[:, s] = cand
+                rows.append(block)
+                owners.append(owner)
         if not rows:
             return np.empty((0, self.width)), np.empty(0, dtype=int)
         N, who = np.concatenate(rows), np.concatenate(owners)

@@ -15,7 +15,7 @@ from bayestune.acquisition.functions import feasibility_weighted, get_acquisitio
 from bayestune.exceptions import BayestuneError
 from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier, RandomForestSurrogate
-from bayestune.models.gp import GaussianProcess
+from bayestune.models.gp import GaussianProcess, limit_blas_threads
 from bayestune.search.local_search import LocalSearchSettings, maximize
 from bayestune.strategies.base import History, Strategy, draw_unseen, register
 
@@ -23,6 +23,10 @@ logger = logging.getLogger(__name__)
 
 #: ε_f values drawn each iteration (BaCO: 0.1·{0, 0.1, ..., 1.0}); 0 keeps every candidate.
 FEASIBILITY_THRESHOLDS = np.round(np.arange(11) * 0.01, 2)
+#: Every this many suggestions the GP hyperparameters get the full multi-start search; in
+#: between, a light search (fewer random starts plus the previous optimum) suffices because
+#: one new observation rarely moves the optimum far.
+FULL_FIT_EVERY = 5
 #: Hyperparameter boxes in standardised output units. Capping the noise share and flooring the
 #: signal variance rules out the degenerate "everything is noise" fit (flat mean, tiny variance)
 #: that otherwise traps the warm-started optimiser on small data sets.
@@ -106,6 +110,7 @@ class BayesianOptimization(Strategy):
         self.encoder = FeatureEncoder(space, permutation_metric=self.settings.permutation_metric)
         self._acquisition = get_acquisition(self.settings.acquisition)
         self._theta: np.ndarray | None = None
+        self._n_fits = 0
         self._all_rows: np.ndarray | None = None
         self._all_keys: list[bytes] | None = None
         self._enumerated = False
@@ -133,14 +138,17 @@ class BayesianOptimization(Strategy):
         seed = int(self.rng.integers(2**31))
         if s.model == "rf":
             return RandomForestSurrogate(log_transform_y=s.log_transform, seed=seed).fit(F, y)
-        log_y = s.log_transform if s.log_transform != "auto" else "auto"
+        warm = self._theta if fixed is None else None
+        light = warm is not None and self._n_fits % FULL_FIT_EVERY != 0
         gp = GaussianProcess(self.encoder.blocks, lengthscale_prior=(1.3, 0.1) if s.lengthscale_prior else None,
-                             log_transform_y=log_y, fixed_hyperparameters=fixed, seed=seed,
-                             noise_bounds=NOISE_BOUNDS, outputscale_bounds=OUTPUTSCALE_BOUNDS)
-        warm = self._theta if (fixed is None and self._theta is not None and len(self._theta) == len(self.encoder.blocks) + 2) else None
+                             log_transform_y=s.log_transform, fixed_hyperparameters=fixed, seed=seed,
+                             noise_bounds=NOISE_BOUNDS, outputscale_bounds=OUTPUTSCALE_BOUNDS,
+                             n_restarts_sample=24 if light else 100, max_iter=60 if light else 100,
+                             blas_threads=None)  # the whole suggestion runs under one BLAS cap
         gp.fit(F, y, warm_start=warm)
         if fixed is None:
             self._theta = gp.hyperparameters_
+            self._n_fits += 1
         return gp
 
     def _feasibility(self, history: History) -> FeasibilityClassifier | None:
@@ -186,6 +194,11 @@ class BayesianOptimization(Strategy):
         return score
 
     def suggest(self, history: History, n: int) -> np.ndarray:
+        # Small matrices: extra BLAS threads only oversubscribe the cores (see limit_blas_threads).
+        with limit_blas_threads(1):
+            return self._suggest(history, n)
+
+    def _suggest(self, history: History, n: int) -> np.ndarray:
         X, y = self._training_set(history)
         if len(X) < 2 or self.encoder.width == 0:
             return draw_unseen(self.space, history, n, self.rng)
@@ -229,7 +242,7 @@ class BayesianOptimization(Strategy):
     def _failure_aware(self, model: GaussianProcess, history: History) -> _FailureAware:
         F_all = self.encoder.transform(history.X)
         variance_model = GaussianProcess(self.encoder.blocks, fixed_hyperparameters=self._fixed(model),
-                                         log_transform_y=False).fit(F_all, np.zeros(len(F_all)))
+                                         log_transform_y=False, blas_threads=None).fit(F_all, np.zeros(len(F_all)))
         return _FailureAware(model, variance_model)
 
     def _refit_believer(self, model: Any, F: np.ndarray, y: np.ndarray) -> Any:

@@ -1,0 +1,203 @@
+"""HyperMapper 2.0's active learning for several objectives (``pareto_rf``).
+
+Each *iteration* (Algorithm 1 of the paper):
+
+1. fit one random-forest regressor per objective to the feasible evaluations, and a
+   random-forest classifier of feasibility to all of them (once a failure has been seen);
+2. predict every objective on the unevaluated candidates — all feasible configurations when
+   the space is small enough to enumerate, else a large Chain-of-Trees sample — and drop
+   those the classifier predicts infeasible;
+3. take the predicted Pareto front of what is left. Evaluated configurations are never
+   candidates, so each iteration explores a new layer of predicted fronts: the "Pareto wall";
+4. evaluate at most ``batch_size`` (the paper's M) of them, chosen at random when the front
+   is larger, and fill the rest of the iteration with random unevaluated candidates (the
+   paper's epsilon-greedy exploration); ``epsilon`` additionally swaps each front pick for a
+   random one with that probability.
+
+An iteration's picks are handed out over successive :meth:`suggest` calls, so asking one
+configuration at a time still evaluates M per model fit, as in the paper. With user priors,
+random picks and the fill follow the prior weight ``prior^(prior_beta / n)`` (piBO's decay),
+and a share of the sampled candidates is drawn from the priors.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from bayestune.exceptions import BayestuneError
+from bayestune.models.encoding import FeatureEncoder
+from bayestune.models.forest import FeasibilityClassifier, RandomForestSurrogate
+from bayestune.pareto import pareto_mask
+from bayestune.strategies.base import History, Strategy, draw_unseen, register
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ParetoRFSettings:
+    """Options of the ``pareto_rf`` strategy (``strategy_options`` in a scenario)."""
+
+    batch_size: int = 5               # M: evaluations per active-learning iteration
+    epsilon: float = 0.0              # chance that a front pick is replaced by a random candidate
+    n_candidates: int = 20_000        # Chain-of-Trees samples predicted per iteration (large spaces)
+    exhaustive_limit: int = 50_000    # predict every feasible configuration up to this many
+    n_estimators: int = 100
+    max_features: float = 0.5         # features per split (all of them below 6 features)
+    log_transform: bool | str = "auto"  # log of positive objectives inside the forests
+    feasibility_threshold: float = 0.5  # P(feasible) below this rules a candidate out
+    prior_beta: float = 10.0          # decay of the prior's weight with the number of observations
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> "ParetoRFSettings":
+        allowed = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - allowed)
+        if unknown:
+            raise BayestuneError(f"unknown option(s) {unknown} for strategy 'pareto_rf'; allowed: {sorted(allowed)}")
+        s = cls(**options)
+        checks = [
+            ("batch_size", isinstance(s.batch_size, int) and s.batch_size >= 1, "`batch_size >= 1` (an integer)"),
+            ("epsilon", 0.0 <= s.epsilon <= 1.0, "`0 <= epsilon <= 1`"),
+            ("n_candidates", isinstance(s.n_candidates, int) and s.n_candidates >= 1, "`n_candidates >= 1` (an integer)"),
+            ("feasibility_threshold", 0.0 <= s.feasibility_threshold < 1.0, "`0 <= feasibility_threshold < 1`"),
+            ("n_estimators", isinstance(s.n_estimators, int) and s.n_estimators >= 1, "`n_estimators >= 1`"),
+            ("max_features", 0.0 < s.max_features <= 1.0, "`0 < max_features <= 1`"),
+            ("log_transform", s.log_transform in (True, False, "auto"), "log_transform in [True, False, 'auto']"),
+        ]
+        for key, ok, rule in checks:
+            if not ok:
+                raise BayestuneError(f"strategy 'pareto_rf': {rule} must hold, but got {key}={getattr(s, key)!r}")
+        return s
+
+
+@register
+class ParetoRandomForest(Strategy):
+    """See the module docstring."""
+
+    name = "pareto_rf"
+    multi_objective = True
+
+    def __init__(self, space, objectives, rng, **options: Any) -> None:
+        super().__init__(space, objectives, rng)
+        self.settings = ParetoRFSettings.from_options(options)
+        self.encoder = FeatureEncoder(space)
+        self._plan: list[np.ndarray] = []
+        self._all_rows: np.ndarray | None = None
+        self._all_keys: list[bytes] | None = None
+        self._enumerated = False
+        self.last_models: list[RandomForestSurrogate] = []
+        self.last_front_size = 0
+
+    # ---- candidates --------------------------------------------------------------------
+    def _candidates(self, history: History, seen: set[bytes]) -> np.ndarray:
+        """Unevaluated feasible configurations: all of them, or a large sample."""
+        s = self.settings
+        if not self._enumerated:
+            self._enumerated = True
+            self._all_rows = self.space.enumerate(limit=s.exhaustive_limit)
+            if self._all_rows is not None:
+                self._all_keys = self.space.row_keys(self._all_rows)
+        if self._all_rows is not None:
+            unseen = np.fromiter((k not in seen for k in self._all_keys), dtype=bool, count=len(self._all_keys))
+            return self._all_rows[unseen]
+        n_prior = s.n_candidates // 2 if self.space.has_prior else 0
+        parts = [self.space.sample(s.n_candidates - n_prior, self.rng, method="cot")]
+        if n_prior:
+            parts.append(self.space.sample(n_prior, self.rng, method="cot", use_prior=True))
+        X = np.concatenate(parts)
+        keys = self.space.row_keys(X)
+        first: dict[bytes, int] = {}
+        for i, k in enumerate(keys):
+            if k not in seen and k not in first:
+                first[k] = i
+        return X[np.fromiter(first.values(), dtype=int, count=len(first))]
+
+    def _weights(self, X: np.ndarray, n_obs: int) -> np.ndarray:
+        """Selection weights of random picks: uniform, or the decaying prior."""
+        if not self.space.has_prior or not len(X):
+            return np.ones(len(X))
+        w = np.power(np.maximum(self.space.prior_weight(X), 1e-300), self.settings.prior_beta / max(1, n_obs))
+        return w if np.all(np.isfinite(w)) and w.sum() > 0 else np.ones(len(X))
+
+    def _pick(self, idx: np.ndarray, k: int, weights: np.ndarray) -> np.ndarray:
+        """``k`` of ``idx`` at random without replacement, in proportion to ``weights``."""
+        if k >= len(idx):
+            return self.rng.permutation(idx)
+        w = weights[idx]
+        return self.rng.choice(idx, size=k, replace=False, p=w / w.sum())
+
+    # ---- one active-learning iteration -------------------------------------------------
+    def _fit(self, history: History) -> tuple[list[RandomForestSurrogate], FeasibilityClassifier | None]:
+        s = self.settings
+        ok = history.feasible
+        F = self.encoder.transform(history.X[ok])
+        S = history.signed_Y()[ok]
+        max_features = s.max_features if self.encoder.width >= 6 else 1.0
+        models = [RandomForestSurrogate(n_estimators=s.n_estimators, max_features=max_features,
+                                        log_transform_y=s.log_transform,
+                                        seed=int(self.rng.integers(2**31))).fit(F, S[:, j])
+                  for j in range(S.shape[1])]
+        classifier = None
+        if not history.feasible.all():
+            classifier = FeasibilityClassifier(n_estimators=s.n_estimators,
+                                               seed=int(self.rng.integers(2**31))).fit(
+                self.encoder.transform(history.X), history.feasible)
+        return models, classifier
+
+    def _iteration(self, history: History, seen: set[bytes]) -> list[np.ndarray]:
+        s = self.settings
+        sub = History(history.space, history.objectives, history.X, history.Y, history.feasible,
+                      history.pending, seen)
+        if history.n_feasible < 2 or self.encoder.width == 0:
+            return list(draw_unseen(self.space, sub, s.batch_size, self.rng, use_prior=True))
+        cands = self._candidates(history, seen)
+        if not len(cands):
+            return []
+        models, classifier = self._fit(history)
+        self.last_models = models
+        Fc = self.encoder.transform(cands)
+        pred = np.column_stack([m.predict_latent(Fc)[0] for m in models])
+        allowed = np.ones(len(cands), dtype=bool)
+        if classifier is not None:
+            p = classifier.predict_proba(Fc)
+            allowed = p >= s.feasibility_threshold
+            if not allowed.any():  # nothing looks feasible: keep the most likely ones
+                allowed = p >= p.max()
+        pool = np.flatnonzero(allowed)
+        front = pool[pareto_mask(pred[pool])]
+        self.last_front_size = len(front)
+        weights = self._weights(cands, history.n)
+        chosen = list(self._pick(front, s.batch_size, weights))
+        if s.epsilon > 0:
+            chosen = [i for i in chosen if self.rng.random() >= s.epsilon]
+        n_front = len(chosen)
+        rest = np.setdiff1d(np.arange(len(cands)), np.asarray(chosen, dtype=int))
+        chosen += list(self._pick(rest, s.batch_size - len(chosen), weights))
+        logger.debug("pareto_rf: %d candidates, %d predicted feasible, front of %d: %d picked + %d random",
+                     len(cands), len(pool), len(front), n_front, len(chosen) - n_front)
+        return [cands[i] for i in chosen]
+
+    def suggest(self, history: History, n: int) -> np.ndarray:
+        seen = set(history.seen)
+        out: list[np.ndarray] = []
+        while len(out) < n:
+            if not self._plan:
+                self._plan = self._iteration(history, seen)
+                if not self._plan:
+                    break
+            row = self._plan.pop(0)
+            key = self.space.row_keys(row.reshape(1, -1))[0]
+            if key not in seen:
+                seen.add(key)
+                out.append(row)
+        if len(out) < n:
+            sub = History(history.space, history.objectives, history.X, history.Y, history.feasible,
+                          history.pending, seen)
+            out.extend(draw_unseen(self.space, sub, n - len(out), self.rng))
+        return np.array(out).reshape(-1, self.space.width)
+
+    def describe(self) -> dict[str, Any]:
+        return asdict(self.settings)
