@@ -1,7 +1,7 @@
 """The ``bayestune`` command: optimize a scenario, inspect and export journals, check scenarios.
 
 The CLI only builds objects from a scenario and calls the same ask/tell loop Python users
-call (:meth:`bayestune.optimizer.Optimizer.optimize`). Errors raised on purpose
+call (:func:`bayestune.runner.run`, serial by default, or with ``--workers``/``--dask``). Errors raised on purpose
 (:class:`~bayestune.exceptions.BayestuneError`) and file errors become one ``error: ...``
 line on stderr and exit code 2; ``--debug`` shows the traceback instead.
 """
@@ -250,9 +250,18 @@ def _open_run_journal(path: Path, *, resume: bool, force: bool) -> tuple[Any, bo
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False),
               help="Also write all evaluations as a HyperMapper/BaCO CSV file at the end.")
+@click.option("--workers", type=click.IntRange(min=1),
+              help="Evaluations run at once: local worker processes (default 1: in this process); with "
+                   "--dask, tasks in flight (default: the cluster's worker threads).")
+@click.option("--dask", "dask_address", metavar="SCHEDULER_ADDRESS",
+              help="Run evaluations on a Dask cluster, e.g. tcp://host:8786 (needs bayestune[dask]).")
+@click.option("--batch", type=click.IntRange(min=1),
+              help="Lock-step batches: ask N configurations, evaluate them all (an external tool gets one "
+                   "request of N rows), then ask again. Default: refill each worker as soon as it is free.")
 @_debug_option
 def optimize(scenario_path: str, budget: int | None, journal_path: str | None, resume: bool, force: bool,
-             seed: int | None, strategy: str | None, no_progress: bool, csv_path: str | None) -> None:
+             seed: int | None, strategy: str | None, no_progress: bool, csv_path: str | None,
+             workers: int | None, dask_address: str | None, batch: int | None) -> None:
     """Tune the black box of SCENARIO, journaling every evaluation."""
     from bayestune.evaluators import make_evaluator
     from bayestune.optimizer import Optimizer
@@ -261,6 +270,7 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
     if resume and force:
         raise CliError("--resume and --force exclude each other")
     scenario = _load(scenario_path)
+    execution = _Execution.choose(workers=workers, dask_address=dask_address, batch=batch)
     path = Path(journal_path) if journal_path else _default_journal(scenario, scenario_path)
 
     evaluator = make_evaluator(scenario)  # before the journal: a setup error leaves no file behind
@@ -280,7 +290,7 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
             _record_run(journal, scenario, budget, resumed)
             if resumed:
                 click.echo(f"resuming {path}: {optimizer.n_evaluated} of {budget} evaluations done", err=True)
-            interrupted = _run(optimizer, evaluator, budget, scenario, show_progress=not no_progress)
+            interrupted = _run(optimizer, evaluator, budget, scenario, execution, show_progress=not no_progress)
             if interrupted:
                 click.echo(
                     f"interrupted after {optimizer.n_evaluated} of {budget} evaluations; the journal {path} is "
@@ -295,9 +305,38 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
                 click.echo(f"csv: {csv_path}")
 
 
-def _run(optimizer: Any, evaluator: Any, budget: int, scenario: Any, *, show_progress: bool) -> bool:
-    """The optimizer's loop under a progress bar; True if stopped by Ctrl-C/SIGTERM."""
+@dataclasses.dataclass(frozen=True)
+class _Execution:
+    """Where evaluations run (``bayestune.runner.run`` arguments) as chosen on the command line."""
+
+    backend: str = "serial"
+    workers: int | None = None
+    dask_address: str | None = None
+    batch: int | None = None
+
+    @classmethod
+    def choose(cls, *, workers: int | None, dask_address: str | None, batch: int | None) -> "_Execution":
+        if dask_address:
+            return cls("dask", workers, dask_address, batch)
+        if workers is not None and workers > 1:
+            return cls("pool", workers, None, batch)
+        return cls("serial", None, None, batch)
+
+    def evaluator_for(self, scenario: Any, evaluator: Any) -> Any:
+        """The evaluator itself in this process; a recipe that worker processes rebuild otherwise."""
+        if self.backend == "serial":
+            return evaluator
+        from bayestune.evaluators.parallel import ScenarioFactory
+
+        return ScenarioFactory(scenario)
+
+
+def _run(optimizer: Any, evaluator: Any, budget: int, scenario: Any, execution: _Execution, *,
+         show_progress: bool) -> bool:
+    """The evaluation loop under a progress bar; True if stopped by Ctrl-C/SIGTERM."""
     from tqdm import tqdm
+
+    from bayestune.runner import run
 
     objective = scenario.objectives[0]
     bar = tqdm(total=budget, initial=min(optimizer.n_evaluated, budget), desc=scenario.name, unit="eval",
@@ -311,7 +350,9 @@ def _run(optimizer: Any, evaluator: Any, budget: int, scenario: Any, *, show_pro
 
     try:
         with _sigterm_as_interrupt():
-            optimizer.optimize(evaluator, budget, callback=on_trial)
+            run(optimizer, execution.evaluator_for(scenario, evaluator), budget, backend=execution.backend,
+                workers=execution.workers, dask_client=execution.dask_address, batch=execution.batch,
+                callback=on_trial)
     except KeyboardInterrupt:
         return True
     finally:
@@ -497,6 +538,59 @@ def validate(scenario_path: str) -> None:
         timeout = f", timeout {bb.timeout:g} s" if bb.timeout else ""
         click.echo(f"  black box: {bb.kind} {bb.target!r}{timeout} (set up OK)")
     click.echo("OK")
+
+
+# ---- plot and report -------------------------------------------------------------------------
+_PLOT_KINDS = ("convergence", "pareto", "importance", "parallel")
+
+
+def _run_space(scenario_path: str | None) -> Any:
+    """The search space of --scenario, else None (the journal's stored or inferred space)."""
+    return _load(scenario_path).space if scenario_path else None
+
+
+@cli.command()
+@click.argument("journal_path", metavar="JOURNAL")
+@click.option("-o", "--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="Directory for the PNG files.")
+@click.option("--kind", "kinds", multiple=True, type=click.Choice([*_PLOT_KINDS, "all"]), default=("all",),
+              show_default=True, help="Which plots (repeatable).")
+@click.option("--scenario", "scenario_path", type=click.Path(dir_okay=False),
+              help="Scenario whose search space to use (default: the space stored in the journal, else inferred).")
+@click.option("--prefix", default="", help="Prefix of the file names.")
+@_debug_option
+def plot(journal_path: str, out_dir: str, kinds: tuple[str, ...], scenario_path: str | None, prefix: str) -> None:
+    """Write PNG plots of a journal: convergence, Pareto fronts, feature importance, parallel coordinates."""
+    from bayestune.insight import load_run
+    from bayestune.plot import plot_run
+
+    run = load_run(journal_path, space=_run_space(scenario_path))
+    if not run.trials:
+        raise CliError(f"journal {journal_path!r} holds no finished evaluation to plot")
+    chosen = _PLOT_KINDS if "all" in kinds else tuple(dict.fromkeys(kinds))
+    files = plot_run(run, out_dir, chosen, prefix=prefix)
+    if "pareto" in chosen and "pareto" not in files:
+        click.echo("pareto: skipped (the run has one objective)", err=True)
+    for paths in files.values():
+        for path in paths:
+            click.echo(str(path))
+
+
+@cli.command()
+@click.argument("journal_path", metavar="JOURNAL")
+@click.option("-o", "--out", "out_path", default="report.html", show_default=True, type=click.Path(dir_okay=False),
+              help="HTML file to write.")
+@click.option("--scenario", "scenario_path", type=click.Path(dir_okay=False),
+              help="Scenario whose search space to use (default: the space stored in the journal, else inferred).")
+@click.option("--importance", "importance_method", type=click.Choice(["rf", "gp"]), default="rf", show_default=True,
+              help="Feature importance from random-forest importances or GP length-scales.")
+@_debug_option
+def report(journal_path: str, out_path: str, scenario_path: str | None, importance_method: str) -> None:
+    """Write a self-contained HTML report of a journal (tables, Pareto set, embedded plots)."""
+    from bayestune.report import build_report
+
+    path = build_report(journal_path, out_path, space=_run_space(scenario_path), importance_method=importance_method)
+    click.echo(f"report: {path}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -46,7 +46,7 @@ def test_bo_never_repeats_and_stays_feasible():
 
 
 @pytest.mark.parametrize("options", [
-    {"model": "rf"}, {"acquisition": "pi"}, {"acquisition": "lcb"}, {"acquisition_search": "random"},
+    {"model": "rf"}, {"acquisition": "pi"}, {"acquisition": "lcb"}, {"acquisition": "portfolio"}, {"acquisition_search": "random"},
     {"permutation_metric": "kendall"}, {"permutation_metric": "hamming"}, {"lengthscale_prior": False},
     {"log_transform": False}, {"max_training_points": 12},
 ])

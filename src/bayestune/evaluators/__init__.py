@@ -6,19 +6,22 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 from bayestune.evaluators.base import Evaluator
 from bayestune.evaluators.command import CommandEvaluator, parse_output
+from bayestune.evaluators.external import ExternalEvaluator
 from bayestune.evaluators.python_callable import CallableEvaluator, load_callable
 from bayestune.exceptions import EvaluationError
-from bayestune.scenario_model import Scenario
+from bayestune.scenario_model import BlackBoxSpec, Scenario
 
 logger = logging.getLogger(__name__)
 
 #: ``blackbox.options`` understood per kind.
 COMMAND_OPTIONS = ("env", "memory_limit_mb")
 PYTHON_OPTIONS: tuple[str, ...] = ()
+EXTERNAL_OPTIONS = ("env", "metrics")
 
 
 def scenario_dir(scenario: Scenario) -> Path:
@@ -33,15 +36,25 @@ def make_evaluator(scenario: Scenario) -> Evaluator:
 
     ``command`` black boxes run in ``workdir`` (relative to the scenario's directory), by
     default the scenario's directory itself, so a template like ``python bench.py {tile}``
-    works from wherever ``bayestune`` is started.
+    works from wherever ``bayestune`` is started. ``external`` tools likewise.
     """
     spec = scenario.blackbox
     if spec is None:
         raise EvaluationError(
             f"scenario {scenario.name!r} ({scenario.source}) has no 'blackbox' section: add one, "
             "or drive the optimizer from Python with ask()/tell()")
-    base = scenario_dir(scenario)
-    objectives = scenario.objective_names
+    return build_evaluator(spec, base_dir=scenario_dir(scenario), objectives=scenario.objective_names,
+                           parameter_names=scenario.space.names, feasible_output=scenario.feasible_output,
+                           scenario_name=scenario.name)
+
+
+def build_evaluator(spec: BlackBoxSpec, *, base_dir: Path, objectives: Sequence[str],
+                    parameter_names: Sequence[str], feasible_output: str | None = None,
+                    scenario_name: str = "<python>") -> Evaluator:
+    """The evaluator a ``blackbox`` spec describes (what :func:`make_evaluator` and worker
+    processes, via :class:`~bayestune.evaluators.parallel.ScenarioFactory`, both call)."""
+    base = Path(base_dir)
+    objectives = list(objectives)
     if spec.kind == "python":
         _check_options(spec.kind, spec.options, PYTHON_OPTIONS)
         if spec.timeout is not None:
@@ -52,12 +65,20 @@ def make_evaluator(scenario: Scenario) -> Evaluator:
         _check_options(spec.kind, spec.options, COMMAND_OPTIONS)
         workdir = base / spec.workdir if spec.workdir else base
         return CommandEvaluator(
-            spec.target, objectives, parameter_names=scenario.space.names, timeout=spec.timeout,
+            spec.target, objectives, parameter_names=list(parameter_names), timeout=spec.timeout,
             workdir=workdir, env=spec.options.get("env"), memory_limit_mb=spec.options.get("memory_limit_mb"),
         )
+    if spec.kind == "external":
+        _check_options(spec.kind, spec.options, EXTERNAL_OPTIONS)
+        workdir = base / spec.workdir if spec.workdir else base
+        return ExternalEvaluator(
+            spec.target, objectives, parameter_names=list(parameter_names), timeout=spec.timeout,
+            feasible_column=feasible_output, metrics=spec.options.get("metrics", ()), workdir=workdir,
+            env=spec.options.get("env"),
+        )
     raise EvaluationError(
-        f"black box kind {spec.kind!r} (scenario {scenario.name!r}) is not available yet; "
-        "use 'python' or 'command'")
+        f"black box kind {spec.kind!r} (scenario {scenario_name!r}) is not available yet; "
+        "use 'python', 'command' or 'external'")
 
 
 def _check_options(kind: str, options: dict, allowed: tuple[str, ...]) -> None:
@@ -68,5 +89,6 @@ def _check_options(kind: str, options: dict, allowed: tuple[str, ...]) -> None:
 
 
 __all__ = [
-    "CallableEvaluator", "CommandEvaluator", "Evaluator", "load_callable", "make_evaluator", "parse_output",
+    "CallableEvaluator", "CommandEvaluator", "Evaluator", "ExternalEvaluator", "build_evaluator", "load_callable",
+    "make_evaluator", "parse_output",
 ]

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from bayestune.acquisition.functions import feasibility_weighted, get_acquisition, prior_weighted
+from bayestune.acquisition.portfolio import AcquisitionPortfolio
 from bayestune.exceptions import BayestuneError
 from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier, RandomForestSurrogate
@@ -43,7 +44,7 @@ class BOSettings:
     """
 
     model: str = "gp"                 # gp | rf
-    acquisition: str = "ei"           # ei | pi | lcb
+    acquisition: str = "ei"           # ei | pi | lcb | portfolio
     xi: float = 1e-4                  # EI/PI improvement margin (latent units)
     kappa: float = 2.0                # LCB exploration weight
     permutation_metric: str | None = None  # override every permutation's metric
@@ -65,7 +66,7 @@ class BOSettings:
         if unknown:
             raise BayestuneError(f"unknown option(s) {unknown} for strategy 'bo'; allowed: {sorted(allowed)}")
         settings = cls(**options)
-        checks = {"model": ("gp", "rf"), "acquisition": ("ei", "pi", "lcb"), "acquisition_search": ("local", "random")}
+        checks = {"model": ("gp", "rf"), "acquisition": ("ei", "pi", "lcb", "portfolio"), "acquisition_search": ("local", "random")}
         for key, choices in checks.items():
             if getattr(settings, key) not in choices:
                 raise BayestuneError(f"strategy 'bo': {key} must be one of {list(choices)}, but got {getattr(settings, key)!r}")
@@ -108,7 +109,7 @@ class BayesianOptimization(Strategy):
         super().__init__(space, objectives, rng)
         self.settings = BOSettings.from_options(options)
         self.encoder = FeatureEncoder(space, permutation_metric=self.settings.permutation_metric)
-        self._acquisition = get_acquisition(self.settings.acquisition)
+        self.portfolio = AcquisitionPortfolio() if self.settings.acquisition == "portfolio" else None
         self._theta: np.ndarray | None = None
         self._n_fits = 0
         self._all_rows: np.ndarray | None = None
@@ -170,20 +171,18 @@ class BayesianOptimization(Strategy):
         unseen = np.fromiter((k not in seen for k in self._all_keys), dtype=bool, count=len(self._all_keys))
         return self._all_rows[unseen]
 
-    def _scorer(self, model: Any, classifier: FeasibilityClassifier | None, n_obs: int):
+    def _scorer(self, model: Any, classifier: FeasibilityClassifier | None, n_obs: int, acquisition: str):
         s = self.settings
         epsilon = float(self.rng.choice(FEASIBILITY_THRESHOLDS)) if classifier is not None else 0.0
         best = float(model.best_y_latent_)
+        function = get_acquisition(acquisition)
+        parameter = s.kappa if acquisition == "lcb" else s.xi
 
         def score(X: np.ndarray) -> np.ndarray:
             F = self.encoder.transform(X)
             mu, sd = model.predict_latent(F)
-            if s.acquisition == "ei":
-                acq = self._acquisition(mu, sd, best, s.xi)
-            elif s.acquisition == "pi":
-                acq = self._acquisition(mu, sd, best, s.xi)
-            else:  # shifted to be positive so that the multiplicative weightings stay meaningful
-                acq = self._acquisition(mu, sd, best, s.kappa)
+            acq = function(mu, sd, best, parameter)
+            if acquisition == "lcb":  # shifted positive so the multiplicative weightings stay meaningful
                 acq = acq - acq.min() + 1e-12
             if classifier is not None:
                 acq = feasibility_weighted(acq, classifier.predict_proba(F), epsilon)
@@ -214,14 +213,19 @@ class BayesianOptimization(Strategy):
         order = np.argsort(y)
         chosen: list[np.ndarray] = []
         F_aug, y_aug = F, y
+        if self.portfolio is not None:
+            self.portfolio.update(self.space.row_keys(history.X), history.signed_Y()[:, 0], history.feasible)
         for k in range(n):
-            score = self._scorer(model, classifier, history.n)
+            acquisition = self.portfolio.next_member() if self.portfolio is not None else s.acquisition
+            score = self._scorer(model, classifier, history.n, acquisition)
             rows = maximize(self.space, score, self.rng, seen=seen, n=1, candidates=self._candidates(seen),
                             evaluated_best=X[order], settings=search, local=s.acquisition_search == "local")
             if not len(rows):
                 break
             row = rows[0]
             chosen.append(row)
+            if self.portfolio is not None:
+                self.portfolio.record_proposal(self.space.row_keys(row.reshape(1, -1))[0], acquisition)
             seen.update(self.space.row_keys(row.reshape(1, -1)))
             if k + 1 < n:  # kriging believer: pretend the prediction was observed, then re-plan
                 f_new = self.encoder.transform(row.reshape(1, -1))

@@ -1,0 +1,132 @@
+"""Evaluations on a Dask distributed cluster (optional extra: ``pip install "bayestune[dask]"``).
+
+Connect to a running scheduler by address (``tcp://host:8786``) or pass a
+``distributed.Client``. Workers must have bayestune installed, and whatever the black box
+needs (the scenario's files, a compiler) at the same paths.
+
+Lost workers: when a worker dies mid-task, the scheduler itself re-runs the task elsewhere up
+to ``distributed.scheduler.allowed-failures`` times (default 3) before failing it with
+``KilledWorker``. A ``KilledWorker`` or a future lost with its scheduler reaches the runner as
+:class:`~bayestune.evaluators.parallel.WorkerLost`, and the runner resubmits once more before
+recording the evaluation as failed (kind ``"worker_lost"``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import uuid
+from typing import Any
+
+from bayestune.evaluators.parallel import (
+    Backend,
+    EvaluatorFactory,
+    Outcome,
+    Task,
+    WorkerLost,
+    WorkerSetupError,
+    evaluate_in_worker,
+)
+from bayestune.exceptions import EvaluationError
+from bayestune.trial import Result
+
+logger = logging.getLogger(__name__)
+
+#: Seconds to wait for the scheduler when connecting by address.
+CONNECT_TIMEOUT = 30
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise EvaluationError('the Dask backend needs the distributed package: pip install "bayestune[dask]" '
+                              '(or pip install "dask[distributed]")') from None
+    return distributed
+
+
+class DaskBackend(Backend):
+    """Evaluations as Dask tasks; ``workers`` in flight (default: the cluster's worker threads).
+
+    ``client``: a ``distributed.Client`` (left open on close) or a scheduler address (a client
+    is created here and closed with the backend).
+    """
+
+    def __init__(self, factory: EvaluatorFactory, client: Any, *, workers: int | None = None) -> None:
+        distributed = _distributed()
+        if not isinstance(factory, EvaluatorFactory):
+            raise EvaluationError(f"DaskBackend needs an EvaluatorFactory (see parallel.portable), but got {factory!r}")
+        self.factory = factory
+        self._own_client = isinstance(client, str)
+        if isinstance(client, str):
+            try:
+                client = distributed.Client(client, timeout=CONNECT_TIMEOUT)
+            except OSError as exc:
+                raise EvaluationError(f"cannot connect to the Dask scheduler at {client!r}: {exc}") from None
+        elif not isinstance(client, distributed.Client):
+            raise EvaluationError(f"expected a distributed.Client or a scheduler address, but got {client!r}")
+        self.client = client
+        if workers is None:
+            workers = sum(client.nthreads().values())
+            if workers < 1:
+                self._close_client()
+                raise EvaluationError(f"the Dask cluster at {client.scheduler.address} has no workers; "
+                                      "start some or pass workers=N explicitly")
+        if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+            self._close_client()
+            raise EvaluationError(f"workers must be a positive integer, but got {workers!r}")
+        self.slots = workers
+        self._running: dict[Any, Task] = {}
+        self._run_id = uuid.uuid4().hex[:8]
+        self._counter = itertools.count(1)
+        self._distributed = distributed
+
+    def submit(self, task: Task) -> None:
+        key = f"bayestune-{self._run_id}-{task.task_id}-{task.attempt}-{next(self._counter)}"
+        future = self.client.submit(evaluate_in_worker, self.factory, dict(task.config), key=key, pure=False)
+        self._running[future] = task
+
+    def wait(self) -> list[tuple[Task, Outcome]]:
+        if not self._running:
+            raise RuntimeError("DaskBackend.wait() called with nothing submitted")
+        done, _ = self._distributed.wait(list(self._running), return_when="FIRST_COMPLETED")
+        out: list[tuple[Task, Outcome]] = []
+        for future in done:
+            task = self._running.pop(future)
+            out.append((task, self._outcome(future)))
+            future.release()
+        return out
+
+    def _outcome(self, future: Any) -> Outcome:
+        status = future.status
+        if status == "finished":
+            result = future.result()
+            if isinstance(result, Result):
+                return result
+            return Result.failure(f"the worker returned {result!r} instead of a Result", "exception")
+        if status in ("cancelled", "lost"):
+            return WorkerLost(f"the Dask task was {status} (its worker or the scheduler went away)")
+        try:
+            exc = future.exception()
+        except self._distributed.CancelledError:
+            return WorkerLost("the Dask task was cancelled (its worker or the scheduler went away)")
+        if isinstance(exc, self._distributed.KilledWorker):
+            return WorkerLost(f"the Dask worker died mid-evaluation ({type(exc).__name__}: {exc})")
+        if isinstance(exc, WorkerSetupError):
+            raise WorkerSetupError(str(exc))
+        raise WorkerSetupError(f"the Dask worker could not run the evaluation: {type(exc).__name__}: {exc}")
+
+    def close(self, *, cancel: bool = False) -> None:
+        running = list(self._running)
+        self._running.clear()
+        if running:
+            try:
+                self.client.cancel(running)
+            except Exception:  # noqa: BLE001 - the scheduler may be gone already
+                logger.debug("could not cancel %d Dask task(s)", len(running), exc_info=True)
+        self._close_client()
+
+    def _close_client(self) -> None:
+        if self._own_client:
+            self._own_client = False
+            self.client.close()

@@ -1,0 +1,194 @@
+"""Understanding a tuning run: which parameters matter for which objective (HyperMapper 2.0 §4.6).
+
+Two estimates per objective, fitted to the feasible evaluations:
+
+* ``"rf"``: the impurity-based feature importances of a random forest (HyperMapper's white
+  box, its Table 5); a permutation parameter's several feature columns are summed;
+* ``"gp"``: inverse length-scales of the mixed-kernel Gaussian process (a short length-scale
+  means the objective changes quickly along that parameter).
+
+Both are normalised to sum to one per objective. ``feasible`` (the random-forest
+classifier of success against failure) tells which parameters drive the failures.
+
+:func:`load_run` reads a journal into what plots and reports need; the search space comes
+from the journal's metadata (written by the optimizer) or, failing that, is inferred from the
+configurations themselves (:func:`infer_space`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bayestune.exceptions import BayestuneError
+from bayestune.scenario_model import Objective
+from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
+from bayestune.trial import Trial, TrialStatus
+
+logger = logging.getLogger(__name__)
+
+IMPORTANCE_METHODS = ("rf", "gp")
+#: Name of the pseudo-objective whose importances explain feasibility.
+FEASIBILITY = "feasible"
+
+
+@dataclass
+class Run:
+    """A finished (or interrupted) run as plots and reports use it."""
+
+    space: Space
+    objectives: list[Objective]
+    trials: list[Trial]          # finished trials, in evaluation order
+    meta: dict[str, Any]
+
+    @property
+    def names(self) -> list[str]:
+        return [o.name for o in self.objectives]
+
+    def matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Raw rows X, objective values Y (NaN where missing) and the feasible flags."""
+        X = self.space.to_matrix([t.config for t in self.trials]) if self.trials else np.empty((0, self.space.width))
+        Y = np.array([[t.values.get(n, np.nan) for n in self.names] for t in self.trials], dtype=float)
+        Y = Y.reshape(len(self.trials), len(self.objectives))
+        feasible = np.array([t.feasible for t in self.trials], dtype=bool)
+        return X, Y, feasible
+
+
+# ---- spaces and journals -------------------------------------------------------------------
+def infer_space(configs: Sequence[Mapping[str, Any]]) -> Space:
+    """A space that holds every configuration: lists become permutations, text and booleans
+    categoricals, integers integer ranges (or ordinals when few and uneven), other numbers reals."""
+    if not configs:
+        raise BayestuneError("cannot infer a search space from no configurations")
+    names: dict[str, None] = {}
+    for c in configs:
+        names.update(dict.fromkeys(c))
+    params = []
+    for name in names:
+        values = [c[name] for c in configs if name in c]
+        if all(isinstance(v, (list, tuple)) for v in values):
+            params.append(Permutation(name, max(len(v) for v in values)))
+        elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            distinct = sorted(set(float(v) for v in values))
+            integral = all(float(v).is_integer() for v in values)
+            if len(distinct) == 1:
+                params.append(Ordinal(name, distinct if not integral else [int(distinct[0])]))
+            elif integral and (len(distinct) > 16 or distinct[-1] - distinct[0] + 1 == len(distinct)):
+                params.append(Integer(name, int(distinct[0]), int(distinct[-1])))
+            elif len(distinct) <= 16:
+                params.append(Ordinal(name, [int(v) if integral else v for v in distinct]))
+            else:
+                params.append(Real(name, distinct[0], distinct[-1]))
+        else:
+            seen: list[Any] = []
+            for v in values:
+                if not any(type(v) is type(s) and v == s for s in seen):
+                    seen.append(v)
+            params.append(Categorical(name, seen))
+    return Space(params)
+
+
+def load_run(journal_path: str, *, space: Space | None = None) -> Run:
+    """Read a journal: its finished trials, objectives and search space."""
+    from bayestune.optimizer import META_SPACE
+    from bayestune.storage import LOST, Journal
+    from bayestune.storage import journal as jmod
+
+    with Journal.open(journal_path) as journal:
+        meta = journal.meta()
+        raw = [t for t in journal.trials() if t.status.is_finished and t.failure_kind != LOST]
+        objectives = _objectives(meta.get(jmod.META_OBJECTIVES), raw)
+        if space is None:
+            spec = meta.get(META_SPACE)
+            if isinstance(spec, Mapping):
+                from bayestune.scenario import space_from_spec
+
+                try:
+                    space = space_from_spec(spec["parameters"], spec.get("constraints", ()), source=journal_path)
+                except (BayestuneError, KeyError) as exc:
+                    logger.info("%s: stored space unreadable (%s); inferring it", journal_path, exc)
+            if space is None:
+                space = infer_space([t.config for t in raw])
+        trials = [t if t.status is TrialStatus.PENDING else _typed(t, space) for t in raw]
+    return Run(space, objectives, trials, meta)
+
+
+def _typed(trial: Trial, space: Space) -> Trial:
+    """The trial with its configuration validated (permutation lists back to tuples)."""
+    from dataclasses import replace
+
+    try:
+        return replace(trial, config=space.validate_config(trial.config))
+    except BayestuneError:
+        return trial
+
+
+def _objectives(stored: Any, trials: Sequence[Trial]) -> list[Objective]:
+    if stored:
+        return [Objective(str(o["name"]), "minimize" if o.get("minimize", True) else "maximize") for o in stored]
+    for t in trials:
+        if t.feasible and t.values:
+            return [Objective(next(iter(t.values)))]
+    raise BayestuneError("the journal records no objectives and no measured trial to infer them")
+
+
+# ---- feature importance ------------------------------------------------------------------
+def _block_sums(encoder: Any, per_column: np.ndarray) -> dict[str, float]:
+    out = {}
+    for b in encoder.blocks:
+        out[b.name] = float(np.sum(per_column[b.start:b.start + b.width]))
+    total = sum(out.values())
+    return {k: (v / total if total > 0 else 0.0) for k, v in out.items()}
+
+
+def feature_importance(space: Space, X: np.ndarray, Y: np.ndarray, objectives: Sequence[Objective],
+                       feasible: np.ndarray | None = None, *, method: str = "rf", include_feasibility: bool = True,
+                       seed: int = 0) -> dict[str, dict[str, float]]:
+    """Importance of each parameter for each objective: ``{objective: {parameter: share}}``.
+
+    Parameters with a single value are left out. ``include_feasibility`` adds
+    :data:`FEASIBILITY` (random-forest classifier) when both outcomes occur.
+    """
+    if method not in IMPORTANCE_METHODS:
+        raise BayestuneError(f"unknown importance method {method!r}; allowed: {list(IMPORTANCE_METHODS)}")
+    from bayestune.models.encoding import FeatureEncoder
+
+    X = np.asarray(X, dtype=float).reshape(-1, space.width)
+    Y = np.asarray(Y, dtype=float).reshape(len(X), -1)
+    feasible = np.ones(len(X), dtype=bool) if feasible is None else np.asarray(feasible, dtype=bool)
+    encoder = FeatureEncoder(space)
+    if encoder.width == 0:
+        return {}
+    out: dict[str, dict[str, float]] = {}
+    for j, obj in enumerate(objectives):
+        ok = feasible & np.isfinite(Y[:, j])
+        if ok.sum() < 3:
+            continue
+        F, y = encoder.transform(X[ok]), Y[ok, j] * (1.0 if obj.minimize else -1.0)
+        if method == "rf":
+            from sklearn.ensemble import RandomForestRegressor
+
+            z = np.log(y) if np.all(y > 0) else y
+            forest = RandomForestRegressor(n_estimators=200, random_state=seed, n_jobs=1).fit(F, z)
+            out[obj.name] = _block_sums(encoder, forest.feature_importances_)
+        else:
+            from bayestune.models.gp import GaussianProcess
+
+            gp = GaussianProcess(encoder.blocks, seed=seed).fit(F, y)
+            out[obj.name] = gp.feature_importance()
+    if include_feasibility and feasible.any() and not feasible.all():
+        from sklearn.ensemble import RandomForestClassifier
+
+        clf = RandomForestClassifier(n_estimators=200, random_state=seed, n_jobs=1).fit(encoder.transform(X), feasible)
+        out[FEASIBILITY] = _block_sums(encoder, clf.feature_importances_)
+    return out
+
+
+def run_importance(run: Run, *, method: str = "rf", seed: int = 0) -> dict[str, dict[str, float]]:
+    """:func:`feature_importance` of a journaled run."""
+    X, Y, feasible = run.matrix()
+    return feature_importance(run.space, X, Y, run.objectives, feasible, method=method, seed=seed)

@@ -1,0 +1,178 @@
+"""``bayestune report JOURNAL -o report.html``: one self-contained HTML page about a run.
+
+The page holds the run's summary (evaluations by status, failure kinds), the best
+configurations (one objective) or the Pareto set (several), the best configuration per
+objective, feature importances per objective, and the plots of :mod:`bayestune.plot`
+embedded as base64 PNGs, so the file can be mailed or archived alone.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import logging
+import math
+import os
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from bayestune.insight import Run, load_run, run_importance
+from bayestune.pareto import pareto_trials
+from bayestune.space import Space
+from bayestune.trial import Trial, TrialStatus
+
+logger = logging.getLogger(__name__)
+
+#: Most rows of the Pareto-set / best-configurations table.
+MAX_ROWS = 50
+
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1100px;
+       color: #222; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.6em 0; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; }
+th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+img { max-width: 100%; border: 1px solid #eee; margin: 0.4em 0; }
+.muted { color: #777; font-size: 0.85em; }
+"""
+
+
+def _esc(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else f"{value:.6g}"
+    if isinstance(value, (list, tuple)):
+        return "(" + ",".join(_fmt(v) for v in value) + ")"
+    return str(value)
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], numeric: Sequence[bool] | None = None) -> str:
+    numeric = numeric or [False] * len(headers)
+    head = "".join(f"<th>{_esc(h)}</th>" for h in headers)
+    body = []
+    for row in rows:
+        cells = "".join(f'<td class="num">{_esc(_fmt(c))}</td>' if num else f"<td>{_esc(_fmt(c))}</td>"
+                        for c, num in zip(row, numeric))
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _image(path: Path, alt: str) -> str:
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return f'<img alt="{_esc(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _trial_rows(trials: Sequence[Trial], run: Run) -> tuple[list[str], list[list[Any]], list[bool]]:
+    params = run.space.names
+    headers = ["trial", *run.names, *params]
+    rows = [[t.trial_id, *[t.values.get(n, math.nan) for n in run.names], *[t.config.get(p, "") for p in params]]
+            for t in trials]
+    numeric = [True] * (1 + len(run.names)) + [False] * len(params)
+    return headers, rows, numeric
+
+
+def _best_by(run: Run, k: int) -> list[Trial]:
+    obj = run.objectives[0]
+    ok = [t for t in run.trials if t.feasible and obj.name in t.values]
+    sign = 1.0 if obj.minimize else -1.0
+    return sorted(ok, key=lambda t: sign * t.values[obj.name])[:k]
+
+
+def _summary(run: Run, journal_path: str) -> str:
+    meta = run.meta
+    statuses = Counter(t.status for t in run.trials)
+    kinds = Counter(t.failure_kind or t.status.value for t in run.trials if not t.feasible)
+    scenario = meta.get("scenario") if isinstance(meta.get("scenario"), Mapping) else {}
+    items = [
+        ("journal", journal_path),
+        ("scenario", scenario.get("name", "-")),
+        ("objectives", ", ".join(f"{o.name} ({o.direction})" for o in run.objectives)),
+        ("evaluations", f"{len(run.trials)}" + (f" of budget {meta['budget']}" if meta.get("budget") else "")),
+        ("feasible", statuses[TrialStatus.OK]),
+        ("infeasible (measured)", statuses[TrialStatus.INFEASIBLE]),
+        ("failed", statuses[TrialStatus.FAILED]),
+        ("failure kinds", ", ".join(f"{k} {n}" for k, n in kinds.most_common()) or "-"),
+        ("strategy", meta.get("strategy", "-")),
+        ("seed", meta.get("seed", "-")),
+        ("parameters", ", ".join(f"{p.name} ({p.kind})" for p in run.space.parameters)),
+    ]
+    return _table(["", ""], [[k, v] for k, v in items])
+
+
+def build_report(journal_path: str | os.PathLike, out_path: str | os.PathLike, *, space: Space | None = None,
+                 title: str | None = None, importance_method: str = "rf") -> Path:
+    """Write the HTML report of the run in ``journal_path`` to ``out_path``; returns the path."""
+    from bayestune import plot
+
+    run = load_run(str(journal_path), space=space)
+    scenario = run.meta.get("scenario") if isinstance(run.meta.get("scenario"), Mapping) else {}
+    title = title or f"bayestune report: {scenario.get('name') or Path(journal_path).stem}"
+    parts = [f"<h1>{_esc(title)}</h1>",
+             f'<p class="muted">written {time.strftime("%Y-%m-%d %H:%M:%S")} from {_esc(journal_path)}</p>',
+             "<h2>Run</h2>", _summary(run, str(journal_path))]
+
+    if len(run.objectives) > 1:
+        front = pareto_trials(run.trials, run.objectives)
+        parts.append(f"<h2>Pareto set ({len(front)} feasible, non-dominated configuration"
+                     f"{'s' if len(front) != 1 else ''})</h2>")
+        if len(front) > MAX_ROWS:
+            parts.append(f'<p class="muted">the first {MAX_ROWS} by {_esc(run.names[0])}</p>')
+        parts.append(_table(*_trial_rows(front[:MAX_ROWS], run)) if front else "<p>no feasible evaluation</p>")
+        best_each = []
+        for o in run.objectives:
+            ok = [t for t in run.trials if t.feasible and o.name in t.values]
+            if ok:
+                sign = 1.0 if o.minimize else -1.0
+                best_each.append(min(ok, key=lambda t: sign * t.values[o.name]))
+        parts.append("<h2>Best configuration per objective</h2>")
+        headers, rows, numeric = _trial_rows(best_each, run)
+        rows = [[f"{o.name}", *r] for o, r in zip([o for o in run.objectives], rows)]
+        parts.append(_table(["best in", *headers], rows, [False, *numeric]) if rows else "<p>none</p>")
+    else:
+        best = _best_by(run, 10)
+        parts.append(f"<h2>Best configurations by {_esc(run.names[0])} ({run.objectives[0].direction})</h2>")
+        parts.append(_table(*_trial_rows(best, run)) if best else "<p>no feasible evaluation</p>")
+
+    importance = run_importance(run, method=importance_method) if run.trials else {}
+    with tempfile.TemporaryDirectory(prefix="bayestune-report-") as tmp:
+        files = plot.plot_run(run, tmp, importance=importance) if run.trials else {}
+        parts.append("<h2>Convergence</h2>")
+        parts.extend(_image(p, "convergence") for p in files.get("convergence", []))
+        if files.get("pareto"):
+            parts.append("<h2>Pareto fronts</h2>")
+            parts.extend(_image(p, p.stem) for p in files["pareto"])
+        parts.append(f"<h2>Feature importance ({'random forest' if importance_method == 'rf' else 'GP length-scales'})</h2>")
+        if importance:
+            targets = list(importance)
+            params = list(dict.fromkeys(p for t in targets for p in importance[t]))
+            rows = [[p, *[importance[t].get(p, 0.0) for t in targets]] for p in params]
+            parts.append(_table(["parameter", *targets], rows, [False, *[True] * len(targets)]))
+            parts.append('<p class="muted">shares sum to 1 per objective; "feasible" explains which parameters '
+                         "separate successful from failed or infeasible evaluations</p>")
+        else:
+            parts.append("<p>not enough feasible evaluations</p>")
+        parts.extend(_image(p, "importance") for p in files.get("importance", []))
+        parts.append("<h2>Parallel coordinates</h2>")
+        parts.extend(_image(p, "parallel coordinates") for p in files.get("parallel", []))
+
+    failures = [t for t in run.trials if t.status is TrialStatus.FAILED][:20]
+    if failures:
+        parts.append("<h2>Failures (first 20)</h2>")
+        rows = [[t.trial_id, t.failure_kind or "", (t.error or "").strip().splitlines()[0][:160] if t.error else ""]
+                for t in failures]
+        parts.append(_table(["trial", "kind", "error"], rows, [True, False, False]))
+
+    page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_esc(title)}</title>"
+            f"<style>{_CSS}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
+    out = Path(out_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(page, encoding="utf-8")
+    return out

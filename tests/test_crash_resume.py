@@ -1,0 +1,140 @@
+"""Crash safety with real processes: ``kill -9`` the ``bayestune optimize`` process mid-run, then
+``bayestune optimize --resume`` finishes the original budget with no evaluation lost or counted
+twice, and the evaluations in flight at the crash are re-run. Also the CLI's --workers/--batch."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bayestune.storage import LOST, Journal
+from bayestune.trial import TrialStatus
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="kill -9 and process groups")
+
+BUDGET = 30
+
+
+def write_scenario(tmp_path: Path, *, sleep: float = 0.2, budget: int = BUDGET) -> Path:
+    data = {
+        "name": "crashy",
+        "parameters": [{"name": "x", "type": "integer", "bounds": [0, 200]},
+                       {"name": "y", "type": "integer", "bounds": [0, 200]}],
+        "objectives": ["runtime"],
+        "budget": budget,
+        "seed": 5,
+        "strategy": "cot_random",
+        "initial_design": {"size": 5},
+        "blackbox": {"command": f"echo $PPID >> pids.txt; sleep {sleep}; "
+                               "echo runtime: $(( ({x} - 50) * ({x} - 50) + {y} ))",
+                     "timeout": 20},
+    }
+    path = tmp_path / "crashy.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def bayestune(*args: str) -> list[str]:
+    return [sys.executable, "-m", "bayestune", *args]
+
+
+def finished(journal: Path) -> int:
+    with Journal.open(journal) as j:
+        return j.n_finished()
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def kill_after(proc: subprocess.Popen, journal: Path, n: int, timeout: float = 60.0) -> None:
+    """Poll the journal (WAL: reading never blocks the writer) until ``n`` evaluations are
+    finished, then SIGKILL the optimizer."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"the optimizer exited early: {proc.returncode}; {proc.stderr.read()}")
+        if journal.exists():
+            try:
+                if finished(journal) >= n:
+                    break
+            except Exception:  # noqa: BLE001 - the file may still be being created
+                pass
+        time.sleep(0.05)
+    else:
+        proc.kill()
+        pytest.fail(f"fewer than {n} evaluations were journaled within {timeout} s")
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(10)
+
+
+@pytest.mark.parametrize("extra", [[], ["--workers", "3"]], ids=["serial", "pool"])
+def test_kill_9_then_resume_finishes_the_budget_and_reruns_in_flight(tmp_path, extra):
+    scenario = write_scenario(tmp_path)
+    journal = tmp_path / "run.db"
+    proc = subprocess.Popen(bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress", *extra),
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    kill_after(proc, journal, 8)
+    assert proc.returncode == -signal.SIGKILL
+    # the processes that ran the black box (the optimizer, or its pool workers) are all gone soon
+    pids = {int(p) for p in (tmp_path / "pids.txt").read_text().split()}
+    deadline = time.monotonic() + 10
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(p) for p in pids), "orphaned worker processes outlived the optimizer"
+
+    with Journal.open(journal) as j:
+        done_at_crash = j.n_finished()
+        in_flight = j.pending()
+        before = {t.trial_id: t for t in j.trials() if t.status.is_finished}
+    assert 8 <= done_at_crash < BUDGET
+    assert in_flight, "an evaluation was running when the optimizer was killed"
+
+    resumed = subprocess.run(bayestune("optimize", str(scenario), "--journal", str(journal), "--resume",
+                                       "--no-progress", *extra),
+                             cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"resuming {journal}: {done_at_crash} of {BUDGET} evaluations done" in resumed.stderr
+
+    with Journal.open(journal) as j:
+        trials = j.trials()
+        assert j.n_finished() == BUDGET and not j.pending()
+    counted = [t for t in trials if t.status.is_finished and t.failure_kind != LOST]
+    assert len(counted) == BUDGET and all(t.status is TrialStatus.OK for t in counted)
+    # nothing measured before the crash was lost or changed
+    after = {t.trial_id: t for t in trials}
+    assert all(after[i] == t for i, t in before.items())
+    # the evaluations in flight were marked lost and re-run, each exactly once
+    lost = [t for t in trials if t.failure_kind == LOST]
+    assert sorted(t.trial_id for t in lost) == sorted(t.trial_id for t in in_flight)
+    reruns = [t for t in trials if t.origin == "rerun"]
+    lost_configs = sorted(json.dumps(dict(t.config), sort_keys=True) for t in lost)
+    assert sorted(json.dumps(dict(t.config), sort_keys=True) for t in reruns) == lost_configs
+    assert all(t.status is TrialStatus.OK for t in reruns)
+    # no configuration was measured twice
+    keys = [json.dumps(dict(t.config), sort_keys=True) for t in counted]
+    assert len(set(keys)) == BUDGET
+
+
+def test_cli_workers_and_batch_run_the_budget(tmp_path):
+    scenario = write_scenario(tmp_path, sleep=0.0, budget=9)
+    for args, name in ((["--workers", "2"], "w.db"), (["--batch", "4"], "b.db")):
+        out = subprocess.run(bayestune("optimize", str(scenario), "--journal", str(tmp_path / name), "--no-progress",
+                                       *args), cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert "best: runtime = " in out.stdout
+        assert finished(tmp_path / name) == 9
