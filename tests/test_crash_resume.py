@@ -130,11 +130,16 @@ def test_kill_9_then_resume_finishes_the_budget_and_reruns_in_flight(tmp_path, e
     assert len(set(keys)) == BUDGET
 
 
-def test_cli_workers_and_batch_run_the_budget(tmp_path):
+@pytest.mark.parametrize("args", [["--workers", "2"], ["--batch", "4"], ["--workers", "2", "--batch", "3"]])
+def test_cli_workers_and_batch_run_the_budget(tmp_path, monkeypatch, args):
+    from click.testing import CliRunner
+
+    from bayestune.cli import cli
+
+    monkeypatch.chdir(tmp_path)
     scenario = write_scenario(tmp_path, sleep=0.0, budget=9)
-    for args, name in ((["--workers", "2"], "w.db"), (["--batch", "4"], "b.db")):
-        out = subprocess.run(bayestune("optimize", str(scenario), "--journal", str(tmp_path / name), "--no-progress",
-                                       *args), cwd=tmp_path, capture_output=True, text=True, timeout=120)
-        assert out.returncode == 0, out.stderr
-        assert "best: runtime = " in out.stdout
-        assert finished(tmp_path / name) == 9
+    out = CliRunner().invoke(cli, ["optimize", str(scenario), "--journal", str(tmp_path / "run.db"),
+                                   "--no-progress", *args])
+    assert out.exit_code == 0, out.output
+    assert "best: runtime = " in out.stdout
+    assert finished(tmp_path / "run.db") == 9

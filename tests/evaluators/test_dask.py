@@ -131,3 +131,21 @@ def test_setup_error_on_the_worker_stops_the_run(tmp_path, client):
 def test_bad_client_is_rejected():
     with pytest.raises(EvaluationError, match="expected a distributed.Client or a scheduler address"):
         DaskBackend(CommandFactory("echo 1", ["value"]), 42)
+
+
+def test_cli_dask_option_runs_on_the_cluster(tmp_path, cluster, monkeypatch):
+    import json
+
+    from click.testing import CliRunner
+
+    from bayestune.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps({
+        "name": "d", "parameters": [{"name": "x", "type": "integer", "bounds": [0, 50]}], "objectives": ["t"],
+        "budget": 6, "seed": 1, "strategy": "cot_random", "blackbox": {"command": "echo t: {x}", "timeout": 10}}))
+    out = CliRunner().invoke(cli, ["optimize", str(scenario), "--dask", cluster.scheduler_address, "--no-progress"])
+    assert out.exit_code == 0, out.output
+    with Journal.open(tmp_path / "s.journal.db") as journal:
+        assert journal.n_finished() == 6
