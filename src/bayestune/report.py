@@ -57,12 +57,13 @@ def _fmt(value: Any) -> str:
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], numeric: Sequence[bool] | None = None) -> str:
     numeric = numeric or [False] * len(headers)
     head = "".join(f"<th>{_esc(h)}</th>" for h in headers)
+    thead = f"<thead><tr>{head}</tr></thead>" if any(headers) else ""
     body = []
     for row in rows:
         cells = "".join(f'<td class="num">{_esc(_fmt(c))}</td>' if num else f"<td>{_esc(_fmt(c))}</td>"
                         for c, num in zip(row, numeric))
         body.append(f"<tr>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return f"<table>{thead}<tbody>{''.join(body)}</tbody></table>"
 
 
 def _image(path: Path, alt: str) -> str:
@@ -149,11 +150,12 @@ def build_report(journal_path: str | os.PathLike, out_path: str | os.PathLike, *
         if files.get("pareto"):
             parts.append("<h2>Pareto fronts</h2>")
             parts.extend(_image(p, p.stem) for p in files["pareto"])
-        parts.append(f"<h2>Feature importance ({'random forest' if importance_method == 'rf' else 'GP length-scales'})</h2>")
+        source = "random forest" if importance_method == "rf" else "GP length-scales"
+        parts.append(f"<h2>Feature importance ({source})</h2>")
         if importance:
             targets = list(importance)
             params = list(dict.fromkeys(p for t in targets for p in importance[t]))
-            rows = [[p, *[importance[t].get(p, 0.0) for t in targets]] for p in params]
+            rows = [[p, *[f"{importance[t].get(p, 0.0):.3f}" for t in targets]] for p in params]
             parts.append(_table(["parameter", *targets], rows, [False, *[True] * len(targets)]))
             parts.append('<p class="muted">shares sum to 1 per objective; "feasible" explains which parameters '
                          "separate successful from failed or infeasible evaluations</p>")

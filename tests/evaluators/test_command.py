@@ -266,3 +266,11 @@ def test_ctrl_c_kills_the_running_command(tmp_path, monkeypatch):
     while os.path.exists(f"/proc/{pid}") and _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(pid)
+
+
+def test_custom_feasible_output_name_is_read():
+    from bayestune.evaluators.command import parse_output
+
+    result = parse_output("runtime: 3.0\nis_ok: False\n", ["runtime"], feasible_key="is_ok")
+    assert not result.feasible
+    assert parse_output('{"runtime": 2.0, "is_ok": true}', ["runtime"], feasible_key="is_ok").feasible

@@ -174,3 +174,10 @@ def test_missing_dependency_of_an_installed_module_is_not_masked(tmp_path):
             load_callable("needs_dep_mod_q:run")
     finally:
         sys.path.remove(str(tmp_path))
+
+
+def test_custom_feasible_output_name_is_read_from_callables():
+    from bayestune.evaluators.python_callable import CallableEvaluator
+
+    ev = CallableEvaluator(lambda cfg: {"t": 1.0, "fits": False}, ["t"], feasible_key="fits")
+    assert not ev.evaluate({"a": 1}).feasible

@@ -59,7 +59,10 @@ def test_the_known_front_is_the_enumerated_one():
 
 @pytest.mark.parametrize("strategy", ["pareto_rf", "parego"])
 def test_strategy_beats_random_on_a_known_front(strategy):
-    ours = np.mean([hv_ratio(strategy, s) for s in range(2)])
+    # Measured (4 seeds, 24 evaluations): pareto_rf 0.62-0.75 (0.68-0.72 with 50 trees), parego
+    # 0.82-0.94, random 0.00-0.28 of the true front's hypervolume.
+    options = {"n_estimators": 50} if strategy == "pareto_rf" else {}
+    ours = np.mean([hv_ratio(strategy, s, **options) for s in range(2)])
     rnd = np.mean([hv_ratio("random", s) for s in range(2)])
     assert ours > rnd + 0.25, (ours, rnd)
     assert ours > 0.6

@@ -60,13 +60,14 @@ def build_evaluator(spec: BlackBoxSpec, *, base_dir: Path, objectives: Sequence[
         if spec.timeout is not None:
             logger.warning("blackbox.timeout=%s is ignored for a python black box (no in-process timeout); "
                            "use a command black box to enforce it", spec.timeout)
-        return CallableEvaluator(load_callable(spec.target, base), objectives)
+        return CallableEvaluator(load_callable(spec.target, base), objectives, feasible_key=feasible_output)
     if spec.kind == "command":
         _check_options(spec.kind, spec.options, COMMAND_OPTIONS)
         workdir = base / spec.workdir if spec.workdir else base
         return CommandEvaluator(
             spec.target, objectives, parameter_names=list(parameter_names), timeout=spec.timeout,
             workdir=workdir, env=spec.options.get("env"), memory_limit_mb=spec.options.get("memory_limit_mb"),
+            feasible_key=feasible_output,
         )
     if spec.kind == "external":
         _check_options(spec.kind, spec.options, EXTERNAL_OPTIONS)

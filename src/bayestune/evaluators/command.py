@@ -54,7 +54,7 @@ _KEY_VALUE_RE = re.compile(r"^\s*([A-Za-z_][\w.\-]*)\s*[:=]\s*(.*?)\s*$")
 
 
 # ---- output parsing ------------------------------------------------------------------------
-def parse_output(stdout: str, objectives: Sequence[str]) -> Result:
+def parse_output(stdout: str, objectives: Sequence[str], feasible_key: str | None = None) -> Result:
     """Objective values from a command's stdout. Accepted forms, tried in order:
 
     1. the last non-empty line is a JSON object: ``{"runtime": 1.2, "feasible": true}``
@@ -66,9 +66,11 @@ def parse_output(stdout: str, objectives: Sequence[str]) -> Result:
     3. one objective only: the last number on the last non-empty line (``took 3.2 ms`` -> 3.2).
 
     Anything else is a failure of kind ``"parse"`` that says what was expected and quotes the
-    last line; NaN/inf values are failures of kind ``"nan"``.
+    last line; NaN/inf values are failures of kind ``"nan"``. ``feasible_key`` (the scenario's
+    ``feasible_output``) replaces the default ``feasible``/``Valid`` flag names.
     """
     objectives = list(objectives)
+    flag_keys = (feasible_key,) if feasible_key else FEASIBLE_KEYS
     lines = [ln.strip() for ln in stdout.splitlines() if ln.strip()]
     if not lines:
         return Result.failure(f"the command printed nothing on stdout; expected {_expected(objectives)}", "parse")
@@ -80,15 +82,15 @@ def parse_output(stdout: str, objectives: Sequence[str]) -> Result:
         except ValueError:
             data = None
         if isinstance(data, dict):
-            return coerce_result(data, objectives)
+            return coerce_result(data, objectives, feasible_key)
 
     pairs: dict[str, str] = {}
     for line in lines:
         m = _KEY_VALUE_RE.match(line)
         if m and m.group(2):
             pairs[m.group(1)] = m.group(2)
-    flag = next((pairs[k] for k in FEASIBLE_KEYS if k in pairs), None)
-    numbers = {k: _leading_number(v) for k, v in pairs.items() if k not in FEASIBLE_KEYS}
+    flag = next((pairs[k] for k in flag_keys if k in pairs), None)
+    numbers = {k: _leading_number(v) for k, v in pairs.items() if k not in flag_keys}
     numbers = {k: v for k, v in numbers.items() if v is not None}
     if all(o in numbers for o in objectives) or (flag is not None and not _truthy(flag)):
         mapping: dict[str, Any] = dict(numbers)
@@ -205,13 +207,14 @@ class CommandEvaluator(Evaluator):
     def __init__(self, template: str, objectives: Sequence[str], *,
                  parameter_names: Sequence[str] | None = None, timeout: float | None = None,
                  workdir: str | os.PathLike | None = None, env: Mapping[str, Any] | None = None,
-                 memory_limit_mb: float | None = None) -> None:
+                 memory_limit_mb: float | None = None, feasible_key: str | None = None) -> None:
         if not isinstance(template, str) or not template.strip():
             raise EvaluationError(f"command template must be a non-empty string, but got {template!r}")
         if isinstance(objectives, str) or not objectives:
             raise EvaluationError(f"objectives must be a non-empty list of names, but got {objectives!r}")
         self.template = template
         self.objectives = list(objectives)
+        self.feasible_key = feasible_key
         self.fields = template_fields(template)
         if parameter_names is not None:
             known = list(parameter_names)
@@ -267,7 +270,7 @@ class CommandEvaluator(Evaluator):
         rc = proc.returncode
         if rc != 0:
             return Result.failure(f"command {cmd!r} {_describe_exit(rc)}" + _stderr_note(err), "crash")
-        result = parse_output(out.decode(errors="replace"), self.objectives)
+        result = parse_output(out.decode(errors="replace"), self.objectives, self.feasible_key)
         if result.kind == "parse" and err.strip():
             return Result.failure(result.error + _stderr_note(err, STDERR_TAIL_CHARS // 3), "parse")
         return result

@@ -133,13 +133,15 @@ class CallableEvaluator(Evaluator):
     Ctrl-C stops the run.
     """
 
-    def __init__(self, fn: Callable[[dict[str, Any]], Any], objectives: Sequence[str]) -> None:
+    def __init__(self, fn: Callable[[dict[str, Any]], Any], objectives: Sequence[str],
+                 feasible_key: str | None = None) -> None:
         if not callable(fn):
             raise EvaluationError(f"expected a callable black box, but got {fn!r}")
         if isinstance(objectives, str) or not objectives:
             raise EvaluationError(f"objectives must be a non-empty list of names, but got {objectives!r}")
         self.fn = fn
         self.objectives = list(objectives)
+        self.feasible_key = feasible_key
 
     def evaluate(self, config: Mapping[str, Any]) -> Result:
         try:
@@ -147,7 +149,7 @@ class CallableEvaluator(Evaluator):
         except (Exception, SystemExit) as exc:
             return Result.failure(describe_exception(exc), "exception")
         try:
-            return coerce_result(raw, self.objectives)
+            return coerce_result(raw, self.objectives, self.feasible_key)
         except Exception as exc:  # noqa: BLE001 - e.g. a mapping whose __iter__ raises
             return Result.failure(f"cannot read the black box's return value {raw!r}: {describe_exception(exc)}",
                                   "parse")

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from bayestune.exceptions import SpaceError
 
@@ -54,12 +53,17 @@ class BetaPrior:
 
     def pdf_unit(self, u: np.ndarray) -> np.ndarray:
         # Clip away from 0/1 so decay/exponential shapes stay finite at the bounds.
+        from scipy.special import betaln
+
         u = np.clip(np.asarray(u, dtype=float), 1e-6, 1 - 1e-6)
-        return stats.beta.pdf(u, self.alpha, self.beta)
+        log_pdf = (self.alpha - 1) * np.log(u) + (self.beta - 1) * np.log1p(-u) - betaln(self.alpha, self.beta)
+        return np.exp(log_pdf)
 
     def bin_probabilities(self, edges: np.ndarray) -> np.ndarray:
         """Probability mass of each bin [edges[i], edges[i+1]] on the unit interval."""
-        cdf = stats.beta.cdf(np.clip(edges, 0.0, 1.0), self.alpha, self.beta)
+        from scipy.special import betainc  # the regularised incomplete beta is the Beta CDF
+
+        cdf = betainc(self.alpha, self.beta, np.clip(edges, 0.0, 1.0))
         mass = np.diff(cdf)
         total = mass.sum()
         if total <= 0:

@@ -119,20 +119,33 @@ class BayesianOptimization(Strategy):
 
     # ---- models ------------------------------------------------------------------------
     def _training_set(self, history: History) -> tuple[np.ndarray, np.ndarray]:
-        """Feasible rows and their first objective (to minimise), optionally capped: the best
-        third, the most recent third and a random rest (bounded memory, TVM thesis 3.5)."""
-        ok = history.feasible
-        X, y = history.X[ok], history.signed_Y()[ok, 0]
+        """Feasible rows and their first objective (to minimise), capped as in :meth:`_capped_rows`."""
+        idx = self._capped_rows(history, feasible=True)
+        return history.X[idx], history.signed_Y()[idx, 0]
+
+    def _capped_rows(self, history: History, *, feasible: bool) -> np.ndarray:
+        """Indices of the feasible (or failed) observations the models learn from. With
+        ``max_training_points`` the feasible set keeps its best third, most recent third and a
+        random rest, and failures their most recent ones, so suggestion time and memory stay
+        flat over long runs (TVM thesis 3.5)."""
+        mask = history.feasible if feasible else ~history.feasible
+        rows = np.flatnonzero(mask)
         cap = self.settings.max_training_points
-        if cap is None or len(X) <= cap:
-            return X, y
-        order = np.argsort(y)
-        keep = set(order[: cap // 3].tolist())
-        keep.update(range(len(X) - cap // 3, len(X)))
-        rest = np.setdiff1d(np.arange(len(X)), np.fromiter(keep, int))
+        if cap is None or len(rows) <= cap:
+            return rows
+        if not feasible:
+            return rows[-cap:]
+        y = history.signed_Y()[rows, 0]
+        keep = set(rows[np.argsort(y)[: cap // 3]].tolist())
+        keep.update(rows[-(cap // 3):].tolist())
+        rest = np.setdiff1d(rows, np.fromiter(keep, int))
         keep.update(self.rng.choice(rest, size=cap - len(keep), replace=False).tolist())
-        idx = np.sort(np.fromiter(keep, int))
-        return X[idx], y[idx]
+        return np.sort(np.fromiter(keep, int))
+
+    def _model_rows(self, history: History) -> np.ndarray:
+        """Capped feasible and failed observations together (classifier, failure variance)."""
+        return np.sort(np.concatenate([self._capped_rows(history, feasible=True),
+                                       self._capped_rows(history, feasible=False)]))
 
     def _fit_surrogate(self, F: np.ndarray, y: np.ndarray, *, fixed: dict[str, Any] | None = None) -> Any:
         s = self.settings
@@ -156,8 +169,9 @@ class BayesianOptimization(Strategy):
         mode = self.settings.feasibility_model
         if mode is False or (mode == "auto" and history.feasible.all()):
             return None
-        F = self.encoder.transform(history.X)
-        return FeasibilityClassifier(seed=int(self.rng.integers(2**31))).fit(F, history.feasible)
+        rows = self._model_rows(history)
+        F = self.encoder.transform(history.X[rows])
+        return FeasibilityClassifier(seed=int(self.rng.integers(2**31))).fit(F, history.feasible[rows])
 
     # ---- suggestion --------------------------------------------------------------------
     def _candidates(self, seen: set[bytes]) -> np.ndarray | None:
@@ -244,7 +258,7 @@ class BayesianOptimization(Strategy):
         return {"lengthscales": dict(model.lengthscales_), "outputscale": model.outputscale_, "noise": model.noise_}
 
     def _failure_aware(self, model: GaussianProcess, history: History) -> _FailureAware:
-        F_all = self.encoder.transform(history.X)
+        F_all = self.encoder.transform(history.X[self._model_rows(history)])
         variance_model = GaussianProcess(self.encoder.blocks, fixed_hyperparameters=self._fixed(model),
                                          log_transform_y=False, blas_threads=None).fit(F_all, np.zeros(len(F_all)))
         return _FailureAware(model, variance_model)

@@ -83,14 +83,16 @@ class ParEGOSettings:
         if unknown:
             raise BayestuneError(f"unknown option(s) {unknown} for strategy 'parego'; allowed: {sorted(allowed)}")
         s = cls(**options)
-        if s.weights not in ("lattice", "dirichlet"):
-            raise BayestuneError(f"strategy 'parego': weights must be one of ['lattice', 'dirichlet'], but got {s.weights!r}")
-        if s.lattice_steps is not None and not (isinstance(s.lattice_steps, int) and s.lattice_steps >= 1):
-            raise BayestuneError(f"strategy 'parego': `lattice_steps >= 1` (an integer) must hold, but got {s.lattice_steps!r}")
-        if s.log_transform not in (True, False, "auto"):
-            raise BayestuneError(f"strategy 'parego': log_transform must be true, false or 'auto', but got {s.log_transform!r}")
-        if not s.rho >= 0:
-            raise BayestuneError(f"strategy 'parego': `rho >= 0` must hold, but got {s.rho!r}")
+        rules = [
+            ("weights", s.weights in ("lattice", "dirichlet"), "weights in ['lattice', 'dirichlet']"),
+            ("lattice_steps", s.lattice_steps is None or (isinstance(s.lattice_steps, int) and s.lattice_steps >= 1),
+             "`lattice_steps >= 1` (an integer)"),
+            ("log_transform", s.log_transform in (True, False, "auto"), "log_transform in [True, False, 'auto']"),
+            ("rho", s.rho >= 0, "`rho >= 0`"),
+        ]
+        for key, ok, rule in rules:
+            if not ok:
+                raise BayestuneError(f"strategy 'parego': {rule} must hold, but got {key}={getattr(s, key)!r}")
         return s
 
 

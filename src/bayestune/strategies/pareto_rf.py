@@ -66,7 +66,8 @@ class ParetoRFSettings:
         checks = [
             ("batch_size", isinstance(s.batch_size, int) and s.batch_size >= 1, "`batch_size >= 1` (an integer)"),
             ("epsilon", 0.0 <= s.epsilon <= 1.0, "`0 <= epsilon <= 1`"),
-            ("n_candidates", isinstance(s.n_candidates, int) and s.n_candidates >= 1, "`n_candidates >= 1` (an integer)"),
+            ("n_candidates", isinstance(s.n_candidates, int) and s.n_candidates >= 1,
+             "`n_candidates >= 1` (an integer)"),
             ("feasibility_threshold", 0.0 <= s.feasibility_threshold < 1.0, "`0 <= feasibility_threshold < 1`"),
             ("n_estimators", isinstance(s.n_estimators, int) and s.n_estimators >= 1, "`n_estimators >= 1`"),
             ("max_features", 0.0 < s.max_features <= 1.0, "`0 < max_features <= 1`"),
