@@ -346,7 +346,36 @@ class Integer(_NumericParameter):
         return {"name": self.name, **self._spec_common()}
 
 
-class Ordinal(Parameter):
+class _ValueListParameter(Parameter):
+    """Shared raw encoding of Ordinal and Categorical: the index into ``self.values``."""
+
+    values: list[Any]
+
+    @property
+    def cardinality(self) -> float:
+        return len(self.values)
+
+    def from_raw(self, raw: np.ndarray) -> Any:
+        return self.values[int(np.rint(np.asarray(raw).reshape(-1)[0]))]
+
+    def in_domain(self, raw: np.ndarray) -> np.ndarray:
+        v = np.asarray(raw, dtype=float).reshape(-1)
+        return np.isfinite(v) & (v == np.rint(v)) & (v >= 0) & (v < len(self.values))
+
+    def grid(self) -> np.ndarray:
+        return np.arange(len(self.values), dtype=float).reshape(-1, 1)
+
+    def index_of(self, raw: np.ndarray) -> np.ndarray:
+        return np.rint(np.asarray(raw, dtype=float).reshape(-1)).astype(np.int64)
+
+    def raw_of_index(self, index: np.ndarray) -> np.ndarray:
+        return np.asarray(index, dtype=float).reshape(-1, 1)
+
+    def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return self.neighbours_many(raw, rng)[0]
+
+
+class Ordinal(_ValueListParameter):
     """One of a sorted list of numbers (e.g. powers of two), optionally compared on a log scale."""
 
     kind = "ordinal"
@@ -377,10 +406,6 @@ class Ordinal(Parameter):
         self._default = self.validate(default) if default is not None else None
 
     @property
-    def cardinality(self) -> float:
-        return len(self.values)
-
-    @property
     def default(self) -> Any:
         return self._default if self._default is not None else self.values[(len(self.values) - 1) // 2]
 
@@ -394,24 +419,8 @@ class Ordinal(Parameter):
     def to_raw(self, value: Any) -> np.ndarray:
         return np.array([float(np.flatnonzero(self._array == float(value))[0])])
 
-    def from_raw(self, raw: np.ndarray) -> Any:
-        return self.values[int(np.rint(np.asarray(raw).reshape(-1)[0]))]
-
     def columns(self, raw: np.ndarray) -> np.ndarray:
         return self._array[np.rint(np.asarray(raw, dtype=float).reshape(-1)).astype(np.int64)]
-
-    def in_domain(self, raw: np.ndarray) -> np.ndarray:
-        v = np.asarray(raw, dtype=float).reshape(-1)
-        return np.isfinite(v) & (v == np.rint(v)) & (v >= 0) & (v < len(self.values))
-
-    def grid(self) -> np.ndarray:
-        return np.arange(len(self.values), dtype=float).reshape(-1, 1)
-
-    def index_of(self, raw: np.ndarray) -> np.ndarray:
-        return np.rint(np.asarray(raw, dtype=float).reshape(-1)).astype(np.int64)
-
-    def raw_of_index(self, index: np.ndarray) -> np.ndarray:
-        return np.asarray(index, dtype=float).reshape(-1, 1)
 
     def unit(self, raw: np.ndarray) -> np.ndarray:
         return self._unit_values[self.index_of(raw)].reshape(-1, 1)
@@ -427,9 +436,6 @@ class Ordinal(Parameter):
         else:
             idx = rng.integers(0, len(self.values), size=n)
         return idx.astype(float).reshape(-1, 1)
-
-    def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return self.neighbours_many(raw, rng)[0]
 
     def neighbours_many(self, raw: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         idx = self.index_of(raw)
@@ -454,7 +460,7 @@ class Ordinal(Parameter):
         return spec
 
 
-class Categorical(Parameter):
+class Categorical(_ValueListParameter):
     """One of an unordered set of values (strings, numbers or booleans)."""
 
     kind = "categorical"
@@ -490,10 +496,6 @@ class Categorical(Parameter):
         self._default = self.validate(default) if default is not None else None
 
     @property
-    def cardinality(self) -> float:
-        return len(self.values)
-
-    @property
     def default(self) -> Any:
         return self._default if self._default is not None else self.values[0]
 
@@ -518,31 +520,12 @@ class Categorical(Parameter):
     def to_raw(self, value: Any) -> np.ndarray:
         return np.array([float(self._find(value))])  # type: ignore[arg-type]
 
-    def from_raw(self, raw: np.ndarray) -> Any:
-        return self.values[int(np.rint(np.asarray(raw).reshape(-1)[0]))]
-
     def columns(self, raw: np.ndarray) -> np.ndarray:
         return self._column_values[np.rint(np.asarray(raw, dtype=float).reshape(-1)).astype(np.int64)]
-
-    def in_domain(self, raw: np.ndarray) -> np.ndarray:
-        v = np.asarray(raw, dtype=float).reshape(-1)
-        return np.isfinite(v) & (v == np.rint(v)) & (v >= 0) & (v < len(self.values))
-
-    def grid(self) -> np.ndarray:
-        return np.arange(len(self.values), dtype=float).reshape(-1, 1)
-
-    def index_of(self, raw: np.ndarray) -> np.ndarray:
-        return np.rint(np.asarray(raw, dtype=float).reshape(-1)).astype(np.int64)
-
-    def raw_of_index(self, index: np.ndarray) -> np.ndarray:
-        return np.asarray(index, dtype=float).reshape(-1, 1)
 
     def sample(self, rng: np.random.Generator, n: int, use_prior: bool = False) -> np.ndarray:
         p = self.prior.normalized if (use_prior and self.prior is not None) else None
         return rng.choice(len(self.values), size=n, p=p).astype(float).reshape(-1, 1)
-
-    def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return self.neighbours_many(raw, rng)[0]
 
     def neighbours_many(self, raw: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         idx = self.index_of(raw)
