@@ -87,3 +87,13 @@ def test_hypermapper_multi_objective_bo_runs_parego():
     assert scenario_from_dict(hm).strategy == "parego"
     single = dict(hm, optimization_objectives=["cycles"])
     assert scenario_from_dict(single).strategy == "bo"
+
+
+def test_several_objectives_default_to_parego():
+    s = scenario_from_dict({"parameters": [{"name": "par", "type": "integer", "bounds": [1, 12]}],
+                            "objectives": ["cycles", "logic"]})
+    assert s.strategy == "parego"
+    assert scenario_from_dict({"parameters": [{"name": "par", "type": "integer", "bounds": [1, 12]}],
+                               "objectives": ["cycles"]}).strategy == "bo"
+    assert Optimizer(Space([Integer("par", 1, 4)]), objectives=["a", "b"]).strategy.name == "parego"
+    assert Optimizer(Space([Integer("par", 1, 4)]), objectives=["a"]).strategy.name == "bo"

@@ -49,3 +49,33 @@ def test_cli_plot_and_report_errors(tmp_path):
     assert result.exit_code == 2 and "error:" in result.output
     result = runner.invoke(cli, ["plot", str(tmp_path / "missing.db")])
     assert result.exit_code == 2 and "error:" in result.output
+
+
+def test_optimize_a_multi_objective_scenario_then_report(tmp_path):
+    import json
+    import textwrap
+
+    (tmp_path / "bb.py").write_text(textwrap.dedent('''
+        def run(cfg):
+            return {"cycles": 1000.0 / cfg["par"], "logic": 15.0 * cfg["par"] + cfg["tile"] / 8}
+    '''))
+    scenario = {
+        "name": "fpga", "budget": 10, "seed": 0, "strategy": "pareto_rf",
+        "strategy_options": {"n_estimators": 20},
+        "parameters": [{"name": "par", "type": "integer", "bounds": [1, 10]},
+                       {"name": "tile", "type": "ordinal", "values": [8, 16, 32, 64]}],
+        "objectives": ["cycles", {"name": "logic", "direction": "minimize"}],
+        "output_constraints": ["logic <= 100"],
+        "initial_design": {"size": 5},
+        "blackbox": {"python": "bb.py:run"},
+    }
+    (tmp_path / "fpga.json").write_text(json.dumps(scenario))
+    runner = CliRunner()
+    journal = tmp_path / "fpga.db"
+    result = runner.invoke(cli, ["optimize", str(tmp_path / "fpga.json"), "--journal", str(journal), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "Pareto front:" in result.output
+    result = runner.invoke(cli, ["report", str(journal), "-o", str(tmp_path / "fpga.html")])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "fpga.html").read_text()
+    assert "Pareto set" in text and "fpga" in text

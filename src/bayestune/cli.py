@@ -375,6 +375,12 @@ def _print_summary(optimizer: Any, scenario: Any, budget: int, path: Path) -> No
         width = max(len(name) for name in best.config)
         for name, value in best.config.items():
             click.echo(f"  {name.ljust(width)} = {_fmt_value(value)}")
+        if len(scenario.objectives) > 1:
+            from bayestune.pareto import pareto_trials
+
+            front = pareto_trials(optimizer.trials, scenario.objectives)
+            click.echo(f"Pareto front: {len(front)} configuration(s); see them with "
+                       f"`bayestune report {shlex.quote(str(path))}`")
     click.echo(f"journal: {path}")
 
 

@@ -17,7 +17,14 @@ import numpy as np
 
 from bayestune.design.initial import initial_design
 from bayestune.exceptions import BayestuneError, SpaceError
-from bayestune.scenario_model import DEFAULT_STRATEGY, DesignSpec, Objective, Scenario, parse_output_constraints
+from bayestune.scenario_model import (
+    DEFAULT_MULTI_OBJECTIVE_STRATEGY,
+    DEFAULT_STRATEGY,
+    DesignSpec,
+    Objective,
+    Scenario,
+    parse_output_constraints,
+)
 from bayestune.space.space import Space
 from bayestune.strategies.base import History, Strategy, make_strategy
 from bayestune.trial import Result, Trial, TrialStatus, coerce_result
@@ -45,10 +52,12 @@ class Optimizer:
 
     ``output_constraints`` are expressions over measured outputs (``"utilisation <= 100"``);
     a result that breaks one is recorded as infeasible, its measured values kept.
+
+    ``strategy=None`` picks ``bo`` for one objective and ``parego`` for several.
     """
 
     def __init__(self, space: Space, *, objectives: Sequence[Objective | str] = ("value",),
-                 strategy: str | Strategy = DEFAULT_STRATEGY, strategy_options: dict[str, Any] | None = None,
+                 strategy: str | Strategy | None = None, strategy_options: dict[str, Any] | None = None,
                  design: DesignSpec | None = None, seed: int | None = None, journal: Any = None,
                  resume: bool = False, feasible_output: str | None = None,
                  output_constraints: Sequence[str] = ()) -> None:
@@ -60,6 +69,8 @@ class Optimizer:
         self.journal = journal
         self.feasible_output = feasible_output
         self.output_constraints = parse_output_constraints(output_constraints)
+        if strategy is None:
+            strategy = DEFAULT_STRATEGY if len(self.objectives) == 1 else DEFAULT_MULTI_OBJECTIVE_STRATEGY
         if isinstance(strategy, Strategy):
             self.strategy = strategy
         else:

@@ -39,7 +39,15 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
 from bayestune.exceptions import ConstraintError, ScenarioError, SpaceError
-from bayestune.scenario_model import BLACKBOX_KINDS, BlackBoxSpec, DesignSpec, Objective, OutputConstraint, Scenario
+from bayestune.scenario_model import (
+    BLACKBOX_KINDS,
+    DEFAULT_MULTI_OBJECTIVE_STRATEGY,
+    BlackBoxSpec,
+    DesignSpec,
+    Objective,
+    OutputConstraint,
+    Scenario,
+)
 from bayestune.space.parameters import PERMUTATION_METRICS, Categorical, Integer, Ordinal, Parameter, Permutation, Real
 from bayestune.space.priors import BETA_SHAPES
 from bayestune.space.space import Space
@@ -353,6 +361,8 @@ def _parse_native(data: Mapping[str, Any], ctx: _Ctx) -> Scenario:
     kwargs: dict[str, Any] = {}
     if "strategy" in data:
         kwargs["strategy"] = data["strategy"]
+    elif len(objectives) > 1:
+        kwargs["strategy"] = DEFAULT_MULTI_OBJECTIVE_STRATEGY
     if "budget" in data:
         kwargs["budget"] = data["budget"]
     try:
@@ -730,8 +740,8 @@ def _parse_hypermapper(data: Mapping[str, Any], ctx: _Ctx) -> Scenario:
         strategy = HM_STRATEGIES[opt]
     else:
         ctx.fail(("optimization_method",), f"must be one of {sorted(HM_STRATEGIES) + list(_HM_FOREIGN_METHODS)}, but got {_show(opt)}")
-    if len(objectives) > 1 and strategy == "bo":
-        strategy = "parego"  # HyperMapper's BO scalarises several objectives at random, as ParEGO does
+    if len(objectives) > 1 and strategy == "bo":  # HyperMapper's BO scalarises several objectives at random
+        strategy = DEFAULT_MULTI_OBJECTIVE_STRATEGY
     options: dict[str, Any] = {}
     models = data.get("models")
     if models is not None:

@@ -19,6 +19,8 @@ from bayestune.space.space import Space
 DIRECTIONS = ("minimize", "maximize")
 #: Strategy used when a scenario names none.
 DEFAULT_STRATEGY = "bo"
+#: ... and when it has several objectives (``bo`` optimises one).
+DEFAULT_MULTI_OBJECTIVE_STRATEGY = "parego"
 BLACKBOX_KINDS = ("python", "command", "external", "replay")
 
 
