@@ -170,7 +170,8 @@ def _looks_numeric(text: str) -> bool:
 
 @contextlib.contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
-    """Treat SIGTERM (batch schedulers, ``kill``) like Ctrl-C while a run is going."""
+    """Treat SIGTERM (batch schedulers, ``kill``) like Ctrl-C while a run is going, and make
+    sure Ctrl-C itself is not ignored."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -179,10 +180,14 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, handler)
+    # A process started in the background by a non-interactive shell inherits SIGINT as
+    # ignored, and Python then keeps it ignored: restore Ctrl-C for the run.
+    previous_int = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_int)
 
 
 # ---- journal metadata of a run ---------------------------------------------------------------
