@@ -40,6 +40,14 @@ evaluation exceeds ``timeout`` seconds (failure kind ``timeout``); a child that 
 ``runtime``. The evaluator in turn restarts a server that stops answering. So a bad schedule
 can neither hang nor crash a benchmark run.
 
+Measurement cache: the benchmark problems measure each configuration once and append the
+answer to ``benchmarks/results/<pipeline>.cache.jsonl`` (``BAYESTUNE_HALIDE_CACHE=0`` turns it
+off; another directory can be named by ``BAYESTUNE_HALIDE_CACHE=DIR``). Every strategy and seed
+then sees the same value for the same schedule, as in a replay, and a schedule proposed again in
+a later run costs nothing: live timings on a shared machine drift by several percent, which would
+otherwise reward whoever ran while the machine was quiet. The multi-objective blur reads the same
+file (it holds run and compile time).
+
 Optimum: unknown. Reports divide by the best value any strategy found for the problem in the
 same results file (so the ratios are relative to that file's best, not a true optimum).
 """
@@ -60,6 +68,8 @@ from typing import Any
 
 from bayestune.space import Categorical, Ordinal, Permutation, Space
 from bayestune.trial import Result
+
+from benchmarks.jsonl import append_record
 
 HALIDE_AVAILABLE = importlib.util.find_spec("halide") is not None
 DEFAULT_TIMEOUT = 10.0
@@ -460,6 +470,66 @@ class HalideEvaluator:
             pass
 
 
+def cache_key(config: Mapping[str, Any]) -> str:
+    """A stable text key of a configuration (tuples as lists, numpy scalars as Python ones)."""
+    def plain(v: Any) -> Any:
+        if isinstance(v, (tuple, list)):
+            return [plain(x) for x in v]
+        if hasattr(v, "item"):
+            v = v.item()
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        return v
+    return json.dumps({k: plain(v) for k, v in sorted(config.items())}, sort_keys=True)
+
+
+class MeasurementCache:
+    """One measurement per configuration, kept in a JSON-lines file (see the module docstring).
+
+    Failures are cached too (a schedule Halide rejects is rejected again), except a timeout
+    caused by a server that stopped answering, which says nothing about the schedule."""
+
+    def __init__(self, evaluator: Any, path: Path) -> None:
+        self.evaluator = evaluator
+        self.path = Path(path)
+        self.entries: dict[str, dict[str, Any]] = {}
+        if self.path.exists():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                try:
+                    rec = json.loads(line)
+                except ValueError:  # a line torn by a killed run
+                    continue
+                self.entries[rec["key"]] = rec
+
+    def evaluate(self, config: Mapping[str, Any]) -> Result:
+        key = cache_key(config)
+        rec = self.entries.get(key)
+        if rec is None:
+            res = self.evaluator.evaluate(config)
+            rec = {"key": key, "values": dict(res.values) if res.feasible else {}, "error": res.error,
+                   "kind": res.kind}
+            if res.feasible or "stopped answering" not in (res.error or ""):
+                self.entries[key] = rec
+                append_record(self.path, rec)
+        if rec["error"] is not None or not rec["values"]:
+            return Result.failure(rec["error"] or "failed", rec["kind"] or "exception")
+        return Result(values=dict(rec["values"]))
+
+    __call__ = evaluate
+
+    def close(self) -> None:
+        self.evaluator.close()
+
+
+def cache_path(pipeline: str) -> Path | None:
+    """Where the benchmark problems cache ``pipeline``'s measurements (None: no cache)."""
+    setting = os.environ.get("BAYESTUNE_HALIDE_CACHE", "1")
+    if setting == "0":
+        return None
+    directory = Path(setting) if setting != "1" else REPO / "benchmarks" / "results"
+    return directory / f"{pipeline}.cache.jsonl"
+
+
 def build_halide_problem(name: str):
     from benchmarks.problems import Problem
 
@@ -470,11 +540,13 @@ def build_halide_problem(name: str):
     factory, description = HALIDE_PROBLEMS[name]
     space = factory()
     evaluator = HalideEvaluator(name, space)
-    return Problem(name=name, kind="halide", space=space, objective="time", evaluate=evaluator.evaluate,
+    path = cache_path(name)
+    black_box = MeasurementCache(evaluator, path) if path is not None else evaluator
+    return Problem(name=name, kind="halide", space=space, objective="time", evaluate=black_box.evaluate,
                    optimum=None, optimum_source=None, description=description, timing_sensitive=True,
-                   close=evaluator.close,
+                   close=black_box.close,
                    metadata={"threads": os.environ.get("HL_NUM_THREADS", str(os.cpu_count())),
-                             "timeout_s": evaluator.timeout})
+                             "timeout_s": evaluator.timeout, "measurement_cache": str(path) if path else None})
 
 
 if __name__ == "__main__" and "--serve" in sys.argv:

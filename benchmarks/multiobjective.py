@@ -71,6 +71,8 @@ from bayestune.scenario_model import DesignSpec, Objective
 from bayestune.space import Categorical, Integer, Ordinal, Real, Space
 from bayestune.trial import Result, TrialStatus, coerce_result
 
+from benchmarks.halide_problems import cache_key as _config_key
+
 RESULTS = Path(__file__).resolve().parent / "results"
 OURS = ("pareto_rf", "parego", "random")
 PEERS = ("optuna_tpe", "optuna_nsga2", "hypermapper")
@@ -136,40 +138,6 @@ def zdt_front(n: int = 2001) -> np.ndarray:
     return np.column_stack([f1, 1.0 - np.sqrt(f1)])
 
 
-class _HalideTwoObjectives:
-    """Run time and compile time of the blur, cached per configuration (see the module doc)."""
-
-    def __init__(self, cache_path: Path) -> None:
-        from benchmarks.halide_problems import HalideEvaluator, blur_space
-
-        self.space = blur_space()
-        self.evaluator = HalideEvaluator("halide_blur", self.space)
-        self.cache_path = cache_path
-        self.cache: dict[str, dict[str, Any]] = {}
-        if cache_path.exists():
-            for line in cache_path.read_text().splitlines():
-                if line.strip():
-                    rec = json.loads(line)
-                    self.cache[rec["key"]] = rec
-
-    def __call__(self, config: Mapping[str, Any]) -> Result:
-        key = _config_key(config)
-        rec = self.cache.get(key)
-        if rec is None:
-            res = self.evaluator.evaluate(config)
-            values = {"time": res.values["time"], "compile_s": res.values["compile_s"]} if res.feasible else {}
-            rec = {"key": key, "values": values, "error": res.error, "kind": res.kind}
-            self.cache[key] = rec
-            with self.cache_path.open("a") as fh:
-                fh.write(json.dumps(rec) + "\n")
-        if rec["error"] is not None or not rec["values"]:
-            return Result.failure(rec["error"] or "failed", rec["kind"] or "exception")
-        return Result(values=rec["values"])
-
-    def close(self) -> None:
-        self.evaluator.close()
-
-
 def get_problem(name: str) -> MOProblem:
     if name == "chakong_haimes":
         return MOProblem(name, chakong_haimes_space(), [Objective("f1"), Objective("f2")], chakong_haimes,
@@ -178,8 +146,13 @@ def get_problem(name: str) -> MOProblem:
         return MOProblem(name, zdt_mixed_space(), [Objective("f1"), Objective("f2")], zdt_mixed,
                          front=zdt_front(), description="ZDT1 over real/integer/ordinal/categorical, hidden constraint")
     if name == "halide_blur_mo":
-        bb = _HalideTwoObjectives(RESULTS / "halide_blur_mo.cache.jsonl")
-        return MOProblem(name, bb.space, [Objective("time"), Objective("compile_s")], bb, log_scale=True,
+        from benchmarks.halide_problems import HalideEvaluator, MeasurementCache, blur_space, cache_path
+
+        space = blur_space()
+        evaluator = HalideEvaluator("halide_blur", space)
+        path = cache_path("halide_blur")
+        bb = MeasurementCache(evaluator, path) if path is not None else evaluator
+        return MOProblem(name, space, [Objective("time"), Objective("compile_s")], bb, log_scale=True,
                          description="live Halide blur schedule: run time (ms) vs JIT compile time (s)",
                          timing_sensitive=True, close=bb.close)
     raise ValueError(f"unknown problem {name!r}; known: chakong_haimes, zdt_mixed, halide_blur_mo")
@@ -188,16 +161,6 @@ def get_problem(name: str) -> MOProblem:
 # ---------------------------------------------------------------------------------------
 # counted evaluations (the budget rules) and runners
 # ---------------------------------------------------------------------------------------
-def _config_key(config: Mapping[str, Any]) -> str:
-    def plain(v: Any) -> Any:
-        if isinstance(v, (tuple, list)):
-            return [plain(x) for x in v]
-        if hasattr(v, "item"):
-            v = v.item()
-        if isinstance(v, float) and v.is_integer():
-            return int(v)
-        return v
-    return json.dumps({k: plain(v) for k, v in sorted(config.items())}, sort_keys=True)
 
 
 class BudgetExhausted(Exception):

@@ -25,6 +25,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from benchmarks.jsonl import append_record
+
 SCHEMA = 1
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -128,6 +130,13 @@ def run_benchmarks(problems: Sequence[str], strategies: Sequence[str], budgets: 
     """Run every missing combination and append its record to ``out``; return the new records."""
     from benchmarks.problems import close_problems, problem_kind
 
+    from benchmarks.strategies import STRATEGIES
+
+    unavailable = {s: STRATEGIES[s].available() for s in strategies if s in STRATEGIES}
+    for name, why in unavailable.items():
+        if why:
+            log(f"skipping strategy {name!r}: {why}")
+    strategies = [s for s in strategies if not unavailable.get(s)]
     budget = max(budgets)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -144,15 +153,7 @@ def run_benchmarks(problems: Sequence[str], strategies: Sequence[str], budgets: 
     total = len(tasks)
 
     def write(record: dict[str, Any]) -> None:
-        with open(out, "a+b") as fh:
-            fh.seek(0, os.SEEK_END)
-            if fh.tell():
-                fh.seek(-1, os.SEEK_END)
-                if fh.read(1) != b"\n":  # a line torn by a killed run: start a fresh one
-                    fh.write(b"\n")
-            fh.write((json.dumps(record) + "\n").encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
+        append_record(out, record)
         new.append(record)
         log(f"[{len(new)}/{total}] {_summary(record)}")
 

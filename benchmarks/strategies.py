@@ -278,6 +278,15 @@ def _register_bayestune() -> None:
 _register_bayestune()
 
 
+def _register_peers() -> None:
+    from benchmarks.peers import load_all
+
+    load_all()
+
+
+_register_peers()
+
+
 def strategy_names() -> list[str]:
     return list(STRATEGIES)
 

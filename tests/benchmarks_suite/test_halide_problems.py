@@ -63,3 +63,4 @@ def test_a_blur_schedule_compiles_runs_and_is_correct():
         evaluator.close()
     assert result.feasible, result.error
     assert 0 < result.values["time"] < 1000
+

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from bayestune.acquisition.functions import feasibility_weighted, get_acquisition, prior_weighted
 from bayestune.acquisition.portfolio import AcquisitionPortfolio
 from bayestune.exceptions import BayestuneError
 from bayestune.models.encoding import FeatureEncoder
@@ -19,11 +18,10 @@ from bayestune.models.forest import FeasibilityClassifier, RandomForestSurrogate
 from bayestune.models.gp import GaussianProcess, limit_blas_threads
 from bayestune.search.local_search import LocalSearchSettings, maximize
 from bayestune.strategies.base import History, Strategy, draw_unseen, register
+from bayestune.strategies.surrogate_search import EnumeratedCandidates, FailureAwarePosterior, acquisition_scorer
 
 logger = logging.getLogger(__name__)
 
-#: ε_f values drawn each iteration (BaCO: 0.1·{0, 0.1, ..., 1.0}); 0 keeps every candidate.
-FEASIBILITY_THRESHOLDS = np.round(np.arange(11) * 0.01, 2)
 #: Every this many suggestions the GP hyperparameters get the full multi-start search; in
 #: between, a light search (fewer random starts plus the previous optimum) suffices because
 #: one new observation rarely moves the optimum far.
@@ -57,7 +55,7 @@ class BOSettings:
     feasibility_model: bool | str = "auto"  # auto: on once a failure has been seen
     prior_beta: float = 10.0          # piBO decay of the prior's weight
     max_training_points: int | None = None  # cap on the GP's training set (long runs)
-    failure_variance: bool = True     # failed locations shrink the GP's variance (see _FailureAware)
+    failure_variance: bool = True     # failed locations shrink the GP's variance (see FailureAwarePosterior)
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> "BOSettings":
@@ -75,30 +73,6 @@ class BOSettings:
         return settings
 
 
-class _FailureAware:
-    """GP posterior whose mean comes from the feasible observations only, and whose variance is
-    conditioned on *every* evaluated location, failures included.
-
-    The noise-free posterior variance depends on where we looked, not on what we saw. Without
-    this, a region where evaluations failed keeps its prior variance, so EI stays high right
-    next to known failures and the search keeps probing them; P(feasible) from a classifier
-    trained on a handful of points is rarely small enough to offset that. No value is invented
-    for a failed point: the mean ignores failures entirely.
-    """
-
-    def __init__(self, mean_model: GaussianProcess, variance_model: GaussianProcess) -> None:
-        self.mean_model, self.variance_model = mean_model, variance_model
-        self.best_y_latent_ = mean_model.best_y_latent_
-
-    def predict_latent(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        mu, _ = self.mean_model.predict_latent(F)
-        _, sd = self.variance_model.predict_latent(F)
-        return mu, sd
-
-    def predict(self, F: np.ndarray) -> np.ndarray:
-        return self.mean_model.predict(F)
-
-
 @register
 class BayesianOptimization(Strategy):
     """The default strategy: see the module docstring."""
@@ -112,9 +86,7 @@ class BayesianOptimization(Strategy):
         self.portfolio = AcquisitionPortfolio() if self.settings.acquisition == "portfolio" else None
         self._theta: np.ndarray | None = None
         self._n_fits = 0
-        self._all_rows: np.ndarray | None = None
-        self._all_keys: list[bytes] | None = None
-        self._enumerated = False
+        self.candidates = EnumeratedCandidates(space, self.settings.exhaustive_limit)
         self.last_model: Any = None
 
     # ---- models ------------------------------------------------------------------------
@@ -174,37 +146,11 @@ class BayesianOptimization(Strategy):
         return FeasibilityClassifier(seed=int(self.rng.integers(2**31))).fit(F, history.feasible[rows])
 
     # ---- suggestion --------------------------------------------------------------------
-    def _candidates(self, seen: set[bytes]) -> np.ndarray | None:
-        if not self._enumerated:
-            self._enumerated = True
-            self._all_rows = self.space.enumerate(limit=self.settings.exhaustive_limit)
-            if self._all_rows is not None:
-                self._all_keys = self.space.row_keys(self._all_rows)
-        if self._all_rows is None:
-            return None
-        unseen = np.fromiter((k not in seen for k in self._all_keys), dtype=bool, count=len(self._all_keys))
-        return self._all_rows[unseen]
-
     def _scorer(self, model: Any, classifier: FeasibilityClassifier | None, n_obs: int, acquisition: str):
         s = self.settings
-        epsilon = float(self.rng.choice(FEASIBILITY_THRESHOLDS)) if classifier is not None else 0.0
-        best = float(model.best_y_latent_)
-        function = get_acquisition(acquisition)
-        parameter = s.kappa if acquisition == "lcb" else s.xi
-
-        def score(X: np.ndarray) -> np.ndarray:
-            F = self.encoder.transform(X)
-            mu, sd = model.predict_latent(F)
-            acq = function(mu, sd, best, parameter)
-            if acquisition == "lcb":  # shifted positive so the multiplicative weightings stay meaningful
-                acq = acq - acq.min() + 1e-12
-            if classifier is not None:
-                acq = feasibility_weighted(acq, classifier.predict_proba(F), epsilon)
-            if self.space.has_prior:
-                acq = prior_weighted(acq, self.space.prior_weight(X), n_obs, s.prior_beta)
-            return acq
-
-        return score
+        return acquisition_scorer(self.space, self.encoder, model, classifier, self.rng, acquisition=acquisition,
+                                  parameter=s.kappa if acquisition == "lcb" else s.xi, n_obs=n_obs,
+                                  prior_beta=s.prior_beta)
 
     def suggest(self, history: History, n: int) -> np.ndarray:
         # Small matrices: extra BLAS threads only oversubscribe the cores (see limit_blas_threads).
@@ -232,7 +178,7 @@ class BayesianOptimization(Strategy):
         for k in range(n):
             acquisition = self.portfolio.next_member() if self.portfolio is not None else s.acquisition
             score = self._scorer(model, classifier, history.n, acquisition)
-            rows = maximize(self.space, score, self.rng, seen=seen, n=1, candidates=self._candidates(seen),
+            rows = maximize(self.space, score, self.rng, seen=seen, n=1, candidates=self.candidates.unseen(seen),
                             evaluated_best=X[order], settings=search, local=s.acquisition_search == "local")
             if not len(rows):
                 break
@@ -257,14 +203,12 @@ class BayesianOptimization(Strategy):
     def _fixed(model: GaussianProcess) -> dict[str, Any]:
         return {"lengthscales": dict(model.lengthscales_), "outputscale": model.outputscale_, "noise": model.noise_}
 
-    def _failure_aware(self, model: GaussianProcess, history: History) -> _FailureAware:
+    def _failure_aware(self, model: GaussianProcess, history: History) -> FailureAwarePosterior:
         F_all = self.encoder.transform(history.X[self._model_rows(history)])
-        variance_model = GaussianProcess(self.encoder.blocks, fixed_hyperparameters=self._fixed(model),
-                                         log_transform_y=False, blas_threads=None).fit(F_all, np.zeros(len(F_all)))
-        return _FailureAware(model, variance_model)
+        return FailureAwarePosterior.build(model, F_all, blas_threads=None)
 
     def _refit_believer(self, model: Any, F: np.ndarray, y: np.ndarray) -> Any:
-        if isinstance(model, _FailureAware):
+        if isinstance(model, FailureAwarePosterior):
             model = model.mean_model
         if isinstance(model, GaussianProcess):
             return self._fit_surrogate(F, y, fixed=self._fixed(model))

@@ -25,14 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from bayestune.acquisition.functions import expected_improvement, feasibility_weighted, prior_weighted
 from bayestune.exceptions import BayestuneError
 from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier
 from bayestune.models.gp import GaussianProcess
 from bayestune.search.local_search import LocalSearchSettings, maximize
 from bayestune.strategies.base import History, Strategy, draw_unseen, register
-from bayestune.strategies.bo import FEASIBILITY_THRESHOLDS, NOISE_BOUNDS, OUTPUTSCALE_BOUNDS, _FailureAware
+from bayestune.strategies.bo import NOISE_BOUNDS, OUTPUTSCALE_BOUNDS
+from bayestune.strategies.surrogate_search import EnumeratedCandidates, FailureAwarePosterior, acquisition_scorer
 
 logger = logging.getLogger(__name__)
 
@@ -111,9 +111,7 @@ class ParEGO(Strategy):
         steps = self.settings.lattice_steps or LATTICE_STEPS.get(m, 2)
         self._lattice = weight_lattice(m, steps)
         self._theta: np.ndarray | None = None
-        self._all_rows: np.ndarray | None = None
-        self._all_keys: list[bytes] | None = None
-        self._enumerated = False
+        self.candidates = EnumeratedCandidates(space, self.settings.exhaustive_limit)
         self.last_model: GaussianProcess | None = None
         self.last_weights: np.ndarray | None = None
 
@@ -157,41 +155,11 @@ class ParEGO(Strategy):
         F = self.encoder.transform(history.X)
         return FeasibilityClassifier(seed=int(self.rng.integers(2**31))).fit(F, history.feasible)
 
-    def _failure_aware(self, model: GaussianProcess, history: History) -> _FailureAware:
-        fixed = {"lengthscales": dict(model.lengthscales_), "outputscale": model.outputscale_, "noise": model.noise_}
-        F_all = self.encoder.transform(history.X)
-        variance = GaussianProcess(self.encoder.blocks, fixed_hyperparameters=fixed,
-                                   log_transform_y=False).fit(F_all, np.zeros(len(F_all)))
-        return _FailureAware(model, variance)
-
-    def _candidates(self, seen: set[bytes]) -> np.ndarray | None:
-        if not self._enumerated:
-            self._enumerated = True
-            self._all_rows = self.space.enumerate(limit=self.settings.exhaustive_limit)
-            if self._all_rows is not None:
-                self._all_keys = self.space.row_keys(self._all_rows)
-        if self._all_rows is None:
-            return None
-        unseen = np.fromiter((k not in seen for k in self._all_keys), dtype=bool, count=len(self._all_keys))
-        return self._all_rows[unseen]
-
     # ---- suggestion --------------------------------------------------------------------
     def _scorer(self, model: Any, classifier: FeasibilityClassifier | None, n_obs: int):
         s = self.settings
-        epsilon = float(self.rng.choice(FEASIBILITY_THRESHOLDS)) if classifier is not None else 0.0
-        best = float(model.best_y_latent_)
-
-        def score(X: np.ndarray) -> np.ndarray:
-            F = self.encoder.transform(X)
-            mu, sd = model.predict_latent(F)
-            acq = expected_improvement(mu, sd, best, s.xi)
-            if classifier is not None:
-                acq = feasibility_weighted(acq, classifier.predict_proba(F), epsilon)
-            if self.space.has_prior:
-                acq = prior_weighted(acq, self.space.prior_weight(X), n_obs, s.prior_beta)
-            return acq
-
-        return score
+        return acquisition_scorer(self.space, self.encoder, model, classifier, self.rng, acquisition="ei",
+                                  parameter=s.xi, n_obs=n_obs, prior_beta=s.prior_beta)
 
     def suggest(self, history: History, n: int) -> np.ndarray:
         s = self.settings
@@ -212,9 +180,9 @@ class ParEGO(Strategy):
             self.last_model, self.last_weights = gp, weights
             model: Any = gp
             if classifier is not None and s.failure_variance:
-                model = self._failure_aware(gp, history)
+                model = FailureAwarePosterior.build(gp, self.encoder.transform(history.X))
             rows = maximize(self.space, self._scorer(model, classifier, history.n), self.rng, seen=seen, n=1,
-                            candidates=self._candidates(seen), evaluated_best=X[np.argsort(y)], settings=search)
+                            candidates=self.candidates.unseen(seen), evaluated_best=X[np.argsort(y)], settings=search)
             if not len(rows):
                 break
             chosen.append(rows[0])

@@ -38,6 +38,7 @@ from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier, RandomForestSurrogate
 from bayestune.pareto import pareto_mask
 from bayestune.strategies.base import History, Strategy, draw_unseen, register
+from bayestune.strategies.surrogate_search import EnumeratedCandidates
 
 logger = logging.getLogger(__name__)
 
@@ -91,9 +92,7 @@ class ParetoRandomForest(Strategy):
         self.settings = ParetoRFSettings.from_options(options)
         self.encoder = FeatureEncoder(space)
         self._plan: list[np.ndarray] = []
-        self._all_rows: np.ndarray | None = None
-        self._all_keys: list[bytes] | None = None
-        self._enumerated = False
+        self.enumerated = EnumeratedCandidates(space, self.settings.exhaustive_limit)
         self.last_models: list[RandomForestSurrogate] = []
         self.last_front_size = 0
 
@@ -101,14 +100,9 @@ class ParetoRandomForest(Strategy):
     def _candidates(self, history: History, seen: set[bytes]) -> np.ndarray:
         """Unevaluated feasible configurations: all of them, or a large sample."""
         s = self.settings
-        if not self._enumerated:
-            self._enumerated = True
-            self._all_rows = self.space.enumerate(limit=s.exhaustive_limit)
-            if self._all_rows is not None:
-                self._all_keys = self.space.row_keys(self._all_rows)
-        if self._all_rows is not None:
-            unseen = np.fromiter((k not in seen for k in self._all_keys), dtype=bool, count=len(self._all_keys))
-            return self._all_rows[unseen]
+        every = self.enumerated.unseen(seen)
+        if every is not None:
+            return every
         n_prior = s.n_candidates // 2 if self.space.has_prior else 0
         parts = [self.space.sample(s.n_candidates - n_prior, self.rng, method="cot")]
         if n_prior:
