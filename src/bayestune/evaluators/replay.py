@@ -2,8 +2,8 @@
 
 Rules (shared with every strategy and peer we compare against):
 
-* parameters with one value are constants, numeric value lists ordinals (log scale when all
-  values are positive and span at least a factor 16), others categoricals;
+* parameters with one value are constants, numeric value lists ordinals (log scale when the
+  values are positive and more evenly spaced in log than in linear terms), others categoricals;
 * the known-feasible set K is the cached configurations not marked ``InvalidConfig``;
   configurations absent from the cache or marked invalid violate a known constraint, given
   as T1 expressions when they reproduce K exactly, else as a membership table;
@@ -45,9 +45,18 @@ LEGACY_FAILURE_TIME = 1e20
 
 
 def log_scale_suits(values: Sequence[float]) -> bool:
-    """A numeric value list is compared on a log scale when positive and spanning >= 16x."""
-    arr = np.asarray(values, dtype=float)
-    return bool(len(arr) > 2 and arr.min() > 0 and arr.max() / arr.min() >= 16)
+    """Whether a numeric value list is better compared on a log scale: its values are positive
+    and more evenly spaced in log than in linear terms (powers of two, say, but not multiples of
+    16), so that neighbouring values are equally far apart for the surrogate's kernel."""
+    arr = np.unique(np.asarray(values, dtype=float))
+    if len(arr) <= 2 or arr[0] <= 0:
+        return False
+
+    def unevenness(t: np.ndarray) -> float:
+        gaps = np.diff(t)
+        return float(gaps.max() / gaps.min())
+
+    return unevenness(np.log(arr)) < unevenness(arr)
 
 
 def _is_number(v: Any) -> bool:
@@ -141,6 +150,19 @@ def _read_cache(path: Path) -> dict[str, Any]:
     return data
 
 
+def _value_from_key(text: str, candidates: Sequence[Any]) -> Any:
+    """A value of a cache key string ``"v1,v2,..."``: the tune_params value it spells, else
+    the JSON it parses as, else the text itself."""
+    text = text.strip()
+    for v in candidates:
+        if str(v) == text:
+            return v
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 def _t1_constraints(t1_path: Path | None) -> list[str]:
     if t1_path is None:
         return []
@@ -171,7 +193,7 @@ def load_kernel_tuner_cache(path: str | os.PathLike, *, t1_path: str | os.PathLi
         values = {k: record[k] for k in keys if k in record}
         if len(values) != len(keys):  # fall back on the key string "v1,v2,..."
             parts = text_key.split(",")
-            values = {k: json.loads(v) if v.strip() not in ("",) else v for k, v in zip(keys, parts)}
+            values = {k: _value_from_key(v, tune_params[k]) for k, v in zip(keys, parts)}
         if any(values[k] != v for k, v in constants.items()):
             continue
         row = tuple(values[k] for k in varying)
