@@ -28,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("--budgets", default=None, help="budgets to tabulate (default: those of the runs)")
     rep.add_argument("--reference", default="bo", help="the strategy compared with every other one")
     rep.add_argument("--note", default=None, help="a paragraph quoted under the title (e.g. what the run is)")
+    rep.add_argument("--include", action="append", default=[],
+                     help="a Markdown file appended as a section (e.g. benchmarks/results/multiobjective.md); repeatable")
 
     sub.add_parser("list", help="list problems and strategies")
     args = parser.parse_args(argv)
@@ -69,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
 
     budgets = parse_ints(args.budgets, "budgets") if args.budgets else None
     path = write_report(args.results, args.out, plots=args.plots or None, budgets=budgets,
-                        reference=args.reference, command=command_line(argv), note=args.note)
+                        reference=args.reference, command=command_line(argv), note=args.note, include=args.include)
     print(f"wrote {path}", file=sys.stderr)
     return 0
 

@@ -72,6 +72,8 @@ from bayestune.space import Categorical, Integer, Ordinal, Real, Space
 from bayestune.trial import Result, TrialStatus, coerce_result
 
 from benchmarks.halide_problems import cache_key as _config_key
+from benchmarks.peers.hypermapper_peer import _from_hypermapper, _hypermapper_parameter, install_sklearn_shim
+from benchmarks.peers.optuna_peer import _optuna_suggest  # positions mapping for permutations
 
 RESULTS = Path(__file__).resolve().parent / "results"
 OURS = ("pareto_rf", "parego", "random")
@@ -219,20 +221,6 @@ def run_bayestune(problem: MOProblem, strategy: str, budget: int, seed: int) -> 
     return counted
 
 
-def _optuna_suggest(trial: Any, p: Any) -> Any:
-    if isinstance(p, Real):
-        return trial.suggest_float(p.name, p.low, p.high, log=p.log)
-    if isinstance(p, Integer):
-        return trial.suggest_int(p.name, p.low, p.high, log=p.log)
-    if isinstance(p, Ordinal):  # ordered: an integer index keeps the order for TPE/NSGA-II
-        return p.values[trial.suggest_int(p.name + "__index", 0, len(p.values) - 1)]
-    if isinstance(p, Categorical):
-        return trial.suggest_categorical(p.name, p.values)
-    if p.kind == "permutation":
-        return tuple(trial.suggest_categorical(f"{p.name}__{i}", list(range(p.n))) for i in range(p.n))
-    raise TypeError(f"no Optuna mapping for parameter {p!r}")
-
-
 def run_optuna(problem: MOProblem, sampler_name: str, budget: int, seed: int, max_rejections: int = 200_000) -> Counted:
     import optuna
     from optuna.trial import TrialState
@@ -276,37 +264,6 @@ def run_optuna(problem: MOProblem, sampler_name: str, budget: int, seed: int, ma
     return counted
 
 
-def _hypermapper_parameter(p: Any) -> dict[str, Any]:
-    if isinstance(p, Real):
-        return {"parameter_type": "real", "values": [p.low, p.high]}
-    if isinstance(p, Integer):
-        return {"parameter_type": "integer", "values": [p.low, p.high]}
-    if isinstance(p, Ordinal):
-        return {"parameter_type": "ordinal", "values": list(p.values)}
-    if isinstance(p, Categorical):
-        return {"parameter_type": "categorical", "values": [str(v) for v in p.values]}
-    if p.kind == "permutation":  # HyperMapper 2.2 has no permutations: every ordering as a category
-        import itertools
-
-        return {"parameter_type": "categorical",
-                "values": ["-".join(map(str, q)) for q in itertools.permutations(range(p.n))]}
-    raise TypeError(f"no HyperMapper mapping for parameter {p!r}")
-
-
-def _from_hypermapper(p: Any, value: Any) -> Any:
-    if isinstance(p, Integer):
-        return int(value)
-    if isinstance(p, Real):
-        return float(value)
-    if isinstance(p, Ordinal):
-        return p.validate(float(value))
-    if isinstance(p, Categorical):
-        return next(v for v in p.values if str(v) == str(value))
-    if p.kind == "permutation":
-        return tuple(int(v) for v in str(value).split("-"))
-    return value
-
-
 def run_hypermapper(problem: MOProblem, budget: int, seed: int) -> Counted:
     """HyperMapper 2.2 (``pip install hypermapper``), multi-objective BO with its random forests
     and feasibility classifier, driven through its Python API.
@@ -322,17 +279,9 @@ def run_hypermapper(problem: MOProblem, budget: int, seed: int) -> Counted:
     import shutil
     import tempfile
 
-    import sklearn.preprocessing as preprocessing
-
-    import hypermapper.models as hm_models
     from hypermapper import optimizer as hm_optimizer
 
-    one_hot = preprocessing.OneHotEncoder
-
-    def compat_one_hot(categories: Any = "auto", sparse: bool = False, **kwargs: Any) -> Any:
-        return one_hot(categories=categories, sparse_output=sparse, **kwargs)
-
-    hm_models.OneHotEncoder = compat_one_hot
+    install_sklearn_shim()
     random.seed(seed)
     np.random.seed(seed)
     counted = Counted(problem, budget)

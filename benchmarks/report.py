@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -67,6 +68,10 @@ class Results:
         self.budgets = sorted({int(b) for r in self.runs for b in (r.get("budgets") or [r["budget"]])})
         self.max_budget = max((int(r["budget"]) for r in self.runs), default=0)
 
+    def problem_budget(self, problem: str) -> int:
+        """The largest budget every run of ``problem`` reached (problems may be run shorter)."""
+        return min((int(r["budget"]) for r in self.runs if r["problem"] == problem), default=0)
+
     def values(self, problem: str, strategy: str) -> list[list[float | None]]:
         return [r.get("values", []) for r in self.by_cell.get((problem, strategy), [])]
 
@@ -74,7 +79,8 @@ class Results:
         opt = self.optimum.get(problem)
         if not opt:
             return []
-        return [metrics.best_at(v, budget) / opt for v in self.values(problem, strategy) if len(v)]
+        return [metrics.best_at(r["values"], budget) / opt for r in self.by_cell.get((problem, strategy), [])
+                if r.get("values") and int(r["budget"]) >= budget]  # shorter runs say nothing at this budget
 
     def cell_mean(self, problem: str, strategy: str, budget: int) -> float:
         rel = self.relative(problem, strategy, budget)
@@ -148,7 +154,7 @@ def table_needed(res: Results, reference: str, budget: int) -> tuple[list[str], 
             if not runs:
                 cells.append("")
                 continue
-            r = metrics.evaluations_needed(a, runs, budget)
+            r = metrics.evaluations_needed(a, runs, min(budget, res.problem_budget(p)))
             if r["target"] is None:
                 cells.append("peer found nothing")
             elif r["k"] is None:
@@ -156,7 +162,9 @@ def table_needed(res: Results, reference: str, budget: int) -> tuple[list[str], 
             else:
                 factors[s].append(float(r["factor"]))
                 cells.append(f"{r['k']} ({r['factor']:.2f}x)")
-        lines.append(f"| {p} | " + " | ".join(cells) + " |")
+        horizon = res.problem_budget(p)
+        label = p if horizon >= budget else f"{p} (at {horizon})"
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     geo = []
     for s in peers:
         f = factors.get(s, [])
@@ -175,7 +183,8 @@ def mdf_rows(res: Results, problems: Sequence[str], points: Sequence[int]) -> di
         for s in res.strategies:
             runs = res.values(p, s)
             if runs:
-                maes = [metrics.mean_absolute_error(v, opt, points) for v in runs]
+                upto = [b for b in points if b <= res.problem_budget(p)] or [res.problem_budget(p)]
+                maes = [metrics.mean_absolute_error(v, opt, upto) for v in runs]
                 table[p][s] = metrics.mean_std(maes)[0]
     return metrics.mean_deviation_factors(table)
 
@@ -328,7 +337,7 @@ def build_report(res: Results, *, budgets: Sequence[int], reference: str, comman
     lines += ["## Commands", "", "```"] + list(commands) + ["```", ""]
     host = next((r.get("host") for r in res.runs if r.get("host")), {})
     versions = next((r.get("versions") for r in res.runs if r.get("versions")), {})
-    halide = next((r["versions"].get("halide") for r in res.runs if r.get("versions", {}).get("halide")), None)
+    halide = next((r["versions"]["halide"] for r in res.runs if r.get("versions", {}).get("halide") not in (None, "?")), None)
     env = ", ".join(f"{k} {v}" for k, v in versions.items() if k != "halide")
     lines += ["## Setup", "",
               f"- machine: {host.get('processor', '?')}, {host.get('cpus', '?')} CPUs, {host.get('system', '?')}; {env}"
@@ -377,9 +386,25 @@ def build_report(res: Results, *, budgets: Sequence[int], reference: str, comman
     return "\n".join(lines) + "\n"
 
 
+def included_section(path: str | os.PathLike, out_path: Path) -> str:
+    """Another report (e.g. the multi-objective one) as a section of this one: its headings one
+    level deeper and its relative links (images) rebased onto ``out_path``'s directory."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+
+    def rebase(match: re.Match) -> str:
+        target = match.group(2)
+        if re.match(r"^[a-z]+:|^/|^#", target):
+            return match.group(0)
+        return f"{match.group(1)}({os.path.relpath(path.parent / target, out_path.parent)})"
+
+    text = re.sub(r"(!?\[[^\]]*\])\(([^)\s]+)\)", rebase, text)
+    return re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", text, flags=re.M)
+
+
 def write_report(paths: Sequence[str], out: str | os.PathLike, *, plots: str | None = None,
                  budgets: Sequence[int] | None = None, reference: str = "bo", command: str | None = None,
-                 note: str | None = None) -> Path:
+                 note: str | None = None, include: Sequence[str] = ()) -> Path:
     records = [r for p in paths for r in load_records(p)]
     if not records:
         raise SystemExit(f"no records in {list(paths)}")
@@ -404,5 +429,7 @@ def write_report(paths: Sequence[str], out: str | os.PathLike, *, plots: str | N
                                        f"Mean deviation factor over {len(res.problems)} problems"))
     text = build_report(res, budgets=budgets, reference=reference, commands=commands, plot_paths=plot_paths,
                         out_path=out_path, mdf_points=points, note=note)
+    for extra in include:
+        text += "\n" + included_section(extra, out_path)
     out_path.write_text(text, encoding="utf-8")
     return out_path

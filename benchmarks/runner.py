@@ -69,11 +69,11 @@ def _versions(kind: str) -> dict[str, str]:
     v = {"python": platform.python_version(), "bayestune": getattr(bayestune, "__version__", "?"),
          "numpy": numpy.__version__, "scipy": scipy.__version__, "scikit-learn": sklearn.__version__}
     if kind == "halide":
-        try:
-            import halide
+        from importlib.metadata import PackageNotFoundError, version
 
-            v["halide"] = getattr(halide, "__version__", "?")
-        except ImportError:
+        try:
+            v["halide"] = version("halide")
+        except PackageNotFoundError:
             pass
     return v
 
