@@ -254,12 +254,14 @@ def plot_convergence(res: Results, directory: str | os.PathLike) -> list[Path]:
     out_dir = Path(directory)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    from benchmarks.strategies import STRATEGIES
+
+    colours = list(plt.get_cmap("tab20").colors)
     for p in res.problems:
         opt = res.optimum.get(p)
         if not opt:
             continue
-        fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=110)
+        fig, ax = plt.subplots(figsize=(8.4, 4.6), dpi=110)
         top = 1.0
         for i, s in enumerate(res.strategies):
             runs = res.values(p, s)
@@ -273,8 +275,11 @@ def plot_convergence(res: Results, directory: str | os.PathLike) -> list[Path]:
                 mean[ok] = m[:, ok].mean(axis=0)
                 lo[ok], hi[ok] = np.percentile(m[:, ok], [25, 75], axis=0)
             c = colours[i % len(colours)]
-            ax.plot(x, mean, label=f"{s} (n={len(runs)})", color=c, lw=2 if s == "bo" else 1.3)
-            ax.fill_between(x, lo, hi, color=c, alpha=0.12, lw=0)
+            peer = s in STRATEGIES and STRATEGIES[s].family == "peer"
+            ax.plot(x, mean, label=f"{s} (n={len(runs)})", color=c, lw=2.4 if s == "bo" else 1.3,
+                    ls="--" if peer else "-")
+            if s == "bo" or len(res.strategies) <= 6:  # quartile bands only where they stay readable
+                ax.fill_between(x, lo, hi, color=c, alpha=0.12, lw=0)
             after = mean[x >= min(10, len(x))]
             if np.isfinite(after).any():
                 top = max(top, float(np.nanmax(after)))
@@ -291,9 +296,11 @@ def plot_convergence(res: Results, directory: str | os.PathLike) -> list[Path]:
         note = " (relative to the best found in this run)" if res.optimum_note.get(p) == "run-best" else ""
         ax.set_title(f"{p}{note}", fontsize=10)
         ax.set_xlabel("evaluations (failures included)")
-        ax.set_ylabel("best so far / optimum (mean; band: quartiles)")
+        ax.set_ylabel("best so far / optimum (mean)")
         ax.grid(True, which="both", alpha=0.25)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                  title="dashed: peers; band: bo's quartiles" if len(res.strategies) > 6 else None,
+                  title_fontsize=7)
         fig.tight_layout()
         path = out_dir / f"{p}.png"
         fig.savefig(path)
