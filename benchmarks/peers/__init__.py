@@ -18,3 +18,15 @@ def load_all() -> None:
     for info in pkgutil.iter_modules(__path__):
         if not info.name.startswith("_"):
             importlib.import_module(f"{__name__}.{info.name}")
+
+
+def missing(modules: tuple[str, ...], install: str) -> str | None:
+    """Why a peer cannot run (None if every module imports): for ``available=`` of
+    :func:`benchmarks.strategies.register_strategy`. Any exception counts, since a package can be
+    installed yet broken by an incompatible dependency."""
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except Exception as exc:
+            return f"{module} is not importable ({install}): {type(exc).__name__}: {exc}"
+    return None

@@ -33,6 +33,7 @@ import random
 import tempfile
 from typing import Any
 
+from benchmarks.peers import missing
 from benchmarks.problems import Problem
 from benchmarks.strategies import CountedObjective, Trajectory, register_strategy, run_measured
 from bayestune.space import Categorical, Integer, Ordinal, Real
@@ -41,12 +42,7 @@ MAX_PROPOSALS = 200_000
 
 
 def _available() -> str | None:
-    try:
-        import opentuner  # noqa: F401
-        from opentuner.api import TuningRunManager  # noqa: F401
-    except Exception as exc:  # ImportError, or an incompatible dependency (SQLAlchemy, ...)
-        return f"opentuner is not installed or not importable (pip install opentuner): {exc}"
-    return None
+    return missing(("opentuner", "opentuner.api"), "pip install opentuner")
 
 
 def build_manipulator(space: Any) -> Any:

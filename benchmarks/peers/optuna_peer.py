@@ -49,6 +49,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from benchmarks.peers import missing
 from benchmarks.problems import Problem
 from benchmarks.strategies import CountedObjective, Trajectory, register_strategy, run_measured
 from bayestune.space import Categorical, Integer, Ordinal, Real
@@ -127,11 +128,7 @@ def optuna_params(config: dict[str, Any], space: Any, permutation: str = "lehmer
 
 # ---- the runner ----------------------------------------------------------------------------
 def _available() -> str | None:
-    try:
-        import optuna  # noqa: F401
-    except ImportError:
-        return "optuna is not installed (pip install optuna)"
-    return None
+    return missing(("optuna",), "pip install optuna")
 
 
 class OptunaTPERunner:

@@ -45,6 +45,7 @@ import tempfile
 import time
 from typing import Any
 
+from benchmarks.peers import missing
 from benchmarks.problems import Problem
 from benchmarks.strategies import CountedObjective, Trajectory, register_strategy, run_measured
 from bayestune.space import Categorical, Integer, Ordinal, Real
@@ -126,12 +127,7 @@ def to_configspace(config: dict[str, Any], space: Any) -> dict[str, Any]:
 
 # ---- the runner ----------------------------------------------------------------------------
 def _available() -> str | None:
-    try:
-        import ConfigSpace  # noqa: F401
-        import smac  # noqa: F401
-    except ImportError as exc:
-        return f"smac is not installed or not importable (pip install smac): {exc}"
-    return None
+    return missing(("ConfigSpace", "smac"), "pip install smac")
 
 
 class SMACRunner:
