@@ -7,7 +7,7 @@ import pytest
 
 from bayestune.exceptions import BayestuneError
 from bayestune.insight import FEASIBILITY, feature_importance, infer_space, load_run, run_importance
-from bayestune.scenario_model import Objective
+from bayestune.objectives import Objective
 from bayestune.space import Categorical, Integer, Permutation, Real, Space
 
 

@@ -17,7 +17,7 @@ from bayestune.pareto import (
     reference_point,
     to_minimization,
 )
-from bayestune.scenario_model import Objective
+from bayestune.objectives import Objective
 from bayestune.trial import Trial, TrialStatus
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from bayestune.exceptions import BayestuneError
-from bayestune.scenario_model import Objective
+from bayestune.objectives import Objective
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
 from bayestune.trial import Trial, TrialStatus
 

@@ -17,16 +17,16 @@ import numpy as np
 
 from bayestune.design.initial import initial_design
 from bayestune.exceptions import BayestuneError, SpaceError
+from bayestune.history import History
+from bayestune.objectives import Objective, parse_output_constraints
 from bayestune.scenario_model import (
     DEFAULT_MULTI_OBJECTIVE_STRATEGY,
     DEFAULT_STRATEGY,
     DesignSpec,
-    Objective,
     Scenario,
-    parse_output_constraints,
 )
 from bayestune.space.space import Space
-from bayestune.strategies.base import History, Strategy, make_strategy
+from bayestune.strategies.base import Strategy, make_strategy
 from bayestune.trial import Result, Trial, TrialStatus, coerce_result
 
 logger = logging.getLogger(__name__)

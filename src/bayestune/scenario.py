@@ -39,13 +39,12 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
 from bayestune.exceptions import ConstraintError, ScenarioError, SpaceError
+from bayestune.objectives import Objective, OutputConstraint
 from bayestune.scenario_model import (
     BLACKBOX_KINDS,
     DEFAULT_MULTI_OBJECTIVE_STRATEGY,
     BlackBoxSpec,
     DesignSpec,
-    Objective,
-    OutputConstraint,
     Scenario,
 )
 from bayestune.space.parameters import PERMUTATION_METRICS, Categorical, Integer, Ordinal, Parameter, Permutation, Real

@@ -26,6 +26,38 @@ class TrialStatus(str, enum.Enum):
         return self is not TrialStatus.PENDING
 
 
+class FailureKind:
+    """Why an evaluation failed: the vocabulary of ``Result.kind`` and ``Trial.failure_kind``.
+
+    Plain strings (they are stored in journals and CSV files as they are); the names give
+    them one home. Every kind except ``LOST`` is a hidden-constraint observation.
+    """
+
+    EXCEPTION = "exception"  # the Python black box raised
+    CRASH = "crash"  # a process exited non-zero, died on a signal or could not start
+    TIMEOUT = "timeout"  # stopped after the per-evaluation time limit
+    PARSE = "parse"  # an answer that could not be read as objective values
+    NAN = "nan"  # an objective value that is NaN or infinite
+    TEMPLATE = "template"  # the command template or protocol line could not be filled
+    PROTOCOL = "protocol"  # an external tool broke the line protocol
+    INVALID = "invalid"  # a replayed configuration the recording marks invalid
+    RUNTIME = "runtime"  # a replayed configuration whose recorded run failed
+    OUTPUT_CONSTRAINT = "output_constraint"  # measured, but an output constraint is broken
+    WORKER_LOST = "worker_lost"  # the worker running it died, more than the retries allow
+    LOST = "lost"  # in flight when the process died; re-run on resume, never modelled
+
+
+class Origin:
+    """Why a trial was asked: the vocabulary of ``Trial.origin``."""
+
+    DEFAULT = "default"  # the space's default configuration, first of the initial design
+    INITIAL = "initial"  # the rest of the initial design
+    SUGGESTED = "suggested"  # proposed by the strategy
+    RERUN = "rerun"  # re-run on resume after being lost in flight
+    MANUAL = "manual"  # asked by the user (``tell`` of an unsuggested configuration)
+    IMPORTED = "imported"  # read from a CSV or another run
+
+
 @dataclass(frozen=True)
 class Result:
     """A black box's answer for one configuration.
@@ -37,10 +69,10 @@ class Result:
     values: Mapping[str, float] = field(default_factory=dict)
     feasible: bool = True
     error: str | None = None
-    kind: str | None = None  # failure kind: "exception", "timeout", "crash", "nan", "parse", "infeasible", ...
+    kind: str | None = None  # a FailureKind
 
     @classmethod
-    def failure(cls, error: str, kind: str = "exception") -> "Result":
+    def failure(cls, error: str, kind: str = FailureKind.EXCEPTION) -> "Result":
         return cls(values={}, feasible=False, error=error, kind=kind)
 
     @property
@@ -77,40 +109,41 @@ def coerce_result(raw: Any, objectives: Sequence[str], feasible_key: str | None 
             try:
                 values[str(key)] = float(v)
             except (TypeError, ValueError):
-                return Result.failure(f"output {key!r} is not a number: {v!r}", "parse")
+                return Result.failure(f"output {key!r} is not a number: {v!r}", FailureKind.PARSE)
         result = Result(values=values, feasible=feasible)
     elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
         if len(objectives) != 1:
             return Result.failure(
                 f"black box returned one number but the scenario has {len(objectives)} objectives {list(objectives)}",
-                "parse",
+                FailureKind.PARSE,
             )
         result = Result(values={objectives[0]: float(raw)})
     elif isinstance(raw, Sequence) and not isinstance(raw, (str, bytes)):
         if len(raw) != len(objectives):
             return Result.failure(
-                f"black box returned {len(raw)} values but the scenario has objectives {list(objectives)}", "parse"
-            )
+                f"black box returned {len(raw)} values but the scenario has objectives {list(objectives)}",
+                FailureKind.PARSE)
         try:
             result = Result(values={o: float(v) for o, v in zip(objectives, raw)})
         except (TypeError, ValueError):
-            return Result.failure(f"black box returned non-numeric values {list(raw)!r}", "parse")
+            return Result.failure(f"black box returned non-numeric values {list(raw)!r}", FailureKind.PARSE)
     elif raw is None:
-        return Result.failure("black box returned None", "parse")
+        return Result.failure("black box returned None", FailureKind.PARSE)
     else:
         try:
             return coerce_result(float(raw), objectives, feasible_key)  # numpy scalars and the like
         except (TypeError, ValueError):
-            return Result.failure(f"cannot read objective values from {raw!r}", "parse")
+            return Result.failure(f"cannot read objective values from {raw!r}", FailureKind.PARSE)
 
     if result.error is not None or not result.feasible:
         return result
     missing = [o for o in objectives if o not in result.values]
     if missing:
-        return Result.failure(f"black box output lacks objective(s) {missing}; got {sorted(result.values)}", "parse")
+        return Result.failure(f"black box output lacks objective(s) {missing}; got {sorted(result.values)}",
+                              FailureKind.PARSE)
     bad = {o: result.values[o] for o in objectives if not math.isfinite(result.values[o])}
     if bad:
-        return Result.failure(f"objective value is not finite: {bad}", "nan")
+        return Result.failure(f"objective value is not finite: {bad}", FailureKind.NAN)
     return result
 
 
@@ -128,7 +161,7 @@ class Trial:
     finished_at: float | None = None  # unix time
     batch: int | None = None
     attempt: int = 1
-    origin: str = "suggested"  # "default", "initial", "suggested", "imported", "manual"
+    origin: str = Origin.SUGGESTED
 
     @property
     def feasible(self) -> bool:

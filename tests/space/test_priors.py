@@ -8,10 +8,10 @@ import pytest
 from scipy import stats
 
 from bayestune.design.initial import initial_design
-from bayestune.scenario_model import Objective
+from bayestune.objectives import Objective
 from bayestune.space import Categorical, Integer, Ordinal, Real, Space
 from bayestune.space.priors import BETA_SHAPES
-from bayestune.strategies.base import History
+from bayestune.history import History
 
 N = 4000
 #: Deterministic seeds, so a p-value threshold this low only catches real mismatches.

@@ -7,7 +7,7 @@ import pytest
 
 from bayestune.exceptions import BayestuneError
 from bayestune.optimizer import Optimizer
-from bayestune.scenario_model import Objective
+from bayestune.objectives import Objective
 from bayestune.space import Categorical, Ordinal, Permutation, Real, Space
 from bayestune.strategies import History, available_strategies, make_strategy
 from bayestune.strategies.annealing import value_spread

@@ -12,9 +12,11 @@ import pytest
 from bayestune.exceptions import BayestuneError
 from bayestune.optimizer import Optimizer
 from bayestune.pareto import hypervolume, pareto_mask
-from bayestune.scenario_model import DesignSpec, Objective
+from bayestune.objectives import Objective
+from bayestune.scenario_model import DesignSpec
 from bayestune.space import Categorical, Integer, Ordinal, Real, Space
-from bayestune.strategies.base import History, make_strategy
+from bayestune.history import History
+from bayestune.strategies.base import make_strategy
 from bayestune.strategies.parego import ParEGO, chebyshev, weight_lattice
 
 X1 = [i / 20 for i in range(21)]

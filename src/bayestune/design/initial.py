@@ -12,8 +12,8 @@ import numpy as np
 
 from bayestune.exceptions import SpaceError
 from bayestune.space.parameters import Categorical, Ordinal, Permutation
+from bayestune.history import History, draw_unseen
 from bayestune.space.space import Space
-from bayestune.strategies.base import History, draw_unseen
 
 
 def _fill_unseen(space: Space, X: np.ndarray, n: int, rng: np.random.Generator, history: History,

@@ -7,7 +7,8 @@ Every module of this package is imported here, so a strategy registers itself (w
 import importlib
 import pkgutil
 
-from bayestune.strategies.base import History, Strategy, available_strategies, draw_unseen, make_strategy, register
+from bayestune.history import History, draw_unseen
+from bayestune.strategies.base import Strategy, available_strategies, make_strategy, register
 
 for _module in pkgutil.iter_modules(__path__):
     if _module.name != "base":

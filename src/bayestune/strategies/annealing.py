@@ -23,7 +23,8 @@ import numpy as np
 
 from bayestune.exceptions import BayestuneError
 from bayestune.space.space import Space
-from bayestune.strategies.base import History, Strategy, draw_unseen, register
+from bayestune.history import History, draw_unseen
+from bayestune.strategies.base import Strategy, register
 
 
 def value_spread(y: np.ndarray) -> float:

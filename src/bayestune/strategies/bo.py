@@ -17,7 +17,8 @@ from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier, RandomForestSurrogate
 from bayestune.models.gp import GaussianProcess, limit_blas_threads
 from bayestune.search.local_search import LocalSearchSettings, maximize
-from bayestune.strategies.base import History, Strategy, draw_unseen, register
+from bayestune.history import History, draw_unseen
+from bayestune.strategies.base import Strategy, register
 from bayestune.strategies.surrogate_search import EnumeratedCandidates, FailureAwarePosterior, acquisition_scorer
 
 logger = logging.getLogger(__name__)

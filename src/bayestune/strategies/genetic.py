@@ -19,7 +19,8 @@ import numpy as np
 from bayestune.exceptions import BayestuneError
 from bayestune.space.parameters import Permutation
 from bayestune.space.space import Space
-from bayestune.strategies.base import History, Strategy, draw_unseen, register
+from bayestune.history import History, draw_unseen
+from bayestune.strategies.base import Strategy, register
 
 #: Neighbour moves tried on a child that was already evaluated before giving up on it.
 MAX_EXTRA_MUTATIONS = 8

@@ -30,7 +30,8 @@ from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier
 from bayestune.models.gp import GaussianProcess
 from bayestune.search.local_search import LocalSearchSettings, maximize
-from bayestune.strategies.base import History, Strategy, draw_unseen, register
+from bayestune.history import History, draw_unseen
+from bayestune.strategies.base import Strategy, register
 from bayestune.strategies.bo import NOISE_BOUNDS, OUTPUTSCALE_BOUNDS
 from bayestune.strategies.surrogate_search import EnumeratedCandidates, FailureAwarePosterior, acquisition_scorer
 

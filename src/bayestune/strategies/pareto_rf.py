@@ -37,7 +37,8 @@ from bayestune.exceptions import BayestuneError
 from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier, RandomForestSurrogate
 from bayestune.pareto import pareto_mask
-from bayestune.strategies.base import History, Strategy, draw_unseen, register
+from bayestune.history import History, draw_unseen
+from bayestune.strategies.base import Strategy, register
 from bayestune.strategies.surrogate_search import EnumeratedCandidates
 
 logger = logging.getLogger(__name__)

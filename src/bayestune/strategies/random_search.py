@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayestune.strategies.base import History, Strategy, draw_unseen, register
+from bayestune.history import History, draw_unseen
+from bayestune.strategies.base import Strategy, register
 
 
 @register

@@ -1,0 +1,87 @@
+"""Guard for refactors: the same seeds must give the same evaluated configurations.
+
+``python -m benchmarks.trajectory_check record OUT.json`` runs each strategy on each problem
+for fixed seeds and stores the sequence of evaluated configurations and values;
+``python -m benchmarks.trajectory_check compare OUT.json`` re-runs the same cells and
+reports the first evaluation where a trajectory departs from the stored one. A refactor
+that claims "behaviour does not move" shows ``0 differing`` here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from benchmarks.problems import get_problem, resolve_problems
+from benchmarks.strategies import make_runner, resolve_strategies
+
+DEFAULT_PROBLEMS = "gpu,taco_like,branin_mixed,sparse_chain"
+DEFAULT_STRATEGIES = "bo,random,cot_random,genetic,annealing,local"
+
+
+def _cells(problems: str, strategies: str, seeds: list[int]) -> list[tuple[str, str, int]]:
+    return [(p, s, seed) for p in resolve_problems(problems) for s in resolve_strategies(strategies)
+            for seed in seeds]
+
+
+def run_cell(problem_name: str, strategy: str, seed: int, budget: int) -> dict[str, Any]:
+    problem = get_problem(problem_name)
+    record = make_runner(strategy, problem, seed).run(problem, budget, seed).to_record()
+    return {"configs": record["configs"], "values": record["values"]}
+
+
+def _key(problem: str, strategy: str, seed: int) -> str:
+    return f"{problem}|{strategy}|{seed}"
+
+
+def first_difference(old: dict[str, Any], new: dict[str, Any]) -> int | None:
+    """Index of the first evaluation that differs (config or value), or None if identical."""
+    pairs = list(zip(old["configs"], new["configs"]))
+    for i, (a, b) in enumerate(pairs):
+        if a != b or old["values"][i] != new["values"][i]:
+            return i
+    if len(old["configs"]) != len(new["configs"]):
+        return len(pairs)
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.trajectory_check", description=__doc__)
+    parser.add_argument("action", choices=["record", "compare"])
+    parser.add_argument("path")
+    parser.add_argument("--problems", default=DEFAULT_PROBLEMS)
+    parser.add_argument("--strategies", default=DEFAULT_STRATEGIES)
+    parser.add_argument("--seeds", default="0,1")
+    parser.add_argument("--budget", type=int, default=60)
+    args = parser.parse_args(argv)
+    seeds = [int(s) for s in args.seeds.split(",")]
+
+    if args.action == "record":
+        out = {"budget": args.budget, "runs": {}}
+        for p, s, seed in _cells(args.problems, args.strategies, seeds):
+            out["runs"][_key(p, s, seed)] = run_cell(p, s, seed, args.budget)
+            print(f"recorded {p} {s} seed {seed}", file=sys.stderr, flush=True)
+        with open(args.path, "w") as fh:
+            json.dump(out, fh)
+        return 0
+
+    with open(args.path) as fh:
+        stored = json.load(fh)
+    differing = 0
+    for p, s, seed in _cells(args.problems, args.strategies, seeds):
+        old = stored["runs"].get(_key(p, s, seed))
+        if old is None:
+            print(f"{p} {s} seed {seed}: not in {args.path}")
+            continue
+        at = first_difference(old, run_cell(p, s, seed, stored["budget"]))
+        differing += at is not None
+        print(f"{p} {s} seed {seed}: " + ("identical" if at is None else f"differs from evaluation {at}"),
+              flush=True)
+    print(f"{differing} differing")
+    return 1 if differing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
