@@ -1,4 +1,5 @@
-"""Acquisition functions (EI, PI, LCB) and their feasibility / prior weightings."""
+"""Acquisition functions (EI, PI, LCB), their feasibility / prior weightings, and the scorer
+that folds them into one score for the maximisers."""
 
 from bayestune.acquisition.functions import (
     ACQUISITIONS,

@@ -11,8 +11,8 @@ from collections.abc import Callable
 import numpy as np
 
 from bayestune.exceptions import SpaceError
+from bayestune.history import History, draw_unseen, top_up
 from bayestune.space.parameters import Categorical, Ordinal, Permutation
-from bayestune.history import History, draw_unseen
 from bayestune.space.space import Space
 
 
@@ -26,12 +26,7 @@ def _fill_unseen(space: Space, X: np.ndarray, n: int, rng: np.random.Generator, 
         if key not in seen:
             seen.add(key)
             keep.append(row)
-    rows = np.array(keep).reshape(-1, space.width)[:n]
-    if len(rows) < n:
-        sub = History(history.space, history.objectives, history.X, history.Y, history.feasible,
-                      history.pending, seen)
-        rows = np.concatenate([rows, draw_unseen(space, sub, n - len(rows), rng, use_prior=use_prior)])
-    return rows
+    return top_up(space, history, keep[:n], seen, n, rng, use_prior=use_prior)
 
 
 def uniform_design(space: Space, n: int, rng: np.random.Generator, history: History) -> np.ndarray:

@@ -3,14 +3,19 @@ classifier that learns hidden constraints from failed evaluations (BaCO, HyperMa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+
+from bayestune.models.targets import uses_log
 
 
 class RandomForestSurrogate:
     """Random-forest regression; the spread of the trees' predictions is the uncertainty.
 
     Defaults follow BaCO's public code (bootstrap, max_features 0.5). Outputs are
-    log-transformed when all positive, like the GP's, so EI is computed on the same scale.
+    log-transformed by the rule of :mod:`bayestune.models.targets`, like the GP's, so EI is
+    computed on the same scale.
     """
 
     def __init__(self, *, n_estimators: int = 100, max_features: float = 0.5, min_samples_leaf: int = 1,
@@ -27,7 +32,7 @@ class RandomForestSurrogate:
         y = np.asarray(y, dtype=float)
         if not np.all(np.isfinite(y)):
             raise ValueError("random forest: every training output must be finite")
-        self.log_y_ = bool(self.log_transform_y is True or (self.log_transform_y == "auto" and np.all(y > 0)))
+        self.log_y_ = uses_log(y, self.log_transform_y)
         z = np.log(y) if self.log_y_ else y
         self.forest_ = RandomForestRegressor(
             n_estimators=self.n_estimators, max_features=self.max_features, min_samples_leaf=self.min_samples_leaf,
@@ -39,8 +44,13 @@ class RandomForestSurrogate:
         per_tree = np.stack([t.predict(F) for t in self.forest_.estimators_])
         return per_tree.mean(axis=0), per_tree.std(axis=0) + 1e-9
 
-    def feature_importance(self, names: list[str]) -> dict[str, float]:
-        return dict(zip(names, self.forest_.feature_importances_.tolist()))
+    def feature_importance(self, names: Sequence[str] | None = None) -> dict[str, float]:
+        """Impurity importance of each feature column, keyed by ``names`` (default ``f0``, ``f1``, ...)."""
+        importances = self.forest_.feature_importances_.tolist()
+        names = [f"f{i}" for i in range(len(importances))] if names is None else list(names)
+        if len(names) != len(importances):
+            raise ValueError(f"feature_importance needs one name per feature ({len(importances)}), but got {len(names)}")
+        return dict(zip(names, importances))
 
 
 class FeasibilityClassifier:

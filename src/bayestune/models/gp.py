@@ -27,15 +27,15 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from scipy import optimize
-from scipy.linalg import lapack, solve_triangular
+from scipy.linalg import solve_triangular
 from scipy.special import gammaln
 
+from bayestune.models.hyperparameters import distinct, fixed_theta, random_thetas
 from bayestune.models.kernels import (
     FeatureBlock,
     MixedMatern52,
@@ -43,97 +43,20 @@ from bayestune.models.kernels import (
     matern52_with_derivative,
     scaled_sq_distances,
 )
+from bayestune.models.linalg import CholeskyError, cho_inverse, cho_solve, cholesky, limit_blas_threads
+from bayestune.models.targets import LOG_TRANSFORM_CHOICES, uses_log
 
 logger = logging.getLogger(__name__)
 
 _LOG_2PI = math.log(2.0 * math.pi)
-#: Diagonal jitter tried, in units of the mean diagonal, when a Cholesky factorisation fails.
-_JITTERS = (0.0, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
 #: Objective value returned for θ whose kernel matrix cannot be factorised at all.
 _FAILED_OBJECTIVE = 1e25
 #: L-BFGS-B relative-reduction tolerance: the log posterior is a sum over N points, so a
 #: relative change of 1e-7 is far below what moves a prediction; SciPy's default (2.2e-9)
 #: spends ~15 % more evaluations for digits nobody uses.
 _LBFGS_FTOL = 1e-7
-#: Above ``screen_max_points``, how many subset optima are polished again on all data
-#: (measured on synthetic mixed problems: 1 sometimes lands in a worse basin, 3 rarely does).
-_FULL_POLISH_STARTS = 3
 #: Largest number of kernel entries (candidates × training points) computed at once in predict.
 _PREDICT_CHUNK_ENTRIES = 2_000_000
-
-
-class CholeskyError(np.linalg.LinAlgError):
-    """The kernel matrix stayed indefinite even with the largest jitter."""
-
-
-@contextmanager
-def limit_blas_threads(n_threads: int | None) -> Iterator[None]:
-    """Cap BLAS threads for the duration of a fit/predict (no-op for ``None``).
-
-    The matrices here are small (N up to ~1000), where extra BLAS threads gain little,
-    while an optimiser usually shares the machine with the compilers and benchmarks it
-    tunes: oversubscribed OpenBLAS threads then spin and made fits 3-10x slower here.
-    """
-    if n_threads is None:
-        yield
-        return
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
-        yield
-        return
-    with threadpool_limits(limits=n_threads, user_api="blas"):
-        yield
-
-
-def _cholesky(K: np.ndarray) -> tuple[np.ndarray, float]:
-    """Lower Cholesky factor of ``K``, adding escalating diagonal jitter if needed.
-
-    Returns the factor and the jitter that was added (0.0 when none was needed). Only
-    duplicate (or near-duplicate) rows combined with a tiny noise make ``K`` numerically
-    singular; the jitter then acts as extra noise of at most 1e-4 of the signal variance.
-    """
-    for rel in _JITTERS:
-        jitter = rel * float(np.mean(np.diag(K))) if rel else 0.0
-        A = K if rel == 0.0 else K + jitter * np.eye(K.shape[0])
-        L, info = lapack.dpotrf(A, lower=1, clean=1, overwrite_a=0)
-        if info == 0:
-            return L, jitter
-    raise CholeskyError(f"kernel matrix not positive definite even with jitter {_JITTERS[-1]:g} x mean diagonal")
-
-
-def _cho_solve(L: np.ndarray, b: np.ndarray) -> np.ndarray:
-    x, info = lapack.dpotrs(L, b, lower=1)
-    if info != 0:  # pragma: no cover - dpotrs only fails on invalid arguments
-        raise np.linalg.LinAlgError(f"dpotrs failed with info={info}")
-    return x
-
-
-def _cho_inverse(L: np.ndarray) -> np.ndarray:
-    """``K⁻¹`` from the lower Cholesky factor.
-
-    LAPACK potri fills the lower triangle and leaves the (zeroed) upper one alone, so the
-    full inverse is that triangle plus its transpose minus the doubled diagonal.
-    """
-    inv, info = lapack.dpotri(L, lower=1)
-    if info != 0:  # pragma: no cover
-        raise np.linalg.LinAlgError(f"dpotri failed with info={info}")
-    diag = inv.diagonal().copy()
-    inv += inv.T
-    inv.flat[:: inv.shape[0] + 1] -= diag
-    return inv
-
-
-def _distinct(thetas: np.ndarray, limit: int = _FULL_POLISH_STARTS, tol: float = 0.1) -> list[np.ndarray]:
-    """The first ``limit`` rows that differ from every earlier pick by more than ``tol``
-    in some log-hyperparameter: starts in one basin would polish to the same optimum."""
-    picked: list[np.ndarray] = []
-    for theta in thetas:
-        if all(np.max(np.abs(theta - p)) > tol for p in picked):
-            picked.append(theta)
-            if len(picked) == limit:
-                break
-    return picked
 
 
 class GaussianProcess:
@@ -151,11 +74,8 @@ class GaussianProcess:
     keep_fraction:
         Fraction of those (at least one) polished with L-BFGS-B.
     log_transform_y:
-        ``True``, ``False`` or ``"auto"``: log-transform the outputs when every value is
-        positive. Runtimes, energies and error rates — the usual objectives — are positive
-        and multiplicative; for a narrow positive range the log is nearly affine, so the
-        rule only changes the model where it matters and, unlike a ratio threshold, does
-        not flip as data arrive. Negated (maximised) objectives are never logged.
+        ``True``, ``False`` or ``"auto"``: the log rule of :mod:`bayestune.models.targets`
+        (``"auto"`` logs when every value is positive).
     lengthscale_bounds, outputscale_bounds, noise_bounds:
         Box constraints for the optimiser (not for ``fixed_hyperparameters``). The noise is
         in standardised units: 1.0 means "all of the variance is noise", which a noisy
@@ -209,7 +129,7 @@ class GaussianProcess:
 
     # ================================================================ settings checks
     def _check_settings(self) -> None:
-        if self.log_transform_y not in (True, False, "auto"):
+        if self.log_transform_y not in LOG_TRANSFORM_CHOICES:
             raise ValueError(f"log_transform_y must be True, False or 'auto', but got {self.log_transform_y!r}")
         if self.lengthscale_prior is not None:
             a, b = self.lengthscale_prior
@@ -243,48 +163,10 @@ class GaussianProcess:
         rows = [self.lengthscale_bounds] * P + [self.outputscale_bounds, self.noise_bounds]
         return np.log(np.asarray(rows, dtype=float))
 
-    def _fixed_theta(self) -> tuple[np.ndarray, np.ndarray]:
-        """θ template with the fixed entries filled in, and the mask of free entries."""
-        P = len(self.blocks)
-        theta = np.zeros(P + 2)
-        free = np.ones(P + 2, dtype=bool)
-        fixed = dict(self.fixed_hyperparameters or {})
-
-        def put(i: int, value: Any, label: str) -> None:
-            v = float(value)
-            if not (math.isfinite(v) and v > 0):
-                raise ValueError(f"fixed_hyperparameters: {label} must be a finite positive number, but got {value!r}")
-            theta[i], free[i] = math.log(v), False
-
-        if "lengthscales" in fixed:
-            ls = fixed["lengthscales"]
-            names = [b.name for b in self.blocks]
-            if isinstance(ls, Mapping):
-                for name, v in ls.items():
-                    if name not in names:
-                        raise ValueError(f"fixed_hyperparameters: unknown length-scale name {name!r}; allowed: {names}")
-                    put(names.index(name), v, f"lengthscale {name!r}")
-            else:
-                arr = np.broadcast_to(np.asarray(ls, dtype=float), (P,)) if np.ndim(ls) == 0 else np.asarray(ls, float)
-                if arr.shape != (P,):
-                    raise ValueError(f"fixed_hyperparameters: expected {P} length-scales, but got {len(arr)}")
-                for i, v in enumerate(arr):
-                    put(i, v, f"lengthscale {names[i]!r}")
-        if "outputscale" in fixed:
-            put(P, fixed["outputscale"], "outputscale")
-        if "noise" in fixed:
-            put(P + 1, fixed["noise"], "noise")
-        return theta, free
-
     # ================================================================ y transform
     def _fit_y_transform(self, y: np.ndarray) -> np.ndarray:
         """Choose the log transform, standardise, and return the latent targets."""
-        use_log = bool(np.all(y > 0)) if self.log_transform_y == "auto" else bool(self.log_transform_y)
-        if use_log and not np.all(y > 0):
-            raise ValueError(
-                f"log_transform_y=True needs every y > 0, but got min(y)={float(np.min(y))!r}; "
-                "use log_transform_y='auto' or False"
-            )
+        use_log = uses_log(y, self.log_transform_y)
         t = np.log(y) if use_log else y
         mean, std = float(np.mean(t)), float(np.std(t))
         if not std > 1e-12 * max(1.0, abs(mean)):
@@ -339,15 +221,15 @@ class GaussianProcess:
         K = g * s2
         K.flat[:: n + 1] += noise
         try:
-            L, _ = _cholesky(K)
+            L, _ = cholesky(K)
         except CholeskyError:
             return -_FAILED_OBJECTIVE, (np.zeros_like(theta) if eval_gradient else None)
-        alpha = _cho_solve(L, y)
+        alpha = cho_solve(L, y)
         lml = -0.5 * float(y @ alpha) - float(np.sum(np.log(np.diag(L)))) - 0.5 * n * _LOG_2PI
         if not eval_gradient:
             return lml, None
         W = np.outer(alpha, alpha)
-        W -= _cho_inverse(L)
+        W -= cho_inverse(L)
         grad = np.empty_like(theta)
         grad[P] = 0.5 * s2 * float(np.vdot(W, g))
         grad[P + 1] = 0.5 * noise * float(np.trace(W))
@@ -385,26 +267,6 @@ class GaussianProcess:
             )
         return F, y
 
-    def _random_thetas(self, rng: np.random.Generator, template: np.ndarray, free: np.ndarray,
-                       bounds: np.ndarray, n: int) -> np.ndarray:
-        """BaCO-style random starts: ℓ half from the prior, half log-uniform on [0.05, 20];
-        σ² ~ 10^U(−1, 1); σ_n² ~ 10^U(−5, −2); all clipped to the bounds."""
-        P = len(self.blocks)
-        thetas = np.tile(template, (n, 1))
-        log_ls = rng.uniform(math.log(0.05), math.log(20.0), size=(n, P))
-        if self.lengthscale_prior is not None:
-            a, b = self.lengthscale_prior
-            from_prior = rng.random(n) < 0.5
-            log_ls[from_prior] = np.log(np.maximum(rng.gamma(a, 1.0 / b, size=(int(from_prior.sum()), P)), 1e-300))
-        sampled = np.column_stack([
-            log_ls,
-            rng.uniform(-1.0, 1.0, n) * math.log(10.0),
-            rng.uniform(-5.0, -2.0, n) * math.log(10.0),
-        ])
-        sampled = np.clip(sampled, bounds[:, 0], bounds[:, 1])
-        thetas[:, free] = sampled[:, free]
-        return thetas
-
     def _screen(self, thetas: np.ndarray, D2: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Negative log posterior of each θ (no gradient): the cheap ranking step."""
         out = np.empty(len(thetas))
@@ -434,7 +296,7 @@ class GaussianProcess:
         """
         bounds = self._bounds()
         rng = self.seed if isinstance(self.seed, np.random.Generator) else np.random.default_rng(self.seed)
-        thetas = self._random_thetas(rng, template, free, bounds, int(self.n_restarts_sample))
+        thetas = random_thetas(rng, self.lengthscale_prior, template, free, bounds, int(self.n_restarts_sample))
         n = y.shape[0]
         subset = n > self.screen_max_points
         if subset:
@@ -454,7 +316,7 @@ class GaussianProcess:
             return min(polished, key=lambda tv: tv[1])[0]
         candidates = np.array([t for t, _ in polished] + ([warm] if warm is not None else []))
         order = np.argsort(self._screen(candidates, D2, y), kind="stable")
-        finals = [self._polish(t0, template, free, bounds, D2, y) for t0 in _distinct(candidates[order])]
+        finals = [self._polish(t0, template, free, bounds, D2, y) for t0 in distinct(candidates[order])]
         return min(finals, key=lambda tv: tv[1])[0]
 
     def fit(self, F: np.ndarray, y: np.ndarray, *, warm_start: np.ndarray | None = None) -> GaussianProcess:
@@ -466,7 +328,7 @@ class GaussianProcess:
         self._check_settings()
         self._kernel = MixedMatern52(self.blocks)
         F, y = self._check_fit_inputs(F, y)
-        template, free = self._fixed_theta()
+        template, free = fixed_theta([b.name for b in self.blocks], self.fixed_hyperparameters)
         if warm_start is not None:
             warm_start = np.asarray(warm_start, dtype=float).reshape(-1)
             if warm_start.shape != template.shape or not np.all(np.isfinite(warm_start)):
@@ -488,8 +350,8 @@ class GaussianProcess:
         n, P = y_latent.shape[0], len(ls)
         K = s2 * matern52(((1.0 / (ls * ls)) @ D2.reshape(P, -1)).reshape(n, n))
         K.flat[:: K.shape[0] + 1] += noise
-        self.L_, self.jitter_ = _cholesky(K)
-        self.alpha_ = _cho_solve(self.L_, y_latent)
+        self.L_, self.jitter_ = cholesky(K)
+        self.alpha_ = cho_solve(self.L_, y_latent)
         self.X_train_, self.y_train_, self.y_latent_ = F.copy(), y.copy(), y_latent
         self._D2_train = D2
         self.hyperparameters_ = theta.copy()
@@ -576,9 +438,18 @@ class GaussianProcess:
             std = mean * std
         return (mean, std) if return_std else mean
 
-    def feature_importance(self) -> dict[str, float]:
-        """Inverse length-scales normalised to sum to one (short ℓ = output changes fast)."""
+    def fitted_hyperparameters(self) -> dict[str, Any]:
+        """The fitted ℓ, σ² and σ_n² in the form ``fixed_hyperparameters`` takes, to reuse them."""
         self._check_fitted()
+        return {"lengthscales": dict(self.lengthscales_), "outputscale": self.outputscale_, "noise": self.noise_}
+
+    def feature_importance(self, names: Sequence[str] | None = None) -> dict[str, float]:
+        """Inverse length-scales normalised to sum to one (short ℓ = output changes fast),
+        keyed by ``names`` (one per block; default: the block names)."""
+        self._check_fitted()
+        names = [b.name for b in self.blocks] if names is None else list(names)
+        if len(names) != len(self.blocks):
+            raise ValueError(f"feature_importance needs one name per block ({len(self.blocks)}), but got {len(names)}")
         inv = np.array([1.0 / self.lengthscales_[b.name] for b in self.blocks])
         inv = inv / inv.sum()
-        return {b.name: float(v) for b, v in zip(self.blocks, inv)}
+        return {name: float(v) for name, v in zip(names, inv)}

@@ -313,10 +313,6 @@ class MixedMatern52:
         self.names = tuple(b.name for b in self.blocks)
         self.n_columns = max(b.stop for b in self.blocks)
 
-    @property
-    def n_params(self) -> int:
-        return len(self.blocks)
-
     def check_features(self, F: np.ndarray, what: str = "F") -> np.ndarray:
         """``F`` as a finite float matrix with enough columns for every block."""
         F = np.asarray(F, dtype=float)

@@ -1,5 +1,6 @@
 """Acquisition maximisers: exhaustive scoring of small spaces, multi-start local search."""
 
+from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.search.local_search import LocalSearchSettings, maximize
 
-__all__ = ["LocalSearchSettings", "maximize"]
+__all__ = ["EnumeratedCandidates", "LocalSearchSettings", "maximize"]

@@ -17,14 +17,14 @@ units.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from bayestune.exceptions import BayestuneError
-from bayestune.space.space import Space
 from bayestune.history import History, draw_unseen
-from bayestune.strategies.base import Strategy, register
+from bayestune.space.space import Space
+from bayestune.strategies.base import Rule, Settings, Strategy, register
 
 
 def value_spread(y: np.ndarray) -> float:
@@ -51,32 +51,40 @@ def outcome_table(space: Space, history: History) -> dict[bytes, float | None]:
     return {k: (float(v) if ok else None) for k, v, ok in zip(keys, y, history.feasible)}
 
 
+@dataclass(frozen=True)
+class AnnealingSettings(Settings):
+    """Options of the ``annealing`` strategy."""
+
+    initial_temperature: float = 1.0  # in units of the observed values' spread
+    cooling: float = 0.95             # temperature factor per evaluated proposal
+    max_free_steps: int = 200         # moves over known neighbours before a restart
+
+    def rules(self) -> list[Rule]:
+        return [
+            ("initial_temperature", self.initial_temperature > 0, "`initial_temperature > 0`"),
+            ("cooling", 0 < self.cooling <= 1, "`0 < cooling <= 1`"),
+            ("max_free_steps", isinstance(self.max_free_steps, int) and self.max_free_steps >= 0,
+             "`max_free_steps >= 0` (an integer)"),
+        ]
+
+
 @register
 class SimulatedAnnealing(Strategy):
     """Metropolis chain over one-parameter moves with a spread-scaled geometric cooling."""
 
     name = "annealing"
-    OPTIONS = {"initial_temperature": 1.0, "cooling": 0.95, "max_free_steps": 200}
+    settings_class = AnnealingSettings
+    settings: AnnealingSettings
 
     def __init__(self, space: Space, objectives, rng: np.random.Generator, **options: Any) -> None:
-        super().__init__(space, objectives, rng)
-        unknown = sorted(set(options) - set(self.OPTIONS))
-        if unknown:
-            raise BayestuneError(f"unknown option(s) {unknown} for strategy 'annealing'; allowed: {sorted(self.OPTIONS)}")
-        settings = {**self.OPTIONS, **options}
-        self.initial_temperature = float(settings["initial_temperature"])
-        self.cooling = float(settings["cooling"])
-        self.max_free_steps = int(settings["max_free_steps"])
-        if self.initial_temperature <= 0 or not 0 < self.cooling <= 1:
-            raise BayestuneError("strategy 'annealing': initial_temperature must be > 0 and cooling in (0, 1], "
-                                 f"but got {self.initial_temperature} and {self.cooling}")
+        super().__init__(space, objectives, rng, **options)
         self._current: np.ndarray | None = None
         self._current_y = math.inf
         self._proposed: list[tuple[bytes, np.ndarray, bool]] = []  # key, row, is_restart
         self.steps = 0  # evaluated proposals (drives the cooling)
 
     def temperature(self, spread: float) -> float:
-        return self.initial_temperature * spread * self.cooling ** self.steps
+        return self.settings.initial_temperature * spread * self.settings.cooling ** self.steps
 
     def _accept(self, y_new: float, T: float) -> bool:
         if y_new <= self._current_y:
@@ -113,7 +121,7 @@ class SimulatedAnnealing(Strategy):
         seen = set(history.seen)
         out: list[np.ndarray] = []
         free_steps = 0
-        while len(out) < n and free_steps <= self.max_free_steps:
+        while len(out) < n and free_steps <= self.settings.max_free_steps:
             neighbours = self.space.neighbours(self._current.reshape(1, -1), self.rng)
             if not len(neighbours):
                 break
@@ -134,9 +142,7 @@ class SimulatedAnnealing(Strategy):
             if self._accept(outcomes[keys[i]], self.temperature(spread)):  # type: ignore[arg-type]
                 self._current, self._current_y = neighbours[i].copy(), outcomes[keys[i]]  # type: ignore[assignment]
         if len(out) < n:  # stuck: restart from random unseen configurations
-            rest = History(history.space, history.objectives, history.X, history.Y, history.feasible,
-                           history.pending, seen)
-            extra = draw_unseen(self.space, rest, n - len(out), self.rng)
+            extra = draw_unseen(self.space, history.with_seen(seen), n - len(out), self.rng)
             for row, key in zip(extra, self.space.row_keys(extra) if len(extra) else []):
                 out.append(row)
                 self._proposed.append((key, row.copy(), True))

@@ -7,8 +7,9 @@ initial design, the journal, duplicate bookkeeping and the budget.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -18,16 +19,52 @@ from bayestune.objectives import Objective
 from bayestune.space.space import Space
 
 
+_S = TypeVar("_S", bound="Settings")
+
+#: One check of a setting: the option's name, whether the rule holds, and the rule as text.
+Rule = tuple[str, bool, str]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A strategy's options (``strategy_options`` in a scenario): each strategy subclasses
+    this with one field per option (the default is the field's) and states the rules the
+    values must obey in :meth:`rules`."""
+
+    @classmethod
+    def from_options(cls: type[_S], strategy: str, options: Mapping[str, Any]) -> _S:
+        """The settings for ``options``; unknown keys and broken rules are rejected by name."""
+        allowed = sorted(f.name for f in fields(cls))
+        unknown = sorted(set(options) - set(allowed))
+        if unknown:
+            raise BayestuneError(f"unknown option(s) {unknown} for strategy {strategy!r}; allowed: {allowed}")
+        settings = cls(**options)
+        for key, holds, rule in settings.rules():
+            if not holds:
+                raise BayestuneError(f"strategy {strategy!r}: {rule} must hold, but got {key}={getattr(settings, key)!r}")
+        return settings
+
+    def rules(self) -> list[Rule]:
+        """The checks of the values, as ``(option, holds, rule)``."""
+        return []
+
+    def one_of(self, key: str, choices: Sequence[Any]) -> Rule:
+        """The rule "``key`` is one of ``choices``"."""
+        return key, getattr(self, key) in choices, f"{key} in {list(choices)}"
+
+
 class Strategy(ABC):
-    """Proposes configurations. Subclasses set ``name`` and implement :meth:`suggest`."""
+    """Proposes configurations. Subclasses set ``name`` and implement :meth:`suggest`; those
+    with options set ``settings_class`` to their :class:`Settings` subclass (read as ``self.settings``)."""
 
     name: ClassVar[str]
     #: Whether the strategy can handle several objectives.
     multi_objective: ClassVar[bool] = False
+    #: The options the strategy accepts (none by default).
+    settings_class: ClassVar[type[Settings]] = Settings
 
     def __init__(self, space: Space, objectives: Sequence[Objective], rng: np.random.Generator, **options: Any) -> None:
-        if options:
-            raise BayestuneError(f"strategy {self.name!r} takes no options, but got {sorted(options)}")
+        self.settings = self.settings_class.from_options(self.name, options)
         self.space = space
         self.objectives = list(objectives)
         self.rng = rng

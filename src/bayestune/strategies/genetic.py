@@ -12,15 +12,13 @@ configurations.
 
 from __future__ import annotations
 
-from typing import Any
-
+from dataclasses import dataclass
 import numpy as np
 
-from bayestune.exceptions import BayestuneError
+from bayestune.history import History, draw_unseen, top_up
 from bayestune.space.parameters import Permutation
 from bayestune.space.space import Space
-from bayestune.history import History, draw_unseen
-from bayestune.strategies.base import Strategy, register
+from bayestune.strategies.base import Rule, Settings, Strategy, register
 
 #: Neighbour moves tried on a child that was already evaluated before giving up on it.
 MAX_EXTRA_MUTATIONS = 8
@@ -62,33 +60,37 @@ def repair(space: Space, row: np.ndarray, rng: np.random.Generator) -> np.ndarra
     return space.sample(1, rng, method="cot")[0]
 
 
+@dataclass(frozen=True)
+class GeneticSettings(Settings):
+    """Options of the ``genetic`` strategy."""
+
+    population_size: int = 20         # the best feasible evaluations that breed
+    tournament_size: int = 3
+    crossover_rate: float = 0.9
+    mutation_rate: float = 0.3
+
+    def rules(self) -> list[Rule]:
+        return [
+            ("population_size", isinstance(self.population_size, int) and self.population_size >= 2,
+             "`population_size >= 2` (an integer)"),
+            ("tournament_size", isinstance(self.tournament_size, int) and self.tournament_size >= 1,
+             "`tournament_size >= 1` (an integer)"),
+            ("crossover_rate", 0.0 <= self.crossover_rate <= 1.0, "`0 <= crossover_rate <= 1`"),
+            ("mutation_rate", 0.0 <= self.mutation_rate <= 1.0, "`0 <= mutation_rate <= 1`"),
+        ]
+
+
 @register
 class GeneticAlgorithm(Strategy):
     """Tournament selection, uniform/order crossover, neighbour mutation, Chain-of-Trees repair."""
 
     name = "genetic"
-    OPTIONS = {"population_size": 20, "tournament_size": 3, "crossover_rate": 0.9, "mutation_rate": 0.3}
-
-    def __init__(self, space: Space, objectives, rng: np.random.Generator, **options: Any) -> None:
-        super().__init__(space, objectives, rng)
-        unknown = sorted(set(options) - set(self.OPTIONS))
-        if unknown:
-            raise BayestuneError(f"unknown option(s) {unknown} for strategy 'genetic'; allowed: {sorted(self.OPTIONS)}")
-        settings = {**self.OPTIONS, **options}
-        self.population_size = int(settings["population_size"])
-        self.tournament_size = int(settings["tournament_size"])
-        self.crossover_rate = float(settings["crossover_rate"])
-        self.mutation_rate = float(settings["mutation_rate"])
-        if self.population_size < 2 or self.tournament_size < 1:
-            raise BayestuneError("strategy 'genetic': population_size must be >= 2 and tournament_size >= 1, "
-                                 f"but got {self.population_size} and {self.tournament_size}")
-        for key in ("crossover_rate", "mutation_rate"):
-            if not 0.0 <= settings[key] <= 1.0:
-                raise BayestuneError(f"strategy 'genetic': {key} must be in [0, 1], but got {settings[key]!r}")
+    settings_class = GeneticSettings
+    settings: GeneticSettings
 
     # ---- operators ---------------------------------------------------------------------
     def _tournament(self, fitness: np.ndarray) -> int:
-        k = min(self.tournament_size, len(fitness))
+        k = min(self.settings.tournament_size, len(fitness))
         entrants = self.rng.choice(len(fitness), size=k, replace=False)
         return int(entrants[np.argmin(fitness[entrants])])
 
@@ -115,7 +117,7 @@ class GeneticAlgorithm(Strategy):
         if ok.sum() < 2:
             return draw_unseen(self.space, history, n, self.rng)
         y = history.signed_Y()[ok, 0]
-        order = np.argsort(y, kind="stable")[: self.population_size]
+        order = np.argsort(y, kind="stable")[: self.settings.population_size]
         population, fitness = history.X[ok][order], y[order]
         seen = set(history.seen)
         children: list[np.ndarray] = []
@@ -126,12 +128,12 @@ class GeneticAlgorithm(Strategy):
             j = self._tournament(fitness)
             if j == i and len(fitness) > 1:
                 j = self._tournament(fitness)
-            if self.rng.random() < self.crossover_rate:
+            if self.rng.random() < self.settings.crossover_rate:
                 child = self._crossover(population[i], population[j])
             else:
                 child = population[i].copy()
             child = repair(self.space, child, self.rng)
-            if self.rng.random() < self.mutation_rate:
+            if self.rng.random() < self.settings.mutation_rate:
                 child = self._mutate(child)
             key = self.space.row_keys(child.reshape(1, -1))[0]
             for _ in range(MAX_EXTRA_MUTATIONS):
@@ -142,8 +144,4 @@ class GeneticAlgorithm(Strategy):
             if key not in seen:
                 seen.add(key)
                 children.append(child)
-        if len(children) < n:
-            rest = History(history.space, history.objectives, history.X, history.Y, history.feasible,
-                           history.pending, seen)
-            children.extend(draw_unseen(self.space, rest, n - len(children), self.rng))
-        return np.array(children).reshape(-1, self.space.width)
+        return top_up(self.space, history, children, seen, n, self.rng)

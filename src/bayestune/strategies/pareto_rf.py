@@ -28,24 +28,25 @@ and a share of the sampled candidates is drawn from the priors.
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from bayestune.exceptions import BayestuneError
+from bayestune.history import History, draw_unseen, top_up
 from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier, RandomForestSurrogate
+from bayestune.models.targets import LOG_TRANSFORM_CHOICES
+from bayestune.models.training import feasibility_classifier
 from bayestune.pareto import pareto_mask
-from bayestune.history import History, draw_unseen
-from bayestune.strategies.base import Strategy, register
-from bayestune.strategies.surrogate_search import EnumeratedCandidates
+from bayestune.search.candidates import EnumeratedCandidates
+from bayestune.strategies.base import Rule, Settings, Strategy, register
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class ParetoRFSettings:
+class ParetoRFSettings(Settings):
     """Options of the ``pareto_rf`` strategy (``strategy_options`` in a scenario)."""
 
     batch_size: int = 1               # M: evaluations per active-learning iteration
@@ -58,27 +59,17 @@ class ParetoRFSettings:
     feasibility_threshold: float = 0.5  # P(feasible) below this rules a candidate out
     prior_beta: float = 10.0          # decay of the prior's weight with the number of observations
 
-    @classmethod
-    def from_options(cls, options: dict[str, Any]) -> "ParetoRFSettings":
-        allowed = {f.name for f in fields(cls)}
-        unknown = sorted(set(options) - allowed)
-        if unknown:
-            raise BayestuneError(f"unknown option(s) {unknown} for strategy 'pareto_rf'; allowed: {sorted(allowed)}")
-        s = cls(**options)
-        checks = [
-            ("batch_size", isinstance(s.batch_size, int) and s.batch_size >= 1, "`batch_size >= 1` (an integer)"),
-            ("epsilon", 0.0 <= s.epsilon <= 1.0, "`0 <= epsilon <= 1`"),
-            ("n_candidates", isinstance(s.n_candidates, int) and s.n_candidates >= 1,
+    def rules(self) -> list[Rule]:
+        return [
+            ("batch_size", isinstance(self.batch_size, int) and self.batch_size >= 1, "`batch_size >= 1` (an integer)"),
+            ("epsilon", 0.0 <= self.epsilon <= 1.0, "`0 <= epsilon <= 1`"),
+            ("n_candidates", isinstance(self.n_candidates, int) and self.n_candidates >= 1,
              "`n_candidates >= 1` (an integer)"),
-            ("feasibility_threshold", 0.0 <= s.feasibility_threshold < 1.0, "`0 <= feasibility_threshold < 1`"),
-            ("n_estimators", isinstance(s.n_estimators, int) and s.n_estimators >= 1, "`n_estimators >= 1`"),
-            ("max_features", 0.0 < s.max_features <= 1.0, "`0 < max_features <= 1`"),
-            ("log_transform", s.log_transform in (True, False, "auto"), "log_transform in [True, False, 'auto']"),
+            ("feasibility_threshold", 0.0 <= self.feasibility_threshold < 1.0, "`0 <= feasibility_threshold < 1`"),
+            ("n_estimators", isinstance(self.n_estimators, int) and self.n_estimators >= 1, "`n_estimators >= 1`"),
+            ("max_features", 0.0 < self.max_features <= 1.0, "`0 < max_features <= 1`"),
+            self.one_of("log_transform", LOG_TRANSFORM_CHOICES),
         ]
-        for key, ok, rule in checks:
-            if not ok:
-                raise BayestuneError(f"strategy 'pareto_rf': {rule} must hold, but got {key}={getattr(s, key)!r}")
-        return s
 
 
 @register
@@ -87,25 +78,24 @@ class ParetoRandomForest(Strategy):
 
     name = "pareto_rf"
     multi_objective = True
+    settings_class = ParetoRFSettings
+    settings: ParetoRFSettings
 
     def __init__(self, space, objectives, rng, **options: Any) -> None:
-        super().__init__(space, objectives, rng)
-        self.settings = ParetoRFSettings.from_options(options)
+        super().__init__(space, objectives, rng, **options)
         self.encoder = FeatureEncoder(space)
         self._plan: list[np.ndarray] = []
         self.enumerated = EnumeratedCandidates(space, self.settings.exhaustive_limit)
-        self.last_models: list[RandomForestSurrogate] = []
-        self.last_front_size = 0
 
     # ---- candidates --------------------------------------------------------------------
     def _candidates(self, history: History, seen: set[bytes]) -> np.ndarray:
         """Unevaluated feasible configurations: all of them, or a large sample."""
-        s = self.settings
+        settings = self.settings
         every = self.enumerated.unseen(seen)
         if every is not None:
             return every
-        n_prior = s.n_candidates // 2 if self.space.has_prior else 0
-        parts = [self.space.sample(s.n_candidates - n_prior, self.rng, method="cot")]
+        n_prior = settings.n_candidates // 2 if self.space.has_prior else 0
+        parts = [self.space.sample(settings.n_candidates - n_prior, self.rng, method="cot")]
         if n_prior:
             parts.append(self.space.sample(n_prior, self.rng, method="cot", use_prior=True))
         X = np.concatenate(parts)
@@ -132,48 +122,43 @@ class ParetoRandomForest(Strategy):
 
     # ---- one active-learning iteration -------------------------------------------------
     def _fit(self, history: History) -> tuple[list[RandomForestSurrogate], FeasibilityClassifier | None]:
-        s = self.settings
+        settings = self.settings
         ok = history.feasible
         F = self.encoder.transform(history.X[ok])
         S = history.signed_Y()[ok]
-        max_features = s.max_features if self.encoder.width >= 6 else 1.0
-        models = [RandomForestSurrogate(n_estimators=s.n_estimators, max_features=max_features,
-                                        log_transform_y=s.log_transform,
+        max_features = settings.max_features if self.encoder.width >= 6 else 1.0
+        models = [RandomForestSurrogate(n_estimators=settings.n_estimators, max_features=max_features,
+                                        log_transform_y=settings.log_transform,
                                         seed=int(self.rng.integers(2**31))).fit(F, S[:, j])
                   for j in range(S.shape[1])]
         classifier = None
         if not history.feasible.all():
-            classifier = FeasibilityClassifier(n_estimators=s.n_estimators,
-                                               seed=int(self.rng.integers(2**31))).fit(
-                self.encoder.transform(history.X), history.feasible)
+            classifier = feasibility_classifier(self.encoder, history, np.arange(history.n), self.rng,
+                                                n_estimators=settings.n_estimators)
         return models, classifier
 
     def _iteration(self, history: History, seen: set[bytes], size: int) -> list[np.ndarray]:
-        s = self.settings
-        sub = History(history.space, history.objectives, history.X, history.Y, history.feasible,
-                      history.pending, seen)
+        settings = self.settings
         if history.n_feasible < 2 or self.encoder.width == 0:
-            return list(draw_unseen(self.space, sub, size, self.rng, use_prior=True))
+            return list(draw_unseen(self.space, history.with_seen(seen), size, self.rng, use_prior=True))
         cands = self._candidates(history, seen)
         if not len(cands):
             return []
         models, classifier = self._fit(history)
-        self.last_models = models
         Fc = self.encoder.transform(cands)
         pred = np.column_stack([m.predict_latent(Fc)[0] for m in models])
         allowed = np.ones(len(cands), dtype=bool)
         if classifier is not None:
             p = classifier.predict_proba(Fc)
-            allowed = p >= s.feasibility_threshold
+            allowed = p >= settings.feasibility_threshold
             if not allowed.any():  # nothing looks feasible: keep the most likely ones
                 allowed = p >= p.max()
         pool = np.flatnonzero(allowed)
         front = pool[pareto_mask(pred[pool])]
-        self.last_front_size = len(front)
         weights = self._weights(cands, history.n)
         chosen = list(self._pick(front, size, weights))
-        if s.epsilon > 0:
-            chosen = [i for i in chosen if self.rng.random() >= s.epsilon]
+        if settings.epsilon > 0:
+            chosen = [i for i in chosen if self.rng.random() >= settings.epsilon]
         n_front = len(chosen)
         rest = np.setdiff1d(np.arange(len(cands)), np.asarray(chosen, dtype=int))
         chosen += list(self._pick(rest, size - len(chosen), weights))
@@ -194,11 +179,4 @@ class ParetoRandomForest(Strategy):
             if key not in seen:
                 seen.add(key)
                 out.append(row)
-        if len(out) < n:
-            sub = History(history.space, history.objectives, history.X, history.Y, history.feasible,
-                          history.pending, seen)
-            out.extend(draw_unseen(self.space, sub, n - len(out), self.rng))
-        return np.array(out).reshape(-1, self.space.width)
-
-    def describe(self) -> dict[str, Any]:
-        return asdict(self.settings)
+        return top_up(self.space, history, out, seen, n, self.rng)

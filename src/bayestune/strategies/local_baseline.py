@@ -1,4 +1,6 @@
-"""Multi-start first-improvement local search (Kernel Tuner's "MLS"-style baseline).
+"""The ``local`` baseline strategy: multi-start first-improvement local search over the
+evaluations themselves (Kernel Tuner's "MLS"-style baseline; not to be confused with
+:mod:`bayestune.search.local_search`, which climbs an acquisition function).
 
 The search keeps a *centre*, initially the best feasible configuration of the history (the
 initial design), and proposes its one-parameter neighbours (``space.neighbours``) in random
@@ -16,10 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from bayestune.exceptions import BayestuneError
+from bayestune.history import History, draw_unseen
 from bayestune.space.space import Space
 from bayestune.strategies.annealing import outcome_table
-from bayestune.history import History, draw_unseen
 from bayestune.strategies.base import Strategy, register
 
 
@@ -28,12 +29,9 @@ class MultiStartLocalSearch(Strategy):
     """First-improvement hill climbing over one-parameter moves, with random restarts."""
 
     name = "local"
-    OPTIONS: dict[str, Any] = {}
 
     def __init__(self, space: Space, objectives, rng: np.random.Generator, **options: Any) -> None:
-        super().__init__(space, objectives, rng)
-        if options:
-            raise BayestuneError(f"unknown option(s) {sorted(options)} for strategy 'local'; it takes none")
+        super().__init__(space, objectives, rng, **options)
         self._centre: np.ndarray | None = None
         self._centre_y = np.inf
         self._queue: list[tuple[bytes, np.ndarray]] = []
@@ -91,9 +89,7 @@ class MultiStartLocalSearch(Strategy):
             if not in_flight:  # local optimum reached (or nothing left around it): restart
                 self._waiting_for_restart = True
                 self.restarts += 1
-            rest = History(history.space, history.objectives, history.X, history.Y, history.feasible,
-                           history.pending, seen)
-            extra = draw_unseen(self.space, rest, n - len(out), self.rng)
+            extra = draw_unseen(self.space, history.with_seen(seen), n - len(out), self.rng)
             for row, key in zip(extra, self.space.row_keys(extra) if len(extra) else []):
                 out.append(row)
                 self._proposed.append((key, row.copy(), not in_flight))
