@@ -139,6 +139,12 @@ def test_fit_gives_relevant_parameters_shorter_lengthscales():
     imp = gp.feature_importance()
     assert sum(imp.values()) == pytest.approx(1.0)
     assert max(imp, key=imp.get) == "relevant"
+    renamed = gp.feature_importance(["a", "b", "c", "d"])
+    assert list(renamed.values()) == list(imp.values()) and list(renamed) == ["a", "b", "c", "d"]
+    with pytest.raises(ValueError, match="one name per block"):
+        gp.feature_importance(["a"])
+    fixed = GaussianProcess(blocks, fixed_hyperparameters=gp.fitted_hyperparameters()).fit(F, y)
+    assert np.allclose(fixed.hyperparameters_, gp.hyperparameters_)
 
 
 def test_predictions_at_training_points_reproduce_y():

@@ -17,7 +17,6 @@ from bayestune.scenario_model import DesignSpec
 from bayestune.space import Categorical, Integer, Ordinal, Real, Space
 from bayestune.history import History
 from bayestune.strategies.base import make_strategy
-from bayestune.models.targets import chebyshev, weight_lattice
 from bayestune.strategies.parego import ParEGO
 
 X1 = [i / 20 for i in range(21)]
@@ -142,15 +141,6 @@ def test_options_are_checked():
         Optimizer(zdt_space(), objectives=OBJECTIVES, strategy="parego", strategy_options={"weights": "grid"})
     with pytest.raises(BayestuneError, match="one objective"):
         Optimizer(zdt_space(), objectives=OBJECTIVES, strategy="bo")
-
-
-def test_weight_lattice_and_chebyshev():
-    lattice = weight_lattice(2, 10)
-    assert lattice.shape == (11, 2) and np.allclose(lattice.sum(axis=1), 1.0)
-    assert weight_lattice(3, 4).shape == (15, 3)
-    Z = np.array([[0.2, 0.8], [0.5, 0.5]])
-    assert np.allclose(chebyshev(Z, np.array([0.5, 0.5]), rho=0.0), [0.4, 0.25])
-    assert np.allclose(chebyshev(Z, np.array([1.0, 0.0]), rho=0.1), [0.22, 0.55])
 
 
 # ---- priors weight the multi-objective acquisition too ---------------------------------------
