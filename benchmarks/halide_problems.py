@@ -70,6 +70,7 @@ from bayestune.space import Categorical, Ordinal, Permutation, Space
 from bayestune.trial import Result
 
 from benchmarks.jsonl import append_record
+from benchmarks.problem import Problem, config_key
 
 HALIDE_AVAILABLE = importlib.util.find_spec("halide") is not None
 DEFAULT_TIMEOUT = 10.0
@@ -470,19 +471,6 @@ class HalideEvaluator:
             pass
 
 
-def cache_key(config: Mapping[str, Any]) -> str:
-    """A stable text key of a configuration (tuples as lists, numpy scalars as Python ones)."""
-    def plain(v: Any) -> Any:
-        if isinstance(v, (tuple, list)):
-            return [plain(x) for x in v]
-        if hasattr(v, "item"):
-            v = v.item()
-        if isinstance(v, float) and v.is_integer():
-            return int(v)
-        return v
-    return json.dumps({k: plain(v) for k, v in sorted(config.items())}, sort_keys=True)
-
-
 class MeasurementCache:
     """One measurement per configuration, kept in a JSON-lines file (see the module docstring).
 
@@ -502,7 +490,7 @@ class MeasurementCache:
                 self.entries[rec["key"]] = rec
 
     def evaluate(self, config: Mapping[str, Any]) -> Result:
-        key = cache_key(config)
+        key = config_key(config)
         rec = self.entries.get(key)
         if rec is None:
             res = self.evaluator.evaluate(config)
@@ -530,9 +518,7 @@ def cache_path(pipeline: str) -> Path | None:
     return directory / f"{pipeline}.cache.jsonl"
 
 
-def build_halide_problem(name: str):
-    from benchmarks.problems import Problem
-
+def build_halide_problem(name: str) -> Problem:
     if name not in HALIDE_PROBLEMS:
         raise ValueError(f"unknown Halide problem {name!r}; known: {list(HALIDE_PROBLEMS)}")
     if not HALIDE_AVAILABLE:
@@ -542,7 +528,7 @@ def build_halide_problem(name: str):
     evaluator = HalideEvaluator(name, space)
     path = cache_path(name)
     black_box = MeasurementCache(evaluator, path) if path is not None else evaluator
-    return Problem(name=name, kind="halide", space=space, objective="time", evaluate=black_box.evaluate,
+    return Problem(name=name, kind="halide", space=space, objectives=["time"], evaluate=black_box.evaluate,
                    optimum=None, optimum_source=None, description=description, timing_sensitive=True,
                    close=black_box.close,
                    metadata={"threads": os.environ.get("HL_NUM_THREADS", str(os.cpu_count())),

@@ -72,7 +72,8 @@ from bayestune.scenario_model import DesignSpec
 from bayestune.space import Categorical, Integer, Ordinal, Real, Space
 from bayestune.trial import Result, TrialStatus, coerce_result
 
-from benchmarks.halide_problems import cache_key as _config_key
+from benchmarks.problem import config_key as _config_key
+from benchmarks.multiobjective_problems import chakong_haimes, chakong_haimes_front, chakong_haimes_space, zdt_front, zdt_mixed, zdt_mixed_space
 from benchmarks.peers.hypermapper_peer import _from_hypermapper, _hypermapper_parameter, install_sklearn_shim
 from benchmarks.peers.optuna_peer import _optuna_suggest  # positions mapping for permutations
 
@@ -101,44 +102,6 @@ class MOProblem:
     timing_sensitive: bool = False
     close: Callable[[], None] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
-
-
-def chakong_haimes_space() -> Space:
-    return Space([Real("x", -20.0, 20.0, default=-5.0), Real("y", -20.0, 20.0, default=5.0)],
-                 ["x**2 + y**2 <= 225", "x - 3*y + 10 <= 0"])
-
-
-def chakong_haimes(config: Mapping[str, Any]) -> dict[str, float]:
-    x, y = float(config["x"]), float(config["y"])
-    return {"f1": 2.0 + (x - 2.0) ** 2 + (y - 1.0) ** 2, "f2": 9.0 * x - (y - 1.0) ** 2}
-
-
-def chakong_haimes_front(n: int = 2001) -> np.ndarray:
-    y = np.linspace(2.5, math.sqrt(225.0 - 6.25), n)
-    values = [chakong_haimes({"x": -2.5, "y": v}) for v in y]
-    return np.array([[v["f1"], v["f2"]] for v in values])
-
-
-ZDT_X3 = [0.0, 0.1, 0.2, 0.5, 1.0]
-ZDT_X4 = {"a": 0.0, "b": 0.5, "c": 1.0}
-
-
-def zdt_mixed_space() -> Space:
-    return Space([Real("x1", 0.0, 1.0), Integer("x2", 0, 10), Ordinal("x3", ZDT_X3),
-                  Categorical("x4", list(ZDT_X4)), Real("x5", 0.0, 1.0)])
-
-
-def zdt_mixed(config: Mapping[str, Any]) -> Any:
-    if config["x4"] == "c" and config["x2"] >= 5:
-        return Result.failure("x4=c with x2>=5 does not build", "crash")
-    g = 1.0 + 9.0 * (config["x2"] / 10.0 + config["x3"] + ZDT_X4[config["x4"]] + config["x5"]) / 4.0
-    f1 = float(config["x1"])
-    return {"f1": f1, "f2": g * (1.0 - math.sqrt(f1 / g))}
-
-
-def zdt_front(n: int = 2001) -> np.ndarray:
-    f1 = np.linspace(0.0, 1.0, n)
-    return np.column_stack([f1, 1.0 - np.sqrt(f1)])
 
 
 def get_problem(name: str) -> MOProblem:

@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from benchmarks.problems import Problem
+from benchmarks.problem import Problem
 from bayestune.trial import Result, coerce_result
 
 

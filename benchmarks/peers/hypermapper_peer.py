@@ -53,7 +53,7 @@ import numpy as np
 
 from bayestune.space import Categorical, Integer, Ordinal, Real
 from bayestune.trial import TrialStatus
-from benchmarks.problems import Problem
+from benchmarks.problem import Problem
 from benchmarks.strategies import (
     BudgetExhausted,
     CountedObjective,

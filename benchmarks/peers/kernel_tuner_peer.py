@@ -78,7 +78,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.problems import Problem
+from benchmarks.problem import Problem
 from benchmarks.strategies import (
     BudgetExhausted,
     CountedObjective,

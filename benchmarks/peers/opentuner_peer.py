@@ -34,7 +34,7 @@ import tempfile
 from typing import Any
 
 from benchmarks.peers import missing
-from benchmarks.problems import Problem
+from benchmarks.problem import Problem
 from benchmarks.strategies import CountedObjective, Trajectory, register_strategy, run_measured
 from bayestune.space import Categorical, Integer, Ordinal, Real
 

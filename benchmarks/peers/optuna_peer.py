@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmarks.peers import missing
-from benchmarks.problems import Problem
+from benchmarks.problem import Problem
 from benchmarks.strategies import CountedObjective, Trajectory, register_strategy, run_measured
 from bayestune.space import Categorical, Integer, Ordinal, Real
 
