@@ -319,5 +319,5 @@ def _factory(name: str):
 
 for _name, (_strategy, _options) in KT_STRATEGIES.items():
     register_strategy(
-        _name, _factory(_name), family="peer", available=kernel_tuner_available,
+        _name, _factory(_name), family="peer", available=kernel_tuner_available, packages=("kernel_tuner",),
         description=f"Kernel Tuner {_strategy} {_options or '(defaults)'} in simulation mode on the cache file")

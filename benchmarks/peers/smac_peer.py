@@ -42,13 +42,14 @@ from __future__ import annotations
 
 import math
 import tempfile
-import time
 from typing import Any
 
-from benchmarks.peers import missing
-from benchmarks.problem import Problem
-from benchmarks.strategies import CountedObjective, Trajectory, register_strategy, run_measured
 from bayestune.space import Categorical, Integer, Ordinal, Real
+
+from benchmarks.peers import missing
+from benchmarks.peers.optuna_peer import lehmer_to_positions, positions_to_lehmer
+from benchmarks.problem import Problem
+from benchmarks.strategies import CountedObjective, ProposalGuard, Trajectory, register_strategy, run_measured
 
 N_TRIALS = 1_000_000
 MAX_PROPOSALS = 200_000
@@ -88,8 +89,6 @@ def build_configspace(space: Any, seed: int | None = None) -> Any:
 
 def from_configspace(values: Any, space: Any) -> dict[str, Any]:
     """bayestune configuration of a ConfigSpace ``Configuration`` (or its dict)."""
-    from benchmarks.peers.optuna_peer import lehmer_to_positions  # lazy: the modules import each other's registry
-
     values = dict(values)
     config: dict[str, Any] = {}
     for p in space.parameters:
@@ -110,8 +109,6 @@ def from_configspace(values: Any, space: Any) -> dict[str, Any]:
 
 def to_configspace(config: dict[str, Any], space: Any) -> dict[str, Any]:
     """Inverse of :func:`from_configspace` (a dict for ``Configuration(cs, values=...)``)."""
-    from benchmarks.peers.optuna_peer import positions_to_lehmer
-
     out: dict[str, Any] = {}
     for p in space.parameters:
         v = p.validate(config[p.name])
@@ -160,28 +157,18 @@ class SMACRunner:
         except ImportError:  # pragma: no cover - other SMAC versions
             Exhausted = RuntimeError  # type: ignore[misc,assignment]
         name = problem.objective
-        stop_reason = ""
+        guard = ProposalGuard(self.max_proposals, self.max_seconds)
 
         def drive(objective: CountedObjective) -> None:
-            nonlocal stop_reason
             with tempfile.TemporaryDirectory(prefix="smac_") as outdir:
                 smac = self._make(problem, budget, seed, outdir)
                 worst: float | None = None
                 held: list[Any] = []  # crashed trials before the first success
-                proposals = 0
-                t0 = time.perf_counter()
-                while not objective.exhausted:
-                    if proposals >= self.max_proposals:
-                        stop_reason = f"stopped after {proposals} proposals"
-                        return
-                    if time.perf_counter() - t0 > self.max_seconds:
-                        stop_reason = f"stopped after {self.max_seconds:.0f} s ({proposals} proposals)"
-                        return
-                    proposals += 1
+                while not objective.exhausted and guard.allow():
                     try:
                         info = smac.ask()
                     except Exhausted as exc:
-                        stop_reason = f"SMAC: configuration space exhausted ({exc})"
+                        guard.reason = f"SMAC: configuration space exhausted ({exc})"
                         return
                     config = from_configspace(info.config, problem.space)
                     res = objective(config)  # BudgetExhausted ends the run (caught by run_measured)
@@ -197,10 +184,7 @@ class SMACRunner:
                     else:
                         smac.tell(info, TrialValue(cost=worst, status=StatusType.CRASHED))
 
-        trajectory = run_measured(problem, budget, drive)
-        if stop_reason:
-            trajectory.notes = f"{stop_reason} ({len(trajectory.evaluations)} of {budget} evaluations)"
-        return trajectory
+        return guard.annotate(run_measured(problem, budget, drive), budget)
 
 
 _CONFIG = ("SMAC3 {facade} via ask/tell (seed, deterministic, SMAC defaults; Sobol initial design "
@@ -210,7 +194,7 @@ _CONFIG = ("SMAC3 {facade} via ask/tell (seed, deterministic, SMAC defaults; Sob
 
 register_strategy("smac_bb", lambda problem, seed: SMACRunner("bb"),
                   description=_CONFIG.format(facade="BlackBoxFacade (GP)", k=8),
-                  family="peer", available=_available)
+                  family="peer", available=_available, packages=("smac",))
 register_strategy("smac_hpo", lambda problem, seed: SMACRunner("hpo"),
                   description=_CONFIG.format(facade="HyperparameterOptimizationFacade (RF)", k=10),
-                  family="peer", available=_available)
+                  family="peer", available=_available, packages=("smac",))
