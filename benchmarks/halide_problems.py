@@ -377,7 +377,7 @@ def serve() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Client side: the evaluator used by the benchmark runner
+# Client side: the evaluator the benchmark problems use
 # ---------------------------------------------------------------------------------------
 class HalideEvaluator:
     """Sends configurations to a (re)started Halide server; see the module docstring."""

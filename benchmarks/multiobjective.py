@@ -1,10 +1,10 @@
 """``python -m benchmarks.multiobjective {run,report}``: the multi-objective benchmark's command.
 
 The problems are in :mod:`benchmarks.multiobjective_problems`, the runs go through the main
-harness (:func:`benchmarks.runner.run_benchmarks`, the budget rules of
-:class:`benchmarks.strategies.CountedObjective`), the hypervolume metric is
+harness (:func:`benchmarks.harness.run_benchmarks`, the budget rules of
+:class:`benchmarks.contenders.CountedObjective`), the hypervolume metric is
 :func:`benchmarks.metrics.hypervolume_ratio_curves` and the tables are
-:func:`benchmarks.report.multiobjective_report`; this command only keeps the defaults of the
+:func:`benchmarks.results_report.multiobjective_report`; this command only keeps the defaults of the
 published runs (``benchmarks/results/multiobjective.md``): one budget, seeds ``0..N-1``,
 HyperMapper on fewer seeds. The same runs: ``python -m benchmarks run --problems
 multiobjective --strategies ... --budgets 60``.
@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchmarks.multiobjective_problems import MULTIOBJECTIVE_PROBLEMS
-from benchmarks.report import MO_ORDER, multiobjective_report
-from benchmarks.runner import load_records, run_benchmarks
-from benchmarks.strategies import STRATEGIES, resolve_strategies
+from benchmarks.results_report import MO_ORDER, multiobjective_report
+from benchmarks.harness import load_records, run_benchmarks
+from benchmarks.contenders import STRATEGIES, resolve_strategies
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

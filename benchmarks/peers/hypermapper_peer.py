@@ -56,7 +56,7 @@ from bayestune.space import Categorical, Integer, Ordinal, Real
 from bayestune.trial import Result, TrialStatus
 
 from benchmarks.problem import Problem
-from benchmarks.strategies import (
+from benchmarks.contenders import (
     BudgetExhausted,
     CountedObjective,
     Trajectory,
@@ -161,7 +161,7 @@ def seeded(seed: int):
         np.random.set_state(np_state)
 
 
-# ---- the runner ----------------------------------------------------------------------------------
+# ---- the contender ----------------------------------------------------------------------------------
 class _TooManyFreeProposals(Exception):
     pass
 
@@ -206,7 +206,7 @@ class _Answers:
         return {**dict(zip(self.names, self.worst or [0.0] * len(self.names))), "Valid": False}
 
 
-class HyperMapperRunner:
+class HyperMapperContender:
     """HyperMapper 2.2's own loop (``hypermapper.optimizer.optimize``) on a CountedObjective."""
 
     def run(self, problem: Problem, budget: int, seed: int) -> Trajectory:
@@ -249,6 +249,6 @@ class HyperMapperRunner:
 
 
 register_strategy(
-    "hypermapper", lambda problem, seed: HyperMapperRunner(), family="peer", available=hypermapper_available,
+    "hypermapper", lambda problem, seed: HyperMapperContender(), family="peer", available=hypermapper_available,
     multi_objective=True, packages=("hypermapper",),
     description="HyperMapper 2.2 Bayesian optimisation (random forests, feasibility classifier), 10 random samples")

@@ -41,7 +41,7 @@ Kernel Tuner 1.5 bug, fixed here
     default 1.68, multi-advanced 1.74, ei 1.73 -- worse than random sampling, 1.46). During a run,
     ``BayesianOptimization.evaluate_objective_function`` is wrapped to map ``float_info.max`` to its
     own invalid marker (same run: 1.42, 1.38, 1.37). Nothing else is changed; the other strategies
-    only rank costs, where ``float_info.max`` is fine. ``KernelTunerRunner(fix_failure_cost=False)``
+    only rank costs, where ``float_info.max`` is fine. ``KernelTunerContender(fix_failure_cost=False)``
     runs the released behaviour.
 
 Timing
@@ -79,7 +79,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.problem import Problem
-from benchmarks.strategies import (
+from benchmarks.contenders import (
     BudgetExhausted,
     CountedObjective,
     Trajectory,
@@ -250,7 +250,7 @@ def count_unique_known(setup: KTSetup, results: Sequence[Mapping[str, Any]]) -> 
     return len({setup.key(r) for r in results} & setup.known_feasible)
 
 
-class KernelTunerRunner:
+class KernelTunerContender:
     """One Kernel Tuner strategy, replayed in simulation mode and fed through the budget rules."""
 
     def __init__(self, strategy: str, options: Mapping[str, Any] | None = None, *,
@@ -309,10 +309,10 @@ def _spread_ask_time(objective: CountedObjective) -> None:
 def _factory(name: str):
     strategy, options = KT_STRATEGIES[name]
 
-    def factory(problem: Problem, seed: int) -> KernelTunerRunner:
+    def factory(problem: Problem, seed: int) -> KernelTunerContender:
         if problem.kind != "gpu" or "file" not in problem.metadata:
             raise RuntimeError("kernel tuner peers only run on GPU cache replays")
-        return KernelTunerRunner(strategy, options)
+        return KernelTunerContender(strategy, options)
 
     return factory
 

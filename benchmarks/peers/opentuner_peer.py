@@ -37,7 +37,7 @@ from bayestune.space import Categorical, Integer, Ordinal, Real
 
 from benchmarks.peers import missing
 from benchmarks.problem import Problem
-from benchmarks.strategies import CountedObjective, ProposalGuard, Trajectory, register_strategy, run_measured
+from benchmarks.contenders import CountedObjective, ProposalGuard, Trajectory, register_strategy, run_measured
 
 MAX_PROPOSALS = 200_000
 
@@ -101,7 +101,7 @@ def to_opentuner(config: dict[str, Any], space: Any) -> dict[str, Any]:
     return out
 
 
-class OpenTunerRunner:
+class OpenTunerContender:
     def __init__(self, max_proposals: int = MAX_PROPOSALS) -> None:
         self.max_proposals = max_proposals
 
@@ -168,7 +168,7 @@ class OpenTunerRunner:
 
 
 register_strategy(
-    "opentuner", lambda problem, seed: OpenTunerRunner(),
+    "opentuner", lambda problem, seed: OpenTunerContender(),
     description=("OpenTuner default search (AUCBanditMetaTechniqueA) via TuningRunManager; Python/NumPy "
                  "global RNGs seeded; known constraints not expressible: rejected proposals and hidden "
                  "failures reported as ERROR results; ordinals as integer indices, permutations native"),

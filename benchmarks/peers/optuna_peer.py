@@ -7,12 +7,12 @@ univariate TPE, 24 EI candidates, default gamma/weights). Note: ``n_startup_tria
 Optuna *trials*, and rejected proposals are trials, so on a constrained space the random
 startup can be used up after one or two real evaluations; TPE may then lock onto the first
 feasible point (taco_like seed 0: best/optimum 18 at 100 evaluations, uniform random 1.15).
-``OptunaTPERunner(startup="evaluations")`` is an experimental variant (random startup until 10
+``OptunaTPEContender(startup="evaluations")`` is an experimental variant (random startup until 10
 counted evaluations or 100 proposals, then ``TPESampler(n_startup_trials=0)``): it fixes
 taco_like (seeds 0-2: 1.02/1.12/1.15 vs 18.3/1.12/3.09) but stalls on sparse_chain (~1 in 5,000
 uniform proposals is feasible; the run did not finish in minutes), so it is not registered.
 
-Multi-objective settings (:class:`OptunaMultiObjectiveRunner`): ``TPESampler(seed=seed,
+Multi-objective settings (:class:`OptunaMultiObjectiveContender`): ``TPESampler(seed=seed,
 n_startup_trials=10)`` or ``NSGAIISampler(seed=seed, population_size=10)`` (10 to suit budgets of
 30-60), one study direction per objective, both told the known constraints through
 ``constraints_func`` (a rejected proposal gets violation 1.0 and, once a feasible one exists,
@@ -32,8 +32,9 @@ Parameter mapping (:func:`optuna_suggest`):
 * Permutation -> Optuna has no permutation type. Single-objective (``permutation="lehmer"``):
   a Lehmer code, ``n - 1`` integers ``<name>__lehmer<k>`` in ``0..n-1-k`` (digit k picks which
   of the remaining elements takes position k), so every proposal is a valid permutation.
-  The multi-objective runner keeps its original ``permutation="positions"`` mapping (one categorical position per element; proposals that
-  are not permutations get rejected free of charge) so its published results reproduce.
+  The multi-objective contender keeps its original ``permutation="positions"`` mapping (one
+  categorical position per element; proposals that are not permutations get rejected free of
+  charge) so its published results reproduce.
 
 Known constraints reach Optuna as trial constraints (constrained TPE: ``Trial.set_constraint``
 on Optuna >= 5, ``constraints_func`` before): a proposal
@@ -62,7 +63,7 @@ from bayestune.trial import TrialStatus
 
 from benchmarks.peers import missing
 from benchmarks.problem import Problem
-from benchmarks.strategies import (
+from benchmarks.contenders import (
     CountedObjective,
     ProposalGuard,
     Trajectory,
@@ -144,12 +145,12 @@ def optuna_params(config: dict[str, Any], space: Any, permutation: str = "lehmer
     return out
 
 
-# ---- the runner ----------------------------------------------------------------------------
+# ---- the contender ----------------------------------------------------------------------------
 def _available() -> str | None:
     return missing(("optuna",), "pip install optuna")
 
 
-class OptunaTPERunner:
+class OptunaTPEContender:
     """``startup="trials"`` (the registered default): a plain ``TPESampler(n_startup_trials=10)``.
     ``startup="evaluations"`` (experimental, see the module doc): the first ``N_STARTUP`` *counted
     evaluations* come from Optuna's ``RandomSampler`` (what TPE's own startup phase uses), then
@@ -220,7 +221,7 @@ class OptunaTPERunner:
         return guard.annotate(run_measured(problem, budget, drive), budget)
 
 
-class OptunaMultiObjectiveRunner:
+class OptunaMultiObjectiveContender:
     """A multi-objective study with ``sampler`` ``"tpe"`` or ``"nsga2"`` (see the module doc)."""
 
     def __init__(self, sampler: str, max_proposals: int = MAX_PROPOSALS) -> None:
@@ -268,8 +269,8 @@ class OptunaMultiObjectiveRunner:
         return guard.annotate(run_measured(problem, budget, drive), budget)
 
 
-def _tpe(problem: Problem, seed: int) -> OptunaTPERunner | OptunaMultiObjectiveRunner:
-    return OptunaMultiObjectiveRunner("tpe") if problem.multi_objective else OptunaTPERunner()
+def _tpe(problem: Problem, seed: int) -> OptunaTPEContender | OptunaMultiObjectiveContender:
+    return OptunaMultiObjectiveContender("tpe") if problem.multi_objective else OptunaTPEContender()
 
 
 register_strategy(
@@ -278,9 +279,9 @@ register_strategy(
                  "defaults otherwise; startup counts trials incl. rejected proposals); known constraints "
                  "as trial constraints (c-TPE), rejected proposals told violation 1, hidden failures "
                  "told as TrialState.FAIL; ordinals as integer indices, permutations as Lehmer codes; "
-                 "several objectives: see OptunaMultiObjectiveRunner"),
+                 "several objectives: see OptunaMultiObjectiveContender"),
     family="peer", available=_available)
 register_strategy(
-    "optuna_nsga2", lambda problem, seed: OptunaMultiObjectiveRunner("nsga2"), single_objective=False,
+    "optuna_nsga2", lambda problem, seed: OptunaMultiObjectiveContender("nsga2"), single_objective=False,
     multi_objective=True, packages=("optuna",), family="peer", available=_available,
     description="Optuna NSGAIISampler (seed, population 10), known constraints through constraints_func")

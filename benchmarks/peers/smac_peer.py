@@ -49,7 +49,7 @@ from bayestune.space import Categorical, Integer, Ordinal, Real
 from benchmarks.peers import missing
 from benchmarks.peers.optuna_peer import lehmer_to_positions, positions_to_lehmer
 from benchmarks.problem import Problem
-from benchmarks.strategies import CountedObjective, ProposalGuard, Trajectory, register_strategy, run_measured
+from benchmarks.contenders import CountedObjective, ProposalGuard, Trajectory, register_strategy, run_measured
 
 N_TRIALS = 1_000_000
 MAX_PROPOSALS = 200_000
@@ -122,12 +122,12 @@ def to_configspace(config: dict[str, Any], space: Any) -> dict[str, Any]:
     return out
 
 
-# ---- the runner ----------------------------------------------------------------------------
+# ---- the contender ----------------------------------------------------------------------------
 def _available() -> str | None:
     return missing(("ConfigSpace", "smac"), "pip install smac")
 
 
-class SMACRunner:
+class SMACContender:
     def __init__(self, facade: str, max_proposals: int = MAX_PROPOSALS, max_seconds: float = MAX_SECONDS) -> None:
         if facade not in ("bb", "hpo"):
             raise ValueError(f"facade must be 'bb' or 'hpo', but got {facade!r}")
@@ -192,9 +192,9 @@ _CONFIG = ("SMAC3 {facade} via ask/tell (seed, deterministic, SMAC defaults; Sob
            "ConfigSpace: rejected proposals and hidden failures told CRASHED with the worst cost "
            "seen; ordinals -> OrdinalHyperparameter, permutations -> Lehmer-code integers")
 
-register_strategy("smac_bb", lambda problem, seed: SMACRunner("bb"),
+register_strategy("smac_bb", lambda problem, seed: SMACContender("bb"),
                   description=_CONFIG.format(facade="BlackBoxFacade (GP)", k=8),
                   family="peer", available=_available, packages=("smac",))
-register_strategy("smac_hpo", lambda problem, seed: SMACRunner("hpo"),
+register_strategy("smac_hpo", lambda problem, seed: SMACContender("hpo"),
                   description=_CONFIG.format(facade="HyperparameterOptimizationFacade (RF)", k=10),
                   family="peer", available=_available, packages=("smac",))

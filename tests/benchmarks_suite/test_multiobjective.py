@@ -14,9 +14,9 @@ from benchmarks import metrics
 from benchmarks import problems as bp
 from benchmarks.multiobjective import main as mo_main
 from benchmarks.problem import Problem, config_key
-from benchmarks.report import write_report
-from benchmarks.runner import load_records, run_benchmarks
-from benchmarks.strategies import STRATEGIES, BudgetExhausted, CountedObjective, ProposalGuard, make_runner
+from benchmarks.results_report import write_report
+from benchmarks.harness import load_records, run_benchmarks
+from benchmarks.contenders import STRATEGIES, BudgetExhausted, CountedObjective, ProposalGuard, make_contender
 
 
 def _toy(calls: list) -> Problem:
@@ -100,10 +100,10 @@ def test_strategies_say_which_problems_they_take():
     assert not STRATEGIES["bo"].multi_objective
     assert not STRATEGIES["optuna_nsga2"].single_objective
     with pytest.raises(RuntimeError, match="one objective"):
-        make_runner("bo", bp.get_problem("zdt_mixed"), 0)
+        make_contender("bo", bp.get_problem("zdt_mixed"), 0)
 
 
-def test_runner_skips_pairs_that_do_not_fit_and_reports_hypervolume(tmp_path):
+def test_harness_skips_pairs_that_do_not_fit_and_reports_hypervolume(tmp_path):
     out = tmp_path / "mo.jsonl"
     messages: list[str] = []
     records = run_benchmarks(["zdt_mixed", "taco_like"], ["random", "bo"], [12], [0], out, log=messages.append)
@@ -154,7 +154,7 @@ def test_multiobjective_peer_adapter_counts_the_budget(name):
     if why:
         pytest.skip(f"{name} is unavailable: {why}")
     problem = bp.get_problem("zdt_mixed")
-    trajectory = make_runner(name, problem, 0).run(problem, 12, 0)
+    trajectory = make_contender(name, problem, 0).run(problem, 12, 0)
     assert len(trajectory.evaluations) == 12
     assert all(e.value is None or len(e.value) == 2 for e in trajectory.evaluations)
     json.dumps(trajectory.to_record())

@@ -1,10 +1,10 @@
-"""The strategies a benchmark compares: a registry name -> factory(problem, seed) -> runner.
+"""The contenders a benchmark compares: a registry name -> factory(problem, seed) -> contender.
 
-A runner has ``run(problem, budget, seed) -> Trajectory``. Every bayestune strategy
+A contender has ``run(problem, budget, seed) -> Trajectory``. Every bayestune strategy
 (``bayestune.strategies.available_strategies()``: ``bo``, ``random``, ``cot_random``,
 ``genetic``, ``annealing``, ``local``, ...) is registered under its own name and runs through
 ``bayestune.optimizer.Optimizer(...).optimize``. A peer (Optuna, SMAC, Kernel Tuner, ...) is
-just another entry: call :func:`register_strategy` with a factory whose runner drives the
+just another entry: call :func:`register_strategy` with a factory whose contender drives the
 peer's own loop through a :class:`CountedObjective`, which applies the same budget rules to
 everyone, whatever the number of objectives:
 
@@ -15,7 +15,7 @@ everyone, whatever the number of objectives:
 * asking for more than the budget raises :class:`BudgetExhausted`.
 
 A strategy entry says whether it takes single-objective problems, multi-objective ones or both
-(:meth:`StrategyEntry.unsupported`); the runner skips the pairs that do not fit. A peer whose
+(:meth:`StrategyEntry.unsupported`); the harness skips the pairs that do not fit. A peer whose
 loop could keep proposing without spending budget bounds it with a :class:`ProposalGuard`.
 
 Timing: ``ask_s`` of an evaluation is the wall time from the end of the previous counted
@@ -250,12 +250,12 @@ def worse_values(worst: list[float] | None, values: Sequence[float], objectives:
     return [max(a, b) if o.minimize else min(a, b) for a, b, o in zip(worst, values, objectives)]
 
 
-# ---- runners ------------------------------------------------------------------------------
-class Runner(Protocol):
+# ---- contenders ----------------------------------------------------------------------------
+class Contender(Protocol):
     def run(self, problem: Problem, budget: int, seed: int) -> Trajectory: ...
 
 
-class BayestuneRunner:
+class BayestuneContender:
     """A bayestune strategy through the Optimizer's own loop."""
 
     def __init__(self, strategy: str, options: dict[str, Any] | None = None) -> None:
@@ -276,7 +276,7 @@ class BayestuneRunner:
 @dataclass
 class StrategyEntry:
     name: str
-    factory: Callable[[Problem, int], Runner]
+    factory: Callable[[Problem, int], Contender]
     description: str = ""
     family: str = "bayestune"  # "bayestune" or "peer"
     available: Callable[[], str | None] = lambda: None  # None if usable, else why not
@@ -302,12 +302,12 @@ class StrategyEntry:
 STRATEGIES: dict[str, StrategyEntry] = {}
 
 
-def register_strategy(name: str, factory: Callable[[Problem, int], Runner], *, description: str = "",
+def register_strategy(name: str, factory: Callable[[Problem, int], Contender], *, description: str = "",
                       family: str = "peer", available: Callable[[], str | None] | None = None,
                       single_objective: bool = True, multi_objective: bool = False,
                       packages: Sequence[str] = ()) -> None:
     """Add a strategy (e.g. a peer adapter) under ``name``; the factory gets the problem, so one
-    entry may serve single- and multi-objective problems with different runners."""
+    entry may serve single- and multi-objective problems with different contenders."""
     STRATEGIES[name] = StrategyEntry(name, factory, description, family, available or (lambda: None),
                                      single_objective, multi_objective, tuple(packages))
 
@@ -331,7 +331,7 @@ def _register_bayestune() -> None:
     from bayestune.strategies import available_strategies
 
     for name in available_strategies():
-        register_strategy(name, lambda problem, seed, _n=name: BayestuneRunner(_n),
+        register_strategy(name, lambda problem, seed, _n=name: BayestuneContender(_n),
                           description=f"bayestune strategy {name!r}", family="bayestune",
                           multi_objective=_takes_several_objectives(name))
 
@@ -367,7 +367,7 @@ def resolve_strategies(spec: str) -> list[str]:
     return out
 
 
-def make_runner(name: str, problem: Problem, seed: int) -> Runner:
+def make_contender(name: str, problem: Problem, seed: int) -> Contender:
     entry = STRATEGIES[name]
     why = entry.available() or entry.unsupported(problem.name, problem.multi_objective)
     if why:

@@ -1,7 +1,7 @@
 """Run (problem, strategy, seed) combinations and append one JSON line per run.
 
 Each combination runs once, to the largest budget; the smaller budgets are read off its
-trajectory. The output file is append-only and the runner is resumable: a combination
+trajectory. The output file is append-only and a run is resumable: a combination
 already in the file (without an error, with at least the requested budget) is skipped.
 
 ``--jobs N`` runs combinations in N worker processes (spawned; BLAS/OpenMP pools are limited
@@ -28,7 +28,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from benchmarks.contenders import STRATEGIES, make_contender
 from benchmarks.jsonl import append_record
+from benchmarks.problems import close_problems, get_problem, problem_kind, timing_sensitive
 
 SCHEMA = 1
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -85,9 +87,6 @@ def _versions(packages: Iterable[str]) -> dict[str, str]:
 
 def run_one(task: dict[str, Any]) -> dict[str, Any]:
     """Run one combination (in a worker or here) and return its record."""
-    from benchmarks.problems import get_problem
-    from benchmarks.strategies import STRATEGIES, make_runner
-
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     record: dict[str, Any] = {
         "schema": SCHEMA, "problem": task["problem"], "strategy": task["strategy"], "seed": task["seed"],
@@ -103,8 +102,8 @@ def run_one(task: dict[str, Any]) -> dict[str, Any]:
                        "optimum_source": problem.optimum_source})
         if not problem.multi_objective:
             record["objective"] = problem.objective
-        runner = make_runner(task["strategy"], problem, task["seed"])
-        trajectory = runner.run(problem, task["budget"], task["seed"])
+        contender = make_contender(task["strategy"], problem, task["seed"])
+        trajectory = contender.run(problem, task["budget"], task["seed"])
         record.update(trajectory.to_record())
         record["error"] = None
     except Exception as exc:  # recorded, and retried by the next resume
@@ -140,9 +139,6 @@ def run_benchmarks(problems: Sequence[str], strategies: Sequence[str], budgets: 
                    out: str | os.PathLike, *, jobs: int = 1, command: str | None = None,
                    log=print) -> list[dict[str, Any]]:
     """Run every missing combination and append its record to ``out``; return the new records."""
-    from benchmarks.problems import close_problems, problem_kind, timing_sensitive
-    from benchmarks.strategies import STRATEGIES
-
     unavailable = {s: STRATEGIES[s].available() for s in strategies if s in STRATEGIES}
     for name, why in unavailable.items():
         if why:

@@ -27,7 +27,7 @@ import numpy as np
 
 from benchmarks import metrics
 from benchmarks.multiobjective_problems import DESCRIPTIONS, MULTIOBJECTIVE_PROBLEMS, known_front
-from benchmarks.runner import load_records
+from benchmarks.harness import load_records
 
 KIND_ORDER = {"gpu": 0, "synthetic": 1, "halide": 2}
 ASK_BINS = ((1, 20), (21, 40), (41, 60), (61, 100), (101, 10**9))
@@ -265,7 +265,7 @@ def plot_convergence(res: Results, directory: str | os.PathLike) -> list[Path]:
     out_dir = Path(directory)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
-    from benchmarks.strategies import STRATEGIES
+    from benchmarks.contenders import STRATEGIES
 
     colours = list(plt.get_cmap("tab20").colors)
     for p in res.problems:
@@ -361,7 +361,7 @@ def build_report(res: Results, *, budgets: Sequence[int], reference: str, comman
               f"- machine: {host.get('processor', '?')}, {host.get('cpus', '?')} CPUs, {host.get('system', '?')}; {env}"
               + (f"; halide {halide}" if halide else ""),
               "- budget = unique evaluations, failures included; every strategy gets the same black box "
-              "(`benchmarks.strategies.CountedObjective`: repeats free, proposals outside the known-feasible set "
+              "(`benchmarks.contenders.CountedObjective`: repeats free, proposals outside the known-feasible set "
               "rejected without charge).",
               "- value = best feasible value within the budget / the problem's optimum (1.0 = optimum found); "
               "mean (sample std) over seeds; `[k none]` = seeds without any feasible value yet (left out of the mean). "
