@@ -30,10 +30,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from benchmarks.contenders import STRATEGIES, resolve_strategies
+from benchmarks.harness import load_records, run_benchmarks
 from benchmarks.multiobjective_problems import MULTIOBJECTIVE_PROBLEMS
 from benchmarks.results_report import MO_ORDER, multiobjective_report
-from benchmarks.harness import load_records, run_benchmarks
-from benchmarks.contenders import STRATEGIES, resolve_strategies
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

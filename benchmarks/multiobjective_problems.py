@@ -34,7 +34,7 @@ import numpy as np
 from bayestune.space import Categorical, Integer, Ordinal, Real, Space
 from bayestune.trial import Result
 
-from benchmarks.halide_problems import HalideEvaluator, MeasurementCache, blur_space, cache_path
+from benchmarks.halide_problems import MeasurementCache, blur_space, measured_pipeline
 from benchmarks.problem import Problem
 
 
@@ -97,13 +97,11 @@ def _closed_form(name: str, space: Space, black_box: Callable[[Mapping[str, Any]
 
 
 def _halide_blur_mo() -> Problem:
-    space = blur_space()
-    evaluator = HalideEvaluator("halide_blur", space)
-    path = cache_path("halide_blur")
-    black_box = MeasurementCache(evaluator, path) if path is not None else evaluator
-    return Problem("halide_blur_mo", "multiobjective", space, ["time", "compile_s"], black_box.evaluate,
+    black_box = measured_pipeline("halide_blur")
+    cache = black_box.path if isinstance(black_box, MeasurementCache) else None
+    return Problem("halide_blur_mo", "multiobjective", blur_space(), ["time", "compile_s"], black_box.evaluate,
                    description=DESCRIPTIONS["halide_blur_mo"], timing_sensitive=True, close=black_box.close,
-                   metadata={"measurement_cache": str(path) if path else None})
+                   metadata={"measurement_cache": str(cache) if cache else None})
 
 
 #: Name -> (builder, measured live).

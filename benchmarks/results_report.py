@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks import metrics
-from benchmarks.multiobjective_problems import DESCRIPTIONS, MULTIOBJECTIVE_PROBLEMS, known_front
 from benchmarks.harness import load_records
+from benchmarks.multiobjective_problems import DESCRIPTIONS, MULTIOBJECTIVE_PROBLEMS, known_front
 
 KIND_ORDER = {"gpu": 0, "synthetic": 1, "halide": 2}
 ASK_BINS = ((1, 20), (21, 40), (41, 60), (61, 100), (101, 10**9))

@@ -14,8 +14,8 @@ import json
 import sys
 from typing import Any
 
-from benchmarks.problems import get_problem, resolve_problems
 from benchmarks.contenders import make_contender, resolve_strategies
+from benchmarks.problems import get_problem, resolve_problems
 
 DEFAULT_PROBLEMS = "gpu,taco_like,branin_mixed,sparse_chain"
 DEFAULT_STRATEGIES = "bo,random,cot_random,genetic,annealing,local"

@@ -55,7 +55,6 @@ import numpy as np
 from bayestune.space import Categorical, Integer, Ordinal, Real
 from bayestune.trial import Result, TrialStatus
 
-from benchmarks.problem import Problem
 from benchmarks.contenders import (
     BudgetExhausted,
     CountedObjective,
@@ -64,6 +63,7 @@ from benchmarks.contenders import (
     run_measured,
     worse_values,
 )
+from benchmarks.problem import Problem
 
 DESIGN_SIZE = 10
 #: Stop a run (noted in the trajectory) after this many proposals per budget unit that were free

@@ -78,7 +78,6 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.problem import Problem
 from benchmarks.contenders import (
     BudgetExhausted,
     CountedObjective,
@@ -86,6 +85,7 @@ from benchmarks.contenders import (
     register_strategy,
     run_measured,
 )
+from benchmarks.problem import Problem
 
 #: Our strategy name -> (Kernel Tuner strategy, strategy_options besides max_fevals).
 KT_STRATEGIES: dict[str, tuple[str, dict[str, Any]]] = {

@@ -35,9 +35,9 @@ from typing import Any
 
 from bayestune.space import Categorical, Integer, Ordinal, Real
 
+from benchmarks.contenders import CountedObjective, ProposalGuard, Trajectory, register_strategy, run_measured
 from benchmarks.peers import missing
 from benchmarks.problem import Problem
-from benchmarks.contenders import CountedObjective, ProposalGuard, Trajectory, register_strategy, run_measured
 
 MAX_PROPOSALS = 200_000
 

@@ -61,8 +61,6 @@ from typing import Any
 from bayestune.space import Categorical, Integer, Ordinal, Real
 from bayestune.trial import TrialStatus
 
-from benchmarks.peers import missing
-from benchmarks.problem import Problem
 from benchmarks.contenders import (
     CountedObjective,
     ProposalGuard,
@@ -71,6 +69,8 @@ from benchmarks.contenders import (
     run_measured,
     worse_values,
 )
+from benchmarks.peers import missing
+from benchmarks.problem import Problem
 
 N_STARTUP = 10
 MAX_PROPOSALS = 200_000

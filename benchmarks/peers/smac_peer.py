@@ -46,10 +46,10 @@ from typing import Any
 
 from bayestune.space import Categorical, Integer, Ordinal, Real
 
+from benchmarks.contenders import CountedObjective, ProposalGuard, Trajectory, register_strategy, run_measured
 from benchmarks.peers import missing
 from benchmarks.peers.optuna_peer import lehmer_to_positions, positions_to_lehmer
 from benchmarks.problem import Problem
-from benchmarks.contenders import CountedObjective, ProposalGuard, Trajectory, register_strategy, run_measured
 
 N_TRIALS = 1_000_000
 MAX_PROPOSALS = 200_000

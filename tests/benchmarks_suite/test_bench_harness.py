@@ -7,10 +7,10 @@ import pytest
 
 from benchmarks import problems as bp
 from benchmarks.__main__ import main
-from benchmarks.results_report import Results, write_report
-from benchmarks.harness import load_records, parse_seeds, run_benchmarks
 from benchmarks.contenders import (STRATEGIES, BayestuneContender, BudgetExhausted, CountedObjective,
                                    register_strategy, resolve_strategies, run_measured)
+from benchmarks.harness import load_records, parse_seeds, run_benchmarks
+from benchmarks.results_report import Results, write_report
 from bayestune.trial import Result
 
 

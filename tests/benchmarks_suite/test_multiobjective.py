@@ -12,11 +12,11 @@ from bayestune.trial import Result
 
 from benchmarks import metrics
 from benchmarks import problems as bp
+from benchmarks.contenders import STRATEGIES, BudgetExhausted, CountedObjective, ProposalGuard, make_contender
+from benchmarks.harness import load_records, run_benchmarks
 from benchmarks.multiobjective import main as mo_main
 from benchmarks.problem import Problem, config_key
 from benchmarks.results_report import write_report
-from benchmarks.harness import load_records, run_benchmarks
-from benchmarks.contenders import STRATEGIES, BudgetExhausted, CountedObjective, ProposalGuard, make_contender
 
 
 def _toy(calls: list) -> Problem:

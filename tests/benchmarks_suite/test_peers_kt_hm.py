@@ -8,9 +8,9 @@ import math
 import pytest
 
 from benchmarks import problems as bp
+from benchmarks.contenders import STRATEGIES, make_contender
 from benchmarks.peers import hypermapper_peer as hm
 from benchmarks.peers import kernel_tuner_peer as ktp
-from benchmarks.contenders import STRATEGIES, make_contender
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real
 
 SMALL_GPU = "pnpoly_RTX_3090"  # the smallest cache; 318 recorded failures

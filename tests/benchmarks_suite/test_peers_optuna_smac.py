@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from benchmarks.problems import get_problem
 from benchmarks.contenders import STRATEGIES, make_contender
+from benchmarks.problems import get_problem
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
 
 BUDGET = 12
