@@ -19,9 +19,10 @@ One harness, one problem record, one set of budget rules, for one objective or s
 * :mod:`benchmarks.problems` — GPU replay and synthetic problems, and the registry of all of
   them; :mod:`benchmarks.halide_problems` (live Halide schedules) and
   :mod:`benchmarks.multiobjective_problems` (two objectives) supply theirs;
-* :mod:`benchmarks.contenders` — the registry of what competes (bayestune's strategies and the
-  peer adapters in :mod:`benchmarks.peers`) and the fair budget rules every one of them runs
-  under (``CountedObjective``);
+* :mod:`benchmarks.budget` — the fair budget rules every contender runs under
+  (``CountedObjective``) and the record of a run (``Trajectory``);
+* :mod:`benchmarks.contenders` — the registry of what competes: bayestune's strategies and the
+  peer adapters in :mod:`benchmarks.peers`;
 * :mod:`benchmarks.harness` — (problem, strategy, seed) runs: JSONL records, resume, process pool;
 * :mod:`benchmarks.metrics` — pure metric functions (best/optimum, MDF, hypervolume ratios);
 * :mod:`benchmarks.results_report` — Markdown tables and PNG plots of the records;

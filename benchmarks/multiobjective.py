@@ -2,7 +2,7 @@
 
 The problems are in :mod:`benchmarks.multiobjective_problems`, the runs go through the main
 harness (:func:`benchmarks.harness.run_benchmarks`, the budget rules of
-:class:`benchmarks.contenders.CountedObjective`), the hypervolume metric is
+:class:`benchmarks.budget.CountedObjective`), the hypervolume metric is
 :func:`benchmarks.metrics.hypervolume_ratio_curves` and the tables are
 :func:`benchmarks.results_report.multiobjective_report`; this command only keeps the defaults of the
 published runs (``benchmarks/results/multiobjective.md``): one budget, seeds ``0..N-1``,

@@ -361,7 +361,7 @@ def build_report(res: Results, *, budgets: Sequence[int], reference: str, comman
               f"- machine: {host.get('processor', '?')}, {host.get('cpus', '?')} CPUs, {host.get('system', '?')}; {env}"
               + (f"; halide {halide}" if halide else ""),
               "- budget = unique evaluations, failures included; every strategy gets the same black box "
-              "(`benchmarks.contenders.CountedObjective`: repeats free, proposals outside the known-feasible set "
+              "(`benchmarks.budget.CountedObjective`: repeats free, proposals outside the known-feasible set "
               "rejected without charge).",
               "- value = best feasible value within the budget / the problem's optimum (1.0 = optimum found); "
               "mean (sample std) over seeds; `[k none]` = seeds without any feasible value yet (left out of the mean). "

@@ -1,5 +1,5 @@
 """Peer adapters: other tools' optimizers driven through the same budget rules as bayestune's
-strategies (:class:`benchmarks.contenders.CountedObjective`).
+strategies (:class:`benchmarks.budget.CountedObjective`).
 
 Every module in this package registers its strategies with
 :func:`benchmarks.contenders.register_strategy` (``family="peer"``) when imported. A peer whose

@@ -55,14 +55,8 @@ import numpy as np
 from bayestune.space import Categorical, Integer, Ordinal, Real
 from bayestune.trial import Result, TrialStatus
 
-from benchmarks.contenders import (
-    BudgetExhausted,
-    CountedObjective,
-    Trajectory,
-    register_strategy,
-    run_measured,
-    worse_values,
-)
+from benchmarks.budget import BudgetExhausted, CountedObjective, Trajectory, run_measured, worse_values
+from benchmarks.contenders import register_strategy
 from benchmarks.problem import Problem
 
 DESIGN_SIZE = 10

@@ -78,13 +78,10 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.contenders import (
-    BudgetExhausted,
-    CountedObjective,
-    Trajectory,
-    register_strategy,
-    run_measured,
-)
+from bayestune.jsonable import to_jsonable
+
+from benchmarks.budget import BudgetExhausted, CountedObjective, Trajectory, run_measured
+from benchmarks.contenders import register_strategy
 from benchmarks.problem import Problem
 
 #: Our strategy name -> (Kernel Tuner strategy, strategy_options besides max_fevals).
@@ -126,14 +123,10 @@ class KTSetup:
 
     def from_kt(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """Kernel Tuner's result/parameter dict -> our configuration (varying parameters only)."""
-        return {n: _plain(params[n]) for n in self.names}
+        return {n: to_jsonable(params[n]) for n in self.names}
 
     def key(self, params: Mapping[str, Any]) -> tuple:
-        return tuple(_plain(params[k]) for k in self.keys)
-
-
-def _plain(v: Any) -> Any:
-    return v.item() if hasattr(v, "item") else v
+        return tuple(to_jsonable(params[k]) for k in self.keys)
 
 
 _SETUPS: dict[str, KTSetup] = {}

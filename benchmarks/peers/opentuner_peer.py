@@ -35,7 +35,8 @@ from typing import Any
 
 from bayestune.space import Categorical, Integer, Ordinal, Real
 
-from benchmarks.contenders import CountedObjective, ProposalGuard, Trajectory, register_strategy, run_measured
+from benchmarks.budget import CountedObjective, ProposalGuard, Trajectory, run_measured
+from benchmarks.contenders import register_strategy
 from benchmarks.peers import missing
 from benchmarks.problem import Problem
 

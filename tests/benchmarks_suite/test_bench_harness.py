@@ -7,8 +7,8 @@ import pytest
 
 from benchmarks import problems as bp
 from benchmarks.__main__ import main
-from benchmarks.contenders import (STRATEGIES, BayestuneContender, BudgetExhausted, CountedObjective,
-                                   register_strategy, resolve_strategies, run_measured)
+from benchmarks.budget import BudgetExhausted, CountedObjective, run_measured
+from benchmarks.contenders import STRATEGIES, BayestuneContender, register_strategy, resolve_strategies
 from benchmarks.harness import load_records, parse_seeds, run_benchmarks
 from benchmarks.results_report import Results, write_report
 from bayestune.trial import Result

@@ -12,7 +12,8 @@ from bayestune.trial import Result
 
 from benchmarks import metrics
 from benchmarks import problems as bp
-from benchmarks.contenders import STRATEGIES, BudgetExhausted, CountedObjective, ProposalGuard, make_contender
+from benchmarks.budget import BudgetExhausted, CountedObjective, ProposalGuard
+from benchmarks.contenders import STRATEGIES, make_contender
 from benchmarks.harness import load_records, run_benchmarks
 from benchmarks.multiobjective import main as mo_main
 from benchmarks.problem import Problem, config_key
