@@ -172,3 +172,103 @@ def test_published_multiobjective_tables_are_reproduced(tmp_path):
         return [line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("|")]
 
     assert tables(tmp_path / "mo.md") == tables(published)
+
+
+class _FakeTrial:
+    """The part of ``optuna.trial.Trial`` the multi-objective contender uses, drawing at random."""
+
+    def __init__(self, rng):
+        self.rng, self.user_attrs = rng, {}
+
+    def suggest_float(self, name, low, high, log=False):
+        return float(self.rng.uniform(low, high))
+
+    def suggest_int(self, name, low, high, log=False):
+        return int(self.rng.integers(low, high + 1))
+
+    def suggest_categorical(self, name, choices):
+        return choices[int(self.rng.integers(len(choices)))]
+
+    def set_user_attr(self, key, value):
+        self.user_attrs[key] = value
+
+
+def _fake_optuna(monkeypatch, told: list):
+    import sys
+    import types
+
+    class Study:
+        def __init__(self, directions, sampler):
+            self.directions, self.rng = directions, np.random.default_rng(sampler["seed"])
+
+        def ask(self):
+            return _FakeTrial(self.rng)
+
+        def tell(self, trial, values=None, state=None):
+            told.append((trial.user_attrs.get("violation"), values, state))
+
+    optuna = types.ModuleType("optuna")
+    optuna.logging = types.SimpleNamespace(WARNING=30, set_verbosity=lambda level: None)
+    optuna.samplers = types.SimpleNamespace(TPESampler=lambda **kw: kw, NSGAIISampler=lambda **kw: kw)
+    optuna.create_study = lambda directions, sampler: Study(directions, sampler)
+    trial_module = types.ModuleType("optuna.trial")
+    trial_module.TrialState = types.SimpleNamespace(FAIL="FAIL")
+    optuna.trial = trial_module
+    monkeypatch.setitem(sys.modules, "optuna", optuna)
+    monkeypatch.setitem(sys.modules, "optuna.trial", trial_module)
+
+
+@pytest.mark.parametrize("sampler", ["tpe", "nsga2"])
+def test_optuna_multiobjective_contender_tells_what_the_rules_decided(monkeypatch, sampler):
+    from benchmarks.peers.optuna_peer import OptunaMultiObjectiveContender
+
+    told: list = []
+    _fake_optuna(monkeypatch, told)
+    problem = bp.get_problem("chakong_haimes")  # ~30 % of the box is feasible: many free rejections
+    trajectory = OptunaMultiObjectiveContender(sampler).run(problem, 12, 0)
+    assert len(trajectory.evaluations) == 12 and trajectory.rejected > 0
+    ok = [t for t in told if t[0] == 0.0]
+    assert len(ok) == sum(e.feasible for e in trajectory.evaluations)
+    assert [list(t[1]) for t in ok] == [e.value for e in trajectory.evaluations if e.feasible]
+    rejected = [t for t in told if t[0] == 1.0]
+    assert rejected and all(len(t[1]) == 2 for t in rejected)  # placeholders: the worst values seen
+    assert all(t[2] == "FAIL" for t in told if t[0] is None)   # rejected before any feasible value
+
+
+def test_hypermapper_contender_with_several_objectives(monkeypatch):
+    """Against a stand-in for ``hypermapper.optimizer.optimize``: it reads the scenario and calls
+    the black box with random configurations, as HyperMapper's random design does."""
+    import sys
+    import types
+
+    from benchmarks.peers.hypermapper_peer import HyperMapperContender
+
+    answers: list = []
+
+    def optimize(path, black_box):
+        with open(path) as fh:
+            scenario = json.load(fh)
+        assert scenario["optimization_objectives"] == ["f1", "f2"]
+        rng = np.random.default_rng(0)
+        while True:
+            x = {}
+            for name, p in scenario["input_parameters"].items():
+                values = p["values"]
+                if p["parameter_type"] == "real":
+                    x[name] = float(rng.uniform(*values))
+                elif p["parameter_type"] == "integer":
+                    x[name] = int(rng.integers(values[0], values[1] + 1))
+                else:
+                    x[name] = values[int(rng.integers(len(values)))]
+            answers.append(black_box(x))
+
+    hm = types.ModuleType("hypermapper")
+    hm.optimizer = types.SimpleNamespace(optimize=optimize)
+    hm.models = types.SimpleNamespace(OneHotEncoder=types.SimpleNamespace(_bayestune_shim=True))
+    monkeypatch.setitem(sys.modules, "hypermapper", hm)
+    monkeypatch.setitem(sys.modules, "hypermapper.models", hm.models)
+    problem = bp.get_problem("zdt_mixed")
+    trajectory = HyperMapperContender().run(problem, 12, 0)
+    assert len(trajectory.evaluations) == 12
+    assert all(set(a) == {"f1", "f2", "Valid"} for a in answers)
+    assert sum(a["Valid"] for a in answers) == sum(e.feasible for e in trajectory.evaluations)
