@@ -13,7 +13,8 @@ def main(argv: list[str] | None = None) -> int:
 
     run = sub.add_parser("run", help="run (problem, strategy, seed) combinations; append JSON lines")
     run.add_argument("--problems", required=True,
-                     help="comma list of problem names or groups: gpu, synthetic, halide, all")
+                     help="comma list of problem names or groups: gpu, synthetic, halide, multiobjective, "
+                          "all (= the single-objective groups)")
     run.add_argument("--strategies", default="bo,random",
                      help="comma list of strategy names (see `list`), or all")
     run.add_argument("--budgets", default="20,40,60,100", help="comma list; each run goes to the largest")
@@ -34,23 +35,25 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("list", help="list problems and strategies")
     args = parser.parse_args(argv)
 
-    from benchmarks.runner import command_line, parse_ints, parse_seeds
+    from benchmarks.harness import command_line, parse_ints, parse_seeds
 
     if args.command == "list":
+        from benchmarks.contenders import STRATEGIES
         from benchmarks.problems import KINDS, problem_names
-        from benchmarks.strategies import STRATEGIES
 
         for kind in KINDS:
             print(f"{kind}: {', '.join(problem_names(kind)) or '(none available)'}")
         for entry in STRATEGIES.values():
             why = entry.available()
-            print(f"strategy {entry.name} [{entry.family}]" + (f" (unavailable: {why})" if why else ""))
+            takes = {(True, False): "1 objective", (True, True): "1+ objectives",
+                     (False, True): "2+ objectives"}[(entry.single_objective, entry.multi_objective)]
+            print(f"strategy {entry.name} [{entry.family}; {takes}]" + (f" (unavailable: {why})" if why else ""))
         return 0
 
     if args.command == "run":
+        from benchmarks.contenders import resolve_strategies
+        from benchmarks.harness import run_benchmarks
         from benchmarks.problems import resolve_problems
-        from benchmarks.runner import run_benchmarks
-        from benchmarks.strategies import resolve_strategies
 
         try:
             problems = resolve_problems(args.problems)
@@ -67,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(records)} run(s) written to {args.out}; {len(errors)} with errors", file=sys.stderr)
         return 1 if errors else 0
 
-    from benchmarks.report import write_report
+    from benchmarks.results_report import write_report
 
     budgets = parse_ints(args.budgets, "budgets") if args.budgets else None
     path = write_report(args.results, args.out, plots=args.plots or None, budgets=budgets,

@@ -70,6 +70,7 @@ from bayestune.space import Categorical, Ordinal, Permutation, Space
 from bayestune.trial import Result
 
 from benchmarks.jsonl import append_record
+from benchmarks.problem import Problem, config_key
 
 HALIDE_AVAILABLE = importlib.util.find_spec("halide") is not None
 DEFAULT_TIMEOUT = 10.0
@@ -376,7 +377,7 @@ def serve() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Client side: the evaluator used by the benchmark runner
+# Client side: the evaluator the benchmark problems use
 # ---------------------------------------------------------------------------------------
 class HalideEvaluator:
     """Sends configurations to a (re)started Halide server; see the module docstring."""
@@ -470,19 +471,6 @@ class HalideEvaluator:
             pass
 
 
-def cache_key(config: Mapping[str, Any]) -> str:
-    """A stable text key of a configuration (tuples as lists, numpy scalars as Python ones)."""
-    def plain(v: Any) -> Any:
-        if isinstance(v, (tuple, list)):
-            return [plain(x) for x in v]
-        if hasattr(v, "item"):
-            v = v.item()
-        if isinstance(v, float) and v.is_integer():
-            return int(v)
-        return v
-    return json.dumps({k: plain(v) for k, v in sorted(config.items())}, sort_keys=True)
-
-
 class MeasurementCache:
     """One measurement per configuration, kept in a JSON-lines file (see the module docstring).
 
@@ -502,7 +490,7 @@ class MeasurementCache:
                 self.entries[rec["key"]] = rec
 
     def evaluate(self, config: Mapping[str, Any]) -> Result:
-        key = cache_key(config)
+        key = config_key(config)
         rec = self.entries.get(key)
         if rec is None:
             res = self.evaluator.evaluate(config)
@@ -530,23 +518,33 @@ def cache_path(pipeline: str) -> Path | None:
     return directory / f"{pipeline}.cache.jsonl"
 
 
-def build_halide_problem(name: str):
-    from benchmarks.problems import Problem
+_BLACK_BOXES: dict[str, HalideEvaluator | MeasurementCache] = {}
 
+
+def measured_pipeline(pipeline: str) -> HalideEvaluator | MeasurementCache:
+    """This process's one black box for ``pipeline`` (behind the measurement cache when it is on):
+    problems that measure the same pipeline (``halide_blur``, ``halide_blur_mo``) share its server
+    and its cache. Closing it stops the server; the next evaluation starts another."""
+    if pipeline not in _BLACK_BOXES:
+        if not HALIDE_AVAILABLE:
+            raise RuntimeError(f"{pipeline!r} needs the halide package: pip install 'bayestune[halide]'")
+        evaluator = HalideEvaluator(pipeline, HALIDE_PROBLEMS[pipeline][0]())
+        path = cache_path(pipeline)
+        _BLACK_BOXES[pipeline] = MeasurementCache(evaluator, path) if path is not None else evaluator
+    return _BLACK_BOXES[pipeline]
+
+
+def build_halide_problem(name: str) -> Problem:
     if name not in HALIDE_PROBLEMS:
         raise ValueError(f"unknown Halide problem {name!r}; known: {list(HALIDE_PROBLEMS)}")
-    if not HALIDE_AVAILABLE:
-        raise RuntimeError(f"problem {name!r} needs the halide package: pip install 'bayestune[halide]'")
     factory, description = HALIDE_PROBLEMS[name]
-    space = factory()
-    evaluator = HalideEvaluator(name, space)
-    path = cache_path(name)
-    black_box = MeasurementCache(evaluator, path) if path is not None else evaluator
-    return Problem(name=name, kind="halide", space=space, objective="time", evaluate=black_box.evaluate,
+    black_box = measured_pipeline(name)
+    cache = black_box.path if isinstance(black_box, MeasurementCache) else None
+    return Problem(name=name, kind="halide", space=factory(), objectives=["time"], evaluate=black_box.evaluate,
                    optimum=None, optimum_source=None, description=description, timing_sensitive=True,
                    close=black_box.close,
                    metadata={"threads": os.environ.get("HL_NUM_THREADS", str(os.cpu_count())),
-                             "timeout_s": evaluator.timeout, "measurement_cache": str(path) if path else None})
+                             "timeout_s": DEFAULT_TIMEOUT, "measurement_cache": str(cache) if cache else None})
 
 
 if __name__ == "__main__" and "--serve" in sys.argv:

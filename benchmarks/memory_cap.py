@@ -15,49 +15,13 @@ Not a test: a 5,000-observation point takes minutes uncapped.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
-import tracemalloc
 
-import numpy as np
-
-from benchmarks.overhead import overhead_space, synthetic_cost
-from bayestune.optimizer import Optimizer
-from bayestune.scenario_model import DesignSpec
-from bayestune.trial import Result
-
-
-def warm_optimizer(count: int, cap: int | None, failures: float, seed: int) -> Optimizer:
-    """An optimizer told ``count`` random evaluations (a fraction of them failed)."""
-    space = overhead_space()
-    options = {"max_training_points": cap} if cap else {}
-    opt = Optimizer(space, objectives=["t"], strategy="bo", seed=seed, strategy_options=options,
-                    design=DesignSpec(size=count))
-    rng = np.random.default_rng(seed)
-    for row in space.sample(count, rng):
-        cfg = space.to_config(row)
-        if rng.random() < failures:
-            opt.tell(cfg, Result.failure("synthetic failure", "crash"))
-        else:
-            opt.tell(cfg, synthetic_cost(cfg))
-    return opt
+from benchmarks.overhead import time_suggestions, warm_optimizer
 
 
 def measure(count: int, cap: int | None, failures: float, repeats: int, seed: int = 0) -> tuple[float, float]:
     """Median seconds per suggestion and peak MB of one traced suggestion."""
-    opt = warm_optimizer(count, cap, failures, seed)
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        (cfg,) = opt.ask()
-        times.append(time.perf_counter() - t0)
-        opt.tell(cfg, synthetic_cost(cfg))
-    tracemalloc.start()
-    (cfg,) = opt.ask()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    opt.tell(cfg, synthetic_cost(cfg))
-    return statistics.median(times), peak / 1e6
+    return time_suggestions(warm_optimizer(count, cap, seed, failures), repeats)
 
 
 def main() -> None:

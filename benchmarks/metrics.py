@@ -26,6 +26,14 @@ failure. Failures count towards the budget but never as values.
   gives every strategy the factor 1. Budget points without a feasible value are skipped.
 * :func:`win_fractions` — in how many (problem, budget) cells strategy A's mean best is
   strictly lower than each peer's (ties counted separately).
+* :func:`hypervolume_ratio_curves` — several objectives: the hypervolume of a run's feasible
+  evaluations after k counted evaluations, divided by the hypervolume of the reference front.
+  With a known front (a dense sample of it), the objectives are scaled to [0, 1] by the front's
+  ideal and nadir and the reference point sits ``REF_OFFSET`` of the range beyond the nadir.
+  Without one (measured problems) the reference front is the non-dominated set of every feasible
+  evaluation of every run given (HyperMapper 2.0's procedure), on log10 of the objectives, scaled
+  so that its ideal is 0 and the ``MEASURED_PERCENTILE`` th percentile of all feasible evaluations
+  is 1, the reference point (the union front alone spans too narrow a box for single runs to count).
 """
 
 from __future__ import annotations
@@ -35,7 +43,13 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from bayestune.pareto import hypervolume, hypervolume_trace, pareto_mask
+
 Values = Sequence[float | None]
+#: Known fronts: where the reference point sits beyond the front's nadir, as a fraction of its range.
+REF_OFFSET = 0.1
+#: Measured problems: the reference point is this percentile of all feasible evaluations.
+MEASURED_PERCENTILE = 90
 
 
 def _as_array(values: Values) -> np.ndarray:
@@ -183,3 +197,50 @@ def win_fractions(cell_means: Mapping[tuple[str, int], Mapping[str, float]], a: 
         out[peer] = {"wins": wins, "ties": ties, "losses": losses, "cells": n,
                      "fraction": (wins / n if n else math.nan)}
     return out
+
+
+class _Scale:
+    """Maps raw objective values to the space hypervolume is measured in."""
+
+    def __init__(self, log: bool, ideal: np.ndarray, nadir: np.ndarray) -> None:
+        self.log, self.ideal, self.nadir = log, ideal, nadir
+
+    def __call__(self, Y: np.ndarray) -> np.ndarray:
+        Y = np.log10(Y) if self.log else Y
+        return (Y - self.ideal) / np.where(self.nadir > self.ideal, self.nadir - self.ideal, 1.0)
+
+
+def _feasible_rows(records: Sequence[Mapping]) -> np.ndarray:
+    return np.array([v for r in records for v, ok in zip(r["values"], r["feasible"]) if ok and v is not None],
+                    dtype=float)
+
+
+def hypervolume_ratio_curves(records: Sequence[Mapping], front: np.ndarray | None = None
+                             ) -> tuple[dict[str, np.ndarray], float]:
+    """Per strategy, an (n_runs, budget) array of HV(first k evaluations) / HV(reference front),
+    and that reference hypervolume. ``records`` are the runs of one problem (``strategy``,
+    ``budget``, ``values`` as lists of objective values or None, ``feasible``); ``front`` the
+    known front, or None to build the reference from the records (see the module docstring)."""
+    log = front is None
+    if log:
+        rows = _feasible_rows(records)
+        front = rows[pareto_mask(rows)]
+        F = np.log10(front)
+        scale = _Scale(log, F.min(axis=0), np.percentile(np.log10(rows), MEASURED_PERCENTILE, axis=0))
+        ref = np.ones(front.shape[1])
+    else:
+        scale = _Scale(log, front.min(axis=0), front.max(axis=0))
+        ref = np.full(front.shape[1], 1.0 + REF_OFFSET)
+    hv_front = hypervolume(scale(front), ref)
+    out: dict[str, list[np.ndarray]] = {}
+    for r in records:
+        vals = np.array([v if v is not None else [np.nan] * front.shape[1] for v in r["values"]], dtype=float)
+        trace = np.zeros(r["budget"])
+        if len(vals):
+            feasible = np.array(r["feasible"], dtype=bool) & np.all(np.isfinite(vals), axis=1)
+            safe = np.where(np.isfinite(vals) & (vals > 0 if log else True), vals, 1.0)
+            t = hypervolume_trace(scale(safe), ref, feasible=feasible) / hv_front
+            trace[:len(t)] = t
+            trace[len(t):] = t[-1] if len(t) else 0.0
+        out.setdefault(r["strategy"], []).append(trace)
+    return {k: np.array(v) for k, v in out.items()}, hv_front

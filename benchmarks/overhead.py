@@ -22,6 +22,7 @@ import numpy as np
 from bayestune.optimizer import Optimizer
 from bayestune.scenario_model import DesignSpec
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
+from bayestune.trial import Result
 
 
 def overhead_space() -> Space:
@@ -41,7 +42,8 @@ def synthetic_cost(cfg: dict) -> float:
                  + 0.5 * np.log(cfg["alpha"]) ** 2 / 10 + cfg["beta"] + 0.3 * cfg["order"][0])
 
 
-def measure(count: int, repeats: int, cap: int | None, seed: int = 0) -> tuple[float, float]:
+def warm_optimizer(count: int, cap: int | None, seed: int, failures: float = 0.0) -> Optimizer:
+    """A ``bo`` optimizer told ``count`` random evaluations (a fraction ``failures`` of them failed)."""
     space = overhead_space()
     options = {"max_training_points": cap} if cap else {}
     opt = Optimizer(space, objectives=["t"], strategy="bo", seed=seed, strategy_options=options,
@@ -49,20 +51,32 @@ def measure(count: int, repeats: int, cap: int | None, seed: int = 0) -> tuple[f
     rng = np.random.default_rng(seed)
     for row in space.sample(count, rng):
         cfg = space.to_config(row)
-        opt.tell(cfg, synthetic_cost(cfg))
+        if failures and rng.random() < failures:
+            opt.tell(cfg, Result.failure("synthetic failure", "crash"))
+        else:
+            opt.tell(cfg, synthetic_cost(cfg))
+    return opt
+
+
+def time_suggestions(opt: Optimizer, repeats: int) -> tuple[float, float]:
+    """Median seconds of ``repeats`` suggestions and peak MB of one more, traced: tracing slows
+    every allocation down, so it never overlaps the timed ones."""
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
         (cfg,) = opt.ask()
         times.append(time.perf_counter() - t0)
         opt.tell(cfg, synthetic_cost(cfg))
-    # Memory is traced on one extra suggestion only: tracing slows every allocation down.
     tracemalloc.start()
     (cfg,) = opt.ask()
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     opt.tell(cfg, synthetic_cost(cfg))
     return statistics.median(times), peak / 1e6
+
+
+def measure(count: int, repeats: int, cap: int | None, seed: int = 0) -> tuple[float, float]:
+    return time_suggestions(warm_optimizer(count, cap, seed), repeats)
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Wall time of a run with parallel workers against the sequential run (issue target: with 2
+"""Wall time of a run with parallel workers against the sequential run (the goal: with 2
 workers and a 0.5 s black box, 40 evaluations in at most 0.6x the sequential time).
 
 The black box is a shell command sleeping ``--seconds`` (so the measurement is about the

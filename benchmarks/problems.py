@@ -1,6 +1,6 @@
 """Benchmark problems: a search space, a black box and (where known) the global optimum.
 
-Three kinds:
+Four kinds:
 
 ``gpu``
     The Kernel Tuner cache files in ``<repo>/../shared/data/gpu-kernels`` (override with the
@@ -16,6 +16,10 @@ Three kinds:
     Live Halide schedules JIT-compiled and timed on this CPU: see
     :mod:`benchmarks.halide_problems`. Optimum unknown (``None``): reports use the best value
     any strategy found for that problem in the same results file.
+``multiobjective``
+    Problems with several objectives, scored by hypervolume: see
+    :mod:`benchmarks.multiobjective_problems`. Not in the group ``all``, which lists the
+    problems every single-objective strategy can run.
 
 Synthetic formulas (``a_i = log2 p_i``; every value is to be minimised):
 
@@ -70,7 +74,7 @@ import functools
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +83,13 @@ import numpy as np
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
 from bayestune.trial import Result
 
-KINDS = ("gpu", "synthetic", "halide")
+from benchmarks.halide_problems import HALIDE_PROBLEMS, build_halide_problem
+from benchmarks.multiobjective_problems import MULTIOBJECTIVE_PROBLEMS, build_multiobjective_problem
+from benchmarks.problem import Problem
+
+KINDS = ("gpu", "synthetic", "halide", "multiobjective")
+#: The groups ``all`` stands for: every problem a single-objective strategy can run.
+SINGLE_OBJECTIVE_KINDS = ("gpu", "synthetic", "halide")
 REPO = Path(__file__).resolve().parents[1]
 
 #: Kernel name (file-name prefix) -> T1 definition in ``<data>/t1/``.
@@ -90,32 +100,6 @@ T1_FILES = {
     "gemm": "gemm_milo.json",
     "pnpoly": "pnpoly.json",
 }
-
-
-@dataclass
-class Problem:
-    """One benchmark problem. ``evaluate`` never raises for a bad configuration: failures come
-    back as ``Result.failure`` (kind ``invalid`` for a known-infeasible configuration)."""
-
-    name: str
-    kind: str
-    space: Space
-    objective: str
-    evaluate: Callable[[Mapping[str, Any]], Result]
-    optimum: float | None
-    optimum_source: str | None = None  # "cache", "enumeration", "analytic" or None (unknown)
-    description: str = ""
-    optimum_config: dict[str, Any] | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-    timing_sensitive: bool = False  # live measurements: never run concurrently with other runs
-    close: Callable[[], None] | None = None
-
-    def known_feasible(self, config: Mapping[str, Any]) -> bool:
-        try:
-            X = self.space.to_matrix([config])
-        except Exception:
-            return False
-        return bool(self.space.is_feasible(X)[0])
 
 
 # ---------------------------------------------------------------------------------------
@@ -153,7 +137,7 @@ def build_gpu_problem(name: str) -> Problem:
     best_key = min((k for k, r in replay.records.items() if _recorded_time(r) is not None),
                    key=lambda k: _recorded_time(replay.records[k]))
     return Problem(
-        name=name, kind="gpu", space=replay.space, objective=replay.objective, evaluate=evaluator.evaluate,
+        name=name, kind="gpu", space=replay.space, objectives=[replay.objective], evaluate=evaluator.evaluate,
         optimum=replay.optimum, optimum_source="cache",
         description=f"Kernel Tuner cache {path.name} replayed ({replay.n_known_feasible} known-feasible, "
                     f"{replay.n_failing} failing; constraints from {replay.constraint_source})",
@@ -460,7 +444,7 @@ def build_synthetic_problem(name: str) -> Problem:
     else:
         optimum, config, _ = enumerated_optimum(name)
         source = "enumeration"
-    return Problem(name=name, kind="synthetic", space=space, objective="value", evaluate=evaluate,
+    return Problem(name=name, kind="synthetic", space=space, objectives=["value"], evaluate=evaluate,
                    optimum=optimum, optimum_source=source, description=syn.description, optimum_config=config)
 
 
@@ -482,33 +466,38 @@ STATED_OPTIMA: dict[str, tuple[float, dict[str, Any]]] = {
 # ---------------------------------------------------------------------------------------
 def problem_names(kind: str | None = None) -> list[str]:
     """Every problem available here (GPU ones only when the data directory exists)."""
-    from benchmarks.halide_problems import HALIDE_PROBLEMS
-
-    names = {"gpu": gpu_problem_names(), "synthetic": list(SYNTHETIC), "halide": list(HALIDE_PROBLEMS)}
+    names = {"gpu": gpu_problem_names(), "synthetic": list(SYNTHETIC), "halide": list(HALIDE_PROBLEMS),
+             "multiobjective": list(MULTIOBJECTIVE_PROBLEMS)}
     if kind is None:
         return [n for k in KINDS for n in names[k]]
     return list(names[kind])
 
 
 def problem_kind(name: str) -> str:
-    from benchmarks.halide_problems import HALIDE_PROBLEMS
-
     if name in SYNTHETIC:
         return "synthetic"
     if name in HALIDE_PROBLEMS:
         return "halide"
+    if name in MULTIOBJECTIVE_PROBLEMS:
+        return "multiobjective"
     return "gpu"
 
 
+def timing_sensitive(name: str) -> bool:
+    """Whether ``name`` is measured live (known without building the problem)."""
+    return name in HALIDE_PROBLEMS or MULTIOBJECTIVE_PROBLEMS.get(name, (None, False))[1]
+
+
 def resolve_problems(spec: str) -> list[str]:
-    """``gemm_RTX_3090,branin_mixed`` or a group (``gpu``, ``synthetic``, ``halide``, ``all``)."""
+    """``gemm_RTX_3090,branin_mixed`` or a group (``gpu``, ``synthetic``, ``halide``,
+    ``multiobjective``, or ``all`` for the single-objective ones)."""
     out: list[str] = []
     known = problem_names()
     for item in (s.strip() for s in spec.split(",")):
         if not item:
             continue
         if item == "all":
-            chosen = known
+            chosen = [n for kind in SINGLE_OBJECTIVE_KINDS for n in problem_names(kind)]
         elif item in KINDS:
             chosen = problem_names(item)
             if not chosen and item == "gpu":
@@ -527,12 +516,12 @@ _CACHE: dict[str, Problem] = {}
 def get_problem(name: str) -> Problem:
     """The problem called ``name``, built once per process."""
     if name not in _CACHE:
-        from benchmarks.halide_problems import HALIDE_PROBLEMS, build_halide_problem
-
         if name in SYNTHETIC:
             _CACHE[name] = build_synthetic_problem(name)
         elif name in HALIDE_PROBLEMS:
             _CACHE[name] = build_halide_problem(name)
+        elif name in MULTIOBJECTIVE_PROBLEMS:
+            _CACHE[name] = build_multiobjective_problem(name)
         elif name in gpu_problem_names():
             _CACHE[name] = build_gpu_problem(name)
         else:

@@ -14,8 +14,8 @@ import json
 import sys
 from typing import Any
 
+from benchmarks.contenders import make_contender, resolve_strategies
 from benchmarks.problems import get_problem, resolve_problems
-from benchmarks.strategies import make_runner, resolve_strategies
 
 DEFAULT_PROBLEMS = "gpu,taco_like,branin_mixed,sparse_chain"
 DEFAULT_STRATEGIES = "bo,random,cot_random,genetic,annealing,local"
@@ -28,7 +28,7 @@ def _cells(problems: str, strategies: str, seeds: list[int]) -> list[tuple[str, 
 
 def run_cell(problem_name: str, strategy: str, seed: int, budget: int) -> dict[str, Any]:
     problem = get_problem(problem_name)
-    record = make_runner(strategy, problem, seed).run(problem, budget, seed).to_record()
+    record = make_contender(strategy, problem, seed).run(problem, budget, seed).to_record()
     return {"configs": record["configs"], "values": record["values"]}
 
 

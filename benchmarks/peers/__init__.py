@@ -1,8 +1,8 @@
 """Peer adapters: other tools' optimizers driven through the same budget rules as bayestune's
-strategies (:class:`benchmarks.strategies.CountedObjective`).
+strategies (:class:`benchmarks.budget.CountedObjective`).
 
 Every module in this package registers its strategies with
-:func:`benchmarks.strategies.register_strategy` (``family="peer"``) when imported. A peer whose
+:func:`benchmarks.contenders.register_strategy` (``family="peer"``) when imported. A peer whose
 package is not installed stays registered but reports why it is unavailable, and
 ``python -m benchmarks run`` skips it with that message instead of failing.
 """
@@ -22,7 +22,7 @@ def load_all() -> None:
 
 def missing(modules: tuple[str, ...], install: str) -> str | None:
     """Why a peer cannot run (None if every module imports): for ``available=`` of
-    :func:`benchmarks.strategies.register_strategy`. Any exception counts, since a package can be
+    :func:`benchmarks.contenders.register_strategy`. Any exception counts, since a package can be
     installed yet broken by an incompatible dependency."""
     for module in modules:
         try:

@@ -1,5 +1,4 @@
-"""HyperMapper 2.2 as a single-objective peer (``hypermapper``), and the parameter mapping shared
-with the multi-objective benchmark (:mod:`benchmarks.multiobjective`).
+"""HyperMapper 2.2 as a peer (``hypermapper``) for one objective or several.
 
 Install: HyperMapper 2.2 pins old dependencies, so it lives in a virtual environment that sees the
 global packages: ``python -m venv --system-site-packages V && V/bin/pip install hypermapper``;
@@ -10,13 +9,15 @@ The strategy is HyperMapper's default: Bayesian optimisation with random-forest 
 (``"optimization_method": "bayesian_optimization"``, its default ``models``), here with a
 random-sampling design of 10 configurations (like bayestune's design size) and its feasibility
 classifier (``feasible_output``) enabled, one suggestion per iteration, one CPU (its default
-forks a pool of workers for every iteration: slower on this machine, not better).
+forks a pool of workers for every iteration: slower on this machine, not better). With several
+objectives it is HyperMapper's multi-objective BO (random forests, random scalarisations).
 
 Known constraints: HyperMapper 2.2's scenario has no constraint expressions (its schema knows
 only parameter types, values, defaults and priors), so a proposal outside the known-feasible
 set is rejected free of charge by :class:`CountedObjective` and reported to HyperMapper as
-infeasible (``Valid=False``, with the worst objective value seen so far as a placeholder); so are
-recorded failures (counted). Its feasibility classifier learns both.
+infeasible (``Valid=False``, with the worst objective values seen so far as placeholders); so are
+recorded failures (counted). Its feasibility classifier learns both. A run stops (noted in the
+trajectory) after ``MAX_FREE_PROPOSALS_PER_EVALUATION`` free proposals per budget unit.
 
 Parameter mapping (:func:`hypermapper_parameter`, :func:`to_hypermapper`,
 :func:`from_hypermapper`): ``Real`` -> ``real`` (log-scaled ones on ``[ln low, ln high]``, back
@@ -52,15 +53,11 @@ from typing import Any
 import numpy as np
 
 from bayestune.space import Categorical, Integer, Ordinal, Real
-from bayestune.trial import TrialStatus
-from benchmarks.problems import Problem
-from benchmarks.strategies import (
-    BudgetExhausted,
-    CountedObjective,
-    Trajectory,
-    register_strategy,
-    run_measured,
-)
+from bayestune.trial import Result, TrialStatus
+
+from benchmarks.budget import BudgetExhausted, CountedObjective, Trajectory, run_measured, worse_values
+from benchmarks.contenders import register_strategy
+from benchmarks.problem import Problem
 
 DESIGN_SIZE = 10
 #: Stop a run (noted in the trajectory) after this many proposals per budget unit that were free
@@ -130,11 +127,6 @@ def from_hypermapper(p: Any, value: Any) -> Any:
     return value
 
 
-# Names used by benchmarks.multiobjective (same functions).
-_hypermapper_parameter = hypermapper_parameter
-_from_hypermapper = from_hypermapper
-
-
 def install_sklearn_shim() -> None:
     """Map HyperMapper 2.2's ``OneHotEncoder(sparse=...)`` to ``sparse_output`` (idempotent)."""
     import hypermapper.models as hm_models
@@ -163,7 +155,7 @@ def seeded(seed: int):
         np.random.set_state(np_state)
 
 
-# ---- the single-objective runner --------------------------------------------------------------
+# ---- the contender ----------------------------------------------------------------------------------
 class _TooManyFreeProposals(Exception):
     pass
 
@@ -183,7 +175,32 @@ def scenario(name: str, parameters: Mapping[str, Any], objectives: list[str], bu
     }
 
 
-class HyperMapperRunner:
+class _Answers:
+    """What HyperMapper is told for each of our results (see the module docstring)."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.objectives = problem.objectives
+        self.names = problem.objective_names
+        self.worst: list[float] | None = None
+
+    def __call__(self, res: Result) -> dict[str, Any]:
+        if len(self.names) == 1:
+            name = self.names[0]
+            value = res.values.get(name) if res.values else None
+            if res.status is TrialStatus.OK and value is not None and math.isfinite(value):
+                self.worst = [value if self.worst is None else max(self.worst[0], value)]
+                return {name: float(value), "Valid": True}
+            return {name: self.worst[0] if self.worst is not None else 0.0, "Valid": False}
+        ok = res.status is TrialStatus.OK
+        if res.values and all(n in res.values for n in self.names):
+            values = [float(res.values[n]) for n in self.names]
+            if ok:
+                self.worst = worse_values(self.worst, values, self.objectives)
+            return {**dict(zip(self.names, values)), "Valid": ok}
+        return {**dict(zip(self.names, self.worst or [0.0] * len(self.names))), "Valid": False}
+
+
+class HyperMapperContender:
     """HyperMapper 2.2's own loop (``hypermapper.optimizer.optimize``) on a CountedObjective."""
 
     def run(self, problem: Problem, budget: int, seed: int) -> Trajectory:
@@ -193,26 +210,20 @@ class HyperMapperRunner:
             from hypermapper import optimizer as hm_optimizer
 
             install_sklearn_shim()
-            name = problem.objective
             params = {p.name: p for p in problem.space.parameters}
             workdir = tempfile.mkdtemp(prefix="hypermapper-")
             path = os.path.join(workdir, "scenario.json")
             with open(path, "w") as fh:
-                json.dump(scenario(problem.name, params, [name], budget, workdir), fh)
-            worst: float | None = None
+                json.dump(scenario(problem.name, params, problem.objective_names, budget, workdir), fh)
+            answer = _Answers(problem)
             max_free = MAX_FREE_PROPOSALS_PER_EVALUATION * budget
 
             def black_box(x: Mapping[str, Any]) -> dict[str, Any]:
-                nonlocal worst
                 config = {n: from_hypermapper(p, x[n]) for n, p in params.items()}
                 res = objective(config)
                 if objective.trajectory.rejected + objective.trajectory.repeats > max_free:
                     raise _TooManyFreeProposals()
-                value = res.values.get(name) if res.values else None
-                if res.status is TrialStatus.OK and value is not None and math.isfinite(value):
-                    worst = value if worst is None else max(worst, value)
-                    return {name: float(value), "Valid": True}
-                return {name: worst if worst is not None else 0.0, "Valid": False}
+                return answer(res)
 
             try:
                 with seeded(seed), contextlib.redirect_stdout(io.StringIO()):
@@ -232,5 +243,6 @@ class HyperMapperRunner:
 
 
 register_strategy(
-    "hypermapper", lambda problem, seed: HyperMapperRunner(), family="peer", available=hypermapper_available,
+    "hypermapper", lambda problem, seed: HyperMapperContender(), family="peer", available=hypermapper_available,
+    multi_objective=True, packages=("hypermapper",),
     description="HyperMapper 2.2 Bayesian optimisation (random forests, feasibility classifier), 10 random samples")

@@ -41,7 +41,7 @@ Kernel Tuner 1.5 bug, fixed here
     default 1.68, multi-advanced 1.74, ei 1.73 -- worse than random sampling, 1.46). During a run,
     ``BayesianOptimization.evaluate_objective_function`` is wrapped to map ``float_info.max`` to its
     own invalid marker (same run: 1.42, 1.38, 1.37). Nothing else is changed; the other strategies
-    only rank costs, where ``float_info.max`` is fine. ``KernelTunerRunner(fix_failure_cost=False)``
+    only rank costs, where ``float_info.max`` is fine. ``KernelTunerContender(fix_failure_cost=False)``
     runs the released behaviour.
 
 Timing
@@ -78,14 +78,11 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.problems import Problem
-from benchmarks.strategies import (
-    BudgetExhausted,
-    CountedObjective,
-    Trajectory,
-    register_strategy,
-    run_measured,
-)
+from bayestune.jsonable import to_jsonable
+
+from benchmarks.budget import BudgetExhausted, CountedObjective, Trajectory, run_measured
+from benchmarks.contenders import register_strategy
+from benchmarks.problem import Problem
 
 #: Our strategy name -> (Kernel Tuner strategy, strategy_options besides max_fevals).
 KT_STRATEGIES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -126,14 +123,10 @@ class KTSetup:
 
     def from_kt(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """Kernel Tuner's result/parameter dict -> our configuration (varying parameters only)."""
-        return {n: _plain(params[n]) for n in self.names}
+        return {n: to_jsonable(params[n]) for n in self.names}
 
     def key(self, params: Mapping[str, Any]) -> tuple:
-        return tuple(_plain(params[k]) for k in self.keys)
-
-
-def _plain(v: Any) -> Any:
-    return v.item() if hasattr(v, "item") else v
+        return tuple(to_jsonable(params[k]) for k in self.keys)
 
 
 _SETUPS: dict[str, KTSetup] = {}
@@ -250,7 +243,7 @@ def count_unique_known(setup: KTSetup, results: Sequence[Mapping[str, Any]]) -> 
     return len({setup.key(r) for r in results} & setup.known_feasible)
 
 
-class KernelTunerRunner:
+class KernelTunerContender:
     """One Kernel Tuner strategy, replayed in simulation mode and fed through the budget rules."""
 
     def __init__(self, strategy: str, options: Mapping[str, Any] | None = None, *,
@@ -309,15 +302,15 @@ def _spread_ask_time(objective: CountedObjective) -> None:
 def _factory(name: str):
     strategy, options = KT_STRATEGIES[name]
 
-    def factory(problem: Problem, seed: int) -> KernelTunerRunner:
+    def factory(problem: Problem, seed: int) -> KernelTunerContender:
         if problem.kind != "gpu" or "file" not in problem.metadata:
             raise RuntimeError("kernel tuner peers only run on GPU cache replays")
-        return KernelTunerRunner(strategy, options)
+        return KernelTunerContender(strategy, options)
 
     return factory
 
 
 for _name, (_strategy, _options) in KT_STRATEGIES.items():
     register_strategy(
-        _name, _factory(_name), family="peer", available=kernel_tuner_available,
+        _name, _factory(_name), family="peer", available=kernel_tuner_available, packages=("kernel_tuner",),
         description=f"Kernel Tuner {_strategy} {_options or '(defaults)'} in simulation mode on the cache file")

@@ -33,10 +33,12 @@ import random
 import tempfile
 from typing import Any
 
-from benchmarks.peers import missing
-from benchmarks.problems import Problem
-from benchmarks.strategies import CountedObjective, Trajectory, register_strategy, run_measured
 from bayestune.space import Categorical, Integer, Ordinal, Real
+
+from benchmarks.budget import CountedObjective, ProposalGuard, Trajectory, run_measured
+from benchmarks.contenders import register_strategy
+from benchmarks.peers import missing
+from benchmarks.problem import Problem
 
 MAX_PROPOSALS = 200_000
 
@@ -100,7 +102,7 @@ def to_opentuner(config: dict[str, Any], space: Any) -> dict[str, Any]:
     return out
 
 
-class OpenTunerRunner:
+class OpenTunerContender:
     def __init__(self, max_proposals: int = MAX_PROPOSALS) -> None:
         self.max_proposals = max_proposals
 
@@ -113,7 +115,7 @@ class OpenTunerRunner:
         logging.getLogger("opentuner").setLevel(logging.WARNING)
         space = problem.space
         name = problem.objective
-        stop_reason = ""
+        guard = ProposalGuard(self.max_proposals)
 
         class Interface(MeasurementInterface):
             def manipulator(self) -> Any:
@@ -136,18 +138,12 @@ class OpenTunerRunner:
         np.random.seed(seed % 2**32)
 
         def drive(objective: CountedObjective) -> None:
-            nonlocal stop_reason
             with tempfile.TemporaryDirectory(prefix="opentuner_") as d:
                 args = opentuner.default_argparser().parse_args(
                     ["--database", "sqlite:///" + os.path.join(d, "opentuner.db"), "--no-dups"])
                 api = TuningRunManager(Interface(args=args), args)
                 try:
-                    proposals = 0
-                    while not objective.exhausted:
-                        if proposals >= self.max_proposals:
-                            stop_reason = f"stopped after {proposals} proposals"
-                            return
-                        proposals += 1
+                    while not objective.exhausted and guard.allow():
                         dr = api.get_next_desired_result()
                         if dr is None:
                             continue
@@ -169,14 +165,12 @@ class OpenTunerRunner:
         finally:
             random.setstate(py_state)
             np.random.set_state(np_state)
-        if stop_reason:
-            trajectory.notes = f"{stop_reason} ({len(trajectory.evaluations)} of {budget} evaluations)"
-        return trajectory
+        return guard.annotate(trajectory, budget)
 
 
 register_strategy(
-    "opentuner", lambda problem, seed: OpenTunerRunner(),
+    "opentuner", lambda problem, seed: OpenTunerContender(),
     description=("OpenTuner default search (AUCBanditMetaTechniqueA) via TuningRunManager; Python/NumPy "
                  "global RNGs seeded; known constraints not expressible: rejected proposals and hidden "
                  "failures reported as ERROR results; ordinals as integer indices, permutations native"),
-    family="peer", available=_available)
+    family="peer", available=_available, packages=("opentuner",))

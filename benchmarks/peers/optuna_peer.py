@@ -1,4 +1,5 @@
-"""Optuna's TPE sampler as a single-objective peer (``optuna_tpe``).
+"""Optuna as a peer: ``optuna_tpe`` (TPE, single- and multi-objective) and ``optuna_nsga2``
+(NSGA-II, multi-objective).
 
 Settings: Optuna's ``TPESampler(seed=seed, n_startup_trials=10)`` (10 = bayestune's initial
 design size; also Optuna's default) with everything else at Optuna's defaults (independent
@@ -6,12 +7,21 @@ univariate TPE, 24 EI candidates, default gamma/weights). Note: ``n_startup_tria
 Optuna *trials*, and rejected proposals are trials, so on a constrained space the random
 startup can be used up after one or two real evaluations; TPE may then lock onto the first
 feasible point (taco_like seed 0: best/optimum 18 at 100 evaluations, uniform random 1.15).
-``OptunaTPERunner(startup="evaluations")`` is an experimental variant (random startup until 10
+``OptunaTPEContender(startup="evaluations")`` is an experimental variant (random startup until 10
 counted evaluations or 100 proposals, then ``TPESampler(n_startup_trials=0)``): it fixes
 taco_like (seeds 0-2: 1.02/1.12/1.15 vs 18.3/1.12/3.09) but stalls on sparse_chain (~1 in 5,000
 uniform proposals is feasible; the run did not finish in minutes), so it is not registered.
 
-Parameter mapping (:func:`_optuna_suggest`):
+Multi-objective settings (:class:`OptunaMultiObjectiveContender`): ``TPESampler(seed=seed,
+n_startup_trials=10)`` or ``NSGAIISampler(seed=seed, population_size=10)`` (10 to suit budgets of
+30-60), one study direction per objective, both told the known constraints through
+``constraints_func`` (a rejected proposal gets violation 1.0 and, once a feasible one exists,
+the worst value seen per objective as placeholders; before that it is told as failed), hidden
+failures told as ``TrialState.FAIL``, permutations in the ``"positions"`` mapping (below) so
+the published results reproduce. Only the proposal cap guards it: live problems take longer
+than the time cap.
+
+Parameter mapping (:func:`optuna_suggest`):
 
 * Real / Integer -> ``suggest_float`` / ``suggest_int`` with the same bounds and ``log`` flag.
 * Ordinal (a sorted list of numbers) -> ``suggest_int`` over the *index* into the value list
@@ -22,9 +32,9 @@ Parameter mapping (:func:`_optuna_suggest`):
 * Permutation -> Optuna has no permutation type. Single-objective (``permutation="lehmer"``):
   a Lehmer code, ``n - 1`` integers ``<name>__lehmer<k>`` in ``0..n-1-k`` (digit k picks which
   of the remaining elements takes position k), so every proposal is a valid permutation.
-  The multi-objective benchmark (``benchmarks/multiobjective.py``) keeps its original
-  ``permutation="positions"`` mapping (one categorical position per element; proposals that
-  are not permutations get rejected free of charge) so its published results reproduce.
+  The multi-objective contender keeps its original ``permutation="positions"`` mapping (one
+  categorical position per element; proposals that are not permutations get rejected free of
+  charge) so its published results reproduce.
 
 Known constraints reach Optuna as trial constraints (constrained TPE: ``Trial.set_constraint``
 on Optuna >= 5, ``constraints_func`` before): a proposal
@@ -45,19 +55,22 @@ can keep proposing infeasible configurations, and every ask scans all trials so 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
 from typing import Any
 
-from benchmarks.peers import missing
-from benchmarks.problems import Problem
-from benchmarks.strategies import CountedObjective, Trajectory, register_strategy, run_measured
 from bayestune.space import Categorical, Integer, Ordinal, Real
+from bayestune.trial import TrialStatus
+
+from benchmarks.budget import CountedObjective, ProposalGuard, Trajectory, run_measured, worse_values
+from benchmarks.contenders import register_strategy
+from benchmarks.peers import missing
+from benchmarks.problem import Problem
 
 N_STARTUP = 10
 MAX_PROPOSALS = 200_000
 MAX_SECONDS = 300.0  # wall-time cap per run (see the module doc)
 STARTUP_MAX_PROPOSALS = 100  # random startup ends after this many proposals even if short of 10
+MULTI_OBJECTIVE_POPULATION = 10  # NSGA-II's population, and TPE's startup, for several objectives
 
 
 # ---- permutations as Lehmer codes (shared with the SMAC adapter) -------------------------
@@ -88,7 +101,7 @@ def positions_to_lehmer(positions: Sequence[int]) -> list[int]:
 
 
 # ---- parameter mapping ---------------------------------------------------------------------
-def _optuna_suggest(trial: Any, p: Any, permutation: str = "positions") -> Any:
+def optuna_suggest(trial: Any, p: Any, permutation: str = "positions") -> Any:
     """Suggest a value of bayestune parameter ``p`` through an Optuna trial (see the module doc)."""
     if isinstance(p, Real):
         return trial.suggest_float(p.name, p.low, p.high, log=p.log)
@@ -107,7 +120,7 @@ def _optuna_suggest(trial: Any, p: Any, permutation: str = "positions") -> Any:
 
 
 def optuna_params(config: dict[str, Any], space: Any, permutation: str = "lehmer") -> dict[str, Any]:
-    """The Optuna parameters that :func:`_optuna_suggest` would turn into ``config`` (for
+    """The Optuna parameters that :func:`optuna_suggest` would turn into ``config`` (for
     tests of the mapping and for enqueueing known configurations)."""
     out: dict[str, Any] = {}
     for p in space.parameters:
@@ -126,12 +139,12 @@ def optuna_params(config: dict[str, Any], space: Any, permutation: str = "lehmer
     return out
 
 
-# ---- the runner ----------------------------------------------------------------------------
+# ---- the contender ----------------------------------------------------------------------------
 def _available() -> str | None:
     return missing(("optuna",), "pip install optuna")
 
 
-class OptunaTPERunner:
+class OptunaTPEContender:
     """``startup="trials"`` (the registered default): a plain ``TPESampler(n_startup_trials=10)``.
     ``startup="evaluations"`` (experimental, see the module doc): the first ``N_STARTUP`` *counted
     evaluations* come from Optuna's ``RandomSampler`` (what TPE's own startup phase uses), then
@@ -169,10 +182,9 @@ class OptunaTPERunner:
 
         name = problem.objective
         params = problem.space.parameters
-        capped = ""
+        guard = ProposalGuard(self.max_proposals, self.max_seconds)
 
         def drive(objective: CountedObjective) -> None:
-            nonlocal capped
             if self.startup == "evaluations":
                 sampler = optuna.samplers.RandomSampler(seed=seed)
             else:
@@ -180,21 +192,14 @@ class OptunaTPERunner:
             study = optuna.create_study(direction="minimize", sampler=sampler)
             in_startup = self.startup == "evaluations"
             worst: float | None = None
-            proposals = 0
-            t0 = time.perf_counter()
             while not objective.exhausted:
-                if in_startup and (objective.n_counted >= N_STARTUP or proposals >= STARTUP_MAX_PROPOSALS):
+                if in_startup and (objective.n_counted >= N_STARTUP or guard.proposals >= STARTUP_MAX_PROPOSALS):
                     study.sampler = tpe(0)
                     in_startup = False
-                if proposals >= self.max_proposals:
-                    capped = f"stopped after {proposals} proposals"
+                if not guard.allow():
                     return
-                if time.perf_counter() - t0 > self.max_seconds:
-                    capped = f"stopped after {self.max_seconds:.0f} s ({proposals} proposals)"
-                    return
-                proposals += 1
                 trial = study.ask()
-                config = {p.name: _optuna_suggest(trial, p, permutation="lehmer") for p in params}
+                config = {p.name: optuna_suggest(trial, p, permutation="lehmer") for p in params}
                 res = objective(config)  # BudgetExhausted ends the run (caught by run_measured)
                 value = res.values.get(name) if res.status.value == "ok" else None
                 if value is not None and math.isfinite(value):
@@ -207,16 +212,70 @@ class OptunaTPERunner:
                 else:
                     study.tell(trial, state=TrialState.FAIL)
 
-        trajectory = run_measured(problem, budget, drive)
-        if capped:
-            trajectory.notes = f"{capped} ({len(trajectory.evaluations)} of {budget} evaluations)"
-        return trajectory
+        return guard.annotate(run_measured(problem, budget, drive), budget)
+
+
+class OptunaMultiObjectiveContender:
+    """A multi-objective study with ``sampler`` ``"tpe"`` or ``"nsga2"`` (see the module doc)."""
+
+    def __init__(self, sampler: str, max_proposals: int = MAX_PROPOSALS) -> None:
+        if sampler not in ("tpe", "nsga2"):
+            raise ValueError(f"sampler must be 'tpe' or 'nsga2', but got {sampler!r}")
+        self.sampler = sampler
+        self.max_proposals = max_proposals
+
+    def run(self, problem: Problem, budget: int, seed: int) -> Trajectory:
+        import optuna
+        from optuna.trial import TrialState
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+        def violation(trial: Any) -> list[float]:
+            return [trial.user_attrs.get("violation", 0.0)]
+
+        if self.sampler == "tpe":
+            sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=MULTI_OBJECTIVE_POPULATION,
+                                                 constraints_func=violation)
+        else:
+            sampler = optuna.samplers.NSGAIISampler(seed=seed, population_size=MULTI_OBJECTIVE_POPULATION,
+                                                    constraints_func=violation)
+        study = optuna.create_study(directions=[o.direction for o in problem.objectives], sampler=sampler)
+        names = problem.objective_names
+        guard = ProposalGuard(self.max_proposals)
+
+        def drive(objective: CountedObjective) -> None:
+            worst: list[float] | None = None
+            while not objective.exhausted and guard.allow():
+                trial = study.ask()
+                config = {p.name: optuna_suggest(trial, p) for p in problem.space.parameters}
+                res = objective(config)
+                if res.status is TrialStatus.OK:
+                    values = [res.values[n] for n in names]
+                    worst = worse_values(worst, values, problem.objectives)
+                    trial.set_user_attr("violation", 0.0)
+                    study.tell(trial, values)
+                elif res.kind == "invalid" and worst is not None:
+                    trial.set_user_attr("violation", 1.0)
+                    study.tell(trial, worst)
+                else:
+                    study.tell(trial, state=TrialState.FAIL)
+
+        return guard.annotate(run_measured(problem, budget, drive), budget)
+
+
+def _tpe(problem: Problem, seed: int) -> OptunaTPEContender | OptunaMultiObjectiveContender:
+    return OptunaMultiObjectiveContender("tpe") if problem.multi_objective else OptunaTPEContender()
 
 
 register_strategy(
-    "optuna_tpe", lambda problem, seed: OptunaTPERunner(),
+    "optuna_tpe", _tpe, multi_objective=True, packages=("optuna",),
     description=("Optuna TPESampler (seed, n_startup_trials=10 = bayestune's design size, Optuna "
                  "defaults otherwise; startup counts trials incl. rejected proposals); known constraints "
                  "as trial constraints (c-TPE), rejected proposals told violation 1, hidden failures "
-                 "told as TrialState.FAIL; ordinals as integer indices, permutations as Lehmer codes"),
+                 "told as TrialState.FAIL; ordinals as integer indices, permutations as Lehmer codes; "
+                 "several objectives: see OptunaMultiObjectiveContender"),
     family="peer", available=_available)
+register_strategy(
+    "optuna_nsga2", lambda problem, seed: OptunaMultiObjectiveContender("nsga2"), single_objective=False,
+    multi_objective=True, packages=("optuna",), family="peer", available=_available,
+    description="Optuna NSGAIISampler (seed, population 10), known constraints through constraints_func")

@@ -42,13 +42,15 @@ from __future__ import annotations
 
 import math
 import tempfile
-import time
 from typing import Any
 
-from benchmarks.peers import missing
-from benchmarks.problems import Problem
-from benchmarks.strategies import CountedObjective, Trajectory, register_strategy, run_measured
 from bayestune.space import Categorical, Integer, Ordinal, Real
+
+from benchmarks.budget import CountedObjective, ProposalGuard, Trajectory, run_measured
+from benchmarks.contenders import register_strategy
+from benchmarks.peers import missing
+from benchmarks.peers.optuna_peer import lehmer_to_positions, positions_to_lehmer
+from benchmarks.problem import Problem
 
 N_TRIALS = 1_000_000
 MAX_PROPOSALS = 200_000
@@ -88,8 +90,6 @@ def build_configspace(space: Any, seed: int | None = None) -> Any:
 
 def from_configspace(values: Any, space: Any) -> dict[str, Any]:
     """bayestune configuration of a ConfigSpace ``Configuration`` (or its dict)."""
-    from benchmarks.peers.optuna_peer import lehmer_to_positions  # lazy: the modules import each other's registry
-
     values = dict(values)
     config: dict[str, Any] = {}
     for p in space.parameters:
@@ -110,8 +110,6 @@ def from_configspace(values: Any, space: Any) -> dict[str, Any]:
 
 def to_configspace(config: dict[str, Any], space: Any) -> dict[str, Any]:
     """Inverse of :func:`from_configspace` (a dict for ``Configuration(cs, values=...)``)."""
-    from benchmarks.peers.optuna_peer import positions_to_lehmer
-
     out: dict[str, Any] = {}
     for p in space.parameters:
         v = p.validate(config[p.name])
@@ -125,12 +123,12 @@ def to_configspace(config: dict[str, Any], space: Any) -> dict[str, Any]:
     return out
 
 
-# ---- the runner ----------------------------------------------------------------------------
+# ---- the contender ----------------------------------------------------------------------------
 def _available() -> str | None:
     return missing(("ConfigSpace", "smac"), "pip install smac")
 
 
-class SMACRunner:
+class SMACContender:
     def __init__(self, facade: str, max_proposals: int = MAX_PROPOSALS, max_seconds: float = MAX_SECONDS) -> None:
         if facade not in ("bb", "hpo"):
             raise ValueError(f"facade must be 'bb' or 'hpo', but got {facade!r}")
@@ -160,28 +158,18 @@ class SMACRunner:
         except ImportError:  # pragma: no cover - other SMAC versions
             Exhausted = RuntimeError  # type: ignore[misc,assignment]
         name = problem.objective
-        stop_reason = ""
+        guard = ProposalGuard(self.max_proposals, self.max_seconds)
 
         def drive(objective: CountedObjective) -> None:
-            nonlocal stop_reason
             with tempfile.TemporaryDirectory(prefix="smac_") as outdir:
                 smac = self._make(problem, budget, seed, outdir)
                 worst: float | None = None
                 held: list[Any] = []  # crashed trials before the first success
-                proposals = 0
-                t0 = time.perf_counter()
-                while not objective.exhausted:
-                    if proposals >= self.max_proposals:
-                        stop_reason = f"stopped after {proposals} proposals"
-                        return
-                    if time.perf_counter() - t0 > self.max_seconds:
-                        stop_reason = f"stopped after {self.max_seconds:.0f} s ({proposals} proposals)"
-                        return
-                    proposals += 1
+                while not objective.exhausted and guard.allow():
                     try:
                         info = smac.ask()
                     except Exhausted as exc:
-                        stop_reason = f"SMAC: configuration space exhausted ({exc})"
+                        guard.reason = f"SMAC: configuration space exhausted ({exc})"
                         return
                     config = from_configspace(info.config, problem.space)
                     res = objective(config)  # BudgetExhausted ends the run (caught by run_measured)
@@ -197,10 +185,7 @@ class SMACRunner:
                     else:
                         smac.tell(info, TrialValue(cost=worst, status=StatusType.CRASHED))
 
-        trajectory = run_measured(problem, budget, drive)
-        if stop_reason:
-            trajectory.notes = f"{stop_reason} ({len(trajectory.evaluations)} of {budget} evaluations)"
-        return trajectory
+        return guard.annotate(run_measured(problem, budget, drive), budget)
 
 
 _CONFIG = ("SMAC3 {facade} via ask/tell (seed, deterministic, SMAC defaults; Sobol initial design "
@@ -208,9 +193,9 @@ _CONFIG = ("SMAC3 {facade} via ask/tell (seed, deterministic, SMAC defaults; Sob
            "ConfigSpace: rejected proposals and hidden failures told CRASHED with the worst cost "
            "seen; ordinals -> OrdinalHyperparameter, permutations -> Lehmer-code integers")
 
-register_strategy("smac_bb", lambda problem, seed: SMACRunner("bb"),
+register_strategy("smac_bb", lambda problem, seed: SMACContender("bb"),
                   description=_CONFIG.format(facade="BlackBoxFacade (GP)", k=8),
-                  family="peer", available=_available)
-register_strategy("smac_hpo", lambda problem, seed: SMACRunner("hpo"),
+                  family="peer", available=_available, packages=("smac",))
+register_strategy("smac_hpo", lambda problem, seed: SMACContender("hpo"),
                   description=_CONFIG.format(facade="HyperparameterOptimizationFacade (RF)", k=10),
-                  family="peer", available=_available)
+                  family="peer", available=_available, packages=("smac",))

@@ -8,9 +8,9 @@ import math
 import pytest
 
 from benchmarks import problems as bp
+from benchmarks.contenders import STRATEGIES, make_contender
 from benchmarks.peers import hypermapper_peer as hm
 from benchmarks.peers import kernel_tuner_peer as ktp
-from benchmarks.strategies import STRATEGIES, make_runner
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real
 
 SMALL_GPU = "pnpoly_RTX_3090"  # the smallest cache; 318 recorded failures
@@ -47,7 +47,7 @@ def test_peers_are_registered_with_availability():
 def test_kt_refuses_problems_that_are_not_gpu_replays():
     pytest.importorskip("kernel_tuner")
     with pytest.raises(RuntimeError, match="GPU cache replays"):
-        make_runner("kt_random_sample", bp.get_problem("branin_mixed"), 0)
+        make_contender("kt_random_sample", bp.get_problem("branin_mixed"), 0)
 
 
 @needs_data
@@ -56,7 +56,7 @@ def test_kt_run_counts_exactly_the_budget_with_cache_values(gpu, name):
     problem, cache = gpu
     setup = ktp.kt_setup(problem)
     budget = 15
-    tr = make_runner(name, problem, 3).run(problem, budget, 3)
+    tr = make_contender(name, problem, 3).run(problem, budget, 3)
     assert len(tr.evaluations) == budget and tr.notes == ""
     keys = {tuple(e.config[n] for n in problem.space.names) for e in tr.evaluations}
     assert len(keys) == budget  # unique
@@ -65,7 +65,7 @@ def test_kt_run_counts_exactly_the_budget_with_cache_values(gpu, name):
         assert e.value == _cache_time(cache, setup, e.config)
         assert e.feasible == (e.value is not None)
     assert sum(e.ask_s for e in tr.evaluations) <= tr.strategy_s + 1e-6
-    again = make_runner(name, problem, 3).run(problem, budget, 3)  # reproducible per seed
+    again = make_contender(name, problem, 3).run(problem, budget, 3)  # reproducible per seed
     assert [e.config for e in again.evaluations] == [e.config for e in tr.evaluations]
 
 
@@ -92,14 +92,14 @@ def test_kt_shortfall_is_rerun_then_recorded(gpu, monkeypatch):
         return real(setup, strategy, options, max_fevals // 2, seed, fix)
 
     monkeypatch.setattr(ktp, "run_kernel_tuner", stops_at_half)
-    tr = make_runner("kt_random_sample", problem, 0).run(problem, 12, 0)
+    tr = make_contender("kt_random_sample", problem, 0).run(problem, 12, 0)
     assert calls == [12, 24] and len(tr.evaluations) == 12  # the rerun with twice max_fevals suffices
     assert "rerun with 24" in tr.notes and "shortfall" not in tr.notes
 
     calls.clear()
     monkeypatch.setattr(ktp, "run_kernel_tuner", lambda setup, strategy, options, max_fevals, seed, fix=True:
                         calls.append(max_fevals) or real(setup, strategy, options, 5, seed, fix))
-    tr = make_runner("kt_random_sample", problem, 0).run(problem, 12, 0)
+    tr = make_contender("kt_random_sample", problem, 0).run(problem, 12, 0)
     assert calls == [12, 24, 48] and len(tr.evaluations) == 5
     assert "shortfall: kernel tuner evaluated 5 unique configurations of the budget 12" in tr.notes
 
@@ -177,6 +177,6 @@ def test_hypermapper_scenario_is_single_objective_with_design_of_ten(tmp_path):
 def test_hypermapper_run_counts_the_budget():
     pytest.importorskip("hypermapper")
     problem = bp.get_problem(SMALL_GPU)
-    tr = make_runner("hypermapper", problem, 0).run(problem, 12, 0)
+    tr = make_contender("hypermapper", problem, 0).run(problem, 12, 0)
     assert len(tr.evaluations) == 12
     assert all(problem.known_feasible(e.config) for e in tr.evaluations)

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
+from benchmarks.contenders import STRATEGIES, make_contender
 from benchmarks.problems import get_problem
-from benchmarks.strategies import STRATEGIES, make_runner
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
 
 BUDGET = 12
@@ -30,7 +30,7 @@ def _mixed_space() -> Space:
 
 def _check_run(strategy: str, problem_name: str, seed: int = 3):
     problem = get_problem(problem_name)
-    tr = make_runner(strategy, problem, seed).run(problem, BUDGET, seed)
+    tr = make_contender(strategy, problem, seed).run(problem, BUDGET, seed)
     assert len(tr.evaluations) == BUDGET, tr.notes
     for e in tr.evaluations:
         assert problem.known_feasible(e.config)
@@ -58,7 +58,7 @@ def test_lehmer_round_trip():
 
 def test_optuna_mapping_round_trip():
     optuna = pytest.importorskip("optuna")
-    from benchmarks.peers.optuna_peer import _optuna_suggest, optuna_params
+    from benchmarks.peers.optuna_peer import optuna_suggest, optuna_params
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     space = _mixed_space()
@@ -67,7 +67,7 @@ def test_optuna_mapping_round_trip():
     for config in space.to_configs(space.sample(20, rng)):
         study.enqueue_trial(optuna_params(config, space))
         trial = study.ask()
-        back = {p.name: _optuna_suggest(trial, p, permutation="lehmer") for p in space.parameters}
+        back = {p.name: optuna_suggest(trial, p, permutation="lehmer") for p in space.parameters}
         assert space.validate_config(back) == space.validate_config(config)
         study.tell(trial, 0.0)
 

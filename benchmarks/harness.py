@@ -1,13 +1,16 @@
 """Run (problem, strategy, seed) combinations and append one JSON line per run.
 
 Each combination runs once, to the largest budget; the smaller budgets are read off its
-trajectory. The output file is append-only and the runner is resumable: a combination
+trajectory. The output file is append-only and a run is resumable: a combination
 already in the file (without an error, with at least the requested budget) is skipped.
 
 ``--jobs N`` runs combinations in N worker processes (spawned; BLAS/OpenMP pools are limited
 to one thread each, unless already set, so that N concurrent runs share N cores fairly).
 Timing-sensitive problems (the live Halide ones) are never run concurrently with anything:
-they run one at a time in this process after the others.
+they run one at a time in this process after the others, seed by seed with the strategies
+interleaved, so that the machine's load drift (and the first-come measurement cache) favours
+none of them. A strategy that cannot take a problem (one objective against several, or the
+reverse) is skipped with a message.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from benchmarks.contenders import STRATEGIES, make_contender
 from benchmarks.jsonl import append_record
+from benchmarks.problems import close_problems, get_problem, problem_kind, timing_sensitive
 
 SCHEMA = 1
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -59,7 +64,11 @@ def completed(records: Iterable[dict[str, Any]], budget: int) -> set[tuple[str, 
             if not r.get("error") and int(r.get("budget", 0)) >= budget}
 
 
-def _versions(kind: str) -> dict[str, str]:
+def _versions(packages: Iterable[str]) -> dict[str, str]:
+    """Python's, bayestune's and its dependencies' versions, plus those of ``packages`` (a
+    peer's, Halide's) where installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
     import numpy
     import scipy
     import sklearn
@@ -68,11 +77,9 @@ def _versions(kind: str) -> dict[str, str]:
 
     v = {"python": platform.python_version(), "bayestune": getattr(bayestune, "__version__", "?"),
          "numpy": numpy.__version__, "scipy": scipy.__version__, "scikit-learn": sklearn.__version__}
-    if kind == "halide":
-        from importlib.metadata import PackageNotFoundError, version
-
+    for package in packages:
         try:
-            v["halide"] = version("halide")
+            v[package] = version(package)
         except PackageNotFoundError:
             pass
     return v
@@ -80,9 +87,6 @@ def _versions(kind: str) -> dict[str, str]:
 
 def run_one(task: dict[str, Any]) -> dict[str, Any]:
     """Run one combination (in a worker or here) and return its record."""
-    from benchmarks.problems import get_problem
-    from benchmarks.strategies import make_runner
-
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     record: dict[str, Any] = {
         "schema": SCHEMA, "problem": task["problem"], "strategy": task["strategy"], "seed": task["seed"],
@@ -94,15 +98,19 @@ def run_one(task: dict[str, Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
     try:
         problem = get_problem(task["problem"])
-        record.update({"kind": problem.kind, "objective": problem.objective, "optimum": problem.optimum,
+        record.update({"kind": problem.kind, "objectives": problem.objective_names, "optimum": problem.optimum,
                        "optimum_source": problem.optimum_source})
-        runner = make_runner(task["strategy"], problem, task["seed"])
-        trajectory = runner.run(problem, task["budget"], task["seed"])
+        if not problem.multi_objective:
+            record["objective"] = problem.objective
+        contender = make_contender(task["strategy"], problem, task["seed"])
+        trajectory = contender.run(problem, task["budget"], task["seed"])
         record.update(trajectory.to_record())
         record["error"] = None
     except Exception as exc:  # recorded, and retried by the next resume
         record["error"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}"
-    record["versions"] = _versions(record.get("kind", ""))
+    entry = STRATEGIES.get(task["strategy"])
+    packages = (entry.packages if entry else ()) + (("halide",) if "halide" in task["problem"] else ())
+    record["versions"] = _versions(packages)
     record["elapsed_s"] = time.perf_counter() - t0
     return record
 
@@ -112,6 +120,9 @@ def _summary(record: dict[str, Any]) -> str:
     if record.get("error"):
         return f"{head}: ERROR {record['error'].splitlines()[0]}"
     vals = [v for v in record.get("values", []) if v is not None]
+    if len(record.get("objectives") or [None]) > 1:
+        return (f"{head}: {record.get('n_evaluations')} evals ({len(vals)} feasible, {record.get('rejected')} "
+                f"rejected), total {record.get('elapsed_s', 0):.1f} s")
     best = min(vals) if vals else None
     opt = record.get("optimum")
     rel = f" best/opt {best / opt:.3f}" if best is not None and opt else ""
@@ -128,26 +139,31 @@ def run_benchmarks(problems: Sequence[str], strategies: Sequence[str], budgets: 
                    out: str | os.PathLike, *, jobs: int = 1, command: str | None = None,
                    log=print) -> list[dict[str, Any]]:
     """Run every missing combination and append its record to ``out``; return the new records."""
-    from benchmarks.problems import close_problems, problem_kind
-
-    from benchmarks.strategies import STRATEGIES
-
     unavailable = {s: STRATEGIES[s].available() for s in strategies if s in STRATEGIES}
     for name, why in unavailable.items():
         if why:
             log(f"skipping strategy {name!r}: {why}")
     strategies = [s for s in strategies if not unavailable.get(s)]
+    pairs = []
+    for p in problems:
+        for s in strategies:
+            why = STRATEGIES[s].unsupported(p, problem_kind(p) == "multiobjective") if s in STRATEGIES else None
+            if why:
+                log(f"skipping {s} on {p}: {why}")
+            else:
+                pairs.append((p, s))
     budget = max(budgets)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = completed(load_records(out), budget)
     tasks = [{"problem": p, "strategy": s, "seed": int(seed), "budget": budget, "budgets": list(budgets),
               "command": command}
-             for p in problems for s in strategies for seed in seeds if (p, s, int(seed)) not in done]
-    skipped = len(problems) * len(strategies) * len(seeds) - len(tasks)
+             for p, s in pairs for seed in seeds if (p, s, int(seed)) not in done]
+    skipped = len(pairs) * len(seeds) - len(tasks)
     if skipped:
         log(f"resuming: {skipped} run(s) already in {out}")
-    serial = [t for t in tasks if problem_kind(t["problem"]) == "halide"]
+    serial = sorted((t for t in tasks if timing_sensitive(t["problem"])),
+                    key=lambda t: (problems.index(t["problem"]), t["seed"], strategies.index(t["strategy"])))
     parallel = [t for t in tasks if t not in serial]
     new: list[dict[str, Any]] = []
     total = len(tasks)

@@ -1,4 +1,4 @@
-"""Runner (records, resume, fair budget rules) and report, end to end on cheap problems."""
+"""The harness (records, resume, fair budget rules) and the report, end to end on cheap problems."""
 
 import importlib.util
 import json
@@ -7,10 +7,10 @@ import pytest
 
 from benchmarks import problems as bp
 from benchmarks.__main__ import main
-from benchmarks.report import Results, write_report
-from benchmarks.runner import load_records, parse_seeds, run_benchmarks
-from benchmarks.strategies import (STRATEGIES, BayestuneRunner, BudgetExhausted, CountedObjective,
-                                   register_strategy, resolve_strategies, run_measured)
+from benchmarks.budget import BudgetExhausted, CountedObjective, run_measured
+from benchmarks.contenders import STRATEGIES, BayestuneContender, register_strategy, resolve_strategies
+from benchmarks.harness import load_records, parse_seeds, run_benchmarks
+from benchmarks.results_report import Results, write_report
 from bayestune.trial import Result
 
 
@@ -64,7 +64,7 @@ def test_a_peer_is_just_another_registry_entry():
 
 
 def test_failures_count_towards_the_budget():
-    tr = BayestuneRunner("random").run(bp.get_problem("taco_like"), 30, 1)
+    tr = BayestuneContender("random").run(bp.get_problem("taco_like"), 30, 1)
     assert len(tr.evaluations) == 30
     fails = [e for e in tr.evaluations if not e.feasible]
     assert fails and all(e.value is None and e.kind in ("compile", "runtime") for e in fails)

@@ -9,6 +9,8 @@ Conventions (also printed in the report):
   strategy in the loaded files ("run-best"), so their ratios are relative to that.
 * Metrics are those of :mod:`benchmarks.metrics`; the "reference" strategy (default ``bo``)
   is the one compared against each other strategy.
+* Runs of problems with several objectives get their own section (:func:`multiobjective_report`):
+  hypervolume ratios against evaluations, with the known front or the union of the runs' fronts.
 """
 
 from __future__ import annotations
@@ -24,10 +26,19 @@ from typing import Any
 import numpy as np
 
 from benchmarks import metrics
-from benchmarks.runner import load_records
+from benchmarks.harness import load_records
+from benchmarks.multiobjective_problems import DESCRIPTIONS, MULTIOBJECTIVE_PROBLEMS, known_front
 
 KIND_ORDER = {"gpu": 0, "synthetic": 1, "halide": 2}
 ASK_BINS = ((1, 20), (21, 40), (41, 60), (61, 100), (101, 10**9))
+#: Multi-objective tables list these first (bayestune's, then the peers'), then any other.
+MO_ORDER = ("pareto_rf", "parego", "random", "optuna_tpe", "optuna_nsga2", "hypermapper")
+#: Evaluations of the initial design, left out of the multi-objective "ms per suggestion".
+MO_DESIGN_SIZE = 10
+
+
+def is_multiobjective(record: dict[str, Any]) -> bool:
+    return len(record.get("objectives") or ()) > 1 or record.get("problem") in MULTIOBJECTIVE_PROBLEMS
 
 
 class Results:
@@ -254,7 +265,7 @@ def plot_convergence(res: Results, directory: str | os.PathLike) -> list[Path]:
     out_dir = Path(directory)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
-    from benchmarks.strategies import STRATEGIES
+    from benchmarks.contenders import STRATEGIES
 
     colours = list(plt.get_cmap("tab20").colors)
     for p in res.problems:
@@ -350,7 +361,7 @@ def build_report(res: Results, *, budgets: Sequence[int], reference: str, comman
               f"- machine: {host.get('processor', '?')}, {host.get('cpus', '?')} CPUs, {host.get('system', '?')}; {env}"
               + (f"; halide {halide}" if halide else ""),
               "- budget = unique evaluations, failures included; every strategy gets the same black box "
-              "(`benchmarks.strategies.CountedObjective`: repeats free, proposals outside the known-feasible set "
+              "(`benchmarks.budget.CountedObjective`: repeats free, proposals outside the known-feasible set "
               "rejected without charge).",
               "- value = best feasible value within the budget / the problem's optimum (1.0 = optimum found); "
               "mean (sample std) over seeds; `[k none]` = seeds without any feasible value yet (left out of the mean). "
@@ -361,7 +372,7 @@ def build_report(res: Results, *, budgets: Sequence[int], reference: str, comman
               "- Halide values are live timings (min of 5-50 runs after a warm-up, compiled and run in a forked "
               "process with a 10 s limit) and carry measurement noise of a few percent.", ""]
     lines += ["## Best / optimum at each budget", ""] + table_best(res, budgets) + [""]
-    lines += ["## Targets on the GPU spaces", "", "Issue 4's targets for the reference strategy: mean best/optimum "
+    lines += ["## Targets on the GPU spaces", "", "The targets for the reference strategy: mean best/optimum "
               "<= 1.05 at 60 and <= 1.02 at 100 evaluations on every GPU space.", ""] + table_targets(res, reference) + [""]
     needed, _ = table_needed(res, reference, max_b)
     lines += [f"## Evaluations `{reference}` needs to reach each strategy's result at {max_b}", "",
@@ -409,16 +420,104 @@ def included_section(path: str | os.PathLike, out_path: Path) -> str:
     return re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", text, flags=re.M)
 
 
+# ---------------------------------------------------------------------------------------
+def _hv_cell(mean: float, std: float) -> str:
+    return f"{mean:.3f} ± {std:.3f}"
+
+
+def multiobjective_report(records: Sequence[dict[str, Any]], *, command: str, out_path: Path,
+                          plots: str | os.PathLike | None = None, heading: str = "#") -> str:
+    """Hypervolume ratio tables (and plots) of multi-objective runs (see the module docstring)."""
+    by_problem: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        if not r.get("error"):
+            by_problem.setdefault(r["problem"], []).append(r)
+    present = {r["strategy"] for r in records}
+    order = [s for s in MO_ORDER if s in present] + sorted(present - set(MO_ORDER))
+    h = heading
+    lines = [f"{h} Multi-objective benchmark", "",
+             "Hypervolume of the feasible evaluations after k evaluations, divided by the hypervolume of the",
+             "known Pareto front, objectives scaled to [0, 1] by the front's ideal and nadir, reference point 10 %",
+             "of the front's range beyond its nadir. Halide (no known front): the reference front is the",
+             "non-dominated set of all runs' evaluations, on log10 of both objectives, scaled from its ideal (0)",
+             "to the 90th percentile of all feasible evaluations (1 = the reference point).",
+             "Mean ± standard deviation over seeds; **bold** = best mean.",
+             f"Produced by `{command}`.", ""]
+    for name, recs in by_problem.items():
+        curves, _ = metrics.hypervolume_ratio_curves(recs, known_front(name))
+        budget = min(r["budget"] for r in recs)
+        points = [k for k in (10, 20, 30, 40, 60, 80, 100) if k <= budget]
+        if budget not in points:
+            points.append(budget)
+        n_seeds = {s: len(curves[s]) for s in curves}
+        lines += [f"{h}# {name}", "", DESCRIPTIONS.get(name, name), "", f"seeds per strategy: {n_seeds}", ""]
+        lines.append("| strategy | " + " | ".join(f"HV ratio @{k}" for k in points) + " | ms per suggestion (mean) |")
+        lines.append("|---" * (len(points) + 2) + "|")
+        means = {k: {s: curves[s][:, k - 1].mean() for s in order if s in curves} for k in points}
+        for s in order:
+            if s not in curves:
+                continue
+            cells = []
+            for k in points:
+                m, sd = curves[s][:, k - 1].mean(), curves[s][:, k - 1].std()
+                cell = _hv_cell(m, sd)
+                cells.append(f"**{cell}**" if m >= max(means[k].values()) - 1e-12 else cell)
+            ask = [a for r in recs if r["strategy"] == s for a in r["ask_s"][MO_DESIGN_SIZE:]]
+            ms = f"{1e3 * float(np.mean(ask)):.0f}" if ask else "-"
+            lines.append(f"| {s} | " + " | ".join(cells) + f" | {ms} |")
+        lines.append("")
+        if plots:
+            path = plot_hypervolume(name, curves, order, Path(plots))
+            lines += [f"![{name}]({os.path.relpath(path, out_path.parent)})", ""]
+    return "\n".join(lines)
+
+
+def plot_hypervolume(name: str, curves: dict[str, np.ndarray], order: Sequence[str], directory: Path) -> Path:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    directory.mkdir(parents=True, exist_ok=True)
+    fig = Figure(figsize=(6.5, 4.2))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    for s in order:
+        if s not in curves:
+            continue
+        c = curves[s]
+        k = np.arange(1, c.shape[1] + 1)
+        mean, lo, hi = c.mean(axis=0), np.percentile(c, 10, axis=0), np.percentile(c, 90, axis=0)
+        ax.plot(k, mean, label=s, lw=2 if s in ("pareto_rf", "parego") else 1.2)
+        ax.fill_between(k, lo, hi, alpha=0.12)
+    ax.set_xlabel("evaluations")
+    ax.set_ylabel("hypervolume / reference front's")
+    ax.set_title(f"{name}: mean, 10-90 % band over seeds")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    path = directory / f"multiobjective_{name}.png"
+    fig.savefig(path, dpi=110)
+    return path
+
+
 def write_report(paths: Sequence[str], out: str | os.PathLike, *, plots: str | None = None,
                  budgets: Sequence[int] | None = None, reference: str = "bo", command: str | None = None,
                  note: str | None = None, include: Sequence[str] = ()) -> Path:
+    """The report of the runs in ``paths``: single-objective tables, then a section for the
+    multi-objective runs if there are any (alone if there is nothing else)."""
     records = [r for p in paths for r in load_records(p)]
     if not records:
         raise SystemExit(f"no records in {list(paths)}")
-    res = Results(records)
-    budgets = list(budgets or res.budgets)
+    several = [r for r in records if is_multiobjective(r)]
+    records = [r for r in records if not is_multiobjective(r)]
     out_path = Path(out)
     out_path.parent.mkdir(parents=True, exist_ok=True)
+    if not records:
+        text = multiobjective_report(several, command=command or "python -m benchmarks report", out_path=out_path,
+                                     plots=plots)
+        out_path.write_text(text, encoding="utf-8")
+        return out_path
+    res = Results(records)
+    budgets = list(budgets or res.budgets)
     commands = []
     for r in records:
         c = r.get("command")
@@ -436,6 +535,9 @@ def write_report(paths: Sequence[str], out: str | os.PathLike, *, plots: str | N
                                        f"Mean deviation factor over {len(res.problems)} problems"))
     text = build_report(res, budgets=budgets, reference=reference, commands=commands, plot_paths=plot_paths,
                         out_path=out_path, mdf_points=points, note=note)
+    if several:
+        text += "\n" + multiobjective_report(several, command=command or "python -m benchmarks report",
+                                             out_path=out_path, plots=plots, heading="##") + "\n"
     for extra in include:
         text += "\n" + included_section(extra, out_path)
     out_path.write_text(text, encoding="utf-8")

@@ -1,18 +1,14 @@
-"""The strategies a benchmark compares: a registry name -> factory(problem, seed) -> runner.
-
-A runner has ``run(problem, budget, seed) -> Trajectory``. Every bayestune strategy
-(``bayestune.strategies.available_strategies()``: ``bo``, ``random``, ``cot_random``,
-``genetic``, ``annealing``, ``local``, ...) is registered under its own name and runs through
-``bayestune.optimizer.Optimizer(...).optimize``. A peer (Optuna, SMAC, Kernel Tuner, ...) is
-just another entry: call :func:`register_strategy` with a factory whose runner drives the
-peer's own loop through a :class:`CountedObjective`, which applies the same budget rules to
-everyone (DESIGN.md, "Replay mode"):
+"""The fair black box every contender of a benchmark runs against, whatever the number of
+objectives (:class:`CountedObjective`), and the record of a run (:class:`Trajectory`):
 
 * the budget counts unique evaluations of known-feasible configurations, failures included;
 * a repeated proposal is free (it gets the recorded answer again);
 * a proposal outside the known-feasible set is rejected without charge (it is told it failed:
   ``Result.failure(kind="invalid")``), for peers that cannot express known constraints;
 * asking for more than the budget raises :class:`BudgetExhausted`.
+
+A peer whose loop could keep proposing without spending budget bounds it with a
+:class:`ProposalGuard`.
 
 Timing: ``ask_s`` of an evaluation is the wall time from the end of the previous counted
 evaluation (or the run's start) to the start of this one, i.e. the strategy's own work for
@@ -30,12 +26,15 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-from benchmarks.problems import Problem
-from bayestune.trial import Result, coerce_result
+from bayestune.jsonable import to_jsonable
+from bayestune.objectives import Objective
+from bayestune.trial import Result, TrialStatus, coerce_result
+
+from benchmarks.problem import Problem, config_key
 
 
 class BudgetExhausted(Exception):
@@ -44,7 +43,7 @@ class BudgetExhausted(Exception):
 
 @dataclass
 class Evaluation:
-    value: float | None  # the objective; None for a failure
+    value: float | list[float] | None  # the objective (a list for several); None for a failure
     feasible: bool
     kind: str | None  # failure kind (None when feasible)
     ask_s: float
@@ -80,22 +79,11 @@ class Trajectory:
             "failure_kinds": [e.kind for e in ev],
             "ask_s": [round(e.ask_s, 6) for e in ev],
             "eval_s": [round(e.eval_s, 6) for e in ev],
-            "configs": [_jsonable(e.config) for e in ev],
+            "configs": [to_jsonable(e.config) for e in ev],
             "wall_s": self.wall_s, "strategy_s": self.strategy_s, "eval_total_s": self.eval_s,
             "peak_rss_mb": self.peak_rss_mb, "rss_delta_mb": self.rss_delta_mb, "memory_method": self.memory_method,
             "rejected": self.rejected, "repeats": self.repeats, "notes": self.notes,
         }
-
-
-def _jsonable(config: Mapping[str, Any]) -> dict[str, Any]:
-    out = {}
-    for k, v in config.items():
-        if isinstance(v, tuple):
-            v = list(v)
-        elif hasattr(v, "item"):
-            v = v.item()
-        out[k] = v
-    return out
 
 
 # ---- memory -------------------------------------------------------------------------------
@@ -153,7 +141,7 @@ class CountedObjective:
         self.problem = problem
         self.budget = int(budget)
         self.trajectory = Trajectory()
-        self._answers: dict[bytes, Result] = {}
+        self._answers: dict[str, Result] = {}
         self._t0 = time.perf_counter()
         self._last_end = self._t0
 
@@ -165,33 +153,31 @@ class CountedObjective:
     def exhausted(self) -> bool:
         return self.n_counted >= self.budget
 
-    def key(self, config: Mapping[str, Any]) -> bytes | None:
-        try:
-            return self.problem.space.row_keys(self.problem.space.to_matrix([config]))[0]
-        except Exception:
-            return None
-
     def __call__(self, config: Mapping[str, Any]) -> Result:
         start = time.perf_counter()
-        key = self.key(config)
-        if key is None or not self.problem.known_feasible(config):
+        if not self.problem.known_feasible(config):
             self.trajectory.rejected += 1
             return Result.failure("outside the known-feasible set (not charged)", "invalid")
+        key = config_key(config)
         if key in self._answers:
             self.trajectory.repeats += 1
             return self._answers[key]
         if self.exhausted:
             raise BudgetExhausted(f"budget of {self.budget} evaluations used up")
+        names = self.problem.objective_names
         try:
-            result = coerce_result(self.problem.evaluate(dict(config)), [self.problem.objective])
+            result = coerce_result(self.problem.evaluate(dict(config)), names)
         except Exception as exc:  # a crashing black box is a failed evaluation
             result = Result.failure(f"{type(exc).__name__}: {exc}", "exception")
         end = time.perf_counter()
         self._answers[key] = result
-        value = result.values.get(self.problem.objective) if result.status.value == "ok" else None
-        feasible = value is not None and math.isfinite(value)
+        values = [result.values.get(n) for n in names] if result.status is TrialStatus.OK else [None]
+        feasible = all(v is not None and math.isfinite(v) for v in values)
+        value = None
+        if feasible:
+            value = [float(v) for v in values] if len(names) > 1 else float(values[0])
         self.trajectory.evaluations.append(Evaluation(
-            value=float(value) if feasible else None, feasible=feasible,
+            value=value, feasible=feasible,
             kind=None if feasible else (result.kind or "infeasible"),
             ask_s=start - self._last_end, eval_s=end - start, config=dict(config)))
         self._last_end = end
@@ -220,95 +206,37 @@ def run_measured(problem: Problem, budget: int, drive: Callable[[CountedObjectiv
     return trajectory
 
 
-# ---- runners ------------------------------------------------------------------------------
-class Runner(Protocol):
-    def run(self, problem: Problem, budget: int, seed: int) -> Trajectory: ...
+class ProposalGuard:
+    """Ends a peer's loop that keeps proposing without spending budget (rejected or repeated
+    proposals are free): after ``max_proposals`` proposals or ``max_seconds`` of wall time."""
+
+    def __init__(self, max_proposals: int, max_seconds: float | None = None) -> None:
+        self.max_proposals = max_proposals
+        self.max_seconds = max_seconds
+        self.proposals = 0
+        self.reason = ""
+        self._t0 = time.perf_counter()
+
+    def allow(self) -> bool:
+        """Count one more proposal, or refuse it (``reason`` then says why the run stops)."""
+        if self.proposals >= self.max_proposals:
+            self.reason = f"stopped after {self.proposals} proposals"
+            return False
+        if self.max_seconds is not None and time.perf_counter() - self._t0 > self.max_seconds:
+            self.reason = f"stopped after {self.max_seconds:.0f} s ({self.proposals} proposals)"
+            return False
+        self.proposals += 1
+        return True
+
+    def annotate(self, trajectory: Trajectory, budget: int) -> Trajectory:
+        if self.reason:
+            trajectory.notes = f"{self.reason} ({len(trajectory.evaluations)} of {budget} evaluations)"
+        return trajectory
 
 
-class BayestuneRunner:
-    """A bayestune strategy through the Optimizer's own loop."""
-
-    def __init__(self, strategy: str, options: dict[str, Any] | None = None) -> None:
-        self.strategy = strategy
-        self.options = options
-
-    def run(self, problem: Problem, budget: int, seed: int) -> Trajectory:
-        from bayestune.optimizer import Optimizer
-
-        def drive(objective: CountedObjective) -> None:
-            opt = Optimizer(problem.space, objectives=[problem.objective], strategy=self.strategy,
-                            strategy_options=self.options, seed=seed)
-            opt.optimize(objective, budget)
-
-        return run_measured(problem, budget, drive)
-
-
-@dataclass
-class StrategyEntry:
-    name: str
-    factory: Callable[[Problem, int], Runner]
-    description: str = ""
-    family: str = "bayestune"  # "bayestune" or "peer"
-    available: Callable[[], str | None] = lambda: None  # None if usable, else why not
-
-    def describe(self) -> dict[str, Any]:
-        d = asdict(self)
-        d.pop("factory")
-        d.pop("available")
-        return d
-
-
-STRATEGIES: dict[str, StrategyEntry] = {}
-
-
-def register_strategy(name: str, factory: Callable[[Problem, int], Runner], *, description: str = "",
-                      family: str = "peer", available: Callable[[], str | None] | None = None) -> None:
-    """Add a strategy (e.g. a peer adapter) under ``name``."""
-    STRATEGIES[name] = StrategyEntry(name, factory, description, family, available or (lambda: None))
-
-
-def _register_bayestune() -> None:
-    from bayestune.strategies import available_strategies
-
-    for name in available_strategies():
-        register_strategy(name, lambda problem, seed, _n=name: BayestuneRunner(_n),
-                          description=f"bayestune strategy {name!r}", family="bayestune")
-
-
-_register_bayestune()
-
-
-def _register_peers() -> None:
-    from benchmarks.peers import load_all
-
-    load_all()
-
-
-_register_peers()
-
-
-def strategy_names() -> list[str]:
-    return list(STRATEGIES)
-
-
-def resolve_strategies(spec: str) -> list[str]:
-    out = []
-    for item in (s.strip() for s in spec.split(",")):
-        if not item:
-            continue
-        if item == "all":
-            out.extend(n for n in STRATEGIES if n not in out)
-            continue
-        if item not in STRATEGIES:
-            raise ValueError(f"unknown strategy {item!r}; known: {sorted(STRATEGIES)}")
-        if item not in out:
-            out.append(item)
-    return out
-
-
-def make_runner(name: str, problem: Problem, seed: int) -> Runner:
-    entry = STRATEGIES[name]
-    why = entry.available()
-    if why:
-        raise RuntimeError(f"strategy {name!r} is unavailable: {why}")
-    return entry.factory(problem, seed)
+def worse_values(worst: list[float] | None, values: Sequence[float], objectives: Sequence[Objective]) -> list[float]:
+    """Per objective, the worse of ``worst`` and ``values``: the placeholder a peer is told for a
+    proposal rejected outside the known constraints (it carries no information)."""
+    if worst is None:
+        return list(values)
+    return [max(a, b) if o.minimize else min(a, b) for a, b, o in zip(worst, values, objectives)]

@@ -1,0 +1,148 @@
+"""The contenders a benchmark compares: a registry name -> factory(problem, seed) -> contender.
+
+A contender has ``run(problem, budget, seed) -> Trajectory``. Every bayestune strategy
+(``bayestune.strategies.available_strategies()``: ``bo``, ``random``, ``cot_random``,
+``genetic``, ``annealing``, ``local``, ...) is registered under its own name and runs through
+``bayestune.optimizer.Optimizer(...).optimize``. A peer (Optuna, SMAC, Kernel Tuner, ...) is
+just another entry: call :func:`register_strategy` with a factory whose contender drives the
+peer's own loop through a :class:`benchmarks.budget.CountedObjective`, so that everyone runs
+under the same budget rules.
+
+An entry says whether it takes single-objective problems, multi-objective ones or both
+(:meth:`StrategyEntry.unsupported`); the harness skips the pairs that do not fit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+from bayestune.objectives import Objective
+
+from benchmarks.budget import CountedObjective, Trajectory, run_measured
+from benchmarks.problem import Problem
+
+
+class Contender(Protocol):
+    def run(self, problem: Problem, budget: int, seed: int) -> Trajectory: ...
+
+
+class BayestuneContender:
+    """A bayestune strategy through the Optimizer's own loop."""
+
+    def __init__(self, strategy: str, options: dict[str, Any] | None = None) -> None:
+        self.strategy = strategy
+        self.options = options
+
+    def run(self, problem: Problem, budget: int, seed: int) -> Trajectory:
+        from bayestune.optimizer import Optimizer
+
+        def drive(objective: CountedObjective) -> None:
+            opt = Optimizer(problem.space, objectives=list(problem.objectives), strategy=self.strategy,
+                            strategy_options=self.options, seed=seed)
+            opt.optimize(objective, budget)
+
+        return run_measured(problem, budget, drive)
+
+
+@dataclass
+class StrategyEntry:
+    name: str
+    factory: Callable[[Problem, int], Contender]
+    description: str = ""
+    family: str = "bayestune"  # "bayestune" or "peer"
+    available: Callable[[], str | None] = lambda: None  # None if usable, else why not
+    single_objective: bool = True
+    multi_objective: bool = False
+    packages: tuple[str, ...] = ()  # whose versions a run records
+
+    def describe(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("factory")
+        d.pop("available")
+        return d
+
+    def unsupported(self, problem: str, multi_objective: bool) -> str | None:
+        """Why this strategy cannot run ``problem`` (None if it can)."""
+        if multi_objective and not self.multi_objective:
+            return f"{self.name} optimises one objective, {problem} has several"
+        if not multi_objective and not self.single_objective:
+            return f"{self.name} is for several objectives, {problem} has one"
+        return None
+
+
+STRATEGIES: dict[str, StrategyEntry] = {}
+
+
+def register_strategy(name: str, factory: Callable[[Problem, int], Contender], *, description: str = "",
+                      family: str = "peer", available: Callable[[], str | None] | None = None,
+                      single_objective: bool = True, multi_objective: bool = False,
+                      packages: Sequence[str] = ()) -> None:
+    """Add a strategy (e.g. a peer adapter) under ``name``; the factory gets the problem, so one
+    entry may serve single- and multi-objective problems with different contenders."""
+    STRATEGIES[name] = StrategyEntry(name, factory, description, family, available or (lambda: None),
+                                     single_objective, multi_objective, tuple(packages))
+
+
+def _takes_several_objectives(name: str) -> bool:
+    """Ask the bayestune strategy itself: it refuses several objectives when it cannot handle them."""
+    import numpy as np
+
+    from bayestune.exceptions import BayestuneError
+    from bayestune.space import Integer, Space
+    from bayestune.strategies import make_strategy
+
+    try:
+        make_strategy(name, Space([Integer("x", 0, 1)]), [Objective("a"), Objective("b")], np.random.default_rng(0))
+    except BayestuneError:
+        return False
+    return True
+
+
+def _register_bayestune() -> None:
+    from bayestune.strategies import available_strategies
+
+    for name in available_strategies():
+        register_strategy(name, lambda problem, seed, _n=name: BayestuneContender(_n),
+                          description=f"bayestune strategy {name!r}", family="bayestune",
+                          multi_objective=_takes_several_objectives(name))
+
+
+_register_bayestune()
+
+
+def _register_peers() -> None:
+    from benchmarks.peers import load_all
+
+    load_all()
+
+
+_register_peers()
+
+
+def strategy_names() -> list[str]:
+    return list(STRATEGIES)
+
+
+def resolve_strategies(spec: str) -> list[str]:
+    out = []
+    for item in (s.strip() for s in spec.split(",")):
+        if not item:
+            continue
+        if item == "all":
+            out.extend(n for n in STRATEGIES if n not in out)
+            continue
+        if item not in STRATEGIES:
+            raise ValueError(f"unknown strategy {item!r}; known: {sorted(STRATEGIES)}")
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def make_contender(name: str, problem: Problem, seed: int) -> Contender:
+    entry = STRATEGIES[name]
+    why = entry.available() or entry.unsupported(problem.name, problem.multi_objective)
+    if why:
+        raise RuntimeError(f"strategy {name!r} is unavailable: {why}")
+    return entry.factory(problem, seed)
