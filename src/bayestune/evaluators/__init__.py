@@ -52,7 +52,7 @@ def build_evaluator(spec: BlackBoxSpec, *, base_dir: Path, objectives: Sequence[
                     parameter_names: Sequence[str], feasible_output: str | None = None,
                     scenario_name: str = "<python>") -> Evaluator:
     """The evaluator a ``blackbox`` spec describes (what :func:`make_evaluator` and worker
-    processes, via :class:`~bayestune.evaluators.parallel.ScenarioFactory`, both call)."""
+    processes, via :class:`~bayestune.execution.ScenarioFactory`, both call)."""
     base = Path(base_dir)
     objectives = list(objectives)
     if spec.kind == "python":

@@ -44,6 +44,7 @@ from typing import Any
 
 from bayestune.evaluators.base import Evaluator, tail
 from bayestune.exceptions import EvaluationError
+from bayestune.formatting import format_value
 from bayestune.trial import Result, coerce_result
 
 logger = logging.getLogger(__name__)
@@ -68,20 +69,6 @@ class ProtocolError(Exception):
     def __init__(self, message: str, kind: str = "protocol") -> None:
         super().__init__(message)
         self.kind = kind
-
-
-# ---- value formatting --------------------------------------------------------------------------
-def format_value(value: Any) -> str:
-    """A parameter value as protocol text: permutations ``(1, 0, 2)``, floats exactly (repr)."""
-    if hasattr(value, "tolist"):  # numpy scalar / array
-        value = value.tolist()
-    if isinstance(value, (tuple, list)):
-        return "(" + ", ".join(str(int(v)) for v in value) + ")"
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
 
 
 def _csv_line(cells: Sequence[str]) -> str:
