@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import traceback
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bayestune.exceptions import EvaluationError
 from bayestune.trial import FailureKind, Result
 
 #: Most characters of error text (stderr tails, tracebacks) kept in a failure's message.
@@ -28,7 +29,10 @@ class Evaluator(ABC):
     handed to :meth:`bayestune.optimizer.Optimizer.optimize` directly.
     """
 
-    objectives: list[str]
+    def __init__(self, objectives: Sequence[str]) -> None:
+        if isinstance(objectives, str) or not objectives:
+            raise EvaluationError(f"objectives must be a non-empty list of names, but got {objectives!r}")
+        self.objectives = list(objectives)
 
     @abstractmethod
     def evaluate(self, config: Mapping[str, Any]) -> Result:

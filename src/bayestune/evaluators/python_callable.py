@@ -132,10 +132,8 @@ class CallableEvaluator(Evaluator):
                  feasible_key: str | None = None) -> None:
         if not callable(fn):
             raise EvaluationError(f"expected a callable black box, but got {fn!r}")
-        if isinstance(objectives, str) or not objectives:
-            raise EvaluationError(f"objectives must be a non-empty list of names, but got {objectives!r}")
+        super().__init__(objectives)
         self.fn = fn
-        self.objectives = list(objectives)
         self.feasible_key = feasible_key
 
     def evaluate(self, config: Mapping[str, Any]) -> Result:
