@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from bayestune.evaluators import CommandEvaluator
+from bayestune.execution import run
 from bayestune.optimizer import Optimizer
-from bayestune.runner import run
 from bayestune.scenario_model import DesignSpec
 from bayestune.space import Categorical, Integer, Space
 from bayestune.storage import Journal

@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from bayestune.cli import cli
-from bayestune.storage import LOST, Journal
-from bayestune.trial import TrialStatus
+from bayestune.storage import Journal
+from bayestune.trial import FailureKind, TrialStatus
 
 BLACKBOX = '''
 import math
@@ -154,7 +154,7 @@ def test_ctrl_c_then_resume_ends_with_exactly_the_budget(runner, tmp_path, monke
     assert "WARNING: journal" in resumed.stderr and "in flight" in resumed.stderr  # library log, via our handler
     with Journal.open(journal) as j:
         assert j.n_finished() == 6
-        assert [t.failure_kind for t in j.trials()].count(LOST) == 1
+        assert [t.failure_kind for t in j.trials()].count(FailureKind.LOST) == 1
         assert not j.pending()
 
 
@@ -194,13 +194,13 @@ def test_seed_and_strategy_overrides(runner, tmp_path, monkeypatch):
     from bayestune.optimizer import Optimizer
 
     used = []
-    original = Optimizer.from_scenario.__func__
+    original = Optimizer.__init__
 
-    def spy(cls, scenario, **kwargs):
-        used.append((scenario.seed, scenario.strategy))
-        return original(cls, scenario, **kwargs)
+    def spy(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        used.append((self.seed, self.strategy.name))
 
-    monkeypatch.setattr(Optimizer, "from_scenario", classmethod(spy))
+    monkeypatch.setattr(Optimizer, "__init__", spy)
     scenario = write_scenario(tmp_path, budget=4)
     ok = runner.invoke(cli, ["optimize", str(scenario), "--seed", "3", "--strategy", "random"])
     assert ok.exit_code == 0, ok.stderr

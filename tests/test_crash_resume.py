@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bayestune.storage import LOST, Journal
-from bayestune.trial import TrialStatus
+from bayestune.storage import Journal
+from bayestune.trial import FailureKind, TrialStatus
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="kill -9 and process groups")
 
@@ -113,13 +113,13 @@ def test_kill_9_then_resume_finishes_the_budget_and_reruns_in_flight(tmp_path, e
     with Journal.open(journal) as j:
         trials = j.trials()
         assert j.n_finished() == BUDGET and not j.pending()
-    counted = [t for t in trials if t.status.is_finished and t.failure_kind != LOST]
+    counted = [t for t in trials if t.status.is_finished and t.failure_kind != FailureKind.LOST]
     assert len(counted) == BUDGET and all(t.status is TrialStatus.OK for t in counted)
     # nothing measured before the crash was lost or changed
     after = {t.trial_id: t for t in trials}
     assert all(after[i] == t for i, t in before.items())
     # the evaluations in flight were marked lost and re-run, each exactly once
-    lost = [t for t in trials if t.failure_kind == LOST]
+    lost = [t for t in trials if t.failure_kind == FailureKind.LOST]
     assert sorted(t.trial_id for t in lost) == sorted(t.trial_id for t in in_flight)
     reruns = [t for t in trials if t.origin == "rerun"]
     lost_configs = sorted(json.dumps(dict(t.config), sort_keys=True) for t in lost)

@@ -1,3 +1,5 @@
+import sys
+
 import numpy as np
 import pytest
 
@@ -5,7 +7,7 @@ from bayestune.exceptions import BayestuneError
 from bayestune.optimizer import Optimizer
 from bayestune.scenario_model import DesignSpec
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Space
-from bayestune.trial import Result, TrialStatus
+from bayestune.trial import FailureKind, Origin, Result, TrialStatus
 
 
 def small_space():
@@ -134,3 +136,50 @@ def test_resumed_trials_keep_tuple_permutations(tmp_path):
     assert all(isinstance(t.config["p"], tuple) for t in resumed.trials)
     resumed.optimize(cost, 8)
     assert len(journal.trials()) == 8
+
+
+def test_without_a_journal_trials_keep_their_origin_and_journal_ids():
+    space = Space([Integer("a", 0, 100, default=42)])
+    opt = Optimizer(space, strategy="random", design=DesignSpec(method="uniform", size=3), seed=0)
+    opt.optimize(lambda cfg: float(cfg["a"]), budget=5)
+    opt.tell({"a": 7}, 7.0)
+    assert [t.origin for t in opt.trials] == [Origin.DEFAULT, Origin.INITIAL, Origin.INITIAL,
+                                              Origin.SUGGESTED, Origin.SUGGESTED, Origin.MANUAL]
+    assert [t.trial_id for t in opt.trials] == [t.trial_id for t in opt.journal.trials()] == list(range(1, 7))
+    assert opt.journal.get_meta("strategy") == "random" and opt.journal.get_meta("seed") == 0
+
+
+def test_a_black_box_calling_sys_exit_is_a_recorded_failure():
+    def blackbox(cfg):
+        if cfg["a"] == 42:
+            sys.exit(3)
+        return float(cfg["a"])
+
+    opt = Optimizer(Space([Integer("a", 0, 100, default=42)]), strategy="random", seed=0)
+    opt.optimize(blackbox, budget=4)
+    first = opt.trials[0]
+    assert first.status is TrialStatus.FAILED and first.failure_kind == FailureKind.EXCEPTION
+    assert "SystemExit" in first.error and opt.n_evaluated == 4
+
+
+def test_keyboard_interrupt_stops_the_run_with_the_journal_consistent(tmp_path):
+    from bayestune.storage import Journal
+
+    calls = []
+
+    def blackbox(cfg):
+        calls.append(cfg)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return float(cfg["a"])
+
+    with Journal(tmp_path / "run.db") as journal:
+        opt = Optimizer(Space([Integer("a", 0, 100)]), strategy="random", seed=0, journal=journal)
+        with pytest.raises(KeyboardInterrupt):
+            opt.optimize(blackbox, budget=10)
+        assert journal.n_finished() == 2 and len(journal.pending()) == 1
+    with Journal.open(tmp_path / "run.db") as journal:
+        resumed = Optimizer(Space([Integer("a", 0, 100)]), journal=journal, resume=True)
+        resumed.optimize(lambda cfg: float(cfg["a"]), budget=10)
+        assert journal.n_finished() == 10
+        assert [t.origin for t in resumed.trials].count(Origin.RERUN) == 1

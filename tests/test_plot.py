@@ -8,7 +8,7 @@ pytest.importorskip("matplotlib")
 
 from bayestune import plot  # noqa: E402
 from bayestune.exceptions import BayestuneError  # noqa: E402
-from bayestune.insight import load_run  # noqa: E402
+from bayestune.run import load_run  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -1,5 +1,6 @@
 """bayestune: Bayesian optimization for autotuning compilers and computer systems."""
 
+from bayestune._version import __version__
 from bayestune.exceptions import (
     BayestuneError,
     ConstraintError,
@@ -19,7 +20,6 @@ from bayestune.space import (
 )
 from bayestune.trial import Result, Trial, TrialStatus
 
-__version__ = "0.1.0"
 
 __all__ = [
     "BayestuneError", "Categorical", "ConstraintError", "EvaluationError", "InfeasibleSpaceError",

@@ -1,7 +1,7 @@
 """The ``bayestune`` command: optimize a scenario, inspect and export journals, check scenarios.
 
 The CLI only builds objects from a scenario and calls the same ask/tell loop Python users
-call (:func:`bayestune.runner.run`, serial by default, or with ``--workers``/``--dask``). Errors raised on purpose
+call (:func:`bayestune.execution.run`, serial by default, or with ``--workers``/``--dask``). Errors raised on purpose
 (:class:`~bayestune.exceptions.BayestuneError`) and file errors become one ``error: ...``
 line on stderr and exit code 2; ``--debug`` shows the traceback instead.
 """
@@ -17,14 +17,16 @@ import signal
 import sys
 import threading
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
-from bayestune import __version__
+from bayestune._version import __version__
 from bayestune.exceptions import BayestuneError, JournalError
+from bayestune.formatting import display
+from bayestune.trial import FailureKind, TrialStatus
 
 logger = logging.getLogger(__name__)
 
@@ -123,29 +125,13 @@ def _load(path: str) -> Any:
     return load_scenario(path)
 
 
-def _scenario_dir(scenario: Any) -> Path:
-    from bayestune.evaluators import scenario_dir
-
-    return scenario_dir(scenario)
-
-
 def _default_journal(scenario: Any, scenario_path: str) -> Path:
     """The scenario's ``journal`` (relative to its file), else ``<stem>.journal.db`` in the cwd."""
+    from bayestune.evaluators import scenario_dir
+
     if scenario.journal:
-        return _scenario_dir(scenario) / Path(scenario.journal).expanduser()
+        return scenario_dir(scenario) / Path(scenario.journal).expanduser()
     return Path.cwd() / f"{Path(scenario_path).stem}.journal.db"
-
-
-def _fmt_number(value: Any) -> str:
-    if isinstance(value, float):
-        return "nan" if math.isnan(value) else f"{value:.6g}"
-    return str(value)
-
-
-def _fmt_value(value: Any) -> str:
-    if isinstance(value, (list, tuple)):
-        return "(" + ",".join(_fmt_value(v) for v in value) + ")"
-    return _fmt_number(value)
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -190,56 +176,6 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous_int)
 
 
-# ---- journal metadata of a run ---------------------------------------------------------------
-META_STRATEGY = "strategy"
-
-
-def _objectives_meta(scenario: Any) -> list[dict[str, Any]]:
-    return [{"name": o.name, "minimize": o.minimize} for o in scenario.objectives]
-
-
-def _record_run(journal: Any, scenario: Any, budget: int, resumed: bool) -> None:
-    from bayestune.storage import journal as jmod
-
-    if resumed:
-        stored = journal.get_meta(jmod.META_OBJECTIVES)
-        if stored is not None and stored != _objectives_meta(scenario):
-            raise JournalError(
-                f"journal {journal.path!r} was written for objectives {stored}, but scenario {scenario.source!r} "
-                f"has {_objectives_meta(scenario)}; use another --journal")
-    else:
-        journal.set_meta(jmod.META_SCENARIO, {
-            "name": scenario.name, "source": scenario.source, "parameters": list(scenario.space.names)})
-        journal.set_meta(jmod.META_OBJECTIVES, _objectives_meta(scenario))
-        journal.set_meta(jmod.META_SEED, scenario.seed)
-        journal.set_meta(META_STRATEGY, scenario.strategy)
-    journal.set_meta(jmod.META_BUDGET, budget)
-
-
-def _open_run_journal(path: Path, *, resume: bool, force: bool) -> tuple[Any, bool]:
-    """The journal for a run and whether it resumes one; refuses to clobber a previous run."""
-    from bayestune.storage import Journal
-
-    if path.exists():
-        journal = Journal.open(path)  # JournalError if it is not a journal: never delete such a file
-        n_rows = len(journal.trials())
-        if n_rows and resume:
-            return journal, True
-        journal.close()
-        if n_rows and not force:
-            raise JournalError(
-                f"journal {str(path)!r} already holds {n_rows} trial(s) of an earlier run; "
-                "continue it with --resume or start over with --force (deletes it)")
-        if n_rows and force:
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(str(path) + suffix).unlink(missing_ok=True)
-            click.echo(f"--force: deleted the earlier run's journal {path}", err=True)
-    if resume:
-        click.echo(f"nothing to resume in {path}; starting a new run", err=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return Journal(path), False
-
-
 # ---- optimize --------------------------------------------------------------------------------
 @cli.command()
 @click.argument("scenario_path", metavar="SCENARIO")
@@ -268,9 +204,9 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
              seed: int | None, strategy: str | None, no_progress: bool, csv_path: str | None,
              workers: int | None, dask_address: str | None, batch: int | None) -> None:
     """Tune the black box of SCENARIO, journaling every evaluation."""
+    from bayestune import run as run_meta
     from bayestune.evaluators import make_evaluator
     from bayestune.optimizer import Optimizer
-    from bayestune.storage import journal as jmod
 
     if resume and force:
         raise CliError("--resume and --force exclude each other")
@@ -280,19 +216,15 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
 
     evaluator = make_evaluator(scenario)  # before the journal: a setup error leaves no file behind
     with evaluator:
-        journal, resumed = _open_run_journal(path, resume=resume, force=force)
+        journal, resumed, note = run_meta.open_run_journal(path, resume=resume, force=force)
+        if note:
+            click.echo(note, err=True)
         with journal:
-            if resumed:  # continue as the run started, unless told otherwise
-                budget = budget or journal.get_meta(jmod.META_BUDGET)
-                seed = seed if seed is not None else journal.get_meta(jmod.META_SEED)
-                strategy = strategy or journal.get_meta(META_STRATEGY)
-            budget = budget or scenario.budget
-            if seed is not None:
-                scenario = dataclasses.replace(scenario, seed=seed)
-            if strategy is not None and strategy != scenario.strategy:
-                scenario = dataclasses.replace(scenario, strategy=strategy, strategy_options={})
-            optimizer = Optimizer.from_scenario(scenario, journal=journal, resume=resumed)
-            _record_run(journal, scenario, budget, resumed)
+            budget = budget or (run_meta.stored_budget(journal) if resumed else None) or scenario.budget
+            optimizer = Optimizer.from_scenario(scenario, journal=journal, resume=resumed, strategy=strategy,
+                                                seed=seed)
+            if not resumed:
+                run_meta.record_scenario(journal, scenario)
             if resumed:
                 click.echo(f"resuming {path}: {optimizer.n_evaluated} of {budget} evaluations done", err=True)
             interrupted = _run(optimizer, evaluator, budget, scenario, execution, show_progress=not no_progress)
@@ -312,7 +244,7 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
 
 @dataclasses.dataclass(frozen=True)
 class _Execution:
-    """Where evaluations run (``bayestune.runner.run`` arguments) as chosen on the command line."""
+    """Where evaluations run (``bayestune.execution.run`` arguments) as chosen on the command line."""
 
     backend: str = "serial"
     workers: int | None = None
@@ -331,7 +263,7 @@ class _Execution:
         """The evaluator itself in this process; a recipe that worker processes rebuild otherwise."""
         if self.backend == "serial":
             return evaluator
-        from bayestune.evaluators.parallel import ScenarioFactory
+        from bayestune.execution import ScenarioFactory
 
         return ScenarioFactory(scenario)
 
@@ -341,7 +273,7 @@ def _run(optimizer: Any, evaluator: Any, budget: int, scenario: Any, execution: 
     """The evaluation loop under a progress bar; True if stopped by Ctrl-C/SIGTERM."""
     from tqdm import tqdm
 
-    from bayestune.runner import run
+    from bayestune.execution import run
 
     objective = scenario.objectives[0]
     bar = tqdm(total=budget, initial=min(optimizer.n_evaluated, budget), desc=scenario.name, unit="eval",
@@ -349,7 +281,7 @@ def _run(optimizer: Any, evaluator: Any, budget: int, scenario: Any, execution: 
 
     def on_trial(_trial: Any) -> None:
         best = optimizer.best
-        best_text = _fmt_number(best.values[objective.name]) if best is not None else "-"
+        best_text = display(best.values[objective.name]) if best is not None else "-"
         bar.set_postfix_str(f"best {objective.name}={best_text}, failed={optimizer.n_failed}", refresh=False)
         bar.update(min(optimizer.n_evaluated, budget) - bar.n)
 
@@ -374,12 +306,12 @@ def _print_summary(optimizer: Any, scenario: Any, budget: int, path: Path) -> No
     if best is None:
         click.echo(f"no feasible configuration found ({counts})")
     else:
-        values = ", ".join(f"{o.name} = {_fmt_number(best.values.get(o.name, math.nan))}"
+        values = ", ".join(f"{o.name} = {display(best.values.get(o.name, math.nan))}"
                            for o in scenario.objectives)
         click.echo(f"best: {values}  (trial {best.trial_id}; {counts})")
         width = max(len(name) for name in best.config)
         for name, value in best.config.items():
-            click.echo(f"  {name.ljust(width)} = {_fmt_value(value)}")
+            click.echo(f"  {name.ljust(width)} = {display(value)}")
         if len(scenario.objectives) > 1:
             from bayestune.pareto import pareto_trials
 
@@ -390,31 +322,6 @@ def _print_summary(optimizer: Any, scenario: Any, budget: int, path: Path) -> No
 
 
 # ---- show ------------------------------------------------------------------------------------
-def _journal_objectives(journal: Any, trials: Sequence[Any]) -> list[dict[str, Any]]:
-    """Objectives recorded in the journal, else guessed (minimised) from the first measured trial."""
-    from bayestune.storage import journal as jmod
-
-    stored = journal.get_meta(jmod.META_OBJECTIVES)
-    if stored:
-        return [{"name": str(o["name"]), "minimize": bool(o.get("minimize", True))} for o in stored]
-    for t in trials:
-        if t.feasible and t.values:
-            return [{"name": next(iter(t.values)), "minimize": True}]
-    return []
-
-
-def _journal_parameters(journal: Any, trials: Sequence[Any]) -> list[str]:
-    from bayestune.storage import journal as jmod
-
-    scenario_meta = journal.get_meta(jmod.META_SCENARIO)
-    if isinstance(scenario_meta, Mapping) and scenario_meta.get("parameters"):
-        return [str(p) for p in scenario_meta["parameters"]]
-    names: dict[str, None] = {}
-    for t in trials:
-        names.update(dict.fromkeys(t.config))
-    return list(names)
-
-
 def _first_line(text: str | None, limit: int = 100) -> str:
     line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
     return line if len(line) <= limit else line[: limit - 3] + "..."
@@ -429,23 +336,22 @@ def _first_line(text: str | None, limit: int = 100) -> str:
 @_debug_option
 def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
     """Summarise a journal: the best configurations, status counts and failure kinds."""
-    from bayestune.storage import LOST, Journal
-    from bayestune.storage import journal as jmod
-    from bayestune.trial import TrialStatus
+    from bayestune import run as run_meta
+    from bayestune.storage import Journal
 
     with Journal.open(journal_path) as journal:
         trials = journal.trials()
-        objectives = _journal_objectives(journal, trials)
-        params = _journal_parameters(journal, trials)
-        budget = journal.get_meta(jmod.META_BUDGET)
+        objectives = run_meta.stored_objectives(journal, trials)
+        params = run_meta.stored_parameters(journal, trials)
+        budget = run_meta.stored_budget(journal)
         first = objectives[0] if objectives else None
-        best = journal.best(first["name"], minimize=first["minimize"], k=top) if first else []
-    names = [o["name"] for o in objectives]
+        best = journal.best(first.name, minimize=first.minimize, k=top) if first else []
+    names = [o.name for o in objectives]
 
-    lost = [t for t in trials if t.failure_kind == LOST]
-    by_status = Counter(t.status for t in trials if t.failure_kind != LOST)
+    lost = [t for t in trials if t.failure_kind == FailureKind.LOST]
+    by_status = Counter(t.status for t in trials if t.failure_kind != FailureKind.LOST)
     kinds = Counter(t.failure_kind or "unknown" for t in trials
-                    if t.status is TrialStatus.FAILED and t.failure_kind != LOST)
+                    if t.status is TrialStatus.FAILED and t.failure_kind != FailureKind.LOST)
     finished = sum(n for s, n in by_status.items() if s.is_finished)
     header = f"{journal_path}: {finished} evaluation(s)" + (f" of budget {budget}" if budget else "")
     click.echo(header)
@@ -459,16 +365,15 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
     click.echo("  " + ", ".join(parts))
 
     def cells(t: Any) -> list[str]:
-        return ([_fmt_number(t.values[n]) if n in t.values else "" for n in names]
-                + [_fmt_value(t.config.get(p, "")) for p in params])
+        return ([display(t.values[n]) if n in t.values else "" for n in names]
+                + [display(t.config.get(p, "")) for p in params])
 
     if show_all:
         rows = [[str(t.trial_id), t.status.value + (f":{t.failure_kind}" if t.failure_kind else ""), *cells(t)]
                 for t in trials]
         click.echo("\n" + _table(["trial", "status", *names, *params], rows))
     elif first is not None:
-        direction = "minimize" if first["minimize"] else "maximize"
-        title = f"best {len(best)} feasible by {first['name']} ({direction})"
+        title = f"best {len(best)} feasible by {first.name} ({first.direction})"
         if len(objectives) > 1:
             title += f"; the other objectives are {names[1:]}"
         click.echo(f"\n{title}:")
@@ -482,7 +387,7 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
         bad = [t for t in trials if t.status in (TrialStatus.FAILED, TrialStatus.INFEASIBLE)]
         click.echo(f"\nfailed or infeasible trials ({len(bad)}):")
         rows = [[str(t.trial_id), t.failure_kind or t.status.value, _first_line(t.error),
-                 " ".join(f"{p}={_fmt_value(t.config.get(p, ''))}" for p in params)] for t in bad]
+                 " ".join(f"{p}={display(t.config.get(p, ''))}" for p in params)] for t in bad]
         if rows:
             click.echo(_table(["trial", "kind", "error", "configuration"], rows))
 
@@ -495,17 +400,18 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
 @_debug_option
 def export(journal_path: str, out_path: str, errors: bool) -> None:
     """Write a journal's evaluations as a HyperMapper/BaCO CSV file."""
+    from bayestune import run as run_meta
     from bayestune.storage import Journal
 
     with Journal.open(journal_path) as journal:
         trials = journal.trials()
-        objectives = [o["name"] for o in _journal_objectives(journal, trials)]
-        params = _journal_parameters(journal, trials)
+        objectives = [o.name for o in run_meta.stored_objectives(journal, trials)]
+        params = run_meta.stored_parameters(journal, trials)
         if not objectives:
             raise JournalError(f"journal {journal_path!r} records no objectives and no measured trial to infer them")
         journal.export_csv(out_path, parameter_names=params, objectives=objectives,
                            error_column="Error" if errors else None)
-    n = sum(1 for t in trials if t.status.is_finished and t.failure_kind != "lost")
+    n = len(run_meta.measured(trials))
     click.echo(f"exported {n} evaluation(s) to {out_path}")
 
 
@@ -572,8 +478,8 @@ def _run_space(scenario_path: str | None) -> Any:
 @_debug_option
 def plot(journal_path: str, out_dir: str, kinds: tuple[str, ...], scenario_path: str | None, prefix: str) -> None:
     """Write PNG plots of a journal: convergence, Pareto fronts, feature importance, parallel coordinates."""
-    from bayestune.insight import load_run
     from bayestune.plot import plot_run
+    from bayestune.run import load_run
 
     run = load_run(journal_path, space=_run_space(scenario_path))
     if not run.trials:

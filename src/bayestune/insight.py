@@ -10,16 +10,14 @@ Two estimates per objective, fitted to the feasible evaluations:
 Both are normalised to sum to one per objective. ``feasible`` (the random-forest
 classifier of success against failure) tells which parameters drive the failures.
 
-:func:`load_run` reads a journal into what plots and reports need; the search space comes
-from the journal's metadata (written by the optimizer) or, failing that, is inferred from the
-configurations themselves (:func:`infer_space`).
+:func:`infer_space` gives a journal without a stored space one, inferred from the
+configurations themselves (:func:`bayestune.run.load_run` reads journals).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,35 +25,16 @@ import numpy as np
 from bayestune.exceptions import BayestuneError
 from bayestune.objectives import Objective
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
-from bayestune.trial import Trial, TrialStatus
+from bayestune.run import Run, load_run
 
 logger = logging.getLogger(__name__)
+
+__all__ = ["FEASIBILITY", "IMPORTANCE_METHODS", "Run", "feature_importance", "infer_space", "load_run",
+           "run_importance"]
 
 IMPORTANCE_METHODS = ("rf", "gp")
 #: Name of the pseudo-objective whose importances explain feasibility.
 FEASIBILITY = "feasible"
-
-
-@dataclass
-class Run:
-    """A finished (or interrupted) run as plots and reports use it."""
-
-    space: Space
-    objectives: list[Objective]
-    trials: list[Trial]          # finished trials, in evaluation order
-    meta: dict[str, Any]
-
-    @property
-    def names(self) -> list[str]:
-        return [o.name for o in self.objectives]
-
-    def matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Raw rows X, objective values Y (NaN where missing) and the feasible flags."""
-        X = self.space.to_matrix([t.config for t in self.trials]) if self.trials else np.empty((0, self.space.width))
-        Y = np.array([[t.values.get(n, np.nan) for n in self.names] for t in self.trials], dtype=float)
-        Y = Y.reshape(len(self.trials), len(self.objectives))
-        feasible = np.array([t.feasible for t in self.trials], dtype=bool)
-        return X, Y, feasible
 
 
 # ---- spaces and journals -------------------------------------------------------------------
@@ -90,50 +69,6 @@ def infer_space(configs: Sequence[Mapping[str, Any]]) -> Space:
                     seen.append(v)
             params.append(Categorical(name, seen))
     return Space(params)
-
-
-def load_run(journal_path: str, *, space: Space | None = None) -> Run:
-    """Read a journal: its finished trials, objectives and search space."""
-    from bayestune.optimizer import META_SPACE
-    from bayestune.storage import LOST, Journal
-    from bayestune.storage import journal as jmod
-
-    with Journal.open(journal_path) as journal:
-        meta = journal.meta()
-        raw = [t for t in journal.trials() if t.status.is_finished and t.failure_kind != LOST]
-        objectives = _objectives(meta.get(jmod.META_OBJECTIVES), raw)
-        if space is None:
-            spec = meta.get(META_SPACE)
-            if isinstance(spec, Mapping):
-                from bayestune.scenario import space_from_spec
-
-                try:
-                    space = space_from_spec(spec["parameters"], spec.get("constraints", ()), source=journal_path)
-                except (BayestuneError, KeyError) as exc:
-                    logger.info("%s: stored space unreadable (%s); inferring it", journal_path, exc)
-            if space is None:
-                space = infer_space([t.config for t in raw])
-        trials = [t if t.status is TrialStatus.PENDING else _typed(t, space) for t in raw]
-    return Run(space, objectives, trials, meta)
-
-
-def _typed(trial: Trial, space: Space) -> Trial:
-    """The trial with its configuration validated (permutation lists back to tuples)."""
-    from dataclasses import replace
-
-    try:
-        return replace(trial, config=space.validate_config(trial.config))
-    except BayestuneError:
-        return trial
-
-
-def _objectives(stored: Any, trials: Sequence[Trial]) -> list[Objective]:
-    if stored:
-        return [Objective(str(o["name"]), "minimize" if o.get("minimize", True) else "maximize") for o in stored]
-    for t in trials:
-        if t.feasible and t.values:
-            return [Objective(next(iter(t.values)))]
-    raise BayestuneError("the journal records no objectives and no measured trial to infer them")
 
 
 # ---- feature importance ------------------------------------------------------------------

@@ -9,12 +9,13 @@ the next suggestion), duplicate avoidance and the budget.
 from __future__ import annotations
 
 import logging
-import time
+from dataclasses import replace
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from bayestune import run
 from bayestune.design.initial import initial_design
 from bayestune.exceptions import BayestuneError, SpaceError
 from bayestune.history import History
@@ -27,13 +28,11 @@ from bayestune.scenario_model import (
 )
 from bayestune.space.space import Space
 from bayestune.strategies.base import Strategy, make_strategy
-from bayestune.trial import Result, Trial, TrialStatus, coerce_result
+from bayestune.storage.base import TrialJournal
+from bayestune.storage.memory import MemoryJournal
+from bayestune.trial import FailureKind, Origin, Result, Trial, TrialStatus, coerce_result
 
 logger = logging.getLogger(__name__)
-
-#: Journal metadata key of the search space (``Space.to_spec()``), read by plots and reports.
-META_SPACE = "space"
-
 
 #: Feasible observations the initial design must reach before a model takes over.
 MIN_FEASIBLE_DESIGN = 2
@@ -46,9 +45,11 @@ def _as_objectives(objectives: Sequence[Objective | str]) -> list[Objective]:
 class Optimizer:
     """Suggests configurations with ``ask()`` and learns from ``tell()``.
 
-    ``journal`` (a :class:`bayestune.storage.Journal`) makes the run crash-safe: with
-    ``resume=True`` the trials already in it are loaded, and evaluations that were in flight
-    when the previous process died are re-run first (they do not count towards the budget).
+    Every trial is recorded in ``journal`` (a :class:`bayestune.storage.TrialJournal`; by
+    default a :class:`~bayestune.storage.MemoryJournal`). The SQLite
+    :class:`bayestune.storage.Journal` makes the run crash-safe: with ``resume=True`` the
+    trials already in it are loaded, and evaluations that were in flight when the previous
+    process died are re-run first (they do not count towards the budget).
 
     ``output_constraints`` are expressions over measured outputs (``"utilisation <= 100"``);
     a result that breaks one is recorded as infeasible, its measured values kept.
@@ -58,15 +59,20 @@ class Optimizer:
 
     def __init__(self, space: Space, *, objectives: Sequence[Objective | str] = ("value",),
                  strategy: str | Strategy | None = None, strategy_options: dict[str, Any] | None = None,
-                 design: DesignSpec | None = None, seed: int | None = None, journal: Any = None,
+                 design: DesignSpec | None = None, seed: int | None = None, journal: TrialJournal | None = None,
                  resume: bool = False, feasible_output: str | None = None,
                  output_constraints: Sequence[str] = ()) -> None:
         self.space = space
         self.objectives = _as_objectives(objectives)
+        self.journal: TrialJournal = MemoryJournal() if journal is None else journal
+        if resume:
+            run.check_objectives(self.journal, self.objectives)
+            settings = run.resumed_settings(self.journal, run.Settings(strategy, strategy_options, seed, design))
+            strategy, strategy_options, seed, design = (settings.strategy, settings.strategy_options,
+                                                        settings.seed, settings.design)
         self.design = design or DesignSpec()
         self.seed = seed
         self.rng = np.random.default_rng(seed)
-        self.journal = journal
         self.feasible_output = feasible_output
         self.output_constraints = parse_output_constraints(output_constraints)
         if strategy is None:
@@ -82,52 +88,50 @@ class Optimizer:
         self._seen: set[bytes] = set()
         self._pending: dict[bytes, tuple[int, dict[str, Any]]] = {}
         self._requeue: list[dict[str, Any]] = []
-        self._next_id = 1
         self._design_rows: list[np.ndarray] = []
         self._design_started = False
-        if journal is not None:
-            existing = journal.trials()
-            if existing and not resume:
-                raise BayestuneError(
-                    f"the journal already holds {len(existing)} trials; pass resume=True to continue that run")
-            if resume:
-                self._load_journal()
-            else:
-                self._describe_run()
+        existing = self.journal.trials()
+        if existing and not resume:
+            raise BayestuneError(
+                f"the journal already holds {len(existing)} trials; pass resume=True to continue that run")
+        if resume:
+            self._load_journal()
+        else:
+            run.describe_run(self.journal, objectives=self.objectives, space=space, strategy=self.strategy.name,
+                             strategy_options=strategy_options, seed=seed, design=self.design)
 
     # ---- construction from a scenario --------------------------------------------------
     @classmethod
-    def from_scenario(cls, scenario: Scenario, *, journal: Any = None, resume: bool = False,
+    def from_scenario(cls, scenario: Scenario, *, journal: TrialJournal | None = None, resume: bool = False,
                       strategy: str | None = None, seed: int | None = None) -> "Optimizer":
-        return cls(scenario.space, objectives=scenario.objectives, strategy=strategy or scenario.strategy,
-                   strategy_options=scenario.strategy_options if strategy in (None, scenario.strategy) else None,
-                   design=scenario.design, seed=scenario.seed if seed is None else seed,
+        """The optimizer ``scenario`` describes; ``strategy`` and ``seed`` override it.
+
+        Resuming, what is not overridden continues as the journal's run started, then falls
+        back to the scenario.
+        """
+        settings = run.Settings(strategy, None, seed, None)
+        if resume and journal is not None:
+            settings = run.resumed_settings(journal, settings)
+        strategy = settings.strategy or scenario.strategy
+        options = settings.strategy_options
+        if options is None and strategy == scenario.strategy:
+            options = scenario.strategy_options
+        return cls(scenario.space, objectives=scenario.objectives, strategy=strategy, strategy_options=options,
+                   design=settings.design or scenario.design,
+                   seed=scenario.seed if settings.seed is None else settings.seed,
                    journal=journal, resume=resume, feasible_output=scenario.feasible_output,
                    output_constraints=scenario.output_constraints)
-
-    def _describe_run(self) -> None:
-        """Objectives and space in the journal's metadata, so reports can read the run alone."""
-        from bayestune.storage import journal as jmod
-
-        if self.journal.get_meta(jmod.META_OBJECTIVES) is None:
-            self.journal.set_meta(jmod.META_OBJECTIVES, [{"name": o.name, "minimize": o.minimize}
-                                                         for o in self.objectives])
-        if self.journal.get_meta(META_SPACE) is None:
-            try:
-                self.journal.set_meta(META_SPACE, self.space.to_spec())
-            except BayestuneError as exc:  # e.g. a space with a non-serialisable value: reports infer it
-                logger.debug("space not stored in the journal: %s", exc)
 
     def _load_journal(self) -> None:
         lost = self.journal.abandon_pending()
         for trial in self.journal.trials(space=self.space):
-            if trial.status is TrialStatus.PENDING or trial.failure_kind == "lost":
+            if trial.status is TrialStatus.PENDING or trial.failure_kind == FailureKind.LOST:
                 continue
             try:
                 config = self.space.validate_config(trial.config)
             except SpaceError as exc:
                 raise BayestuneError(f"journal trial {trial.trial_id} does not fit this space: {exc}") from None
-            self._absorb(trial, config)
+            self._absorb(replace(trial, config=config), config)
         for trial in lost:
             config = self.space.validate_config(trial.config)
             key = self.space.row_keys(self.space.to_matrix([config]))[0]
@@ -153,9 +157,6 @@ class Optimizer:
     @property
     def n_pending(self) -> int:
         return len(self._pending)
-
-    def budget_left(self, budget: int) -> int:
-        return max(0, budget - self.n_evaluated)
 
     @property
     def best(self) -> Trial | None:
@@ -185,7 +186,7 @@ class Optimizer:
             raise BayestuneError(f"ask(n) needs n >= 1, but got n={n}")
         out: list[tuple[dict[str, Any], str]] = []
         while self._requeue and len(out) < n:
-            out.append((self._requeue.pop(0), "rerun"))
+            out.append((self._requeue.pop(0), Origin.RERUN))
         if len(out) < n:
             out.extend(self._ask_new(n - len(out)))
         return [self._mark_pending(cfg, origin) for cfg, origin in out]
@@ -198,7 +199,7 @@ class Optimizer:
                 default = self.space.default_config()
                 X = self.space.to_matrix([default])
                 if self.space.is_feasible(X)[0] and self.space.row_keys(X)[0] not in self._seen:
-                    out.append((default, "default"))
+                    out.append((default, Origin.DEFAULT))
             planned = self.design.size - len(out) - self.n_evaluated - self.n_pending
             if planned > 0:  # the whole design at once, so LHS/maximin can spread it
                 rows = initial_design(self.space, planned, self.rng, self._history_with(out), self.design.method)
@@ -215,7 +216,7 @@ class Optimizer:
                 if not len(rows):
                     break
                 row = rows[0]
-            out.append((self.space.to_config(row), "initial"))
+            out.append((self.space.to_config(row), Origin.INITIAL))
         if len(out) < n:
             history = self._history_with(out)
             rows = self.strategy.suggest(history, n - len(out))
@@ -224,7 +225,7 @@ class Optimizer:
                 if key in history.seen:
                     raise BayestuneError(f"strategy {self.strategy.name!r} proposed an already evaluated configuration")
                 history.seen.add(key)
-                out.append((self.space.to_config(row), "suggested"))
+                out.append((self.space.to_config(row), Origin.SUGGESTED))
         return out
 
     def _in_design_phase(self, extra: int) -> bool:
@@ -245,12 +246,7 @@ class Optimizer:
 
     def _mark_pending(self, config: dict[str, Any], origin: str) -> dict[str, Any]:
         key = self.space.row_keys(self.space.to_matrix([config]))[0]
-        if self.journal is not None:
-            trial_id = self.journal.start(config, origin=origin)
-        else:
-            trial_id = self._next_id
-            self._next_id += 1
-        self._pending[key] = (trial_id, config)
+        self._pending[key] = (self.journal.start(config, origin=origin), config)
         self._seen.add(key)
         return dict(config)
 
@@ -261,18 +257,11 @@ class Optimizer:
         key = self.space.row_keys(self.space.to_matrix([canonical]))[0]
         res = self._check_outputs(coerce_result(result, [o.name for o in self.objectives], self.feasible_output))
         pending = self._pending.pop(key, None)
-        if self.journal is not None:
-            if pending is not None:
-                trial = self.journal.finish(pending[0], res)
-            else:
-                trial = self.journal.record(canonical, res, origin="manual")
+        if pending is not None:
+            trial = self.journal.finish(pending[0], res)
         else:
-            trial_id = pending[0] if pending else self._next_id
-            if pending is None:
-                self._next_id += 1
-            now = time.time()
-            trial = Trial(trial_id, canonical, res.status, dict(res.values), res.error, res.kind,
-                          now, now, origin="manual" if pending is None else "suggested")
+            trial = self.journal.record(canonical, res, origin=Origin.MANUAL)
+        trial = replace(trial, config=canonical)
         self._absorb(trial, canonical)
         return trial
 
@@ -285,9 +274,9 @@ class Optimizer:
                 ok = c.holds(res.values)
             except KeyError as exc:
                 return Result.failure(f"output constraint {c.expression!r} needs output(s) {exc.args[0]}, "
-                                      f"but the black box reported {sorted(res.values)}", "parse")
+                                      f"but the black box reported {sorted(res.values)}", FailureKind.PARSE)
             if not ok:
-                return Result(values=dict(res.values), feasible=False, kind="output_constraint")
+                return Result(values=dict(res.values), feasible=False, kind=FailureKind.OUTPUT_CONSTRAINT)
         return res
 
     def _absorb(self, trial: Trial, config: dict[str, Any]) -> None:
@@ -302,23 +291,11 @@ class Optimizer:
     # ---- the whole loop --------------------------------------------------------------
     def optimize(self, blackbox: Callable[[dict[str, Any]], Any], budget: int, *,
                  callback: Callable[[Trial], None] | None = None) -> Trial | None:
-        """Evaluate ``blackbox`` until ``budget`` evaluations are journaled; return the best trial.
+        """Evaluate ``blackbox`` in this process until ``budget`` evaluations are journaled; return the best trial.
 
-        Exceptions raised by the black box are recorded as failed evaluations.
+        The serial :func:`bayestune.execution.run`: exceptions raised by the black box (and
+        ``sys.exit()``) are recorded as failed evaluations, Ctrl-C stops the run.
         """
-        objective_names = [o.name for o in self.objectives]
-        while self.n_evaluated < budget:
-            configs = self.ask(1)
-            if not configs:
-                logger.info("every feasible configuration has been evaluated")
-                break
-            for config in configs:
-                try:
-                    raw = blackbox(dict(config))
-                    result = coerce_result(raw, objective_names, self.feasible_output)
-                except Exception as exc:  # a crashing black box is data, not a dead optimizer
-                    result = Result.failure(f"{type(exc).__name__}: {exc}", "exception")
-                trial = self.tell(config, result)
-                if callback is not None:
-                    callback(trial)
-        return self.best
+        from bayestune.execution.loop import run
+
+        return run(self, blackbox, budget, callback=callback)

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from bayestune.exceptions import BayestuneError
-from bayestune.insight import Run, run_importance
+from bayestune.insight import run_importance
+from bayestune.run import Run
 from bayestune.pareto import hypervolume_trace, pareto_mask, reference_point, to_minimization
 
 logger = logging.getLogger(__name__)

@@ -20,8 +20,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bayestune.insight import Run, load_run, run_importance
+from bayestune.formatting import display
+from bayestune.insight import run_importance
 from bayestune.pareto import pareto_trials
+from bayestune.run import Run, load_run
 from bayestune.space import Space
 from bayestune.trial import Trial, TrialStatus
 
@@ -46,21 +48,13 @@ def _esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return "nan" if math.isnan(value) else f"{value:.6g}"
-    if isinstance(value, (list, tuple)):
-        return "(" + ",".join(_fmt(v) for v in value) + ")"
-    return str(value)
-
-
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], numeric: Sequence[bool] | None = None) -> str:
     numeric = numeric or [False] * len(headers)
     head = "".join(f"<th>{_esc(h)}</th>" for h in headers)
     thead = f"<thead><tr>{head}</tr></thead>" if any(headers) else ""
     body = []
     for row in rows:
-        cells = "".join(f'<td class="num">{_esc(_fmt(c))}</td>' if num else f"<td>{_esc(_fmt(c))}</td>"
+        cells = "".join(f'<td class="num">{_esc(display(c))}</td>' if num else f"<td>{_esc(display(c))}</td>"
                         for c, num in zip(row, numeric))
         body.append(f"<tr>{cells}</tr>")
     return f"<table>{thead}<tbody>{''.join(body)}</tbody></table>"

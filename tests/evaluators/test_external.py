@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from bayestune.evaluators import ExternalEvaluator, make_evaluator
-from bayestune.evaluators.external import format_value
 from bayestune.optimizer import Optimizer
-from bayestune.runner import run
+from bayestune.execution import run
+from bayestune.formatting import format_value
 from bayestune.scenario import load_scenario
 from bayestune.storage import Journal
 from bayestune.trial import TrialStatus
@@ -229,7 +229,7 @@ def test_unknown_external_option_is_rejected(tmp_path):
 def test_external_tools_in_a_process_pool_one_per_worker(tmp_path):
     starts = tmp_path / "starts"
     scenario = load_scenario(write_scenario(tmp_path, node_client("good", starts)))
-    from bayestune.evaluators.parallel import ScenarioFactory
+    from bayestune.execution import ScenarioFactory
 
     opt = Optimizer.from_scenario(scenario)
     run(opt, ScenarioFactory(scenario), 10, backend="pool", workers=2)

@@ -5,12 +5,20 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from click.testing import CliRunner
+
+from bayestune.cli import cli
+from bayestune.evaluators import make_evaluator
 from bayestune.evaluators.replay import load_kernel_tuner_cache, log_scale_suits, parameter_for_values
 from bayestune.exceptions import EvaluationError
+from bayestune.scenario import load_scenario
+from bayestune.storage import Journal
 from bayestune.space import Categorical, Ordinal
 
 KEYS = ["block_x", "tile", "precision", "unused"]
@@ -119,3 +127,33 @@ def test_unreadable_files_give_clear_errors(tmp_path):
 def test_log_scale_only_for_geometric_looking_value_lists(values, log):
     assert log_scale_suits(values) is log
     assert parameter_for_values("p", values).log is log
+
+
+# ---- a replay black box named by a scenario -------------------------------------------------
+REPLAY_DATA = Path(__file__).resolve().parents[1] / "data" / "replay"
+
+
+def test_scenario_replay_black_box_runs_end_to_end_from_the_cli(tmp_path, monkeypatch):
+    for name in ("pnpoly_small.json", "pnpoly_small.json.gz"):
+        shutil.copy(REPLAY_DATA / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["optimize", "pnpoly_small.json", "--no-progress"])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "best: time = " in result.stdout
+    with Journal.open(tmp_path / "pnpoly_small.journal.db") as journal:
+        trials = journal.trials()
+    assert len(trials) == 8 and all(t.feasible for t in trials)
+    problem = load_kernel_tuner_cache(REPLAY_DATA / "pnpoly_small.json.gz")
+    for t in trials:
+        key = tuple(t.config[n] for n in problem.space.names)
+        assert t.values["time"] == problem.records[key]["time"]
+
+
+def test_scenario_replay_black_box_must_cover_the_cache_parameters(tmp_path):
+    data = json.loads((REPLAY_DATA / "pnpoly_small.json").read_text())
+    data["parameters"] = data["parameters"][:2]
+    data["blackbox"] = {"replay": str(REPLAY_DATA / "pnpoly_small.json.gz")}
+    path = tmp_path / "partial.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(EvaluationError, match="tile_size"):
+        make_evaluator(load_scenario(str(path)))

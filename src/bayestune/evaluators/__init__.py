@@ -13,6 +13,7 @@ from bayestune.evaluators.base import Evaluator
 from bayestune.evaluators.command import CommandEvaluator, parse_output
 from bayestune.evaluators.external import ExternalEvaluator
 from bayestune.evaluators.python_callable import CallableEvaluator, load_callable
+from bayestune.evaluators.replay import ReplayEvaluator, load_kernel_tuner_cache
 from bayestune.exceptions import EvaluationError
 from bayestune.scenario_model import BlackBoxSpec, Scenario
 
@@ -22,6 +23,7 @@ logger = logging.getLogger(__name__)
 COMMAND_OPTIONS = ("env", "memory_limit_mb")
 PYTHON_OPTIONS: tuple[str, ...] = ()
 EXTERNAL_OPTIONS = ("env", "metrics")
+REPLAY_OPTIONS = ("t1",)
 
 
 def scenario_dir(scenario: Scenario) -> Path:
@@ -52,7 +54,7 @@ def build_evaluator(spec: BlackBoxSpec, *, base_dir: Path, objectives: Sequence[
                     parameter_names: Sequence[str], feasible_output: str | None = None,
                     scenario_name: str = "<python>") -> Evaluator:
     """The evaluator a ``blackbox`` spec describes (what :func:`make_evaluator` and worker
-    processes, via :class:`~bayestune.evaluators.parallel.ScenarioFactory`, both call)."""
+    processes, via :class:`~bayestune.execution.ScenarioFactory`, both call)."""
     base = Path(base_dir)
     objectives = list(objectives)
     if spec.kind == "python":
@@ -77,9 +79,28 @@ def build_evaluator(spec: BlackBoxSpec, *, base_dir: Path, objectives: Sequence[
             feasible_column=feasible_output, metrics=spec.options.get("metrics", ()), workdir=workdir,
             env=spec.options.get("env"),
         )
-    raise EvaluationError(
-        f"black box kind {spec.kind!r} (scenario {scenario_name!r}) is not available yet; "
-        "use 'python', 'command' or 'external'")
+    if spec.kind == "replay":
+        _check_options(spec.kind, spec.options, REPLAY_OPTIONS)
+        return _replay_evaluator(spec, base, objectives, parameter_names, scenario_name)
+    raise EvaluationError(f"black box kind {spec.kind!r} (scenario {scenario_name!r}) is unknown; "
+                          "allowed: 'python', 'command', 'external', 'replay'")
+
+
+def _replay_evaluator(spec: BlackBoxSpec, base: Path, objectives: Sequence[str], parameter_names: Sequence[str],
+                      scenario_name: str) -> Evaluator:
+    """Recorded measurements looked up by the configuration's values of the cache's varying parameters."""
+    t1 = spec.options.get("t1")
+    problem = load_kernel_tuner_cache(base / spec.target, t1_path=base / t1 if t1 else None)
+    missing = [n for n in problem.space.names if n not in parameter_names]
+    if missing:
+        raise EvaluationError(f"replay black box {spec.target!r} (scenario {scenario_name!r}) varies parameter(s) "
+                              f"{missing} that the scenario lacks; its parameters: {list(parameter_names)}")
+    if spec.timeout is not None:
+        logger.warning("blackbox.timeout=%s is ignored for a replay black box (nothing runs)", spec.timeout)
+    unknown = [o for o in objectives if o != problem.objective]
+    if unknown:
+        logger.info("replay %s: objective(s) %s are read from the recorded metrics", spec.target, unknown)
+    return ReplayEvaluator(problem)
 
 
 def _check_options(kind: str, options: dict, allowed: tuple[str, ...]) -> None:
@@ -90,6 +111,6 @@ def _check_options(kind: str, options: dict, allowed: tuple[str, ...]) -> None:
 
 
 __all__ = [
-    "CallableEvaluator", "CommandEvaluator", "Evaluator", "ExternalEvaluator", "build_evaluator", "load_callable",
-    "make_evaluator", "parse_output",
+    "CallableEvaluator", "CommandEvaluator", "Evaluator", "ExternalEvaluator", "ReplayEvaluator", "build_evaluator",
+    "load_callable", "make_evaluator", "parse_output",
 ]

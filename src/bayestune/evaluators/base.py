@@ -8,14 +8,18 @@ module, a template naming an unknown parameter), raised when the evaluator is bu
 
 from __future__ import annotations
 
+import traceback
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bayestune.trial import Result
+from bayestune.exceptions import EvaluationError
+from bayestune.trial import FailureKind, Result
 
 #: Most characters of error text (stderr tails, tracebacks) kept in a failure's message.
 MAX_ERROR_CHARS = 2000
+#: Innermost traceback frames kept in the error text of a failed call.
+TRACEBACK_FRAMES = 3
 
 
 class Evaluator(ABC):
@@ -25,7 +29,10 @@ class Evaluator(ABC):
     handed to :meth:`bayestune.optimizer.Optimizer.optimize` directly.
     """
 
-    objectives: list[str]
+    def __init__(self, objectives: Sequence[str]) -> None:
+        if isinstance(objectives, str) or not objectives:
+            raise EvaluationError(f"objectives must be a non-empty list of names, but got {objectives!r}")
+        self.objectives = list(objectives)
 
     @abstractmethod
     def evaluate(self, config: Mapping[str, Any]) -> Result:
@@ -50,3 +57,29 @@ def tail(text: str, limit: int = MAX_ERROR_CHARS) -> str:
     if len(text) <= limit:
         return text
     return "..." + text[-(limit - 3):]
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``"Type: message"`` plus the innermost traceback frames (the black box's own code)."""
+    head = f"{type(exc).__name__}: {exc}"
+    frames = traceback.extract_tb(exc.__traceback__)[1:]  # drop our own calling frame
+    if not frames:
+        return head
+    lines = traceback.format_list(frames[-TRACEBACK_FRAMES:])
+    return tail(head + "\nTraceback (innermost last):\n" + "".join(lines))
+
+
+def evaluate_safely(evaluator: Evaluator, config: Mapping[str, Any]) -> Result:
+    """``evaluator.evaluate(config)``, where whatever escapes a bad evaluator becomes a failure.
+
+    The one failure-capture policy of every backend: an exception, or a black box calling
+    ``sys.exit()``, is recorded with its traceback; ``KeyboardInterrupt`` still stops the run.
+    """
+    try:
+        result = evaluator.evaluate(dict(config))
+    except (Exception, SystemExit) as exc:
+        return Result.failure(f"evaluator {evaluator!r} raised {describe_exception(exc)}", FailureKind.EXCEPTION)
+    if not isinstance(result, Result):
+        return Result.failure(f"evaluator {evaluator!r} returned {result!r} instead of a Result",
+                              FailureKind.EXCEPTION)
+    return result

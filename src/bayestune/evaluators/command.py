@@ -210,10 +210,8 @@ class CommandEvaluator(Evaluator):
                  memory_limit_mb: float | None = None, feasible_key: str | None = None) -> None:
         if not isinstance(template, str) or not template.strip():
             raise EvaluationError(f"command template must be a non-empty string, but got {template!r}")
-        if isinstance(objectives, str) or not objectives:
-            raise EvaluationError(f"objectives must be a non-empty list of names, but got {objectives!r}")
+        super().__init__(objectives)
         self.template = template
-        self.objectives = list(objectives)
         self.feasible_key = feasible_key
         self.fields = template_fields(template)
         if parameter_names is not None:

@@ -44,6 +44,7 @@ from typing import Any
 
 from bayestune.evaluators.base import Evaluator, tail
 from bayestune.exceptions import EvaluationError
+from bayestune.formatting import format_value
 from bayestune.trial import Result, coerce_result
 
 logger = logging.getLogger(__name__)
@@ -68,20 +69,6 @@ class ProtocolError(Exception):
     def __init__(self, message: str, kind: str = "protocol") -> None:
         super().__init__(message)
         self.kind = kind
-
-
-# ---- value formatting --------------------------------------------------------------------------
-def format_value(value: Any) -> str:
-    """A parameter value as protocol text: permutations ``(1, 0, 2)``, floats exactly (repr)."""
-    if hasattr(value, "tolist"):  # numpy scalar / array
-        value = value.tolist()
-    if isinstance(value, (tuple, list)):
-        return "(" + ", ".join(str(int(v)) for v in value) + ")"
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
 
 
 def _csv_line(cells: Sequence[str]) -> str:
@@ -223,8 +210,7 @@ class ExternalEvaluator(Evaluator):
                  env: Mapping[str, Any] | None = None) -> None:
         if not isinstance(command, str) or not command.strip():
             raise EvaluationError(f"external tool command must be a non-empty string, but got {command!r}")
-        if isinstance(objectives, str) or not objectives:
-            raise EvaluationError(f"objectives must be a non-empty list of names, but got {objectives!r}")
+        super().__init__(objectives)
         if isinstance(parameter_names, str) or not parameter_names:
             raise EvaluationError(f"parameter_names must be a non-empty list, but got {parameter_names!r}")
         if timeout is not None and not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
@@ -235,7 +221,6 @@ class ExternalEvaluator(Evaluator):
         if workdir is not None and not Path(workdir).is_dir():
             raise EvaluationError(f"external tool working directory {str(workdir)!r} does not exist")
         self.command = command
-        self.objectives = list(objectives)
         self.parameter_names = list(parameter_names)
         self.timeout = float(timeout) if timeout is not None else None
         self.feasible_column = feasible_column

@@ -17,20 +17,15 @@ import importlib
 import importlib.util
 import logging
 import sys
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bayestune.evaluators.base import Evaluator, tail
+from bayestune.evaluators.base import Evaluator, describe_exception
 from bayestune.exceptions import EvaluationError
-from bayestune.trial import Result, coerce_result
+from bayestune.trial import FailureKind, Result, coerce_result
 
 logger = logging.getLogger(__name__)
-
-#: Innermost traceback frames kept in the error text of a failed call.
-TRACEBACK_FRAMES = 3
-
 
 def load_callable(target: str, base_dir: str | Path | None = None) -> Callable[..., Any]:
     """The function named by ``"package.module:function"`` or ``"path/to/file.py:function"``.
@@ -137,33 +132,21 @@ class CallableEvaluator(Evaluator):
                  feasible_key: str | None = None) -> None:
         if not callable(fn):
             raise EvaluationError(f"expected a callable black box, but got {fn!r}")
-        if isinstance(objectives, str) or not objectives:
-            raise EvaluationError(f"objectives must be a non-empty list of names, but got {objectives!r}")
+        super().__init__(objectives)
         self.fn = fn
-        self.objectives = list(objectives)
         self.feasible_key = feasible_key
 
     def evaluate(self, config: Mapping[str, Any]) -> Result:
         try:
             raw = self.fn(dict(config))  # a copy: the black box cannot alter the optimizer's record
         except (Exception, SystemExit) as exc:
-            return Result.failure(describe_exception(exc), "exception")
+            return Result.failure(describe_exception(exc), FailureKind.EXCEPTION)
         try:
             return coerce_result(raw, self.objectives, self.feasible_key)
         except Exception as exc:  # noqa: BLE001 - e.g. a mapping whose __iter__ raises
             return Result.failure(f"cannot read the black box's return value {raw!r}: {describe_exception(exc)}",
-                                  "parse")
+                                  FailureKind.PARSE)
 
     def __repr__(self) -> str:
         name = getattr(self.fn, "__qualname__", repr(self.fn))
         return f"CallableEvaluator({name}, objectives={self.objectives})"
-
-
-def describe_exception(exc: BaseException) -> str:
-    """``"Type: message"`` plus the innermost traceback frames (the black box's own code)."""
-    head = f"{type(exc).__name__}: {exc}"
-    frames = traceback.extract_tb(exc.__traceback__)[1:]  # drop our own calling frame
-    if not frames:
-        return head
-    lines = traceback.format_list(frames[-TRACEBACK_FRAMES:])
-    return tail(head + "\nTraceback (innermost last):\n" + "".join(lines))

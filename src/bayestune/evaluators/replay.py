@@ -116,8 +116,8 @@ class ReplayEvaluator(Evaluator):
     """Answers a configuration with its recorded time (or its recorded failure)."""
 
     def __init__(self, problem: ReplayProblem) -> None:
+        super().__init__([problem.objective])
         self.problem = problem
-        self.objectives = [problem.objective]
 
     def evaluate(self, config: Mapping[str, Any]) -> Result:
         try:

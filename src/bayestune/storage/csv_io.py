@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bayestune.exceptions import JournalError
+from bayestune.formatting import format_value
 from bayestune.trial import Result, Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
@@ -65,7 +66,7 @@ def export_csv(trials: Sequence[Trial], path: str | os.PathLike, *, parameter_na
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
     for trial in trials:
-        row = [_format_cell(_config_value(trial, name, path)) for name in parameter_names]
+        row = [format_value(_config_value(trial, name, path)) for name in parameter_names]
         row += [_format_number(trial.values.get(o)) for o in objectives]
         row += [str(trial.status is TrialStatus.OK)] if feasible_column else []
         row += [_format_timestamp(trial.finished_at, t0)]
@@ -108,17 +109,6 @@ def _config_value(trial: Trial, name: str, path: Any) -> Any:
     if name not in trial.config:
         raise JournalError(f"{path}: trial {trial.trial_id} has no value for parameter {name!r}: {dict(trial.config)!r}")
     return trial.config[name]
-
-
-def _format_cell(value: Any) -> str:
-    """Text of a parameter value: permutations as "(1, 0, 2)", floats exactly (repr)."""
-    if hasattr(value, "tolist"):  # numpy scalar/array
-        value = value.tolist()
-    if isinstance(value, (tuple, list)):
-        return "(" + ", ".join(str(int(v)) for v in value) + ")"
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
 
 
 def _format_number(value: float | None) -> str:

@@ -16,8 +16,8 @@ Layout (schema version 1)::
 
 ``config`` is the configuration as JSON (permutation tuples become JSON lists and come back
 as lists unless a ``space`` is passed to the reading methods); ``config_key`` is a canonical
-JSON form of the same configuration (sorted keys, integral floats written as integers) that
-is indexed so "was this configuration already evaluated?" is one index lookup.
+JSON form of the same configuration (sorted keys, integral floats written as integers),
+indexed so the repeats of one configuration can be found with one index lookup.
 ``values`` is a JSON object ``name -> number`` holding objectives and extra metrics alike;
 non-finite numbers are stored as ``null`` (JSON has no NaN) and read back as NaN.
 """
@@ -33,12 +33,23 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bayestune._version import __version__
 from bayestune.exceptions import JournalError
-from bayestune.trial import Result, Trial, TrialStatus
+from bayestune.run import META_CREATED_AT, META_VERSION
+from bayestune.storage.base import (
+    LOST_ERROR,
+    JournalQueries,
+    StatusFilter,
+    encode_config,
+    encode_meta,
+    result_fields,
+    status_filter,
+    with_space,
+)
+from bayestune.trial import FailureKind, Origin, Result, Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
 
@@ -46,18 +57,6 @@ logger = logging.getLogger(__name__)
 SCHEMA_VERSION = 1
 #: ``PRAGMA application_id`` of bayestune journals ("BTun"), so tools like ``file`` can tell them apart.
 APPLICATION_ID = 0x4254756E
-#: ``failure_kind`` of trials that were in flight when the optimizer stopped.
-LOST = "lost"
-LOST_ERROR = "evaluation in flight when the optimizer stopped; re-run"
-
-#: Conventional metadata keys (any other key is allowed too).
-META_SCENARIO = "scenario"
-META_OBJECTIVES = "objectives"   # e.g. [{"name": "runtime", "minimize": true}]
-META_BUDGET = "budget"
-META_SEED = "seed"
-META_CREATED_AT = "created_at"
-META_VERSION = "bayestune_version"
-
 _INSERT_COLUMNS = (
     'config, config_key, status, "values", error, failure_kind, started_at, finished_at, batch, attempt, origin'
 )
@@ -91,60 +90,9 @@ CREATE INDEX trials_status ON trials (status);
 """
 
 
-# ---- JSON encoding of configurations and values -------------------------------------------
-def _plain(value: Any) -> Any:
-    """``value`` with numpy scalars/arrays and tuples turned into JSON-ready Python objects."""
-    if isinstance(value, (str, bool, int, float)) or value is None:
-        return value
-    if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
-    if hasattr(value, "tolist"):  # numpy scalar or array, without importing numpy here
-        return _plain(value.tolist())
-    raise TypeError(f"{value!r} (type {type(value).__name__}) is not a number, string, boolean or sequence")
-
-
-def _canonical(value: Any) -> Any:
-    """Like :func:`_plain`, but integral floats become ints so ``{"x": 4.0}`` matches ``{"x": 4}``.
-
-    Safe because no parameter type distinguishes 4 from 4.0 (categorical values must differ
-    under ``==`` as well).
-    """
-    value = _plain(value)
-    if isinstance(value, list):
-        return [_canonical(v) for v in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-def encode_config(config: Mapping[str, Any]) -> tuple[str, str]:
-    """``(config JSON, canonical key JSON)`` of a configuration; JournalError if not storable."""
-    if not isinstance(config, Mapping):
-        raise JournalError(f"a configuration must be a mapping of parameter names to values, but got {config!r}")
-    try:
-        plain = {str(k): _plain(v) for k, v in config.items()}
-        key = {str(k): _canonical(v) for k, v in config.items()}
-        return (json.dumps(plain, allow_nan=False),
-                json.dumps(key, sort_keys=True, separators=(",", ":"), allow_nan=False))
-    except (TypeError, ValueError) as exc:
-        raise JournalError(f"cannot store configuration {dict(config)!r}: {exc}") from None
-
-
-def _encode_values(values: Mapping[str, float]) -> tuple[str, list[str]]:
-    """JSON text of ``values`` with non-finite numbers as null, and the names that were not finite."""
-    out: dict[str, float | None] = {}
-    bad: list[str] = []
-    for name, v in values.items():
-        try:
-            f = float(v)
-        except (TypeError, ValueError):
-            raise JournalError(f"value {name!r} is not a number: {v!r}") from None
-        if math.isfinite(f):
-            out[str(name)] = f
-        else:
-            out[str(name)] = None
-            bad.append(str(name))
-    return json.dumps(out, allow_nan=False), bad
+def _values_json(values: Mapping[str, float]) -> str:
+    """JSON object of ``values`` with NaN as null (JSON has no NaN)."""
+    return json.dumps({k: (None if math.isnan(v) else v) for k, v in values.items()}, allow_nan=False)
 
 
 def _decode_values(text: str | None) -> dict[str, float]:
@@ -152,33 +100,7 @@ def _decode_values(text: str | None) -> dict[str, float]:
     return {k: (math.nan if v is None else float(v)) for k, v in raw.items()}
 
 
-def _bayestune_version() -> str:
-    try:
-        import bayestune  # late import: this module may be imported while bayestune/__init__ runs
-
-        return str(getattr(bayestune, "__version__"))
-    except Exception:  # noqa: BLE001 - metadata must never stop a run
-        try:
-            from importlib.metadata import version
-
-            return version("bayestune")
-        except Exception:  # noqa: BLE001
-            return "unknown"
-
-
-def _status_filter(status: TrialStatus | str | Iterable[TrialStatus | str] | None) -> list[str] | None:
-    if status is None:
-        return None
-    items = [status] if isinstance(status, (TrialStatus, str)) else list(status)
-    try:
-        return [TrialStatus(s).value for s in items]
-    except ValueError:
-        raise JournalError(
-            f"unknown trial status in {items!r}; allowed: {[s.value for s in TrialStatus]}"
-        ) from None
-
-
-class Journal:
+class Journal(JournalQueries):
     """SQLite journal of one run. Every state change is committed before returning.
 
     One connection is shared by all threads (the optimizer may finish trials from worker
@@ -259,7 +181,7 @@ class Journal:
         conn.execute("INSERT INTO bayestune_schema (version, created_at) VALUES (?, ?)", (SCHEMA_VERSION, now))
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        for key, value in ((META_CREATED_AT, now), (META_VERSION, _bayestune_version())):
+        for key, value in ((META_CREATED_AT, now), (META_VERSION, __version__)):
             conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
         logger.info("created journal %s (schema %d)", self.path, SCHEMA_VERSION)
 
@@ -299,10 +221,7 @@ class Journal:
     # ---- metadata ----------------------------------------------------------------------
     def set_meta(self, key: str, value: Any) -> None:
         """Store a JSON-serialisable run property (scenario, objectives, budget, seed, ...)."""
-        try:
-            text = json.dumps(_plain_meta(value), allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise JournalError(f"metadata {key!r} is not JSON-serialisable: {exc}") from None
+        text = encode_meta(key, value)
         with self._write() as conn:
             conn.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -319,7 +238,7 @@ class Journal:
 
     # ---- writing trials ----------------------------------------------------------------
     def start(self, config: Mapping[str, Any], *, batch: int | None = None,
-              origin: str = "suggested", attempt: int = 1) -> int:
+              origin: str = Origin.SUGGESTED, attempt: int = 1) -> int:
         """Record that ``config`` is about to be evaluated; returns its trial id.
 
         Writing the row *before* the evaluation is what lets a resumed run find out which
@@ -338,7 +257,7 @@ class Journal:
 
     def finish(self, trial_id: int, result: Result) -> Trial:
         """Store the result of a started trial; JournalError if the id is unknown or already finished."""
-        status, values_text, error, kind = _result_columns(result, trial_id)
+        status, values, error, kind = result_fields(result, trial_id)
         with self._write() as conn:
             row = conn.execute("SELECT status FROM trials WHERE trial_id = ?", (int(trial_id),)).fetchone()
             if row is None:
@@ -348,13 +267,13 @@ class Journal:
             conn.execute(
                 'UPDATE trials SET status = ?, "values" = ?, error = ?, failure_kind = ?, finished_at = ? '
                 "WHERE trial_id = ?",
-                (status.value, values_text, error, kind, time.time(), int(trial_id)),
+                (status.value, _values_json(values), error, kind, time.time(), int(trial_id)),
             )
             trial = self._fetch(conn, int(trial_id))
         logger.debug("finished trial %d: %s", trial_id, status.value)
         return trial
 
-    def record(self, config: Mapping[str, Any], result: Result, *, origin: str = "suggested",
+    def record(self, config: Mapping[str, Any], result: Result, *, origin: str = Origin.SUGGESTED,
                batch: int | None = None, started_at: float | None = None,
                finished_at: float | None = None, attempt: int = 1) -> Trial:
         """Insert an already-finished trial in one transaction (imports, replays, manual entries)."""
@@ -364,7 +283,7 @@ class Journal:
             return self._fetch(conn, trial_id)
 
     def record_many(self, items: Iterable[tuple[Mapping[str, Any], Result]], *,
-                    origin: str = "imported") -> list[Trial]:
+                    origin: str = Origin.IMPORTED) -> list[Trial]:
         """Insert finished trials all-or-nothing (a half-imported file would skew a warm start)."""
         with self._write() as conn:
             ids = [self._insert_finished(conn, c, r, origin=origin) for c, r in items]
@@ -374,12 +293,12 @@ class Journal:
                          origin: str, batch: int | None = None, started_at: float | None = None,
                          finished_at: float | None = None, attempt: int = 1) -> int:
         config_text, key = encode_config(config)
-        status, values_text, error, kind = _result_columns(result, None)
+        status, values, error, kind = result_fields(result, None)
         finished_at = time.time() if finished_at is None else float(finished_at)
         started_at = finished_at if started_at is None else float(started_at)
         cur = conn.execute(
             f"INSERT INTO trials ({_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (config_text, key, status.value, values_text, error, kind, started_at, finished_at,
+            (config_text, key, status.value, _values_json(values), error, kind, started_at, finished_at,
              batch, int(attempt), origin),
         )
         return int(cur.lastrowid)
@@ -397,7 +316,7 @@ class Journal:
                 "SELECT trial_id FROM trials WHERE status = ? ORDER BY trial_id", (TrialStatus.PENDING.value,))]
             conn.execute(
                 "UPDATE trials SET status = ?, failure_kind = ?, error = ?, finished_at = ? WHERE status = ?",
-                (TrialStatus.FAILED.value, LOST, LOST_ERROR, time.time(), TrialStatus.PENDING.value),
+                (TrialStatus.FAILED.value, FailureKind.LOST, LOST_ERROR, time.time(), TrialStatus.PENDING.value),
             )
             lost = [self._fetch(conn, i) for i in ids]
         if lost:
@@ -406,56 +325,25 @@ class Journal:
         return lost
 
     # ---- reading trials ----------------------------------------------------------------
-    def trials(self, status: TrialStatus | str | Iterable[TrialStatus | str] | None = None, *,
+    def trials(self, status: StatusFilter = None, *,
                space: Any = None) -> list[Trial]:
         """Trials ordered by id, optionally of some statuses only.
 
         Configurations come back from JSON, so permutations are lists; pass ``space`` (anything
         with ``validate_config(config) -> dict``) to get canonical values (tuples) back.
         """
-        statuses = _status_filter(status)
+        statuses = status_filter(status)
         sql = f"SELECT {_TRIAL_COLUMNS} FROM trials"
         params: list[Any] = []
         if statuses is not None:
             sql += f" WHERE status IN ({', '.join('?' * len(statuses))})"
             params = statuses
         rows = self._read(sql + " ORDER BY trial_id", params)
-        return [_with_space(_row_to_trial(r), space) for r in rows]
+        return [with_space(_row_to_trial(r), space) for r in rows]
 
     def trial(self, trial_id: int, *, space: Any = None) -> Trial:
         with self._lock:
-            return _with_space(self._fetch(self._connection, int(trial_id)), space)
-
-    def pending(self) -> list[Trial]:
-        return self.trials(TrialStatus.PENDING)
-
-    def n_finished(self, *, count_lost: bool = False) -> int:
-        """Finished evaluations, the budget's unit: lost rows are excluded unless asked for."""
-        sql = "SELECT COUNT(*) FROM trials WHERE status != ?"
-        if not count_lost:
-            sql += " AND failure_kind IS NOT ?"
-            return self._read(sql, (TrialStatus.PENDING.value, LOST))[0][0]
-        return self._read(sql, (TrialStatus.PENDING.value,))[0][0]
-
-    def best(self, objective: str, *, minimize: bool = True, k: int = 1) -> list[Trial]:
-        """The ``k`` best feasible (status OK) trials by ``objective``; ties keep the earlier trial."""
-        scored = [
-            t for t in self.trials(TrialStatus.OK)
-            if objective in t.values and math.isfinite(t.values[objective])
-        ]
-        scored.sort(key=lambda t: (t.values[objective] if minimize else -t.values[objective], t.trial_id))
-        return scored[: max(int(k), 0)]
-
-    def contains(self, config: Mapping[str, Any]) -> bool:
-        """Whether ``config`` has a row (any status, including pending and failed)."""
-        _, key = encode_config(config)
-        return bool(self._read("SELECT 1 FROM trials WHERE config_key = ? LIMIT 1", (key,)))
-
-    def find(self, config: Mapping[str, Any], *, space: Any = None) -> list[Trial]:
-        """All rows of ``config`` (re-runs and repeats included), ordered by id."""
-        _, key = encode_config(config)
-        rows = self._read(f"SELECT {_TRIAL_COLUMNS} FROM trials WHERE config_key = ? ORDER BY trial_id", (key,))
-        return [_with_space(_row_to_trial(r), space) for r in rows]
+            return with_space(self._fetch(self._connection, int(trial_id)), space)
 
     def _fetch(self, conn: sqlite3.Connection, trial_id: int) -> Trial:
         row = conn.execute(f"SELECT {_TRIAL_COLUMNS} FROM trials WHERE trial_id = ?", (trial_id,)).fetchone()
@@ -473,12 +361,12 @@ class Journal:
         """
         from bayestune.storage.csv_io import export_csv
 
-        trials = [t for t in self.trials() if t.status.is_finished and t.failure_kind != LOST]
+        trials = [t for t in self.trials() if t.status.is_finished and t.failure_kind != FailureKind.LOST]
         options.setdefault("start_time", self.get_meta(META_CREATED_AT))
         export_csv(trials, path, parameter_names=parameter_names, objectives=objectives, **options)
 
     def import_csv(self, path: str | os.PathLike, *, parameters: Sequence[Any],
-                   objectives: Sequence[str], origin: str = "imported", **options: Any) -> list[Trial]:
+                   objectives: Sequence[str], origin: str = Origin.IMPORTED, **options: Any) -> list[Trial]:
         """Validate a whole CSV file, then record all its rows in one transaction."""
         from bayestune.storage.csv_io import import_csv
 
@@ -500,43 +388,9 @@ class Journal:
             finally:
                 self._conn = None
 
-    def __enter__(self) -> "Journal":
-        return self
-
-    def __exit__(self, *exc_info: Any) -> None:
-        self.close()
-
     def __repr__(self) -> str:
         state = "closed" if self._conn is None else "open"
         return f"Journal({self.path!r}, {state})"
-
-
-# ---- row <-> object helpers -------------------------------------------------------------
-def _plain_meta(value: Any) -> Any:
-    """Metadata may be nested dicts (a scenario); convert numpy values and tuples inside them."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain_meta(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain_meta(v) for v in value]
-    return _plain(value)
-
-
-def _result_columns(result: Result, trial_id: int | None) -> tuple[TrialStatus, str, str | None, str | None]:
-    """``(status, values JSON, error, failure_kind)`` of a Result.
-
-    A result that claims success but carries NaN/inf is stored as a FAILED trial of kind
-    ``"nan"``: a non-finite number in an OK row would poison every model fitted later.
-    """
-    if not isinstance(result, Result):
-        raise JournalError(f"expected a bayestune Result, but got {result!r}")
-    values_text, bad = _encode_values(result.values)
-    status, error, kind = result.status, result.error, result.kind
-    if bad and status is TrialStatus.OK:
-        error = f"value(s) not finite: {sorted(bad)}"
-        kind = "nan"
-        status = TrialStatus.FAILED
-        logger.warning("trial %s: %s; recorded as a failure", trial_id if trial_id is not None else "(new)", error)
-    return status, values_text, error, kind
 
 
 def _row_to_trial(row: Sequence[Any]) -> Trial:
@@ -555,9 +409,3 @@ def _row_to_trial(row: Sequence[Any]) -> Trial:
         attempt=int(attempt),
         origin=origin,
     )
-
-
-def _with_space(trial: Trial, space: Any) -> Trial:
-    if space is None:
-        return trial
-    return replace(trial, config=space.validate_config(trial.config))

@@ -1,20 +1,10 @@
-"""Running evaluations somewhere else: the backend interface, portable evaluator factories and
-the in-process (serial) backend.
-
-A *backend* runs evaluations of submitted :class:`Task` objects and reports each outcome as it
-arrives: a :class:`~bayestune.trial.Result`, or :class:`WorkerLost` when the process evaluating
-it died (the runner then resubmits it once). :mod:`bayestune.runner` drives a backend from an
-:class:`~bayestune.optimizer.Optimizer`; the backends are
-
-- :class:`SerialBackend` (here): evaluations in the calling thread, one at a time, or as one
-  ``evaluate_batch`` call for batch-capable evaluators (external tools);
-- :class:`~bayestune.evaluators.pool.ProcessPoolBackend`: local worker processes;
-- :class:`~bayestune.evaluators.dask_backend.DaskBackend`: a Dask distributed cluster.
+"""Evaluators that worker processes can rebuild: small picklable recipes, and the worker side
+that builds and runs them.
 
 Worker processes cannot share the optimizer's evaluator object, so they receive an
-:class:`EvaluatorFactory`: a small picklable recipe that builds the evaluator inside the worker
-(once per worker process and thread, then cached). :func:`portable` turns what users hold
-(a command evaluator, a ``"module:function"`` target, a picklable function) into one.
+:class:`EvaluatorFactory`: a recipe that builds the evaluator inside the worker (once per
+worker process and thread, then cached). :func:`portable` turns what users hold (a command
+evaluator, a ``"module:function"`` target, a picklable function) into one.
 """
 
 from __future__ import annotations
@@ -25,69 +15,18 @@ import threading
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bayestune.evaluators.base import Evaluator
+from bayestune.evaluators.base import Evaluator, evaluate_safely
 from bayestune.exceptions import EvaluationError
 from bayestune.trial import Result
 
 logger = logging.getLogger(__name__)
 
-#: ``failure_kind`` of an evaluation whose worker died on every attempt.
-WORKER_LOST = "worker_lost"
-
-
-# ---- what travels between the runner and a backend --------------------------------------------
-@dataclass
-class Task:
-    """One configuration to evaluate; ``attempt`` counts submissions (resubmits after a lost worker)."""
-
-    config: dict[str, Any]
-    task_id: int
-    attempt: int = 1
-
-
-@dataclass(frozen=True)
-class WorkerLost:
-    """Outcome of a task whose worker process died (or was lost with its node) mid-evaluation."""
-
-    reason: str
-
-
-Outcome = Result | WorkerLost
-
 
 class WorkerSetupError(EvaluationError):
     """A worker could not build or run the evaluator at all (a setup mistake, not a bad configuration)."""
-
-
-class Backend(ABC):
-    """Runs up to :attr:`slots` tasks at once and reports outcomes as they arrive."""
-
-    #: How many tasks may be in flight at once.
-    slots: int
-
-    @abstractmethod
-    def submit(self, task: Task) -> None:
-        """Start evaluating ``task`` (callers never exceed :attr:`slots` tasks in flight)."""
-
-    @abstractmethod
-    def wait(self) -> list[tuple[Task, Outcome]]:
-        """Block until at least one submitted task has finished; return every finished one.
-
-        Raises :class:`WorkerSetupError` when the evaluator could not run at all.
-        """
-
-    def close(self, *, cancel: bool = False) -> None:
-        """Release workers. ``cancel=True`` (after an interrupt) stops running evaluations too."""
-
-    def __enter__(self) -> "Backend":
-        return self
-
-    def __exit__(self, exc_type: Any, *_: Any) -> None:
-        self.close(cancel=exc_type is not None)
 
 
 # ---- evaluator factories ---------------------------------------------------------------------
@@ -242,7 +181,7 @@ def _check_picklable(obj: Any, what: str) -> None:
     if problem:
         raise EvaluationError(
             f"{what} cannot be sent to worker processes: {problem}; pass a 'module:function' or "
-            "'path/to/file.py:function' target string (bayestune.evaluators.parallel.CallableFactory), "
+            "'path/to/file.py:function' target string (bayestune.execution.CallableFactory), "
             "a module-level function of an importable module, or build a ScenarioFactory from the scenario")
 
 
@@ -279,55 +218,6 @@ def _close_at_exit(evaluator: Evaluator) -> None:
 
 def evaluate_in_worker(factory: EvaluatorFactory, config: Mapping[str, Any]) -> Result:
     """Task function run by worker processes: evaluate ``config``; never raises for a bad evaluation."""
-    evaluator = worker_evaluator(factory)
-    try:
-        result = evaluator.evaluate(dict(config))
-    except Exception as exc:  # noqa: BLE001 - evaluators should not raise, but a bad one must not kill the run
-        return Result.failure(f"evaluator {evaluator!r} raised {type(exc).__name__}: {exc}", "exception")
-    if not isinstance(result, Result):
-        return Result.failure(f"evaluator {evaluator!r} returned {result!r} instead of a Result", "exception")
-    return result
+    return evaluate_safely(worker_evaluator(factory), config)
 
 
-# ---- the serial backend ----------------------------------------------------------------------
-class SerialBackend(Backend):
-    """Evaluations in the calling thread. With ``slots > 1`` (lock-step batches) a batch-capable
-    evaluator (one with ``evaluate_batch``, e.g. an external tool) gets all submitted tasks in
-    one call; other evaluators take them one by one, each reported as soon as it is done.
-
-    ``owns_evaluator``: close the evaluator with the backend (it was built for this run).
-    """
-
-    def __init__(self, evaluator: Evaluator, *, slots: int = 1, owns_evaluator: bool = False) -> None:
-        if slots < 1:
-            raise EvaluationError(f"a backend needs slots >= 1, but got {slots}")
-        self.evaluator = evaluator
-        self.slots = int(slots)
-        self.owns_evaluator = owns_evaluator
-        self._queue: list[Task] = []
-
-    def submit(self, task: Task) -> None:
-        self._queue.append(task)
-
-    def wait(self) -> list[tuple[Task, Outcome]]:
-        if not self._queue:
-            raise RuntimeError("SerialBackend.wait() called with nothing submitted")
-        batch_fn = getattr(self.evaluator, "evaluate_batch", None)
-        if batch_fn is not None and len(self._queue) > 1:
-            tasks, self._queue = self._queue, []
-            results = list(batch_fn([dict(t.config) for t in tasks]))
-            if len(results) != len(tasks):
-                raise EvaluationError(f"evaluator {self.evaluator!r} answered {len(results)} results for a batch "
-                                      f"of {len(tasks)} configurations")
-            return list(zip(tasks, results))
-        task = self._queue.pop(0)
-        try:
-            result = self.evaluator.evaluate(dict(task.config))
-        except Exception as exc:  # noqa: BLE001 - see evaluate_in_worker
-            result = Result.failure(f"evaluator {self.evaluator!r} raised {type(exc).__name__}: {exc}", "exception")
-        return [(task, result)]
-
-    def close(self, *, cancel: bool = False) -> None:
-        self._queue.clear()
-        if self.owns_evaluator:
-            self.evaluator.close()

@@ -7,7 +7,7 @@ needs (the scenario's files, a compiler) at the same paths.
 Lost workers: when a worker dies mid-task, the scheduler itself re-runs the task elsewhere up
 to ``distributed.scheduler.allowed-failures`` times (default 3) before failing it with
 ``KilledWorker``. A ``KilledWorker`` or a future lost with its scheduler reaches the runner as
-:class:`~bayestune.evaluators.parallel.WorkerLost`, and the runner resubmits once more before
+:class:`~bayestune.execution.factories.WorkerLost`, and the runner resubmits once more before
 recording the evaluation as failed (kind ``"worker_lost"``).
 """
 
@@ -18,17 +18,10 @@ import logging
 import uuid
 from typing import Any
 
-from bayestune.evaluators.parallel import (
-    Backend,
-    EvaluatorFactory,
-    Outcome,
-    Task,
-    WorkerLost,
-    WorkerSetupError,
-    evaluate_in_worker,
-)
+from bayestune.execution.backends import Backend, Outcome, Task, WorkerLost
+from bayestune.execution.factories import EvaluatorFactory, WorkerSetupError, evaluate_in_worker
 from bayestune.exceptions import EvaluationError
-from bayestune.trial import Result
+from bayestune.trial import FailureKind, Result
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +96,7 @@ class DaskBackend(Backend):
             result = future.result()
             if isinstance(result, Result):
                 return result
-            return Result.failure(f"the worker returned {result!r} instead of a Result", "exception")
+            return Result.failure(f"the worker returned {result!r} instead of a Result", FailureKind.EXCEPTION)
         if status in ("cancelled", "lost"):
             return WorkerLost(f"the Dask task was {status} (its worker or the scheduler went away)")
         try:

@@ -1,4 +1,4 @@
-"""The evaluation loop (bayestune.runner.run): serial, local process pool, budgets that are never
+"""The evaluation loop (bayestune.execution.run): serial, local process pool, budgets that are never
 exceeded, asynchronous refills, lock-step batches, dying workers, batch suggestions, and a
 fault-injection run of 200 evaluations."""
 
@@ -15,17 +15,17 @@ import numpy as np
 import pytest
 
 from bayestune.evaluators import CallableEvaluator, CommandEvaluator
-from bayestune.evaluators.parallel import (
+from bayestune.execution import (
     CallableFactory,
     CommandFactory,
     ScenarioFactory,
     SerialBackend,
     portable,
 )
-from bayestune.evaluators.pool import ProcessPoolBackend
 from bayestune.exceptions import BayestuneError, EvaluationError
+from bayestune.execution import run
+from bayestune.execution.pool import ProcessPoolBackend
 from bayestune.optimizer import Optimizer
-from bayestune.runner import run
 from bayestune.scenario_model import BlackBoxSpec, DesignSpec, Scenario
 from bayestune.space import Categorical, Integer, Real, Space
 from bayestune.storage import Journal

@@ -10,7 +10,7 @@ alone is restarted.
 Workers start from a ``forkserver`` (POSIX) that has already imported bayestune, so a
 restarted worker is ready in milliseconds and no worker is forked from a multi-threaded
 parent. The evaluator reaches the workers as an
-:class:`~bayestune.evaluators.parallel.EvaluatorFactory` and is built once per worker.
+:class:`~bayestune.execution.factories.EvaluatorFactory` and is built once per worker.
 """
 
 from __future__ import annotations
@@ -26,17 +26,10 @@ from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from bayestune.evaluators.parallel import (
-    Backend,
-    EvaluatorFactory,
-    Outcome,
-    Task,
-    WorkerLost,
-    WorkerSetupError,
-    evaluate_in_worker,
-)
+from bayestune.execution.backends import Backend, Outcome, Task, WorkerLost
+from bayestune.execution.factories import EvaluatorFactory, WorkerSetupError, evaluate_in_worker
 from bayestune.exceptions import EvaluationError
-from bayestune.trial import Result
+from bayestune.trial import FailureKind, Result
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +41,7 @@ START_TIMEOUT_SECONDS = 120.0
 PARENT_POLL_SECONDS = 0.5
 #: Modules the forkserver imports once, so that forked workers start warm (``__main__`` as
 #: multiprocessing does by default, so functions of the main script can be pickled by reference).
-PRELOAD = ["__main__", "bayestune.evaluators.parallel", "bayestune.evaluators.command",
+PRELOAD = ["__main__", "bayestune.execution.factories", "bayestune.evaluators.command",
            "bayestune.evaluators.python_callable", "bayestune.evaluators.external"]
 
 
@@ -173,7 +166,7 @@ class ProcessPoolBackend(Backend):
             result = future.result()
             if isinstance(result, Result):
                 return result
-            return Result.failure(f"the worker returned {result!r} instead of a Result", "exception")
+            return Result.failure(f"the worker returned {result!r} instead of a Result", FailureKind.EXCEPTION)
         if isinstance(exc, BrokenProcessPool):
             self._replace(slot)
             return WorkerLost(f"worker process died mid-evaluation ({exc})")

@@ -1,0 +1,19 @@
+"""Running evaluations: the loop that drives an optimizer, and where evaluations run
+(this process, local worker processes, a Dask cluster)."""
+
+from bayestune.execution.backends import BACKENDS, Backend, SerialBackend, Task, WorkerLost, make_backend
+from bayestune.execution.factories import (
+    CallableFactory,
+    CommandFactory,
+    EvaluatorFactory,
+    InstanceFactory,
+    ScenarioFactory,
+    WorkerSetupError,
+    portable,
+)
+from bayestune.execution.loop import run
+
+__all__ = [
+    "BACKENDS", "Backend", "CallableFactory", "CommandFactory", "EvaluatorFactory", "InstanceFactory",
+    "ScenarioFactory", "SerialBackend", "Task", "WorkerLost", "WorkerSetupError", "make_backend", "portable", "run",
+]

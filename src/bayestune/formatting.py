@@ -1,0 +1,31 @@
+"""Values as text, in the two forms bayestune writes them.
+
+:func:`format_value` is exact and machine-read (CSV cells, the external-tool protocol):
+floats keep every digit, permutations read ``(1, 0, 2)``. :func:`display` is for people
+(the CLI's tables, the HTML report): six significant digits.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+
+def format_value(value: Any) -> str:
+    """A parameter value as exact text: permutations ``(1, 0, 2)``, floats by ``repr``."""
+    if hasattr(value, "tolist"):  # numpy scalar / array
+        value = value.tolist()
+    if isinstance(value, (tuple, list)):
+        return "(" + ", ".join(str(int(v)) for v in value) + ")"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def display(value: Any) -> str:
+    """A value for people to read: floats to six significant digits, sequences as ``(a,b)``."""
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else f"{value:.6g}"
+    if isinstance(value, (list, tuple)):
+        return "(" + ",".join(display(v) for v in value) + ")"
+    return str(value)

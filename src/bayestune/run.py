@@ -1,0 +1,248 @@
+"""What a journal says about its run, and the one place that writes it and reads it back.
+
+Every run writes its description (objectives, space, strategy and options, seed, initial
+design, budget) into the journal's metadata, whether started from Python or the CLI, so a
+resumed run continues as it started and a report can read a journal alone. Resuming from
+Python (``Optimizer(..., journal=j, resume=True)``) and from the CLI (``--resume``) take the
+same defaults from here. Journal files of a run are opened (never clobbered) here too.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bayestune.exceptions import BayestuneError, JournalError
+from bayestune.objectives import Objective
+from bayestune.trial import FailureKind, Trial, TrialStatus
+
+logger = logging.getLogger(__name__)
+
+#: Metadata keys every run writes (any other key is allowed too).
+META_SCENARIO = "scenario"  # {"name", "source", "parameters"} of a run started from a scenario
+META_OBJECTIVES = "objectives"  # [{"name": "runtime", "minimize": true}, ...]
+META_SPACE = "space"  # Space.to_spec(), read by plots and reports
+META_STRATEGY = "strategy"
+META_STRATEGY_OPTIONS = "strategy_options"
+META_SEED = "seed"
+META_BUDGET = "budget"
+META_DESIGN = "design"  # {"method", "size", "include_default"}
+META_CREATED_AT = "created_at"
+META_VERSION = "bayestune_version"
+
+#: Files SQLite keeps next to a journal; a journal deleted without them would come back half-written.
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+# ---- writing -------------------------------------------------------------------------------
+def objectives_meta(objectives: Sequence[Objective]) -> list[dict[str, Any]]:
+    return [{"name": o.name, "minimize": o.minimize} for o in objectives]
+
+
+def describe_run(journal: Any, *, objectives: Sequence[Objective], space: Any, strategy: str,
+                 strategy_options: Mapping[str, Any] | None, seed: int | None, design: Any) -> None:
+    """Write what a new run is into ``journal`` (a value that cannot be stored is skipped and logged)."""
+    entries = {
+        META_OBJECTIVES: objectives_meta(objectives),
+        META_STRATEGY: strategy,
+        META_STRATEGY_OPTIONS: dict(strategy_options or {}),
+        META_SEED: seed,
+        META_DESIGN: {"method": design.method, "size": design.size, "include_default": design.include_default},
+    }
+    try:
+        entries[META_SPACE] = space.to_spec()
+    except BayestuneError as exc:  # e.g. a space with a non-serialisable value: reports infer it
+        logger.debug("space not stored in the journal: %s", exc)
+    for key, value in entries.items():
+        try:
+            journal.set_meta(key, value)
+        except JournalError as exc:
+            logger.debug("%s not stored in the journal: %s", key, exc)
+
+
+def record_budget(journal: Any, budget: int) -> None:
+    """The budget the run is heading for, the default of a resumed run."""
+    journal.set_meta(META_BUDGET, int(budget))
+
+
+def record_scenario(journal: Any, scenario: Any) -> None:
+    """Where a run started from a scenario file came from."""
+    journal.set_meta(META_SCENARIO, {"name": scenario.name, "source": scenario.source,
+                                     "parameters": list(scenario.space.names)})
+
+
+# ---- resuming ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Settings:
+    """How a run is set up; ``None`` where the caller (or the journal) says nothing."""
+
+    strategy: Any = None
+    strategy_options: Mapping[str, Any] | None = None
+    seed: int | None = None
+    design: Any = None
+
+
+def resumed_settings(journal: Any, given: Settings) -> Settings:
+    """``given`` completed from the journal: what the caller leaves open continues as the run started.
+
+    Strategy options follow the stored strategy only: naming another strategy drops them.
+    """
+    stored_strategy = journal.get_meta(META_STRATEGY)
+    strategy = given.strategy if given.strategy is not None else stored_strategy
+    options = given.strategy_options
+    name = strategy if isinstance(strategy, str) or strategy is None else getattr(strategy, "name", None)
+    if options is None and name == stored_strategy:
+        options = journal.get_meta(META_STRATEGY_OPTIONS)
+    design = given.design
+    stored_design = journal.get_meta(META_DESIGN)
+    if design is None and isinstance(stored_design, Mapping):
+        from bayestune.scenario_model import DesignSpec
+
+        design = DesignSpec(**stored_design)
+    seed = given.seed if given.seed is not None else journal.get_meta(META_SEED)
+    return Settings(strategy, options or None, seed, design)
+
+
+def check_objectives(journal: Any, objectives: Sequence[Objective]) -> None:
+    """JournalError when a resumed run optimises other objectives than the journal's."""
+    stored = journal.get_meta(META_OBJECTIVES)
+    if stored is not None and stored != objectives_meta(objectives):
+        raise JournalError(f"journal {getattr(journal, 'path', '')!r} was written for objectives {stored}, "
+                           f"but this run has {objectives_meta(objectives)}; use another journal")
+
+
+def stored_budget(journal: Any) -> int | None:
+    return journal.get_meta(META_BUDGET)
+
+
+# ---- reading -------------------------------------------------------------------------------
+def stored_objectives(journal: Any, trials: Sequence[Trial]) -> list[Objective]:
+    """Objectives recorded in the journal, else guessed (minimised) from the first measured trial."""
+    stored = journal.get_meta(META_OBJECTIVES)
+    if stored:
+        return [Objective(str(o["name"]), "minimize" if o.get("minimize", True) else "maximize") for o in stored]
+    for t in trials:
+        if t.feasible and t.values:
+            return [Objective(next(iter(t.values)))]
+    return []
+
+
+def stored_parameters(journal: Any, trials: Sequence[Trial]) -> list[str]:
+    """Parameter names recorded in the journal, else those of the trials' configurations."""
+    for key, field in ((META_SCENARIO, "parameters"), (META_SPACE, "parameters")):
+        meta = journal.get_meta(key)
+        if isinstance(meta, Mapping) and meta.get(field):
+            return [str(p) if not isinstance(p, Mapping) else str(p["name"]) for p in meta[field]]
+    names: dict[str, None] = {}
+    for t in trials:
+        names.update(dict.fromkeys(t.config))
+    return list(names)
+
+
+def measured(trials: Sequence[Trial]) -> list[Trial]:
+    """Finished trials that say something about the black box (lost ones do not)."""
+    return [t for t in trials if t.status.is_finished and t.failure_kind != FailureKind.LOST]
+
+
+@dataclass
+class Run:
+    """A finished (or interrupted) run as plots and reports use it."""
+
+    space: Any
+    objectives: list[Objective]
+    trials: list[Trial]          # finished trials, in evaluation order
+    meta: dict[str, Any]
+
+    @property
+    def names(self) -> list[str]:
+        return [o.name for o in self.objectives]
+
+    def matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Raw rows X, objective values Y (NaN where missing) and the feasible flags."""
+        X = self.space.to_matrix([t.config for t in self.trials]) if self.trials else np.empty((0, self.space.width))
+        Y = np.array([[t.values.get(n, np.nan) for n in self.names] for t in self.trials], dtype=float)
+        Y = Y.reshape(len(self.trials), len(self.objectives))
+        feasible = np.array([t.feasible for t in self.trials], dtype=bool)
+        return X, Y, feasible
+
+
+def load_run(journal_path: str, *, space: Any = None) -> Run:
+    """Read a journal: its finished trials, objectives and search space (stored, else inferred)."""
+    from bayestune.storage import Journal
+
+    with Journal.open(journal_path) as journal:
+        meta = journal.meta()
+        raw = measured(journal.trials())
+        objectives = stored_objectives(journal, raw)
+    if not objectives:
+        raise BayestuneError("the journal records no objectives and no measured trial to infer them")
+    if space is None:
+        space = _stored_space(meta.get(META_SPACE), journal_path)
+    if space is None:
+        from bayestune.insight import infer_space
+
+        space = infer_space([t.config for t in raw])
+    trials = [t if t.status is TrialStatus.PENDING else _typed(t, space) for t in raw]
+    return Run(space, objectives, trials, meta)
+
+
+def _stored_space(spec: Any, journal_path: str) -> Any:
+    if not isinstance(spec, Mapping):
+        return None
+    from bayestune.scenario import space_from_spec
+
+    try:
+        return space_from_spec(spec["parameters"], spec.get("constraints", ()), source=journal_path)
+    except (BayestuneError, KeyError) as exc:
+        logger.info("%s: stored space unreadable (%s); inferring it", journal_path, exc)
+        return None
+
+
+def _typed(trial: Trial, space: Any) -> Trial:
+    """The trial with its configuration validated (permutation lists back to tuples)."""
+    try:
+        return replace(trial, config=space.validate_config(trial.config))
+    except BayestuneError:
+        return trial
+
+
+# ---- journal files -------------------------------------------------------------------------
+def open_run_journal(path: str | Path, *, resume: bool, force: bool) -> tuple[Any, bool, str | None]:
+    """The journal for a run, whether it resumes one, and a note for the user (or None).
+
+    Refuses to clobber an earlier run: an existing journal with trials needs ``resume`` (continue
+    it) or ``force`` (delete it, with SQLite's side files); a file that is not a journal is never
+    touched.
+    """
+    from bayestune.storage import Journal
+
+    path = Path(path)
+    note = None
+    if path.exists():
+        journal = Journal.open(path)  # JournalError if it is not a journal: never delete such a file
+        n_rows = len(journal.trials())
+        if n_rows and resume:
+            return journal, True, None
+        journal.close()
+        if n_rows and not force:
+            raise JournalError(
+                f"journal {str(path)!r} already holds {n_rows} trial(s) of an earlier run; "
+                "continue it with --resume or start over with --force (deletes it)")
+        if n_rows:
+            delete_journal(path)
+            note = f"--force: deleted the earlier run's journal {path}"
+    if resume:
+        note = f"nothing to resume in {path}; starting a new run"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return Journal(path), False, note
+
+
+def delete_journal(path: str | Path) -> None:
+    """Remove a journal file and SQLite's side files."""
+    for suffix in ("", *SQLITE_SIDE_FILES):
+        Path(str(path) + suffix).unlink(missing_ok=True)
