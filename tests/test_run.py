@@ -70,7 +70,7 @@ def test_a_run_resumes_alike_from_the_cli_and_from_python(tmp_path, monkeypatch)
 
     cli_optimize(scenario_path, tmp_path / "cli_py.db", "--budget", "6")
     resumed = python_resume(scenario_path, tmp_path / "cli_py.db")
-    assert (resumed.seed, resumed.strategy.name, resumed.strategy.cooling) == (5, "annealing", 0.8)
+    assert (resumed.seed, resumed.strategy.name, resumed.strategy.settings.cooling) == (5, "annealing", 0.8)
 
     with Journal(tmp_path / "py_cli.db") as journal, make_evaluator(scenario) as evaluator:
         Optimizer.from_scenario(scenario, journal=journal).optimize(evaluator, 6)
@@ -91,7 +91,7 @@ def test_python_resume_defaults_come_from_the_journal_and_explicit_values_win():
     first.optimize(lambda c: float(c["x"]), 4)
     assert journal.get_meta(run_meta.META_BUDGET) == 4
     again = Optimizer(space, objectives=["t"], journal=journal, resume=True)
-    assert (again.seed, again.strategy.name, again.strategy.cooling) == (9, "annealing", 0.5)
+    assert (again.seed, again.strategy.name, again.strategy.settings.cooling) == (9, "annealing", 0.5)
     other = Optimizer(space, objectives=["t"], journal=journal, resume=True, strategy="random", seed=1)
     assert (other.seed, other.strategy.name) == (1, "random")
     with pytest.raises(JournalError, match="objectives"):
