@@ -1,6 +1,5 @@
 """Multi-objective problems through the main harness: budget rules, hypervolume, peers, report."""
 
-import importlib.util
 import itertools
 import json
 
