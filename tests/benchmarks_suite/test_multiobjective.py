@@ -271,3 +271,10 @@ def test_hypermapper_contender_with_several_objectives(monkeypatch):
     assert len(trajectory.evaluations) == 12
     assert all(set(a) == {"f1", "f2", "Valid"} for a in answers)
     assert sum(a["Valid"] for a in answers) == sum(e.feasible for e in trajectory.evaluations)
+
+
+def test_seed_limits_run_a_slow_strategy_on_fewer_seeds(tmp_path):
+    records = run_benchmarks(["zdt_mixed"], ["random", "cot_random"], [5], [0, 1, 2], tmp_path / "r.jsonl",
+                             seed_limits={"cot_random": 1}, log=lambda m: None)
+    assert sorted((r["strategy"], r["seed"]) for r in records) == [
+        ("cot_random", 0), ("random", 0), ("random", 1), ("random", 2)]
