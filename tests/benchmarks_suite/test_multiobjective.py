@@ -278,3 +278,17 @@ def test_seed_limits_run_a_slow_strategy_on_fewer_seeds(tmp_path):
                              seed_limits={"cot_random": 1}, log=lambda m: None)
     assert sorted((r["strategy"], r["seed"]) for r in records) == [
         ("cot_random", 0), ("random", 0), ("random", 1), ("random", 2)]
+
+
+def test_halide_problems_share_one_black_box_per_pipeline(monkeypatch, tmp_path):
+    from benchmarks import halide_problems as hp
+    from benchmarks.multiobjective_problems import build_multiobjective_problem
+
+    monkeypatch.setattr(hp, "HALIDE_AVAILABLE", True)  # nothing is measured: no server starts
+    monkeypatch.setattr(hp, "_BLACK_BOXES", {})
+    monkeypatch.setenv("BAYESTUNE_HALIDE_CACHE", str(tmp_path))
+    single = hp.build_halide_problem("halide_blur")
+    several = build_multiobjective_problem("halide_blur_mo")
+    assert single.evaluate.__self__ is several.evaluate.__self__
+    assert several.objective_names == ["time", "compile_s"] and several.timing_sensitive
+    assert several.metadata["measurement_cache"] == str(tmp_path / "halide_blur.cache.jsonl")
