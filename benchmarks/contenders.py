@@ -18,9 +18,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
+import numpy as np
+
+from bayestune.exceptions import BayestuneError
 from bayestune.objectives import Objective
+from bayestune.optimizer import Optimizer
+from bayestune.space import Integer, Space
+from bayestune.strategies import available_strategies, make_strategy
 
 from benchmarks.budget import CountedObjective, Trajectory, run_measured
+from benchmarks.peers import load_all
 from benchmarks.problem import Problem
 
 
@@ -36,8 +43,6 @@ class BayestuneContender:
         self.options = options
 
     def run(self, problem: Problem, budget: int, seed: int) -> Trajectory:
-        from bayestune.optimizer import Optimizer
-
         def drive(objective: CountedObjective) -> None:
             opt = Optimizer(problem.space, objectives=list(problem.objectives), strategy=self.strategy,
                             strategy_options=self.options, seed=seed)
@@ -87,12 +92,6 @@ def register_strategy(name: str, factory: Callable[[Problem, int], Contender], *
 
 def _takes_several_objectives(name: str) -> bool:
     """Ask the bayestune strategy itself: it refuses several objectives when it cannot handle them."""
-    import numpy as np
-
-    from bayestune.exceptions import BayestuneError
-    from bayestune.space import Integer, Space
-    from bayestune.strategies import make_strategy
-
     try:
         make_strategy(name, Space([Integer("x", 0, 1)]), [Objective("a"), Objective("b")], np.random.default_rng(0))
     except BayestuneError:
@@ -101,8 +100,6 @@ def _takes_several_objectives(name: str) -> bool:
 
 
 def _register_bayestune() -> None:
-    from bayestune.strategies import available_strategies
-
     for name in available_strategies():
         register_strategy(name, lambda problem, seed, _n=name: BayestuneContender(_n),
                           description=f"bayestune strategy {name!r}", family="bayestune",
@@ -110,15 +107,7 @@ def _register_bayestune() -> None:
 
 
 _register_bayestune()
-
-
-def _register_peers() -> None:
-    from benchmarks.peers import load_all
-
-    load_all()
-
-
-_register_peers()
+load_all()  # every peer adapter registers itself
 
 
 def strategy_names() -> list[str]:

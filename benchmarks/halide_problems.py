@@ -539,7 +539,7 @@ def build_halide_problem(name: str) -> Problem:
         raise ValueError(f"unknown Halide problem {name!r}; known: {list(HALIDE_PROBLEMS)}")
     factory, description = HALIDE_PROBLEMS[name]
     black_box = measured_pipeline(name)
-    cache = black_box.path if isinstance(black_box, MeasurementCache) else None
+    cache = cache_path(name)
     return Problem(name=name, kind="halide", space=factory(), objectives=["time"], evaluate=black_box.evaluate,
                    optimum=None, optimum_source=None, description=description, timing_sensitive=True,
                    close=black_box.close,

@@ -22,7 +22,7 @@ import shlex
 import sys
 import time
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from datetime import datetime, timezone
 from pathlib import Path
@@ -137,8 +137,9 @@ def _limit_threads() -> None:
 
 def run_benchmarks(problems: Sequence[str], strategies: Sequence[str], budgets: Sequence[int], seeds: Sequence[int],
                    out: str | os.PathLike, *, jobs: int = 1, command: str | None = None,
-                   log=print) -> list[dict[str, Any]]:
-    """Run every missing combination and append its record to ``out``; return the new records."""
+                   seed_limits: Mapping[str, int] | None = None, log=print) -> list[dict[str, Any]]:
+    """Run every missing combination and append its record to ``out``; return the new records.
+    ``seed_limits`` runs a (slow) strategy on the first N of ``seeds`` only."""
     unavailable = {s: STRATEGIES[s].available() for s in strategies if s in STRATEGIES}
     for name, why in unavailable.items():
         if why:
@@ -156,10 +157,11 @@ def run_benchmarks(problems: Sequence[str], strategies: Sequence[str], budgets: 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = completed(load_records(out), budget)
-    tasks = [{"problem": p, "strategy": s, "seed": int(seed), "budget": budget, "budgets": list(budgets),
-              "command": command}
-             for p, s in pairs for seed in seeds if (p, s, int(seed)) not in done]
-    skipped = len(pairs) * len(seeds) - len(tasks)
+    limits = seed_limits or {}
+    wanted = [(p, s, int(seed)) for p, s in pairs for seed in list(seeds)[:limits.get(s, len(seeds))]]
+    tasks = [{"problem": p, "strategy": s, "seed": seed, "budget": budget, "budgets": list(budgets),
+              "command": command} for p, s, seed in wanted if (p, s, seed) not in done]
+    skipped = len(wanted) - len(tasks)
     if skipped:
         log(f"resuming: {skipped} run(s) already in {out}")
     serial = sorted((t for t in tasks if timing_sensitive(t["problem"])),

@@ -77,16 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         strategies = resolve_strategies(args.strategies)
     except ValueError as exc:
         parser.error(str(exc))
-    seeds = list(range(args.seeds))
-    log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
-    groups = [(strategies, seeds)]
-    if args.hypermapper_seeds is not None and "hypermapper" in strategies:
-        groups = [([s for s in strategies if s != "hypermapper"], seeds),
-                  (["hypermapper"], seeds[:args.hypermapper_seeds])]
-    records = []
-    for chosen, chosen_seeds in groups:
-        records += run_benchmarks(problems, chosen, [args.budget], chosen_seeds, args.out, jobs=args.jobs,
-                                  command=command, log=log)
+    limits = {"hypermapper": args.hypermapper_seeds} if args.hypermapper_seeds is not None else None
+    records = run_benchmarks(problems, strategies, [args.budget], list(range(args.seeds)), args.out, jobs=args.jobs,
+                             command=command, seed_limits=limits, log=lambda m: print(m, file=sys.stderr, flush=True))
     return 1 if any(r.get("error") for r in records) else 0
 
 

@@ -34,7 +34,7 @@ import numpy as np
 from bayestune.space import Categorical, Integer, Ordinal, Real, Space
 from bayestune.trial import Result
 
-from benchmarks.halide_problems import MeasurementCache, blur_space, measured_pipeline
+from benchmarks.halide_problems import blur_space, cache_path, measured_pipeline
 from benchmarks.problem import Problem
 
 
@@ -98,7 +98,7 @@ def _closed_form(name: str, space: Space, black_box: Callable[[Mapping[str, Any]
 
 def _halide_blur_mo() -> Problem:
     black_box = measured_pipeline("halide_blur")
-    cache = black_box.path if isinstance(black_box, MeasurementCache) else None
+    cache = cache_path("halide_blur")
     return Problem("halide_blur_mo", "multiobjective", blur_space(), ["time", "compile_s"], black_box.evaluate,
                    description=DESCRIPTIONS["halide_blur_mo"], timing_sensitive=True, close=black_box.close,
                    metadata={"measurement_cache": str(cache) if cache else None})

@@ -80,6 +80,7 @@ from typing import Any
 
 import numpy as np
 
+from bayestune.evaluators.replay import load_kernel_tuner_cache
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
 from bayestune.trial import Result
 
@@ -129,8 +130,6 @@ def t1_file_for(name: str) -> Path | None:
 
 
 def build_gpu_problem(name: str) -> Problem:
-    from bayestune.evaluators.replay import load_kernel_tuner_cache
-
     path = data_dir() / f"{name}.json.gz"
     replay = load_kernel_tuner_cache(path, t1_path=t1_file_for(name), name=name)
     evaluator = replay.evaluator()

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import metrics
+from benchmarks.contenders import STRATEGIES
 from benchmarks.harness import load_records
 from benchmarks.multiobjective_problems import DESCRIPTIONS, MULTIOBJECTIVE_PROBLEMS, known_front
 
@@ -265,8 +266,6 @@ def plot_convergence(res: Results, directory: str | os.PathLike) -> list[Path]:
     out_dir = Path(directory)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
-    from benchmarks.contenders import STRATEGIES
-
     colours = list(plt.get_cmap("tab20").colors)
     for p in res.problems:
         opt = res.optimum.get(p)

@@ -55,7 +55,6 @@ can keep proposing infeasible configurations, and every ask scans all trials so 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 from bayestune.space import Categorical, Integer, Ordinal, Real
@@ -63,6 +62,7 @@ from bayestune.trial import TrialStatus
 
 from benchmarks.budget import CountedObjective, ProposalGuard, Trajectory, run_measured, worse_values
 from benchmarks.contenders import register_strategy
+from benchmarks.peers._lehmer import lehmer_to_positions, positions_to_lehmer
 from benchmarks.peers import missing
 from benchmarks.problem import Problem
 
@@ -71,33 +71,6 @@ MAX_PROPOSALS = 200_000
 MAX_SECONDS = 300.0  # wall-time cap per run (see the module doc)
 STARTUP_MAX_PROPOSALS = 100  # random startup ends after this many proposals even if short of 10
 MULTI_OBJECTIVE_POPULATION = 10  # NSGA-II's population, and TPE's startup, for several objectives
-
-
-# ---- permutations as Lehmer codes (shared with the SMAC adapter) -------------------------
-def lehmer_to_positions(code: Sequence[int], n: int) -> tuple[int, ...]:
-    """Permutation value (``p[i]`` = position of element i) of a Lehmer code of ``n - 1``
-    digits (digit k in ``0..n-1-k`` picks, among the elements not placed yet, the one at
-    position k; the last position takes the remaining element)."""
-    remaining = list(range(n))
-    positions = [0] * n
-    for k in range(n):
-        digit = int(code[k]) if k < n - 1 else 0
-        element = remaining.pop(digit)
-        positions[element] = k
-    return tuple(positions)
-
-
-def positions_to_lehmer(positions: Sequence[int]) -> list[int]:
-    """Inverse of :func:`lehmer_to_positions`."""
-    n = len(positions)
-    order = sorted(range(n), key=lambda i: positions[i])  # element at each position
-    remaining = list(range(n))
-    code = []
-    for k in range(n - 1):
-        idx = remaining.index(order[k])
-        code.append(idx)
-        remaining.pop(idx)
-    return code
 
 
 # ---- parameter mapping ---------------------------------------------------------------------

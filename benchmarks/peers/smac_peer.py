@@ -49,7 +49,7 @@ from bayestune.space import Categorical, Integer, Ordinal, Real
 from benchmarks.budget import CountedObjective, ProposalGuard, Trajectory, run_measured
 from benchmarks.contenders import register_strategy
 from benchmarks.peers import missing
-from benchmarks.peers.optuna_peer import lehmer_to_positions, positions_to_lehmer
+from benchmarks.peers._lehmer import lehmer_to_positions, positions_to_lehmer
 from benchmarks.problem import Problem
 
 N_TRIALS = 1_000_000

@@ -1,6 +1,5 @@
 """Multi-objective problems through the main harness: budget rules, hypervolume, peers, report."""
 
-import importlib.util
 import itertools
 import json
 
@@ -272,3 +271,24 @@ def test_hypermapper_contender_with_several_objectives(monkeypatch):
     assert len(trajectory.evaluations) == 12
     assert all(set(a) == {"f1", "f2", "Valid"} for a in answers)
     assert sum(a["Valid"] for a in answers) == sum(e.feasible for e in trajectory.evaluations)
+
+
+def test_seed_limits_run_a_slow_strategy_on_fewer_seeds(tmp_path):
+    records = run_benchmarks(["zdt_mixed"], ["random", "cot_random"], [5], [0, 1, 2], tmp_path / "r.jsonl",
+                             seed_limits={"cot_random": 1}, log=lambda m: None)
+    assert sorted((r["strategy"], r["seed"]) for r in records) == [
+        ("cot_random", 0), ("random", 0), ("random", 1), ("random", 2)]
+
+
+def test_halide_problems_share_one_black_box_per_pipeline(monkeypatch, tmp_path):
+    from benchmarks import halide_problems as hp
+    from benchmarks.multiobjective_problems import build_multiobjective_problem
+
+    monkeypatch.setattr(hp, "HALIDE_AVAILABLE", True)  # nothing is measured: no server starts
+    monkeypatch.setattr(hp, "_BLACK_BOXES", {})
+    monkeypatch.setenv("BAYESTUNE_HALIDE_CACHE", str(tmp_path))
+    single = hp.build_halide_problem("halide_blur")
+    several = build_multiobjective_problem("halide_blur_mo")
+    assert single.evaluate.__self__ is several.evaluate.__self__
+    assert several.objective_names == ["time", "compile_s"] and several.timing_sensitive
+    assert several.metadata["measurement_cache"] == str(tmp_path / "halide_blur.cache.jsonl")

@@ -44,7 +44,7 @@ def _check_run(strategy: str, problem_name: str, seed: int = 3):
 
 # ---- Optuna ----------------------------------------------------------------------------------
 def test_lehmer_round_trip():
-    from benchmarks.peers.optuna_peer import lehmer_to_positions, positions_to_lehmer
+    from benchmarks.peers._lehmer import lehmer_to_positions, positions_to_lehmer
 
     for n in (1, 2, 4):
         seen = set()
