@@ -23,7 +23,7 @@ import numpy as np
 
 from benchmarks.overhead import overhead_space, synthetic_cost
 from bayestune.optimizer import Optimizer
-from bayestune.scenario_model import DesignSpec
+from bayestune.scenario.records import DesignSpec
 from bayestune.trial import Result
 
 

@@ -68,7 +68,7 @@ import numpy as np
 from bayestune.optimizer import Optimizer
 from bayestune.pareto import hypervolume, hypervolume_trace, pareto_mask
 from bayestune.objectives import Objective
-from bayestune.scenario_model import DesignSpec
+from bayestune.scenario.records import DesignSpec
 from bayestune.space import Categorical, Integer, Ordinal, Real, Space
 from bayestune.trial import Result, TrialStatus, coerce_result
 

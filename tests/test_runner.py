@@ -26,7 +26,7 @@ from bayestune.evaluators.pool import ProcessPoolBackend
 from bayestune.exceptions import BayestuneError, EvaluationError
 from bayestune.optimizer import Optimizer
 from bayestune.runner import run
-from bayestune.scenario_model import BlackBoxSpec, DesignSpec, Scenario
+from bayestune.scenario.records import BlackBoxSpec, DesignSpec, Scenario
 from bayestune.space import Categorical, Integer, Real, Space
 from bayestune.storage import Journal
 from bayestune.trial import TrialStatus

@@ -14,7 +14,7 @@ from bayestune.evaluators.command import CommandEvaluator, parse_output
 from bayestune.evaluators.external import ExternalEvaluator
 from bayestune.evaluators.python_callable import CallableEvaluator, load_callable
 from bayestune.exceptions import EvaluationError
-from bayestune.scenario_model import BlackBoxSpec, Scenario
+from bayestune.scenario.records import BlackBoxSpec, Scenario
 
 logger = logging.getLogger(__name__)
 
