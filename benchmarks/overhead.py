@@ -20,7 +20,7 @@ import tracemalloc
 import numpy as np
 
 from bayestune.optimizer import Optimizer
-from bayestune.scenario_model import DesignSpec
+from bayestune.scenario.records import DesignSpec
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
 from bayestune.trial import Result
 

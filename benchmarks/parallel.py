@@ -23,7 +23,7 @@ from pathlib import Path
 from bayestune.evaluators import CommandEvaluator
 from bayestune.execution import run
 from bayestune.optimizer import Optimizer
-from bayestune.scenario_model import DesignSpec
+from bayestune.scenario.records import DesignSpec
 from bayestune.space import Categorical, Integer, Space
 from bayestune.storage import Journal
 

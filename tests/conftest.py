@@ -9,7 +9,7 @@ import pytest
 
 from bayestune.optimizer import Optimizer
 from bayestune.objectives import Objective
-from bayestune.scenario_model import DesignSpec
+from bayestune.scenario.records import DesignSpec
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
 from bayestune.storage import Journal
 

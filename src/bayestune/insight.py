@@ -24,8 +24,10 @@ import numpy as np
 
 from bayestune.exceptions import BayestuneError
 from bayestune.objectives import Objective
-from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
 from bayestune.run import Run, load_run
+from bayestune.space import Space
+from bayestune.space.inference import parameter_for_values
+from bayestune.trial import Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
 
@@ -39,36 +41,15 @@ FEASIBILITY = "feasible"
 
 # ---- spaces and journals -------------------------------------------------------------------
 def infer_space(configs: Sequence[Mapping[str, Any]]) -> Space:
-    """A space that holds every configuration: lists become permutations, text and booleans
-    categoricals, integers integer ranges (or ordinals when few and uneven), other numbers reals."""
+    """A space that holds every configuration, each parameter inferred from the values it takes
+    (:func:`bayestune.space.inference.parameter_for_values` on observed values)."""
     if not configs:
         raise BayestuneError("cannot infer a search space from no configurations")
     names: dict[str, None] = {}
     for c in configs:
         names.update(dict.fromkeys(c))
-    params = []
-    for name in names:
-        values = [c[name] for c in configs if name in c]
-        if all(isinstance(v, (list, tuple)) for v in values):
-            params.append(Permutation(name, max(len(v) for v in values)))
-        elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-            distinct = sorted(set(float(v) for v in values))
-            integral = all(float(v).is_integer() for v in values)
-            if len(distinct) == 1:
-                params.append(Ordinal(name, distinct if not integral else [int(distinct[0])]))
-            elif integral and (len(distinct) > 16 or distinct[-1] - distinct[0] + 1 == len(distinct)):
-                params.append(Integer(name, int(distinct[0]), int(distinct[-1])))
-            elif len(distinct) <= 16:
-                params.append(Ordinal(name, [int(v) if integral else v for v in distinct]))
-            else:
-                params.append(Real(name, distinct[0], distinct[-1]))
-        else:
-            seen: list[Any] = []
-            for v in values:
-                if not any(type(v) is type(s) and v == s for s in seen):
-                    seen.append(v)
-            params.append(Categorical(name, seen))
-    return Space(params)
+    return Space([parameter_for_values(name, [c[name] for c in configs if name in c], observed=True)
+                  for name in names])
 
 
 # ---- feature importance ------------------------------------------------------------------

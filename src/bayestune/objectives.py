@@ -6,7 +6,6 @@ loaders all import them from here rather than from each other.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -40,29 +39,21 @@ class OutputConstraint:
     """A condition on measured outputs, e.g. ``utilisation <= 100`` (HyperMapper 2.0's FPGA
     "the design must fit"): a measurement that breaks it is *infeasible*, not a failure.
 
-    The expression uses the grammar of known constraints (:mod:`bayestune.space.constraints`,
+    The expression uses the grammar of known constraints (:mod:`bayestune.space.expressions`,
     parsed, never ``eval``'d); its names are black-box outputs (objectives or extra metrics).
     """
 
     def __init__(self, expression: str) -> None:
-        from bayestune.space.constraints import Constraint
-        from bayestune.space.parameters import Real
+        from bayestune.space.expressions import numeric_condition
 
         if not isinstance(expression, str) or not expression.strip():
             raise ScenarioError(f"an output constraint must be a non-empty expression string, but got {expression!r}")
         self.expression = expression
         try:
-            tree = ast.parse(expression.strip(), mode="eval")
-        except SyntaxError as exc:
-            raise ScenarioError(f"output constraint {expression!r}: invalid syntax ({exc.msg})") from None
-        called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-        names = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in called
-                        and n.id not in ("True", "False")})
-        try:  # each output becomes a stand-in numeric "parameter" for the constraint compiler
-            self._constraint = Constraint(expression, {n: Real(n, -1.0, 1.0) for n in names})
-        except (ConstraintError, ValueError) as exc:
+            self._condition = numeric_condition(expression, noun="outputs")
+        except ConstraintError as exc:
             raise ScenarioError(f"output constraint {expression!r}: {exc}") from None
-        self.outputs: tuple[str, ...] = tuple(sorted(self._constraint.variables))
+        self.outputs: tuple[str, ...] = tuple(sorted(self._condition.variables))
 
     def holds(self, values: Mapping[str, float]) -> bool:
         """Whether measured ``values`` satisfy the constraint; KeyError names a missing output."""
@@ -70,7 +61,7 @@ class OutputConstraint:
         if missing:
             raise KeyError(", ".join(missing))
         columns = {n: np.array([float(values[n])]) for n in self.outputs} or {"_": np.zeros(1)}
-        return bool(self._constraint.evaluate(columns)[0])
+        return bool(self._condition.evaluate(columns)[0])
 
     def __repr__(self) -> str:
         return f"OutputConstraint({self.expression!r})"

@@ -20,7 +20,7 @@ from bayestune.design.initial import initial_design
 from bayestune.exceptions import BayestuneError, SpaceError
 from bayestune.history import History
 from bayestune.objectives import Objective, parse_output_constraints
-from bayestune.scenario_model import (
+from bayestune.scenario.records import (
     DEFAULT_MULTI_OBJECTIVE_STRATEGY,
     DEFAULT_STRATEGY,
     DesignSpec,

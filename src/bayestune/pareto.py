@@ -2,7 +2,7 @@
 
 Conventions. ``Y`` is an ``(N, M)`` array of objective values in their own units and
 ``directions`` says, per column, whether it is minimised or maximised: a sequence of
-:class:`~bayestune.scenario_model.Objective`, of ``"minimize"``/``"maximize"``, or of booleans
+:class:`~bayestune.objectives.Objective`, of ``"minimize"``/``"maximize"``, or of booleans
 (True = minimise); ``None`` means every column is minimised. Internally maximised columns are
 negated, so that "better" always means "smaller".
 
@@ -148,7 +148,7 @@ def pareto_mask(Y: Any, directions: Sequence[Any] | None = None, feasible: Any =
 def pareto_trials(trials: Iterable[Any], objectives: Sequence[Any]) -> list[Any]:
     """The feasible trials on the Pareto front, sorted by the first objective (best first).
 
-    ``objectives``: :class:`~bayestune.scenario_model.Objective` objects, or mappings with
+    ``objectives``: :class:`~bayestune.objectives.Objective` objects, or mappings with
     ``name`` and ``minimize`` (the journal's metadata format).
     """
     names, dirs = _objective_names_and_directions(objectives)

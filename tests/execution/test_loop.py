@@ -26,7 +26,7 @@ from bayestune.exceptions import BayestuneError, EvaluationError
 from bayestune.execution import run
 from bayestune.execution.pool import ProcessPoolBackend
 from bayestune.optimizer import Optimizer
-from bayestune.scenario_model import BlackBoxSpec, DesignSpec, Scenario
+from bayestune.scenario.records import BlackBoxSpec, DesignSpec, Scenario
 from bayestune.space import Categorical, Integer, Real, Space
 from bayestune.storage import Journal
 from bayestune.trial import TrialStatus

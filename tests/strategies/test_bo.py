@@ -3,7 +3,7 @@ import pytest
 
 from bayestune.exceptions import BayestuneError
 from bayestune.optimizer import Optimizer
-from bayestune.scenario_model import DesignSpec
+from bayestune.scenario.records import DesignSpec
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
 from bayestune.trial import Result
 

@@ -13,7 +13,7 @@ from bayestune.exceptions import BayestuneError
 from bayestune.optimizer import Optimizer
 from bayestune.pareto import hypervolume, pareto_mask
 from bayestune.objectives import Objective
-from bayestune.scenario_model import DesignSpec
+from bayestune.scenario.records import DesignSpec
 from bayestune.space import Categorical, Integer, Ordinal, Real, Space
 from bayestune.history import History
 from bayestune.strategies.base import make_strategy

@@ -15,7 +15,7 @@ from bayestune.evaluators.external import ExternalEvaluator
 from bayestune.evaluators.python_callable import CallableEvaluator, load_callable
 from bayestune.evaluators.replay import ReplayEvaluator, load_kernel_tuner_cache
 from bayestune.exceptions import EvaluationError
-from bayestune.scenario_model import BlackBoxSpec, Scenario
+from bayestune.scenario.records import BlackBoxSpec, Scenario
 
 logger = logging.getLogger(__name__)
 

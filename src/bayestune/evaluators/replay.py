@@ -27,8 +27,9 @@ import numpy as np
 
 from bayestune.evaluators.base import Evaluator
 from bayestune.exceptions import EvaluationError
+from bayestune.space.inference import parameter_for_values
 from bayestune.space.membership import MembershipConstraint
-from bayestune.space.parameters import Categorical, Ordinal, Parameter
+from bayestune.space.parameters import Ordinal, Parameter
 from bayestune.space.space import Space
 from bayestune.trial import Result
 
@@ -44,31 +45,8 @@ INVALID_MARKER = "InvalidConfig"
 LEGACY_FAILURE_TIME = 1e20
 
 
-def log_scale_suits(values: Sequence[float]) -> bool:
-    """Whether a numeric value list is better compared on a log scale: its values are positive
-    and more evenly spaced in log than in linear terms (powers of two, say, but not multiples of
-    16), so that neighbouring values are equally far apart for the surrogate's kernel."""
-    arr = np.unique(np.asarray(values, dtype=float))
-    if len(arr) <= 2 or arr[0] <= 0:
-        return False
-
-    def unevenness(t: np.ndarray) -> float:
-        gaps = np.diff(t)
-        return float(gaps.max() / gaps.min())
-
-    return unevenness(np.log(arr)) < unevenness(arr)
-
-
 def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def parameter_for_values(name: str, values: Sequence[Any]) -> Parameter:
-    """Ordinal for numeric value lists, categorical otherwise."""
-    if all(_is_number(v) for v in values):
-        ordered = sorted(set(values))
-        return Ordinal(name, ordered, log=log_scale_suits(ordered))
-    return Categorical(name, list(values))
 
 
 @dataclass

@@ -175,16 +175,6 @@ class Space:
         ok[idx] = sub
         return ok
 
-    def check_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
-        """Validated configuration that also satisfies the known constraints, or SpaceError."""
-        canonical = self.validate_config(config)
-        X = self.to_matrix([canonical])
-        if not self.satisfies_constraints(X)[0]:
-            cols = self.columns(X)
-            broken = [c.expression for c in self.constraints if not c.evaluate(cols)[0]]
-            raise SpaceError(f"configuration {canonical!r} violates constraint(s) {broken}")
-        return canonical
-
     # ---- sampling ----------------------------------------------------------------------
     def sample(self, n: int, rng: np.random.Generator, *, method: str = "cot",
                use_prior: bool = False) -> np.ndarray:
@@ -296,9 +286,6 @@ class Space:
     # ---- defaults, priors, description ------------------------------------------------
     def default_config(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.parameters}
-
-    def default_is_feasible(self) -> bool:
-        return bool(self.is_feasible(self.to_matrix([self.default_config()]))[0])
 
     @property
     def has_prior(self) -> bool:

@@ -1,13 +1,13 @@
 """What a tuning run is: the space, objectives, budget, black box and strategy.
 
-These frozen records are the Python API equivalent of a scenario file; loaders in
+These frozen records are the Python API equivalent of a scenario file; the format modules of
 :mod:`bayestune.scenario` build them from JSON/YAML (ours, HyperMapper/BaCO, T1).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bayestune.exceptions import ScenarioError
@@ -89,3 +89,11 @@ class Scenario:
     @property
     def objective_names(self) -> list[str]:
         return [o.name for o in self.objectives]
+
+    @property
+    def base_dir(self) -> Path:
+        """Directory the scenario's relative paths (journal, black-box files, workdir, replay
+        data) are resolved against: its file's, else the current one."""
+        if self.source and not self.source.startswith("<"):
+            return Path(self.source).resolve().parent
+        return Path.cwd()

@@ -1,0 +1,185 @@
+"""Real and Integer parameters: a range ``[low, high]``, optionally on a log scale, with an
+optional Beta prior on the (log-)normalised scale."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from bayestune.exceptions import SpaceError
+from bayestune.space.parameter import Parameter, is_numeric
+from bayestune.space.priors import BetaPrior, beta_prior_from_spec
+
+
+class _NumericParameter(Parameter):
+    """Shared machinery of Real and Integer: bounds, log scale, Beta prior on the unit scale."""
+
+    def __init__(self, name: str, low: float, high: float, *, log: bool, default: Any, prior: Any) -> None:
+        super().__init__(name)
+        if not (is_numeric(low) and is_numeric(high)) or not (math.isfinite(low) and math.isfinite(high)):
+            raise SpaceError(f"parameter {name!r}: bounds must be finite numbers, but got low={low!r}, high={high!r}")
+        if not low < high:
+            raise SpaceError(f"parameter {name!r}: `low < high` must hold, but got (low={low!r}, high={high!r})")
+        if log and low <= 0:
+            raise SpaceError(f"parameter {name!r}: a log-scale parameter needs `low > 0`, but got low={low!r}")
+        self.low, self.high, self.log = low, high, bool(log)
+        self.prior: BetaPrior | None = beta_prior_from_spec(prior)
+        if self.prior is not None and self.prior.is_uniform:
+            self.prior = None
+        self._default = self.validate(default) if default is not None else None
+
+    def _t(self, v: np.ndarray) -> np.ndarray:
+        return np.log(v) if self.log else v
+
+    def _t_inv(self, t: np.ndarray) -> np.ndarray:
+        return np.exp(t) if self.log else t
+
+    def _to_unit_values(self, v: np.ndarray) -> np.ndarray:
+        lo, hi = self._t(np.float64(self.low)), self._t(np.float64(self.high))
+        return (self._t(np.asarray(v, dtype=float)) - lo) / (hi - lo)
+
+    def _from_unit_values(self, u: np.ndarray) -> np.ndarray:
+        lo, hi = self._t(np.float64(self.low)), self._t(np.float64(self.high))
+        return self._t_inv(lo + np.clip(u, 0.0, 1.0) * (hi - lo))
+
+    def unit(self, raw: np.ndarray) -> np.ndarray:
+        return self._to_unit_values(np.asarray(raw, dtype=float).reshape(-1, 1))
+
+    def columns(self, raw: np.ndarray) -> np.ndarray:
+        return np.asarray(raw, dtype=float).reshape(-1)
+
+    def in_domain(self, raw: np.ndarray) -> np.ndarray:
+        v = np.asarray(raw, dtype=float).reshape(-1)
+        return np.isfinite(v) & (v >= self.low) & (v <= self.high)
+
+    def prior_weight(self, raw: np.ndarray) -> np.ndarray:
+        if self.prior is None:
+            return super().prior_weight(raw)
+        return self.prior.pdf_unit(self.unit(raw).reshape(-1))
+
+    def to_spec(self) -> dict[str, Any]:
+        return self._spec_with({"bounds": [self.low, self.high]})
+
+
+class Real(_NumericParameter):
+    """A continuous value in ``[low, high]``, optionally on a log scale."""
+
+    kind = "real"
+
+    def __init__(self, name: str, low: float, high: float, *, log: bool = False,
+                 default: float | None = None, prior: Any = None) -> None:
+        super().__init__(name, low, high, log=log, default=default, prior=prior)
+
+    @property
+    def cardinality(self) -> float:
+        return math.inf
+
+    @property
+    def default(self) -> float:
+        if self._default is not None:
+            return self._default
+        return float(self._from_unit_values(np.float64(0.5)))
+
+    def validate(self, value: Any) -> float:
+        if not is_numeric(value) or not math.isfinite(float(value)):
+            raise SpaceError(f"parameter {self.name!r}: expected a finite number, but got {value!r}")
+        v = float(value)
+        if not self.low <= v <= self.high:
+            raise SpaceError(f"parameter {self.name!r}: `{self.low} <= value <= {self.high}` must hold, but got {v!r}")
+        return v
+
+    def to_raw(self, value: Any) -> np.ndarray:
+        return np.array([float(value)])
+
+    def from_raw(self, raw: np.ndarray) -> float:
+        return float(np.asarray(raw).reshape(-1)[0])
+
+    def sample(self, rng: np.random.Generator, n: int, use_prior: bool = False) -> np.ndarray:
+        u = self.prior.sample_unit(rng, n) if (use_prior and self.prior) else rng.random(n)
+        return self._from_unit_values(u).reshape(-1, 1)
+
+    def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        u = float(self.unit(raw)[0, 0])
+        steps = np.concatenate([rng.normal(0.0, 0.05, 2), rng.normal(0.0, 0.2, 2)])
+        cand = self._from_unit_values(np.clip(u + steps, 0.0, 1.0))
+        cand = cand[cand != float(np.asarray(raw).reshape(-1)[0])]
+        return cand.reshape(-1, 1)
+
+
+class Integer(_NumericParameter):
+    """An integer in ``[low, high]`` (inclusive), optionally on a log scale."""
+
+    kind = "integer"
+
+    def __init__(self, name: str, low: int, high: int, *, log: bool = False,
+                 default: int | None = None, prior: Any = None) -> None:
+        for label, v in (("low", low), ("high", high)):
+            if not is_numeric(v) or float(v) != int(v):
+                raise SpaceError(f"parameter {name!r}: integer bounds required, but got {label}={v!r}")
+        super().__init__(name, int(low), int(high), log=log, default=default, prior=prior)
+
+    @property
+    def cardinality(self) -> float:
+        return self.high - self.low + 1
+
+    @property
+    def default(self) -> int:
+        if self._default is not None:
+            return self._default
+        return int(np.rint(self._from_unit_values(np.float64(0.5))))
+
+    def validate(self, value: Any) -> int:
+        if not is_numeric(value) or not math.isfinite(float(value)) or float(value) != int(value):
+            raise SpaceError(f"parameter {self.name!r}: expected an integer, but got {value!r}")
+        v = int(value)
+        if not self.low <= v <= self.high:
+            raise SpaceError(f"parameter {self.name!r}: `{self.low} <= value <= {self.high}` must hold, but got {v!r}")
+        return v
+
+    def to_raw(self, value: Any) -> np.ndarray:
+        return np.array([float(value)])
+
+    def from_raw(self, raw: np.ndarray) -> int:
+        return int(np.rint(np.asarray(raw).reshape(-1)[0]))
+
+    def in_domain(self, raw: np.ndarray) -> np.ndarray:
+        v = np.asarray(raw, dtype=float).reshape(-1)
+        return super().in_domain(raw) & (v == np.rint(v))
+
+    def grid(self) -> np.ndarray:
+        return np.arange(self.low, self.high + 1, dtype=float).reshape(-1, 1)
+
+    def index_of(self, raw: np.ndarray) -> np.ndarray:
+        return np.rint(np.asarray(raw, dtype=float).reshape(-1)).astype(np.int64) - self.low
+
+    def raw_of_index(self, index: np.ndarray) -> np.ndarray:
+        return (np.asarray(index, dtype=float) + self.low).reshape(-1, 1)
+
+    def _bin_probabilities(self) -> np.ndarray:
+        u = self._to_unit_values(self.grid()[:, 0])
+        edges = np.concatenate([[0.0], (u[1:] + u[:-1]) / 2, [1.0]])
+        return self.prior.bin_probabilities(edges)  # type: ignore[union-attr]
+
+    def sample(self, rng: np.random.Generator, n: int, use_prior: bool = False) -> np.ndarray:
+        if use_prior and self.prior is not None:
+            if self.cardinality <= 1_000_000:
+                idx = rng.choice(int(self.cardinality), size=n, p=self._bin_probabilities())
+                return self.raw_of_index(idx)
+            v = np.rint(self._from_unit_values(self.prior.sample_unit(rng, n)))
+        elif self.log:
+            # Log-uniform: each octave equally likely, rounded to the nearest integer.
+            lo, hi = math.log(self.low - 0.5 if self.low > 0.5 else self.low), math.log(self.high + 0.5)
+            v = np.rint(np.exp(rng.uniform(lo, hi, n)))
+        else:
+            v = rng.integers(self.low, self.high + 1, size=n).astype(float)
+        return np.clip(v, self.low, self.high).reshape(-1, 1)
+
+    def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        v = float(np.asarray(raw).reshape(-1)[0])
+        u = float(self.unit(raw)[0, 0])
+        jumps = np.rint(self._from_unit_values(np.array([u - 0.1, u + 0.1])))
+        cand = np.unique(np.concatenate([[v - 1, v + 1], jumps]))
+        cand = cand[(cand >= self.low) & (cand <= self.high) & (cand != v)]
+        return cand.reshape(-1, 1)
