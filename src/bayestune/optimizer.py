@@ -124,21 +124,26 @@ class Optimizer:
 
     def _load_journal(self) -> None:
         lost = self.journal.abandon_pending()
-        for trial in self.journal.trials(space=self.space):
+        for trial in self.journal.trials():
             if trial.status is TrialStatus.PENDING or trial.failure_kind == FailureKind.LOST:
                 continue
-            try:
-                config = self.space.validate_config(trial.config)
-            except SpaceError as exc:
-                raise BayestuneError(f"journal trial {trial.trial_id} does not fit this space: {exc}") from None
-            self._absorb(replace(trial, config=config), config)
+            config, x, key = self._validated(trial)
+            self._absorb(replace(trial, config=config), x, key)
         for trial in lost:
-            config = self.space.validate_config(trial.config)
-            key = self.space.row_keys(self.space.to_matrix([config]))[0]
+            config, _, key = self._validated(trial)
             if key not in self._seen:
                 self._requeue.append(config)
         if lost:
             logger.info("resuming: %d evaluation(s) lost in flight will be re-run", len(lost))
+
+    def _validated(self, trial: Trial) -> tuple[dict[str, Any], np.ndarray, bytes]:
+        """A journaled trial's canonical configuration, row and key; BayestuneError if it does not fit."""
+        try:
+            config = self.space.validate_config(trial.config)
+        except SpaceError as exc:
+            raise BayestuneError(f"journal trial {trial.trial_id} does not fit this space: {exc}") from None
+        x = self.space.to_matrix([config])[0]
+        return config, x, self.space.row_keys(x.reshape(1, -1))[0]
 
     # ---- state -------------------------------------------------------------------------
     @property
@@ -254,7 +259,8 @@ class Optimizer:
     def tell(self, config: Mapping[str, Any], result: Any) -> Trial:
         """Record the outcome of evaluating ``config`` (values, a Result, or a failure)."""
         canonical = self.space.validate_config(config)
-        key = self.space.row_keys(self.space.to_matrix([canonical]))[0]
+        x = self.space.to_matrix([canonical])[0]
+        key = self.space.row_keys(x.reshape(1, -1))[0]
         res = self._check_outputs(coerce_result(result, [o.name for o in self.objectives], self.feasible_output))
         pending = self._pending.pop(key, None)
         if pending is not None:
@@ -262,7 +268,7 @@ class Optimizer:
         else:
             trial = self.journal.record(canonical, res, origin=Origin.MANUAL)
         trial = replace(trial, config=canonical)
-        self._absorb(trial, canonical)
+        self._absorb(trial, x, key)
         return trial
 
     def _check_outputs(self, res: Result) -> Result:
@@ -279,14 +285,14 @@ class Optimizer:
                 return Result(values=dict(res.values), feasible=False, kind=FailureKind.OUTPUT_CONSTRAINT)
         return res
 
-    def _absorb(self, trial: Trial, config: dict[str, Any]) -> None:
-        x = self.space.to_matrix([config])[0]
+    def _absorb(self, trial: Trial, x: np.ndarray, key: bytes) -> None:
+        """Add a finished trial (canonical config, its row ``x`` and key) to what strategies see."""
         self._trials.append(trial)
         self._X.append(x)
         ok = trial.feasible
         self._feasible.append(ok)
         self._Y.append(np.array([trial.values.get(o.name, np.nan) if ok else np.nan for o in self.objectives]))
-        self._seen.add(self.space.row_keys(x.reshape(1, -1))[0])
+        self._seen.add(key)
 
     # ---- the whole loop --------------------------------------------------------------
     def optimize(self, blackbox: Callable[[dict[str, Any]], Any], budget: int, *,

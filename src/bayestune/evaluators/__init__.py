@@ -23,7 +23,7 @@ logger = logging.getLogger(__name__)
 COMMAND_OPTIONS = ("env", "memory_limit_mb")
 PYTHON_OPTIONS: tuple[str, ...] = ()
 EXTERNAL_OPTIONS = ("env", "metrics")
-REPLAY_OPTIONS = ("t1",)
+REPLAY_OPTIONS: tuple[str, ...] = ()
 
 
 def scenario_dir(scenario: Scenario) -> Path:
@@ -89,8 +89,7 @@ def build_evaluator(spec: BlackBoxSpec, *, base_dir: Path, objectives: Sequence[
 def _replay_evaluator(spec: BlackBoxSpec, base: Path, objectives: Sequence[str], parameter_names: Sequence[str],
                       scenario_name: str) -> Evaluator:
     """Recorded measurements looked up by the configuration's values of the cache's varying parameters."""
-    t1 = spec.options.get("t1")
-    problem = load_kernel_tuner_cache(base / spec.target, t1_path=base / t1 if t1 else None)
+    problem = load_kernel_tuner_cache(base / spec.target)
     missing = [n for n in problem.space.names if n not in parameter_names]
     if missing:
         raise EvaluationError(f"replay black box {spec.target!r} (scenario {scenario_name!r}) varies parameter(s) "
