@@ -24,8 +24,8 @@ import numpy as np
 
 from bayestune.exceptions import BayestuneError
 from bayestune.objectives import Objective
-from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
 from bayestune.run import Run, load_run
+from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
 
 logger = logging.getLogger(__name__)
 

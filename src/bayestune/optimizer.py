@@ -27,9 +27,9 @@ from bayestune.scenario_model import (
     Scenario,
 )
 from bayestune.space.space import Space
-from bayestune.strategies.base import Strategy, make_strategy
 from bayestune.storage.base import TrialJournal
 from bayestune.storage.memory import MemoryJournal
+from bayestune.strategies.base import Strategy, make_strategy
 from bayestune.trial import FailureKind, Origin, Result, Trial, TrialStatus, coerce_result
 
 logger = logging.getLogger(__name__)
