@@ -198,7 +198,7 @@ def worker_evaluator(factory: EvaluatorFactory) -> Evaluator:
     if evaluator is None:
         try:
             evaluator = factory.build()
-        except Exception as exc:  # noqa: BLE001 - reported to the runner as a setup error
+        except Exception as exc:  # noqa: BLE001 - reported to the loop as a setup error
             raise WorkerSetupError(f"the worker could not build the evaluator ({factory!r}): "
                                    f"{type(exc).__name__}: {exc}") from None
         cache[factory.token] = evaluator
