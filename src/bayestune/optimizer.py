@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from bayestune import run
+from bayestune import run as run_meta
 from bayestune.design.initial import initial_design
 from bayestune.exceptions import BayestuneError, SpaceError
 from bayestune.history import History
@@ -66,8 +66,9 @@ class Optimizer:
         self.objectives = _as_objectives(objectives)
         self.journal: TrialJournal = MemoryJournal() if journal is None else journal
         if resume:
-            run.check_objectives(self.journal, self.objectives)
-            settings = run.resumed_settings(self.journal, run.Settings(strategy, strategy_options, seed, design))
+            run_meta.check_objectives(self.journal, self.objectives)
+            given = run_meta.Settings(strategy, strategy_options, seed, design)
+            settings = run_meta.resumed_settings(self.journal, given)
             strategy, strategy_options, seed, design = (settings.strategy, settings.strategy_options,
                                                         settings.seed, settings.design)
         self.design = design or DesignSpec()
@@ -97,8 +98,10 @@ class Optimizer:
         if resume:
             self._load_journal()
         else:
-            run.describe_run(self.journal, objectives=self.objectives, space=space, strategy=self.strategy.name,
-                             strategy_options=strategy_options, seed=seed, design=self.design)
+            run_meta.describe_run(self.journal, objectives=self.objectives, space=space,
+                                  strategy=getattr(self.strategy, "name", type(self.strategy).__name__),
+                                  strategy_options=strategy_options, seed=seed,
+                                  design=self.design)
 
     # ---- construction from a scenario --------------------------------------------------
     @classmethod
@@ -109,9 +112,9 @@ class Optimizer:
         Resuming, what is not overridden continues as the journal's run started, then falls
         back to the scenario.
         """
-        settings = run.Settings(strategy, None, seed, None)
+        settings = run_meta.Settings(strategy, None, seed, None)
         if resume and journal is not None:
-            settings = run.resumed_settings(journal, settings)
+            settings = run_meta.resumed_settings(journal, settings)
         strategy = settings.strategy or scenario.strategy
         options = settings.strategy_options
         if options is None and strategy == scenario.strategy:
