@@ -387,7 +387,7 @@ def build_report(res: Results, *, budgets: Sequence[int], reference: str, comman
               "problems ± their standard deviation. Lower is better; 1.0 is the average of the strategies compared.",
               ""] + mdf_lines + [""]
     lines += [f"## Win fractions of `{reference}`", "",
-              f"Cells = (problem, budget) pairs with both strategies run; a win = strictly lower mean best/optimum. "
+              "Cells = (problem, budget) pairs with both strategies run; a win = strictly lower mean best/optimum. "
               "Target: better than every peer in >= 90 % of the cells.", ""] + table_wins(res, reference, budgets) + [""]
     lines += ["## Time and memory per strategy", "",
               "`ask ms a-b`: mean wall time of one suggestion (the strategy's work between two evaluations, its "

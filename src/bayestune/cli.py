@@ -9,7 +9,6 @@ line on stderr and exit code 2; ``--debug`` shows the traceback instead.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 import math
 import shlex
@@ -127,10 +126,8 @@ def _load(path: str) -> Any:
 
 def _default_journal(scenario: Any, scenario_path: str) -> Path:
     """The scenario's ``journal`` (relative to its file), else ``<stem>.journal.db`` in the cwd."""
-    from bayestune.evaluators import scenario_dir
-
     if scenario.journal:
-        return scenario_dir(scenario) / Path(scenario.journal).expanduser()
+        return scenario.base_dir / Path(scenario.journal).expanduser()
     return Path.cwd() / f"{Path(scenario_path).stem}.journal.db"
 
 
@@ -211,7 +208,9 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
     if resume and force:
         raise CliError("--resume and --force exclude each other")
     scenario = _load(scenario_path)
-    execution = _Execution.choose(workers=workers, dask_address=dask_address, batch=batch)
+    backend = "dask" if dask_address else "pool" if (workers or 1) > 1 else "serial"
+    execution = {"backend": backend, "workers": workers if backend != "serial" else None,
+                 "dask_client": dask_address, "batch": batch}
     path = Path(journal_path) if journal_path else _default_journal(scenario, scenario_path)
 
     evaluator = make_evaluator(scenario)  # before the journal: a setup error leaves no file behind
@@ -242,38 +241,15 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
                 click.echo(f"csv: {csv_path}")
 
 
-@dataclasses.dataclass(frozen=True)
-class _Execution:
-    """Where evaluations run (``bayestune.execution.run`` arguments) as chosen on the command line."""
-
-    backend: str = "serial"
-    workers: int | None = None
-    dask_address: str | None = None
-    batch: int | None = None
-
-    @classmethod
-    def choose(cls, *, workers: int | None, dask_address: str | None, batch: int | None) -> "_Execution":
-        if dask_address:
-            return cls("dask", workers, dask_address, batch)
-        if workers is not None and workers > 1:
-            return cls("pool", workers, None, batch)
-        return cls("serial", None, None, batch)
-
-    def evaluator_for(self, scenario: Any, evaluator: Any) -> Any:
-        """The evaluator itself in this process; a recipe that worker processes rebuild otherwise."""
-        if self.backend == "serial":
-            return evaluator
-        from bayestune.execution import ScenarioFactory
-
-        return ScenarioFactory(scenario)
-
-
-def _run(optimizer: Any, evaluator: Any, budget: int, scenario: Any, execution: _Execution, *,
+def _run(optimizer: Any, evaluator: Any, budget: int, scenario: Any, execution: dict[str, Any], *,
          show_progress: bool) -> bool:
-    """The evaluation loop under a progress bar; True if stopped by Ctrl-C/SIGTERM."""
+    """The evaluation loop under a progress bar; True if stopped by Ctrl-C/SIGTERM.
+
+    Worker processes get a recipe to rebuild the scenario's evaluator, this process the evaluator itself.
+    """
     from tqdm import tqdm
 
-    from bayestune.execution import run
+    from bayestune.execution import ScenarioFactory, run
 
     objective = scenario.objectives[0]
     bar = tqdm(total=budget, initial=min(optimizer.n_evaluated, budget), desc=scenario.name, unit="eval",
@@ -287,9 +263,8 @@ def _run(optimizer: Any, evaluator: Any, budget: int, scenario: Any, execution: 
 
     try:
         with _sigterm_as_interrupt():
-            run(optimizer, execution.evaluator_for(scenario, evaluator), budget, backend=execution.backend,
-                workers=execution.workers, dask_client=execution.dask_address, batch=execution.batch,
-                callback=on_trial)
+            run(optimizer, evaluator if execution["backend"] == "serial" else ScenarioFactory(scenario), budget,
+                callback=on_trial, **execution)
     except KeyboardInterrupt:
         return True
     finally:

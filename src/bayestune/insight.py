@@ -17,7 +17,7 @@ configurations themselves (:func:`bayestune.run.load_run` reads journals).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -26,8 +26,7 @@ from bayestune.exceptions import BayestuneError
 from bayestune.objectives import Objective
 from bayestune.run import Run, load_run
 from bayestune.space import Space
-from bayestune.space.inference import parameter_for_values
-from bayestune.trial import Trial, TrialStatus
+from bayestune.space.inference import infer_space
 
 logger = logging.getLogger(__name__)
 
@@ -40,18 +39,6 @@ FEASIBILITY = "feasible"
 
 
 # ---- spaces and journals -------------------------------------------------------------------
-def infer_space(configs: Sequence[Mapping[str, Any]]) -> Space:
-    """A space that holds every configuration, each parameter inferred from the values it takes
-    (:func:`bayestune.space.inference.parameter_for_values` on observed values)."""
-    if not configs:
-        raise BayestuneError("cannot infer a search space from no configurations")
-    names: dict[str, None] = {}
-    for c in configs:
-        names.update(dict.fromkeys(c))
-    return Space([parameter_for_values(name, [c[name] for c in configs if name in c], observed=True)
-                  for name in names])
-
-
 # ---- feature importance ------------------------------------------------------------------
 def _block_sums(encoder: Any, per_column: np.ndarray) -> dict[str, float]:
     out = {}

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from bayestune import run
+from bayestune import run as run_meta
 from bayestune.design.initial import initial_design
 from bayestune.exceptions import BayestuneError, SpaceError
 from bayestune.history import History
@@ -27,9 +27,9 @@ from bayestune.scenario.records import (
     Scenario,
 )
 from bayestune.space.space import Space
-from bayestune.strategies.base import Strategy, make_strategy
 from bayestune.storage.base import TrialJournal
 from bayestune.storage.memory import MemoryJournal
+from bayestune.strategies.base import Strategy, make_strategy
 from bayestune.trial import FailureKind, Origin, Result, Trial, TrialStatus, coerce_result
 
 logger = logging.getLogger(__name__)
@@ -66,8 +66,9 @@ class Optimizer:
         self.objectives = _as_objectives(objectives)
         self.journal: TrialJournal = MemoryJournal() if journal is None else journal
         if resume:
-            run.check_objectives(self.journal, self.objectives)
-            settings = run.resumed_settings(self.journal, run.Settings(strategy, strategy_options, seed, design))
+            run_meta.check_objectives(self.journal, self.objectives)
+            given = run_meta.Settings(strategy, strategy_options, seed, design)
+            settings = run_meta.resumed_settings(self.journal, given)
             strategy, strategy_options, seed, design = (settings.strategy, settings.strategy_options,
                                                         settings.seed, settings.design)
         self.design = design or DesignSpec()
@@ -97,8 +98,10 @@ class Optimizer:
         if resume:
             self._load_journal()
         else:
-            run.describe_run(self.journal, objectives=self.objectives, space=space, strategy=self.strategy.name,
-                             strategy_options=strategy_options, seed=seed, design=self.design)
+            run_meta.describe_run(self.journal, objectives=self.objectives, space=space,
+                                  strategy=getattr(self.strategy, "name", type(self.strategy).__name__),
+                                  strategy_options=strategy_options, seed=seed,
+                                  design=self.design)
 
     # ---- construction from a scenario --------------------------------------------------
     @classmethod
@@ -109,9 +112,9 @@ class Optimizer:
         Resuming, what is not overridden continues as the journal's run started, then falls
         back to the scenario.
         """
-        settings = run.Settings(strategy, None, seed, None)
+        settings = run_meta.Settings(strategy, None, seed, None)
         if resume and journal is not None:
-            settings = run.resumed_settings(journal, settings)
+            settings = run_meta.resumed_settings(journal, settings)
         strategy = settings.strategy or scenario.strategy
         options = settings.strategy_options
         if options is None and strategy == scenario.strategy:
@@ -124,21 +127,26 @@ class Optimizer:
 
     def _load_journal(self) -> None:
         lost = self.journal.abandon_pending()
-        for trial in self.journal.trials(space=self.space):
+        for trial in self.journal.trials():
             if trial.status is TrialStatus.PENDING or trial.failure_kind == FailureKind.LOST:
                 continue
-            try:
-                config = self.space.validate_config(trial.config)
-            except SpaceError as exc:
-                raise BayestuneError(f"journal trial {trial.trial_id} does not fit this space: {exc}") from None
-            self._absorb(replace(trial, config=config), config)
+            config, x, key = self._validated(trial)
+            self._absorb(replace(trial, config=config), x, key)
         for trial in lost:
-            config = self.space.validate_config(trial.config)
-            key = self.space.row_keys(self.space.to_matrix([config]))[0]
+            config, _, key = self._validated(trial)
             if key not in self._seen:
                 self._requeue.append(config)
         if lost:
             logger.info("resuming: %d evaluation(s) lost in flight will be re-run", len(lost))
+
+    def _validated(self, trial: Trial) -> tuple[dict[str, Any], np.ndarray, bytes]:
+        """A journaled trial's canonical configuration, row and key; BayestuneError if it does not fit."""
+        try:
+            config = self.space.validate_config(trial.config)
+        except SpaceError as exc:
+            raise BayestuneError(f"journal trial {trial.trial_id} does not fit this space: {exc}") from None
+        x = self.space.to_matrix([config])[0]
+        return config, x, self.space.row_keys(x.reshape(1, -1))[0]
 
     # ---- state -------------------------------------------------------------------------
     @property
@@ -254,7 +262,8 @@ class Optimizer:
     def tell(self, config: Mapping[str, Any], result: Any) -> Trial:
         """Record the outcome of evaluating ``config`` (values, a Result, or a failure)."""
         canonical = self.space.validate_config(config)
-        key = self.space.row_keys(self.space.to_matrix([canonical]))[0]
+        x = self.space.to_matrix([canonical])[0]
+        key = self.space.row_keys(x.reshape(1, -1))[0]
         res = self._check_outputs(coerce_result(result, [o.name for o in self.objectives], self.feasible_output))
         pending = self._pending.pop(key, None)
         if pending is not None:
@@ -262,7 +271,7 @@ class Optimizer:
         else:
             trial = self.journal.record(canonical, res, origin=Origin.MANUAL)
         trial = replace(trial, config=canonical)
-        self._absorb(trial, canonical)
+        self._absorb(trial, x, key)
         return trial
 
     def _check_outputs(self, res: Result) -> Result:
@@ -279,14 +288,14 @@ class Optimizer:
                 return Result(values=dict(res.values), feasible=False, kind=FailureKind.OUTPUT_CONSTRAINT)
         return res
 
-    def _absorb(self, trial: Trial, config: dict[str, Any]) -> None:
-        x = self.space.to_matrix([config])[0]
+    def _absorb(self, trial: Trial, x: np.ndarray, key: bytes) -> None:
+        """Add a finished trial (canonical config, its row ``x`` and key) to what strategies see."""
         self._trials.append(trial)
         self._X.append(x)
         ok = trial.feasible
         self._feasible.append(ok)
         self._Y.append(np.array([trial.values.get(o.name, np.nan) if ok else np.nan for o in self.objectives]))
-        self._seen.add(self.space.row_keys(x.reshape(1, -1))[0])
+        self._seen.add(key)
 
     # ---- the whole loop --------------------------------------------------------------
     def optimize(self, blackbox: Callable[[dict[str, Any]], Any], budget: int, *,

@@ -20,8 +20,8 @@ import numpy as np
 
 from bayestune.exceptions import BayestuneError
 from bayestune.insight import run_importance
-from bayestune.run import Run
 from bayestune.pareto import hypervolume_trace, pareto_mask, reference_point, to_minimization
+from bayestune.run import Run
 
 logger = logging.getLogger(__name__)
 

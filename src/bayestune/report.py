@@ -23,7 +23,7 @@ from typing import Any
 from bayestune.formatting import display
 from bayestune.insight import run_importance
 from bayestune.pareto import pareto_trials
-from bayestune.run import Run, load_run
+from bayestune.run import META_BUDGET, META_SCENARIO, META_SEED, META_STRATEGY, Run, load_run
 from bayestune.space import Space
 from bayestune.trial import Trial, TrialStatus
 
@@ -85,18 +85,18 @@ def _summary(run: Run, journal_path: str) -> str:
     meta = run.meta
     statuses = Counter(t.status for t in run.trials)
     kinds = Counter(t.failure_kind or t.status.value for t in run.trials if not t.feasible)
-    scenario = meta.get("scenario") if isinstance(meta.get("scenario"), Mapping) else {}
+    scenario = meta.get(META_SCENARIO) if isinstance(meta.get(META_SCENARIO), Mapping) else {}
     items = [
         ("journal", journal_path),
         ("scenario", scenario.get("name", "-")),
         ("objectives", ", ".join(f"{o.name} ({o.direction})" for o in run.objectives)),
-        ("evaluations", f"{len(run.trials)}" + (f" of budget {meta['budget']}" if meta.get("budget") else "")),
+        ("evaluations", f"{len(run.trials)}" + (f" of budget {meta[META_BUDGET]}" if meta.get(META_BUDGET) else "")),
         ("feasible", statuses[TrialStatus.OK]),
         ("infeasible (measured)", statuses[TrialStatus.INFEASIBLE]),
         ("failed", statuses[TrialStatus.FAILED]),
         ("failure kinds", ", ".join(f"{k} {n}" for k, n in kinds.most_common()) or "-"),
-        ("strategy", meta.get("strategy", "-")),
-        ("seed", meta.get("seed", "-")),
+        ("strategy", meta.get(META_STRATEGY, "-")),
+        ("seed", meta.get(META_SEED, "-")),
         ("parameters", ", ".join(f"{p.name} ({p.kind})" for p in run.space.parameters)),
     ]
     return _table(["", ""], [[k, v] for k, v in items])

@@ -19,6 +19,10 @@ import numpy as np
 
 from bayestune.exceptions import BayestuneError, JournalError
 from bayestune.objectives import Objective
+from bayestune.scenario.records import DesignSpec
+from bayestune.space.inference import infer_space
+from bayestune.space.spec import space_from_spec
+from bayestune.storage import Journal
 from bayestune.trial import FailureKind, Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
@@ -32,8 +36,6 @@ META_STRATEGY_OPTIONS = "strategy_options"
 META_SEED = "seed"
 META_BUDGET = "budget"
 META_DESIGN = "design"  # {"method", "size", "include_default"}
-META_CREATED_AT = "created_at"
-META_VERSION = "bayestune_version"
 
 #: Files SQLite keeps next to a journal; a journal deleted without them would come back half-written.
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -101,8 +103,6 @@ def resumed_settings(journal: Any, given: Settings) -> Settings:
     design = given.design
     stored_design = journal.get_meta(META_DESIGN)
     if design is None and isinstance(stored_design, Mapping):
-        from bayestune.scenario_model import DesignSpec
-
         design = DesignSpec(**stored_design)
     seed = given.seed if given.seed is not None else journal.get_meta(META_SEED)
     return Settings(strategy, options or None, seed, design)
@@ -173,8 +173,6 @@ class Run:
 
 def load_run(journal_path: str, *, space: Any = None) -> Run:
     """Read a journal: its finished trials, objectives and search space (stored, else inferred)."""
-    from bayestune.storage import Journal
-
     with Journal.open(journal_path) as journal:
         meta = journal.meta()
         raw = measured(journal.trials())
@@ -184,8 +182,6 @@ def load_run(journal_path: str, *, space: Any = None) -> Run:
     if space is None:
         space = _stored_space(meta.get(META_SPACE), journal_path)
     if space is None:
-        from bayestune.insight import infer_space
-
         space = infer_space([t.config for t in raw])
     trials = [t if t.status is TrialStatus.PENDING else _typed(t, space) for t in raw]
     return Run(space, objectives, trials, meta)
@@ -194,8 +190,6 @@ def load_run(journal_path: str, *, space: Any = None) -> Run:
 def _stored_space(spec: Any, journal_path: str) -> Any:
     if not isinstance(spec, Mapping):
         return None
-    from bayestune.scenario import space_from_spec
-
     try:
         return space_from_spec(spec["parameters"], spec.get("constraints", ()), source=journal_path)
     except (BayestuneError, KeyError) as exc:
@@ -219,8 +213,6 @@ def open_run_journal(path: str | Path, *, resume: bool, force: bool) -> tuple[An
     it) or ``force`` (delete it, with SQLite's side files); a file that is not a journal is never
     touched.
     """
-    from bayestune.storage import Journal
-
     path = Path(path)
     note = None
     if path.exists():

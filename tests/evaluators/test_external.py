@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from bayestune.evaluators import ExternalEvaluator, make_evaluator
-from bayestune.optimizer import Optimizer
 from bayestune.execution import run
 from bayestune.formatting import format_value
+from bayestune.optimizer import Optimizer
 from bayestune.scenario import load_scenario
 from bayestune.storage import Journal
 from bayestune.trial import TrialStatus

@@ -14,11 +14,10 @@ import pytest
 distributed = pytest.importorskip("distributed")
 dask = pytest.importorskip("dask")
 
-from bayestune.execution.dask_backend import DaskBackend  # noqa: E402
-from bayestune.execution import CallableFactory, CommandFactory  # noqa: E402
 from bayestune.exceptions import EvaluationError  # noqa: E402
+from bayestune.execution import CallableFactory, CommandFactory, run  # noqa: E402
+from bayestune.execution.dask_backend import DaskBackend  # noqa: E402
 from bayestune.optimizer import Optimizer  # noqa: E402
-from bayestune.execution import run  # noqa: E402
 from bayestune.space import Integer, Space  # noqa: E402
 from bayestune.storage import Journal  # noqa: E402
 from bayestune.trial import TrialStatus  # noqa: E402

@@ -15,15 +15,15 @@ import numpy as np
 import pytest
 
 from bayestune.evaluators import CallableEvaluator, CommandEvaluator
+from bayestune.exceptions import BayestuneError, EvaluationError
 from bayestune.execution import (
     CallableFactory,
     CommandFactory,
     ScenarioFactory,
     SerialBackend,
     portable,
+    run,
 )
-from bayestune.exceptions import BayestuneError, EvaluationError
-from bayestune.execution import run
 from bayestune.execution.pool import ProcessPoolBackend
 from bayestune.optimizer import Optimizer
 from bayestune.scenario.records import BlackBoxSpec, DesignSpec, Scenario

@@ -23,14 +23,7 @@ logger = logging.getLogger(__name__)
 COMMAND_OPTIONS = ("env", "memory_limit_mb")
 PYTHON_OPTIONS: tuple[str, ...] = ()
 EXTERNAL_OPTIONS = ("env", "metrics")
-REPLAY_OPTIONS = ("t1",)
-
-
-def scenario_dir(scenario: Scenario) -> Path:
-    """Directory relative paths in a scenario are resolved against (its file's, else the cwd)."""
-    if scenario.source and not scenario.source.startswith("<"):
-        return Path(scenario.source).resolve().parent
-    return Path.cwd()
+REPLAY_OPTIONS: tuple[str, ...] = ()
 
 
 def make_evaluator(scenario: Scenario) -> Evaluator:
@@ -45,7 +38,7 @@ def make_evaluator(scenario: Scenario) -> Evaluator:
         raise EvaluationError(
             f"scenario {scenario.name!r} ({scenario.source}) has no 'blackbox' section: add one, "
             "or drive the optimizer from Python with ask()/tell()")
-    return build_evaluator(spec, base_dir=scenario_dir(scenario), objectives=scenario.objective_names,
+    return build_evaluator(spec, base_dir=scenario.base_dir, objectives=scenario.objective_names,
                            parameter_names=scenario.space.names, feasible_output=scenario.feasible_output,
                            scenario_name=scenario.name)
 
@@ -89,8 +82,7 @@ def build_evaluator(spec: BlackBoxSpec, *, base_dir: Path, objectives: Sequence[
 def _replay_evaluator(spec: BlackBoxSpec, base: Path, objectives: Sequence[str], parameter_names: Sequence[str],
                       scenario_name: str) -> Evaluator:
     """Recorded measurements looked up by the configuration's values of the cache's varying parameters."""
-    t1 = spec.options.get("t1")
-    problem = load_kernel_tuner_cache(base / spec.target, t1_path=base / t1 if t1 else None)
+    problem = load_kernel_tuner_cache(base / spec.target)
     missing = [n for n in problem.space.names if n not in parameter_names]
     if missing:
         raise EvaluationError(f"replay black box {spec.target!r} (scenario {scenario_name!r}) varies parameter(s) "

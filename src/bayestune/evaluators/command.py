@@ -34,7 +34,7 @@ from typing import Any
 
 from bayestune.evaluators.base import Evaluator, tail
 from bayestune.exceptions import EvaluationError
-from bayestune.trial import Result, coerce_result
+from bayestune.trial import FailureKind, Result, coerce_result
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ def parse_output(stdout: str, objectives: Sequence[str], feasible_key: str | Non
     flag_keys = (feasible_key,) if feasible_key else FEASIBLE_KEYS
     lines = [ln.strip() for ln in stdout.splitlines() if ln.strip()]
     if not lines:
-        return Result.failure(f"the command printed nothing on stdout; expected {_expected(objectives)}", "parse")
+        return Result.failure(f"the command printed nothing on stdout; expected {_expected(objectives)}", FailureKind.PARSE)
     last = lines[-1]
 
     if last.startswith("{"):
@@ -107,7 +107,7 @@ def parse_output(stdout: str, objectives: Sequence[str], feasible_key: str | Non
     detail = f"; the value(s) of {unreadable} are not numbers" if unreadable else ""
     return Result.failure(
         f"cannot read objective values from the command's output: expected {_expected(objectives)}{detail}; "
-        f"the last line was {_quote(last)}", "parse")
+        f"the last line was {_quote(last)}", FailureKind.PARSE)
 
 
 def _expected(objectives: Sequence[str]) -> str:
@@ -240,7 +240,7 @@ class CommandEvaluator(Evaluator):
         try:
             cmd = self.render(config)
         except (KeyError, ValueError, TypeError) as exc:
-            return Result.failure(f"cannot fill command template {self.template!r}: {exc}", "template")
+            return Result.failure(f"cannot fill command template {self.template!r}: {exc}", FailureKind.TEMPLATE)
         start = time.monotonic()
         try:
             proc = subprocess.Popen(
@@ -249,7 +249,7 @@ class CommandEvaluator(Evaluator):
                 preexec_fn=self._preexec,
             )
         except (OSError, subprocess.SubprocessError) as exc:
-            return Result.failure(f"cannot start command {cmd!r}: {exc}", "crash")
+            return Result.failure(f"cannot start command {cmd!r}: {exc}", FailureKind.CRASH)
         logger.debug("started pid %d: %s", proc.pid, cmd)
         try:
             out, err = proc.communicate(timeout=self.timeout)
@@ -259,7 +259,7 @@ class CommandEvaluator(Evaluator):
             _, err = _drain(proc)
             return Result.failure(
                 f"timed out after {elapsed:.1f} s (timeout {self.timeout:g} s); killed the process group of "
-                f"{cmd!r}" + _stderr_note(err), "timeout")
+                f"{cmd!r}" + _stderr_note(err), FailureKind.TIMEOUT)
         except BaseException:  # Ctrl-C: the command runs in its own session, so it must be killed here
             _kill_group(proc)
             _drain(proc)
@@ -267,10 +267,10 @@ class CommandEvaluator(Evaluator):
         _kill_group(proc)  # background jobs the command left behind
         rc = proc.returncode
         if rc != 0:
-            return Result.failure(f"command {cmd!r} {_describe_exit(rc)}" + _stderr_note(err), "crash")
+            return Result.failure(f"command {cmd!r} {_describe_exit(rc)}" + _stderr_note(err), FailureKind.CRASH)
         result = parse_output(out.decode(errors="replace"), self.objectives, self.feasible_key)
-        if result.kind == "parse" and err.strip():
-            return Result.failure(result.error + _stderr_note(err, STDERR_TAIL_CHARS // 3), "parse")
+        if result.kind == FailureKind.PARSE and err.strip():
+            return Result.failure(result.error + _stderr_note(err, STDERR_TAIL_CHARS // 3), FailureKind.PARSE)
         return result
 
     def __repr__(self) -> str:

@@ -45,7 +45,7 @@ from typing import Any
 from bayestune.evaluators.base import Evaluator, tail
 from bayestune.exceptions import EvaluationError
 from bayestune.formatting import format_value
-from bayestune.trial import Result, coerce_result
+from bayestune.trial import FailureKind, Result, coerce_result
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ _EOF = object()
 class ProtocolError(Exception):
     """The tool's answer breaks the protocol; ``kind`` is the failure kind to record."""
 
-    def __init__(self, message: str, kind: str = "protocol") -> None:
+    def __init__(self, message: str, kind: str = FailureKind.PROTOCOL) -> None:
         super().__init__(message)
         self.kind = kind
 
@@ -104,7 +104,7 @@ class _Tool:
                 command, shell=True, start_new_session=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, cwd=cwd, env=dict(env) if env is not None else None)
         except OSError as exc:
-            raise ProtocolError(f"cannot start external tool {command!r}: {exc}", "crash") from None
+            raise ProtocolError(f"cannot start external tool {command!r}: {exc}", FailureKind.CRASH) from None
         self.lines: queue.Queue = queue.Queue()
         self.line_no = 0  # stdout lines consumed so far
         self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
@@ -254,7 +254,7 @@ class ExternalEvaluator(Evaluator):
             try:
                 rows = [[format_value(c[name]) for name in self.parameter_names] for c in configs]
             except KeyError as exc:
-                return [Result.failure(f"configuration lacks parameter {exc} for the external tool", "template")
+                return [Result.failure(f"configuration lacks parameter {exc} for the external tool", FailureKind.TEMPLATE)
                         for _ in configs]
             try:
                 return self._request(rows)
@@ -287,7 +287,7 @@ class ExternalEvaluator(Evaluator):
             tool.send(message)
         except (BrokenPipeError, ValueError, OSError):
             raise ProtocolError(f"external tool {self.command!r} {tool.exit_note()} before it read request "
-                                f"{self.requests}", "crash") from None
+                                f"{self.requests}", FailureKind.CRASH) from None
         deadline = time.monotonic() + self.timeout * n if self.timeout is not None else None
         reader = _AnswerReader(self, tool, n, deadline)
         header = reader.header()
@@ -359,11 +359,11 @@ class _AnswerReader:
             raise ProtocolError(
                 f"{self.prefix}: timed out after {limit:g} s ({self.n} configuration(s) x {self.owner.timeout:g} s) "
                 f"waiting for {what} (after line {self.tool.line_no} of the tool's stdout)"
-                + self.tool.stderr_note(), "timeout") from None
+                + self.tool.stderr_note(), FailureKind.TIMEOUT) from None
         if line is None:
             raise ProtocolError(
                 f"{self.prefix}: expected {what} at line {self.tool.line_no + 1} of the tool's stdout, but the tool "
-                f"{self.tool.exit_note()}", "crash")
+                f"{self.tool.exit_note()}", FailureKind.CRASH)
         return line, f"{self.prefix}: line {self.tool.line_no} of the tool's stdout ({what})"
 
     def header(self) -> list[str]:

@@ -31,14 +31,14 @@ from bayestune.space.inference import parameter_for_values
 from bayestune.space.membership import MembershipConstraint
 from bayestune.space.parameters import Ordinal, Parameter
 from bayestune.space.space import Space
-from bayestune.trial import Result
+from bayestune.trial import FailureKind, Result
 
 logger = logging.getLogger(__name__)
 
 #: Failure markers in Kernel Tuner caches and the failure kind each becomes.
 FAILURE_MARKERS = {
     "CompilationFailedConfig": "compile",
-    "RuntimeFailedConfig": "runtime",
+    "RuntimeFailedConfig": FailureKind.RUNTIME,
 }
 INVALID_MARKER = "InvalidConfig"
 #: Very old caches store failures as this number instead of a marker string.
@@ -84,9 +84,9 @@ class ReplayProblem:
 def _failure_kind(record: Mapping[str, Any]) -> str | None:
     t = record.get("time")
     if isinstance(t, str):
-        return FAILURE_MARKERS.get(t, "invalid" if t == INVALID_MARKER else "runtime")
+        return FAILURE_MARKERS.get(t, FailureKind.INVALID if t == INVALID_MARKER else FailureKind.RUNTIME)
     if not _is_number(t) or not math.isfinite(t) or t >= LEGACY_FAILURE_TIME:
-        return "runtime"
+        return FailureKind.RUNTIME
     return None
 
 
@@ -101,9 +101,9 @@ class ReplayEvaluator(Evaluator):
         try:
             record = self.problem.records.get(self.problem.key(config))
         except KeyError as exc:
-            return Result.failure(f"configuration lacks parameter {exc}", "parse")
+            return Result.failure(f"configuration lacks parameter {exc}", FailureKind.PARSE)
         if record is None:
-            return Result.failure("configuration is not in the recorded space (known-infeasible)", "invalid")
+            return Result.failure("configuration is not in the recorded space (known-infeasible)", FailureKind.INVALID)
         kind = _failure_kind(record)
         if kind is not None:
             return Result.failure(f"recorded failure: {record.get('time')!r}", kind)

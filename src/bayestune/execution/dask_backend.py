@@ -6,8 +6,8 @@ needs (the scenario's files, a compiler) at the same paths.
 
 Lost workers: when a worker dies mid-task, the scheduler itself re-runs the task elsewhere up
 to ``distributed.scheduler.allowed-failures`` times (default 3) before failing it with
-``KilledWorker``. A ``KilledWorker`` or a future lost with its scheduler reaches the runner as
-:class:`~bayestune.execution.factories.WorkerLost`, and the runner resubmits once more before
+``KilledWorker``. A ``KilledWorker`` or a future lost with its scheduler reaches the loop as
+:class:`~bayestune.execution.backends.WorkerLost`, and the loop resubmits once more before
 recording the evaluation as failed (kind ``"worker_lost"``).
 """
 
@@ -18,9 +18,9 @@ import logging
 import uuid
 from typing import Any
 
+from bayestune.exceptions import EvaluationError
 from bayestune.execution.backends import Backend, Outcome, Task, WorkerLost
 from bayestune.execution.factories import EvaluatorFactory, WorkerSetupError, evaluate_in_worker
-from bayestune.exceptions import EvaluationError
 from bayestune.trial import FailureKind, Result
 
 logger = logging.getLogger(__name__)

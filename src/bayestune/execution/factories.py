@@ -116,13 +116,11 @@ class ScenarioFactory(EvaluatorFactory):
 
     def __init__(self, scenario: Any) -> None:
         super().__init__()
-        from bayestune.evaluators import scenario_dir
-
         if scenario.blackbox is None:
             raise EvaluationError(f"scenario {scenario.name!r} has no 'blackbox' section to evaluate in workers")
         self.name = scenario.name
         self.spec = scenario.blackbox
-        self.base_dir = str(scenario_dir(scenario))
+        self.base_dir = str(scenario.base_dir)
         self.objectives = list(scenario.objective_names)
         self.parameter_names = list(scenario.space.names)
         self.feasible_output = scenario.feasible_output
@@ -198,7 +196,7 @@ def worker_evaluator(factory: EvaluatorFactory) -> Evaluator:
     if evaluator is None:
         try:
             evaluator = factory.build()
-        except Exception as exc:  # noqa: BLE001 - reported to the runner as a setup error
+        except Exception as exc:  # noqa: BLE001 - reported to the loop as a setup error
             raise WorkerSetupError(f"the worker could not build the evaluator ({factory!r}): "
                                    f"{type(exc).__name__}: {exc}") from None
         cache[factory.token] = evaluator

@@ -26,9 +26,9 @@ from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from bayestune.exceptions import EvaluationError
 from bayestune.execution.backends import Backend, Outcome, Task, WorkerLost
 from bayestune.execution.factories import EvaluatorFactory, WorkerSetupError, evaluate_in_worker
-from bayestune.exceptions import EvaluationError
 from bayestune.trial import FailureKind, Result
 
 logger = logging.getLogger(__name__)

@@ -12,13 +12,15 @@ become an :class:`Integer` range, many other numbers a :class:`Real` range, and 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from bayestune.exceptions import BayestuneError
 from bayestune.space.parameters import Categorical, Integer, Ordinal, Parameter, Real
 from bayestune.space.permutation import Permutation
+from bayestune.space.space import Space
 
 __all__ = ["MAX_OBSERVED_ORDINAL", "declared_domain", "is_integral", "is_number", "log_scale_suits",
            "parameter_for_values"]
@@ -95,3 +97,15 @@ def parameter_for_values(name: str, values: Sequence[Any], *, observed: bool = F
         return Categorical(name, _distinct(values))
     kind, domain, log = declared_domain(values)
     return Ordinal(name, domain, log=log) if kind == "ordinal" else Categorical(name, domain)
+
+
+def infer_space(configs: Sequence[Mapping[str, Any]]) -> Space:
+    """A space that holds every configuration, each parameter inferred from the values it takes
+    (:func:`parameter_for_values` on observed values)."""
+    if not configs:
+        raise BayestuneError("cannot infer a search space from no configurations")
+    names: dict[str, None] = {}
+    for c in configs:
+        names.update(dict.fromkeys(c))
+    return Space([parameter_for_values(name, [c[name] for c in configs if name in c], observed=True)
+                  for name in names])

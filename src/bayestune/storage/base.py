@@ -23,6 +23,10 @@ from bayestune.trial import FailureKind, Result, Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
 
+#: Metadata every journal writes when it is created (the run's own keys are in :mod:`bayestune.run`).
+META_CREATED_AT = "created_at"
+META_VERSION = "bayestune_version"
+
 #: Error text of trials that were in flight when the optimizer stopped.
 LOST_ERROR = "evaluation in flight when the optimizer stopped; re-run"
 

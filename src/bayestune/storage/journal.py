@@ -38,8 +38,9 @@ from typing import Any
 
 from bayestune._version import __version__
 from bayestune.exceptions import JournalError
-from bayestune.run import META_CREATED_AT, META_VERSION
 from bayestune.storage.base import (
+    META_CREATED_AT,
+    META_VERSION,
     LOST_ERROR,
     JournalQueries,
     StatusFilter,
@@ -62,7 +63,7 @@ _INSERT_COLUMNS = (
 )
 _TRIAL_COLUMNS = "trial_id, " + _INSERT_COLUMNS
 
-_SCHEMA = f"""
+_SCHEMA = """
 CREATE TABLE bayestune_schema (
     version    INTEGER NOT NULL,
     created_at REAL    NOT NULL
@@ -76,7 +77,7 @@ CREATE TABLE trials (
     config       TEXT    NOT NULL,
     config_key   TEXT    NOT NULL,
     status       TEXT    NOT NULL,
-    "values"     TEXT    NOT NULL DEFAULT '{{}}',
+    "values"     TEXT    NOT NULL DEFAULT '{}',
     error        TEXT,
     failure_kind TEXT,
     started_at   REAL,

@@ -16,8 +16,9 @@ from typing import Any
 
 from bayestune._version import __version__
 from bayestune.exceptions import JournalError
-from bayestune.run import META_CREATED_AT, META_VERSION
 from bayestune.storage.base import (
+    META_CREATED_AT,
+    META_VERSION,
     LOST_ERROR,
     JournalQueries,
     StatusFilter,
