@@ -1,5 +1,3 @@
-import numpy as np
-
 from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.space import Integer, Real, Space
 

@@ -8,11 +8,12 @@ the acquisition scorer depend on this contract rather than on one model class.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 
+@runtime_checkable
 class Surrogate(Protocol):
     """A regression model of one objective to minimise, in a *latent* space.
 

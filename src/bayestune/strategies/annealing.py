@@ -51,6 +51,23 @@ def outcome_table(space: Space, history: History) -> dict[bytes, float | None]:
     return {k: (float(v) if ok else None) for k, v, ok in zip(keys, y, history.feasible)}
 
 
+#: A row handed out and not yet seen evaluated: its key, the row, and whether it was a restart.
+Proposal = tuple[bytes, np.ndarray, bool]
+
+
+def settle(proposed: list[Proposal], outcomes: dict[bytes, float | None]
+           ) -> tuple[list[tuple[np.ndarray, bool, float | None]], list[Proposal]]:
+    """Split ``proposed`` into the finished ones, in order, as ``(row, is_restart, value)``
+    (``None`` for a failure), and those still pending."""
+    finished, pending = [], []
+    for key, row, restart in proposed:
+        if key in outcomes:
+            finished.append((row, restart, outcomes[key]))
+        else:
+            pending.append((key, row, restart))
+    return finished, pending
+
+
 @dataclass(frozen=True)
 class AnnealingSettings(Settings):
     """Options of the ``annealing`` strategy."""
@@ -80,7 +97,7 @@ class SimulatedAnnealing(Strategy):
         super().__init__(space, objectives, rng, **options)
         self._current: np.ndarray | None = None
         self._current_y = math.inf
-        self._proposed: list[tuple[bytes, np.ndarray, bool]] = []  # key, row, is_restart
+        self._proposed: list[Proposal] = []
         self.steps = 0  # evaluated proposals (drives the cooling)
 
     def temperature(self, spread: float) -> float:
@@ -94,18 +111,13 @@ class SimulatedAnnealing(Strategy):
         return bool(self.rng.random() < math.exp(-(y_new - self._current_y) / T))
 
     def _absorb(self, outcomes: dict[bytes, float | None], spread: float) -> None:
-        still_pending = []
-        for key, row, restart in self._proposed:
-            if key not in outcomes:
-                still_pending.append((key, row, restart))
-                continue
-            y_new = outcomes[key]
+        finished, self._proposed = settle(self._proposed, outcomes)
+        for row, restart, y_new in finished:
             self.steps += 1
             if y_new is None:
                 continue
             if restart or self._current is None or self._accept(y_new, self.temperature(spread)):
                 self._current, self._current_y = row, y_new
-        self._proposed = still_pending
 
     def suggest(self, history: History, n: int) -> np.ndarray:
         outcomes = outcome_table(self.space, history)

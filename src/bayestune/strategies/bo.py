@@ -152,7 +152,7 @@ class BayesianOptimization(Strategy):
         X, y = history.X[train], targets[train]
         F = self.encoder.transform(X)
         fitted = self._fit_surrogate(F, y)
-        model = fitted
+        model: Surrogate = fitted
         classifier = self._feasibility(history, targets)
         if classifier is not None and isinstance(fitted, GaussianProcess) and settings.failure_variance:
             F_all = self.encoder.transform(history.X[model_rows(history, targets, cap, self.rng)])

@@ -20,7 +20,7 @@ import numpy as np
 
 from bayestune.history import History, draw_unseen
 from bayestune.space.space import Space
-from bayestune.strategies.annealing import outcome_table
+from bayestune.strategies.annealing import Proposal, outcome_table, settle
 from bayestune.strategies.base import Strategy, register
 
 
@@ -35,7 +35,7 @@ class MultiStartLocalSearch(Strategy):
         self._centre: np.ndarray | None = None
         self._centre_y = np.inf
         self._queue: list[tuple[bytes, np.ndarray]] = []
-        self._proposed: list[tuple[bytes, np.ndarray, bool]] = []  # key, row, is_restart
+        self._proposed: list[Proposal] = []
         self.restarts = 0
 
     def _move_to(self, row: np.ndarray, y: float) -> None:
@@ -46,18 +46,13 @@ class MultiStartLocalSearch(Strategy):
         self._queue = [(keys[i], neighbours[i]) for i in order]
 
     def _absorb(self, outcomes: dict[bytes, float | None]) -> None:
-        pending = []
-        for key, row, restart in self._proposed:
-            if key not in outcomes:
-                pending.append((key, row, restart))
-                continue
-            y = outcomes[key]
+        finished, self._proposed = settle(self._proposed, outcomes)
+        for row, restart, y in finished:
             if y is None:
                 continue
             if (restart and self._waiting_for_restart) or self._centre is None or y < self._centre_y:
                 self._waiting_for_restart = False
                 self._move_to(row, y)
-        self._proposed = pending
 
     _waiting_for_restart = False
 
