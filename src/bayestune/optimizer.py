@@ -17,6 +17,7 @@ import numpy as np
 
 from bayestune import run as run_meta
 from bayestune.design.initial import initial_design
+from bayestune.execution.loop import run as run_loop
 from bayestune.exceptions import BayestuneError, SpaceError
 from bayestune.history import History
 from bayestune.objectives import Objective, parse_output_constraints
@@ -305,6 +306,4 @@ class Optimizer:
         The serial :func:`bayestune.execution.run`: exceptions raised by the black box (and
         ``sys.exit()``) are recorded as failed evaluations, Ctrl-C stops the run.
         """
-        from bayestune.execution.loop import run
-
-        return run(self, blackbox, budget, callback=callback)
+        return run_loop(self, blackbox, budget, callback=callback)

@@ -5,7 +5,7 @@ when a plot is drawn. Figures are built with the object-oriented API on the Agg 
 plotting never touches pyplot's global state or the user's interactive backend.
 
 Every ``plot_*`` function takes a :class:`~bayestune.insight.Run` (see
-:func:`bayestune.insight.load_run`) or the data it needs, writes one PNG and returns its path.
+:func:`bayestune.run.load_run`) or the data it needs, writes one PNG and returns its path.
 """
 
 from __future__ import annotations

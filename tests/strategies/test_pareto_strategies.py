@@ -17,7 +17,7 @@ from bayestune.scenario.records import DesignSpec
 from bayestune.space import Categorical, Integer, Ordinal, Real, Space
 from bayestune.history import History
 from bayestune.strategies.base import make_strategy
-from bayestune.strategies.parego import ParEGO
+from bayestune.strategies.bo import ParEGO
 
 X1 = [i / 20 for i in range(21)]
 SHIFT = {"a": 0.0, "b": 0.5, "c": 1.0}

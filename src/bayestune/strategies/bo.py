@@ -2,8 +2,14 @@
 feasibility classifier for hidden constraints, an acquisition function weighted by P(feasible)
 and the user's prior, maximised exhaustively or by multi-start local search.
 
-What the surrogate learns is :meth:`BayesianOptimization._targets`: the objective itself here,
-a scalarisation of several objectives in :mod:`bayestune.strategies.parego`.
+What the surrogate learns is a *target transform* of the history
+(:meth:`BayesianOptimization._targets`): the objective itself for ``bo``; for ``parego``
+(several objectives) a random Chebyshev scalarisation
+(:class:`~bayestune.models.targets.ChebyshevScalarization`, Knowles 2006): each suggestion
+normalises every objective of the feasible evaluations to [0, 1] (minimised, logged by the rule
+of :mod:`bayestune.models.targets`), draws a weight vector λ — by default uniformly from
+ParEGO's lattice — and fits the surrogate to the scalarised values. Everything else is the same
+pipeline; a batch shares one λ and is planned with the kriging believer.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from bayestune.models.failure_aware import FailureAwarePosterior
 from bayestune.models.forest import FeasibilityClassifier, RandomForestSurrogate
 from bayestune.models.gp import GaussianProcess
 from bayestune.models.linalg import limit_blas_threads
-from bayestune.models.targets import LOG_TRANSFORM_CHOICES
+from bayestune.models.targets import LOG_TRANSFORM_CHOICES, WEIGHT_DRAWS, ChebyshevScalarization
 from bayestune.models.training import capped_rows, feasibility_classifier, model_rows
 from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.search.local_search import LocalSearchSettings, maximize
@@ -196,3 +202,50 @@ class BayesianOptimization(Strategy):
         if isinstance(fitted, GaussianProcess):
             return self._fit_surrogate(F, y, fixed=fitted.fitted_hyperparameters())
         return self._fit_surrogate(F, y)
+
+
+@dataclass(frozen=True)
+class ParEGOSettings(BOSettings):
+    """Options of the ``parego`` strategy: those of ``bo`` (``log_transform`` applies to each
+    objective before normalising) plus the scalarisation's."""
+
+    rho: float = 0.05                 # weight of the linear term of the augmented Chebyshev function
+    weights: str = "lattice"          # lattice | dirichlet
+    lattice_steps: int | None = None  # s of the lattice (None: 10 for 2 objectives, 4 for 3, ...)
+
+    def rules(self) -> list[Rule]:
+        return [
+            *super().rules(),
+            self.one_of("weights", WEIGHT_DRAWS),
+            ("lattice_steps", self.lattice_steps is None or (isinstance(self.lattice_steps, int)
+                                                             and self.lattice_steps >= 1),
+             "`lattice_steps >= 1` (an integer)"),
+            ("rho", self.rho >= 0, "`rho >= 0`"),
+        ]
+
+
+@register
+class ParEGO(BayesianOptimization):
+    """``bo`` on a Chebyshev scalarisation of several objectives: see the module docstring."""
+
+    name = "parego"
+    multi_objective = True
+    settings_class = ParEGOSettings
+    settings: ParEGOSettings
+
+    def __init__(self, space, objectives, rng, **options: Any) -> None:
+        super().__init__(space, objectives, rng, **options)
+        settings = self.settings
+        self.scalarization = ChebyshevScalarization(len(self.objectives), rho=settings.rho, weights=settings.weights,
+                                                    lattice_steps=settings.lattice_steps,
+                                                    log_transform=settings.log_transform)
+
+    def _targets(self, history: History) -> np.ndarray:
+        """The scalarised objectives of the feasible rows under a new weight vector (NaN elsewhere)."""
+        targets = np.full(history.n, np.nan)
+        targets[history.feasible] = self.scalarization(history.signed_Y()[history.feasible], self.rng)
+        return targets
+
+    @property
+    def _surrogate_log_transform(self) -> bool | str:
+        return False  # the objectives were logged before scalarising
