@@ -135,3 +135,12 @@ def test_bo_gives_the_same_rows_in_a_fresh_process():
     out = subprocess.run([sys.executable, "-c", FRESH_PROCESS.format(tests=str(Path(__file__).parent))],
                          capture_output=True, text=True, env=env, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == here
+
+
+@pytest.mark.parametrize("options", [{"n_starts": "5"}, {"model": 3}, {"xi": "small"}, {"n_samples": 5000.0},
+                                     {"feasibility_model": 1.5}])
+def test_options_of_the_wrong_type_are_rejected_by_name(options):
+    space = Space([Integer("a", 1, 10)])
+    key = next(iter(options))
+    with pytest.raises(BayestuneError, match=f"wrong type: {key}="):
+        make_strategy("bo", space, [Objective("v")], np.random.default_rng(0), options)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+import types
+import typing
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, TypeVar
 
@@ -18,11 +20,27 @@ from bayestune.history import History
 from bayestune.objectives import Objective
 from bayestune.space.space import Space
 
-
 _S = TypeVar("_S", bound="Settings")
 
 #: One check of a setting: the option's name, whether the rule holds, and the rule as text.
 Rule = tuple[str, bool, str]
+
+
+def _type_fits(value: Any, hint: Any) -> bool:
+    """Whether ``value`` suits an option annotated ``hint`` (numbers stay numbers, ``True`` is
+    no integer); annotations other than bool/int/float/str/None are left to the rules."""
+    union = typing.get_origin(hint) in (typing.Union, types.UnionType)
+    for t in (typing.get_args(hint) if union else (hint,)):
+        if t not in (bool, int, float, str, type(None)):
+            return True
+        if (t is type(None) and value is None) or (t is bool and isinstance(value, (bool, np.bool_))):
+            return True
+        numeric = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+        if (t is int and numeric) or (t is float and (numeric or isinstance(value, (float, np.floating)))):
+            return True
+        if t is str and isinstance(value, str):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -38,8 +56,18 @@ class Settings:
         unknown = sorted(set(options) - set(allowed))
         if unknown:
             raise BayestuneError(f"unknown option(s) {unknown} for strategy {strategy!r}; allowed: {allowed}")
+        hints = typing.get_type_hints(cls)
+        wrong = {k: v for k, v in options.items() if not _type_fits(v, hints.get(k, Any))}
+        if wrong:
+            raise BayestuneError(f"strategy {strategy!r}: option(s) of the wrong type: "
+                                 + ", ".join(f"{k}={v!r} (expected {hints[k]})" for k, v in wrong.items()))
         settings = cls(**options)
-        for key, holds, rule in settings.rules():
+        try:
+            checks = settings.rules()
+        except TypeError as exc:  # e.g. a string where a number belongs: "x" >= 10
+            raise BayestuneError(f"strategy {strategy!r}: an option has the wrong type ({exc}); "
+                                 f"got {dict(options)}") from None
+        for key, holds, rule in checks:
             if not holds:
                 raise BayestuneError(f"strategy {strategy!r}: {rule} must hold, but got {key}={getattr(settings, key)!r}")
         return settings
