@@ -19,10 +19,11 @@ import numpy as np
 
 from bayestune.exceptions import BayestuneError, JournalError
 from bayestune.objectives import Objective
-from bayestune.scenario.records import DesignSpec
+from bayestune.scenario.records import DesignSpec, Scenario
 from bayestune.space.inference import infer_space
 from bayestune.space.spec import space_from_spec
-from bayestune.storage import Journal
+from bayestune.space.space import Space
+from bayestune.storage import Journal, TrialJournal
 from bayestune.trial import FailureKind, Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
@@ -46,8 +47,8 @@ def objectives_meta(objectives: Sequence[Objective]) -> list[dict[str, Any]]:
     return [{"name": o.name, "minimize": o.minimize} for o in objectives]
 
 
-def describe_run(journal: Any, *, objectives: Sequence[Objective], space: Any, strategy: str,
-                 strategy_options: Mapping[str, Any] | None, seed: int | None, design: Any) -> None:
+def describe_run(journal: TrialJournal, *, objectives: Sequence[Objective], space: Space, strategy: str,
+                 strategy_options: Mapping[str, Any] | None, seed: int | None, design: DesignSpec) -> None:
     """Write what a new run is into ``journal`` (a value that cannot be stored is skipped and logged)."""
     entries = {
         META_OBJECTIVES: objectives_meta(objectives),
@@ -67,12 +68,12 @@ def describe_run(journal: Any, *, objectives: Sequence[Objective], space: Any, s
             logger.debug("%s not stored in the journal: %s", key, exc)
 
 
-def record_budget(journal: Any, budget: int) -> None:
+def record_budget(journal: TrialJournal, budget: int) -> None:
     """The budget the run is heading for, the default of a resumed run."""
     journal.set_meta(META_BUDGET, int(budget))
 
 
-def record_scenario(journal: Any, scenario: Any) -> None:
+def record_scenario(journal: TrialJournal, scenario: Scenario) -> None:
     """Where a run started from a scenario file came from."""
     journal.set_meta(META_SCENARIO, {"name": scenario.name, "source": scenario.source,
                                      "parameters": list(scenario.space.names)})
@@ -86,10 +87,10 @@ class Settings:
     strategy: Any = None
     strategy_options: Mapping[str, Any] | None = None
     seed: int | None = None
-    design: Any = None
+    design: DesignSpec | None = None
 
 
-def resumed_settings(journal: Any, given: Settings) -> Settings:
+def resumed_settings(journal: TrialJournal, given: Settings) -> Settings:
     """``given`` completed from the journal: what the caller leaves open continues as the run started.
 
     Strategy options follow the stored strategy only: naming another strategy drops them.
@@ -108,7 +109,7 @@ def resumed_settings(journal: Any, given: Settings) -> Settings:
     return Settings(strategy, options or None, seed, design)
 
 
-def check_objectives(journal: Any, objectives: Sequence[Objective]) -> None:
+def check_objectives(journal: TrialJournal, objectives: Sequence[Objective]) -> None:
     """JournalError when a resumed run optimises other objectives than the journal's."""
     stored = journal.get_meta(META_OBJECTIVES)
     if stored is not None and stored != objectives_meta(objectives):
@@ -116,12 +117,12 @@ def check_objectives(journal: Any, objectives: Sequence[Objective]) -> None:
                            f"but this run has {objectives_meta(objectives)}; use another journal")
 
 
-def stored_budget(journal: Any) -> int | None:
+def stored_budget(journal: TrialJournal) -> int | None:
     return journal.get_meta(META_BUDGET)
 
 
 # ---- reading -------------------------------------------------------------------------------
-def stored_objectives(journal: Any, trials: Sequence[Trial]) -> list[Objective]:
+def stored_objectives(journal: TrialJournal, trials: Sequence[Trial]) -> list[Objective]:
     """Objectives recorded in the journal, else guessed (minimised) from the first measured trial."""
     stored = journal.get_meta(META_OBJECTIVES)
     if stored:
@@ -132,7 +133,7 @@ def stored_objectives(journal: Any, trials: Sequence[Trial]) -> list[Objective]:
     return []
 
 
-def stored_parameters(journal: Any, trials: Sequence[Trial]) -> list[str]:
+def stored_parameters(journal: TrialJournal, trials: Sequence[Trial]) -> list[str]:
     """Parameter names recorded in the journal, else those of the trials' configurations."""
     for key, field in ((META_SCENARIO, "parameters"), (META_SPACE, "parameters")):
         meta = journal.get_meta(key)
@@ -153,7 +154,7 @@ def measured(trials: Sequence[Trial]) -> list[Trial]:
 class Run:
     """A finished (or interrupted) run as plots and reports use it."""
 
-    space: Any
+    space: Space
     objectives: list[Objective]
     trials: list[Trial]          # finished trials, in evaluation order
     meta: dict[str, Any]
@@ -171,7 +172,7 @@ class Run:
         return X, Y, feasible
 
 
-def load_run(journal_path: str, *, space: Any = None) -> Run:
+def load_run(journal_path: str, *, space: Space | None = None) -> Run:
     """Read a journal: its finished trials, objectives and search space (stored, else inferred)."""
     with Journal.open(journal_path) as journal:
         meta = journal.meta()
@@ -197,7 +198,7 @@ def _stored_space(spec: Any, journal_path: str) -> Any:
         return None
 
 
-def _typed(trial: Trial, space: Any) -> Trial:
+def _typed(trial: Trial, space: Space) -> Trial:
     """The trial with its configuration validated (permutation lists back to tuples)."""
     try:
         return replace(trial, config=space.validate_config(trial.config))
@@ -206,7 +207,7 @@ def _typed(trial: Trial, space: Any) -> Trial:
 
 
 # ---- journal files -------------------------------------------------------------------------
-def open_run_journal(path: str | Path, *, resume: bool, force: bool) -> tuple[Any, bool, str | None]:
+def open_run_journal(path: str | Path, *, resume: bool, force: bool) -> tuple[Journal, bool, str | None]:
     """The journal for a run, whether it resumes one, and a note for the user (or None).
 
     Refuses to clobber an earlier run: an existing journal with trials needs ``resume`` (continue
