@@ -109,10 +109,12 @@ class Journal(JournalQueries):
     method is one atomic, durable transaction.
     """
 
-    def __init__(self, path: str | os.PathLike, *, create: bool = True) -> None:
+    def __init__(self, path: str | os.PathLike, *, create: bool = True, run_lock: Any = None) -> None:
         self.path = str(path)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        #: The run's owner lock (:class:`bayestune.storage.lock.RunLock`), released by :meth:`close`.
+        self.run_lock = run_lock
         if self.path != ":memory:" and not create and not Path(self.path).is_file():
             raise JournalError(f"journal {self.path!r} does not exist")
         try:
@@ -377,17 +379,53 @@ class Journal(JournalQueries):
         return trials
 
     # ---- lifetime ----------------------------------------------------------------------
-    def close(self) -> None:
-        """Close the connection (idempotent). Nothing is lost: every write is already committed."""
+    def checkpoint(self) -> None:
+        """Move the ``-wal`` file's pages into the database file, so the ``.db`` alone holds the run."""
         with self._lock:
+            try:
+                self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:
+                logger.warning("journal %s: checkpoint failed: %s", self.path, exc)
+
+    def backup(self, target: str | os.PathLike) -> None:
+        """A consistent copy of the journal at ``target``, safe while the run is writing.
+
+        Uses SQLite's online backup, so the copy includes what is still in the ``-wal`` file
+        (copying only the ``.db`` of a live or crashed run can lose it).
+        """
+        target = str(target)
+        if Path(target).exists():
+            raise JournalError(f"backup target {target!r} exists; choose a new file")
+        with self._lock:
+            dest = sqlite3.connect(target)
+            try:
+                self._connection.backup(dest)
+                dest.execute("PRAGMA journal_mode=DELETE")
+            except sqlite3.Error as exc:
+                raise JournalError(f"journal {self.path!r}: backup to {target!r} failed: {exc}") from exc
+            finally:
+                dest.close()
+
+    def close(self) -> None:
+        """Checkpoint, close the connection and release the run lock (idempotent).
+
+        Nothing is lost: every write is already committed.
+        """
+        with self._lock:
+            if self._conn is not None and self.path != ":memory:":
+                self.checkpoint()
             self._close_quietly()
 
     def _close_quietly(self) -> None:
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            finally:
-                self._conn = None
+        try:
+            if self._conn is not None:
+                try:
+                    self._conn.close()
+                finally:
+                    self._conn = None
+        finally:
+            if self.run_lock is not None:
+                self.run_lock.release()
 
     def __repr__(self) -> str:
         state = "closed" if self._conn is None else "open"
