@@ -377,3 +377,18 @@ def test_python_dash_m_bayestune(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [f"error: journal {str(tmp_path / 'none.db')!r} does not exist"]
+
+
+def test_show_on_a_journal_with_a_damaged_row_names_the_row(runner, tmp_path):
+    """Before: a ValueError traceback ("'weird' is not a valid TrialStatus")."""
+    import shutil
+
+    damaged = Path("/work/shared/tools/hostile/bad_status.db")
+    if not damaged.exists():
+        pytest.skip("hostile inputs not available")
+    path = tmp_path / "bad.db"
+    shutil.copy(damaged, path)
+    result = runner.invoke(cli, ["show", str(path)])
+    assert result.exit_code != 0
+    assert "trial 3 is damaged (status 'weird'" in result.stderr
+    assert "Traceback" not in result.stderr
