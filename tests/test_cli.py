@@ -377,3 +377,54 @@ def test_python_dash_m_bayestune(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [f"error: journal {str(tmp_path / 'none.db')!r} does not exist"]
+
+
+def test_show_on_a_journal_with_a_damaged_row_names_the_row(runner, tmp_path):
+    """Before: a ValueError traceback ("'weird' is not a valid TrialStatus")."""
+    import shutil
+
+    damaged = Path("/work/shared/tools/hostile/bad_status.db")
+    if not damaged.exists():
+        pytest.skip("hostile inputs not available")
+    path = tmp_path / "bad.db"
+    shutil.copy(damaged, path)
+    result = runner.invoke(cli, ["show", str(path)])
+    assert result.exit_code != 0
+    assert "trial 3 is damaged (status 'weird'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+# ---- issue 15, items 10 and 12: runs that fail, piped progress --------------------------------
+def test_a_run_where_every_evaluation_fails_stops_early_quoting_the_error(runner, tmp_path):
+    """Before: the whole budget was spent, 'no feasible configuration found', exit 0."""
+    scenario = write_scenario(tmp_path, budget=30, blackbox={"command": "echo 'ld: cannot find -lfoo' >&2; exit 1 #{x}"})
+    result = runner.invoke(cli, ["optimize", str(scenario), "--no-progress", "--stop-after-failures", "5"])
+    assert result.exit_code == 3, result.output + result.stderr
+    assert finished(tmp_path / "tiny.journal.db") == 5
+    assert "the first 5 evaluations of this run all failed" in result.stderr
+    assert "most common error (5 of 5 failures, kind crash)" in result.stderr
+    assert "ld: cannot find -lfoo" in result.stderr
+
+
+def test_a_short_run_that_only_fails_exits_non_zero_with_the_error(runner, tmp_path):
+    scenario = write_scenario(tmp_path, budget=3, blackbox={"command": "echo boom >&2; exit 4 #{x}"})
+    result = runner.invoke(cli, ["optimize", str(scenario), "--no-progress"])
+    assert result.exit_code == 3
+    assert "no feasible configuration found" in result.stdout
+    assert "every evaluation failed" in result.stderr and "boom" in result.stderr
+
+
+def test_stop_after_failures_zero_spends_the_budget(runner, tmp_path):
+    scenario = write_scenario(tmp_path, budget=12, blackbox={"command": "exit 1 #{x}"})
+    result = runner.invoke(cli, ["optimize", str(scenario), "--no-progress", "--stop-after-failures", "0"])
+    assert result.exit_code == 3 and finished(tmp_path / "tiny.journal.db") == 12
+
+
+def test_piped_progress_prints_one_line_per_evaluation(runner, tmp_path):
+    """Before: with stderr piped, the progress bar printed nothing until the end."""
+    scenario = write_scenario(tmp_path, budget=4)
+    result = runner.invoke(cli, ["optimize", str(scenario)])  # CliRunner's stderr is not a terminal
+    assert result.exit_code == 0, result.stderr
+    lines = [ln for ln in result.stderr.splitlines() if ln.startswith("[")]
+    assert [ln.split("]")[0] for ln in lines] == ["[1/4", "[2/4", "[3/4", "[4/4"]
+    assert all(" | best value=" in ln for ln in lines)

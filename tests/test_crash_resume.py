@@ -143,3 +143,63 @@ def test_cli_workers_and_batch_run_the_budget(tmp_path, monkeypatch, args):
     assert out.exit_code == 0, out.output
     assert "best: runtime = " in out.stdout
     assert finished(tmp_path / "run.db") == 9
+
+
+# ---- one writer per journal (issue 15, item 1) ---------------------------------------------
+def wait_for_rows(proc: subprocess.Popen, journal: Path, n: int, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"the first optimizer exited early: {proc.stderr.read()}"
+        try:
+            if journal.exists() and finished(journal) >= n:
+                return
+        except Exception:  # noqa: BLE001 - the file may still be being created
+            pass
+        time.sleep(0.05)
+    proc.kill()
+    pytest.fail(f"fewer than {n} evaluations within {timeout} s")
+
+
+@pytest.mark.parametrize("second", [["--resume"], ["--force"], []], ids=["resume", "force", "plain"])
+def test_a_second_optimizer_on_a_live_journal_is_refused(tmp_path, second):
+    """Before: two writers interleaved (80 rows for a budget of 40), --force deleted the live
+    journal, --resume killed the live run. Now the second process is refused, naming the first."""
+    budget = 12
+    scenario = write_scenario(tmp_path, sleep=0.3, budget=budget)
+    journal = tmp_path / "run.db"
+    first = subprocess.Popen(bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress"),
+                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_rows(first, journal, 2)
+    other = subprocess.run(bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress",
+                                     *second), cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert other.returncode != 0
+    assert f"is in use by bayestune pid {first.pid} on host" in other.stderr, other.stderr
+    assert "Traceback" not in other.stderr
+    out, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    with Journal.open(journal) as j:
+        assert len(j.trials()) == budget and j.n_finished() == budget
+
+
+def test_two_optimizers_started_together_never_both_write(tmp_path):
+    scenario = write_scenario(tmp_path, sleep=0.1, budget=6)
+    journal = tmp_path / "run.db"
+    procs = [subprocess.Popen(bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress"),
+                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    codes = [p.wait(120) for p in procs]
+    assert sorted(c == 0 for c in codes) == [False, True], [p.stderr.read() for p in procs]
+    with Journal.open(journal) as j:
+        assert len(j.trials()) == 6
+
+
+def test_a_stale_lock_of_a_killed_run_is_reported_and_taken_over(tmp_path):
+    scenario = write_scenario(tmp_path, sleep=0.2)
+    journal = tmp_path / "run.db"
+    proc = subprocess.Popen(bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress"),
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    kill_after(proc, journal, 3)
+    resumed = subprocess.run(bayestune("optimize", str(scenario), "--journal", str(journal), "--resume",
+                                       "--no-progress"), cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"took over the stale lock of bayestune pid {proc.pid}" in resumed.stderr

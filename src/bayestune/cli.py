@@ -33,6 +33,8 @@ logger = logging.getLogger(__name__)
 EXIT_INTERRUPTED = 130
 #: Exit code of an error on purpose (bad scenario, journal conflict, ...), like click's usage errors.
 EXIT_ERROR = 2
+#: Exit code of a run in which every evaluation failed (a broken black box, not a bad scenario).
+EXIT_ALL_FAILED = 3
 _DEBUG_KEY = "bayestune.debug"
 
 
@@ -196,13 +198,16 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 @click.option("--batch", type=click.IntRange(min=1),
               help="Lock-step batches: ask N configurations, evaluate them all (an external tool gets one "
                    "request of N rows), then ask again. Default: refill each worker as soon as it is free.")
+@click.option("--stop-after-failures", type=click.IntRange(min=0), default=10, show_default=True,
+              help="Stop early when this many evaluations in a row failed and none succeeded yet (0: never).")
 @_debug_option
 def optimize(scenario_path: str, budget: int | None, journal_path: str | None, resume: bool, force: bool,
              seed: int | None, strategy: str | None, no_progress: bool, csv_path: str | None,
-             workers: int | None, dask_address: str | None, batch: int | None) -> None:
+             workers: int | None, dask_address: str | None, batch: int | None, stop_after_failures: int) -> None:
     """Tune the black box of SCENARIO, journaling every evaluation."""
     from bayestune import run as run_meta
     from bayestune.evaluators import make_evaluator
+    from bayestune.execution import AllFailedError
     from bayestune.optimizer import Optimizer
 
     if resume and force:
@@ -210,7 +215,7 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
     scenario = _load(scenario_path)
     backend = "dask" if dask_address else "pool" if (workers or 1) > 1 else "serial"
     execution = {"backend": backend, "workers": workers if backend != "serial" else None,
-                 "dask_client": dask_address, "batch": batch}
+                 "dask_client": dask_address, "batch": batch, "stop_after_failures": stop_after_failures}
     path = Path(journal_path) if journal_path else _default_journal(scenario, scenario_path)
 
     evaluator = make_evaluator(scenario)  # before the journal: a setup error leaves no file behind
@@ -226,7 +231,12 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
                 run_meta.record_scenario(journal, scenario)
             if resumed:
                 click.echo(f"resuming {path}: {optimizer.n_evaluated} of {budget} evaluations done", err=True)
-            interrupted = _run(optimizer, evaluator, budget, scenario, execution, show_progress=not no_progress)
+            try:
+                interrupted = _run(optimizer, evaluator, budget, scenario, execution, show_progress=not no_progress)
+            except AllFailedError as exc:
+                click.echo(f"{exc}", err=True)
+                _print_summary(optimizer, scenario, budget, path, quote_failure=False)
+                raise SystemExit(EXIT_ALL_FAILED) from None
             if interrupted:
                 click.echo(
                     f"interrupted after {optimizer.n_evaluated} of {budget} evaluations; the journal {path} is "
@@ -255,11 +265,15 @@ def _run(optimizer: Any, evaluator: Any, budget: int, scenario: Any, execution: 
     bar = tqdm(total=budget, initial=min(optimizer.n_evaluated, budget), desc=scenario.name, unit="eval",
                file=sys.stderr, dynamic_ncols=True, disable=None if show_progress else True)
 
-    def on_trial(_trial: Any) -> None:
+    lines = show_progress and not _is_terminal(sys.stderr)  # piped (CI, nohup): one line per evaluation
+
+    def on_trial(trial: Any) -> None:
         best = optimizer.best
         best_text = display(best.values[objective.name]) if best is not None else "-"
         bar.set_postfix_str(f"best {objective.name}={best_text}, failed={optimizer.n_failed}", refresh=False)
         bar.update(min(optimizer.n_evaluated, budget) - bar.n)
+        if lines:
+            click.echo(_progress_line(trial, objective.name, optimizer.n_evaluated, budget, best_text), err=True)
 
     try:
         with _sigterm_as_interrupt():
@@ -272,14 +286,22 @@ def _run(optimizer: Any, evaluator: Any, budget: int, scenario: Any, execution: 
     return False
 
 
-def _print_summary(optimizer: Any, scenario: Any, budget: int, path: Path) -> None:
+def _print_summary(optimizer: Any, scenario: Any, budget: int, path: Path, *, quote_failure: bool = True) -> None:
+    """The run's result; SystemExit(EXIT_ALL_FAILED), quoting the most common error, if every evaluation failed."""
+    from bayestune.execution import most_common_failure
+
     n, failed = optimizer.n_evaluated, optimizer.n_failed
     best = optimizer.best
     counts = f"{n} evaluation(s), {failed} failed or infeasible"
-    if n < budget:
+    if n < budget and quote_failure:
         counts += f"; every feasible configuration was evaluated before the budget of {budget}"
     if best is None:
         click.echo(f"no feasible configuration found ({counts})")
+        trials = [t for t in optimizer.trials if t.status.is_finished and t.failure_kind != FailureKind.LOST]
+        if quote_failure and trials and all(t.status is TrialStatus.FAILED for t in trials):
+            click.echo(f"every evaluation failed; {most_common_failure(trials)}", err=True)
+            click.echo(f"journal: {path}")
+            raise SystemExit(EXIT_ALL_FAILED)
     else:
         values = ", ".join(f"{o.name} = {display(best.values.get(o.name, math.nan))}"
                            for o in scenario.objectives)
@@ -294,6 +316,24 @@ def _print_summary(optimizer: Any, scenario: Any, budget: int, path: Path) -> No
             click.echo(f"Pareto front: {len(front)} configuration(s); see them with "
                        f"`bayestune report {shlex.quote(str(path))}`")
     click.echo(f"journal: {path}")
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _progress_line(trial: Any, objective: str, done: int, budget: int, best_text: str) -> str:
+    """One evaluation as a line for logs: ``[3/40] trial 3 ok runtime=1.2 | best 1.1``."""
+    if trial.status is TrialStatus.OK:
+        what = f"ok {objective}={display(trial.values.get(objective, math.nan))}"
+    elif trial.status is TrialStatus.INFEASIBLE:
+        what = "infeasible"
+    else:
+        what = f"failed ({trial.failure_kind}): {_first_line(trial.error, 80)}"
+    return f"[{min(done, budget)}/{budget}] trial {trial.trial_id} {what} | best {objective}={best_text}"
 
 
 # ---- show ------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from bayestune.space.inference import infer_space
 from bayestune.space.spec import space_from_spec
 from bayestune.space.space import Space
 from bayestune.storage import Journal, TrialJournal
+from bayestune.storage.lock import RunLock, describe_owner
 from bayestune.trial import FailureKind, Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
@@ -215,12 +216,27 @@ def open_run_journal(path: str | Path, *, resume: bool, force: bool) -> tuple[Jo
     touched.
     """
     path = Path(path)
+    lock = RunLock.acquire(path)  # before anything else: never resume, delete or append beside a live run
+    try:
+        journal, resumed, note = _open_locked(path, lock, resume=resume, force=force)
+    except BaseException:
+        lock.release()
+        raise
+    if lock.stale_owner is not None:
+        stale = f"took over the stale lock of {describe_owner(lock.stale_owner)}, which ended without releasing it"
+        note = f"{note}; {stale}" if note else stale
+    return journal, resumed, note
+
+
+def _open_locked(path: Path, lock: RunLock, *, resume: bool, force: bool) -> tuple[Any, bool, str | None]:
     note = None
     if path.exists():
-        journal = Journal.open(path)  # JournalError if it is not a journal: never delete such a file
+        journal = Journal(path, create=False, run_lock=lock)  # JournalError if not a journal: never delete it
         n_rows = len(journal.trials())
         if n_rows and resume:
+            journal.checkpoint()  # what the crashed run left in the -wal file now lives in the .db
             return journal, True, None
+        journal.run_lock = None  # keep the lock across the close
         journal.close()
         if n_rows and not force:
             raise JournalError(
@@ -232,7 +248,7 @@ def open_run_journal(path: str | Path, *, resume: bool, force: bool) -> tuple[Jo
     if resume:
         note = f"nothing to resume in {path}; starting a new run"
     path.parent.mkdir(parents=True, exist_ok=True)
-    return Journal(path), False, note
+    return Journal(path, run_lock=lock), False, note
 
 
 def delete_journal(path: str | Path) -> None:

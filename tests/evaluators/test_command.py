@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,7 +29,8 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ne
     ("runtime: 3.2 ms\nnoise: text here\n", {"runtime": 3.2}),
     ("runtime: 1\nruntime: 4\n", {"runtime": 4.0}),  # the last one wins
     ("warming up\n\n  7.25  \n\n", {"runtime": 7.25}),
-    ("run 3 of 3: took 12.5ms\n", {"runtime": 12.5}),
+    ("run 3 of 3: took\n12.5ms\n", {"runtime": 12.5}),
+    ("took 3.2 ms\n", {"runtime": 3.2}),
     ("x86 result -4\n", {"runtime": -4.0}),
 ])
 def test_parse_single_objective_forms(stdout, values):
@@ -100,9 +102,9 @@ def test_parse_json_missing_objective():
 # ---- running commands ----------------------------------------------------------------------
 def test_command_success_with_each_output_form():
     cases = {
-        "echo '{{\"runtime\": {x}}}'": {"runtime": 3.0},  # literal braces are doubled
+        "echo '{{\"runtime\": '{x}'}}'": {"runtime": 3.0},  # literal braces doubled, {x} outside quotes
         "echo runtime: {x}": {"runtime": 3.0},
-        "echo building; echo 'took {x} s'": {"runtime": 3.0},
+        "echo building; echo took {x} s": {"runtime": 3.0},
     }
     for template, values in cases.items():
         result = CommandEvaluator(template, ["runtime"], parameter_names=["x"]).evaluate({"x": 3})
@@ -248,17 +250,19 @@ def test_ctrl_c_kills_the_running_command(tmp_path, monkeypatch):
     import subprocess
 
     pidfile = tmp_path / "pid"
-    real = subprocess.Popen.communicate
+    real = subprocess.Popen.wait
+    calls = []
 
-    def interrupted(self, input=None, timeout=None):
-        if timeout is None:  # the evaluation's wait, not the drain afterwards
+    def interrupted(self, timeout=None):
+        calls.append(timeout)
+        if len(calls) == 1:  # the evaluation's wait, not the reaping afterwards
             deadline = time.monotonic() + 5
             while not pidfile.exists() and time.monotonic() < deadline:
                 time.sleep(0.02)
             raise KeyboardInterrupt
-        return real(self, input, timeout)
+        return real(self, timeout)
 
-    monkeypatch.setattr(subprocess.Popen, "communicate", interrupted)
+    monkeypatch.setattr(subprocess.Popen, "wait", interrupted)
     with pytest.raises(KeyboardInterrupt):
         CommandEvaluator(f"echo $$ > {pidfile}; sleep 30", ["y"]).evaluate({})
     pid = int(pidfile.read_text())
@@ -274,3 +278,146 @@ def test_custom_feasible_output_name_is_read():
     result = parse_output("runtime: 3.0\nis_ok: False\n", ["runtime"], feasible_key="is_ok")
     assert not result.feasible
     assert parse_output('{"runtime": 2.0, "is_ok": true}', ["runtime"], feasible_key="is_ok").feasible
+
+
+# ---- issue 15: never a wrong number, never a stuck or stray command ---------------------------
+@pytest.mark.parametrize("line", [
+    "[GPU 0]", "12,345", "+- 0.3", "1.5 +- 0.3", "1.5 ± 0.3", "CI 1.4-1.6", "run 3 of 3: took 12.5ms",
+    "\x00\x01\x7f 3", "\ufffd\ufffd 3", "min 1.0 max 2.0",
+])
+def test_an_ambiguous_last_line_is_a_parse_failure_quoting_it(line):
+    """Before: '[GPU 0]' -> 0.0, '12,345' -> 345, '+- 0.3' -> 0.3, 'CI 1.4-1.6' -> -1.6, garbage -> a number."""
+    result = parse_output(f"warming up\n{line}\n", ["runtime"])
+    assert result.status is TrialStatus.FAILED and result.kind == "parse"
+    assert repr(line) in result.error
+
+
+@pytest.mark.parametrize("options, stdout, values", [
+    ({"output_regex": r"mean (\S+) ms"}, "run 3 of 3: mean 12.5 ms (sd 0.3)\nbye\n", {"runtime": 12.5}),
+    ({"output_regex": r"t=(?P<runtime>\S+) p=(?P<power>\S+)"}, "t=1 p=2\nt=3 p=4\n", {"runtime": 3.0, "power": 4.0}),
+    ({"output_json": "stats.mean"}, '{"stats": {"mean": 2.5, "n": [1, 2]}}\n', {"runtime": 2.5}),
+    ({"output_json": {"runtime": "r.1"}}, 'log\n{"r": [9, 7.5]}\n', {"runtime": 7.5}),
+])
+def test_a_declared_regex_or_json_field_reads_the_value(tmp_path, options, stdout, values):
+    (tmp_path / "out.txt").write_text(stdout)
+    objectives = [k for k in values if k != "power"]
+    ev = CommandEvaluator("cat out.txt #{x}", objectives, workdir=tmp_path, **options)
+    result = ev.evaluate({"x": 1})
+    assert result.status is TrialStatus.OK, result.error
+    assert dict(result.values) == values
+
+
+@pytest.mark.parametrize("options, stdout, fragment", [
+    ({"output_regex": r"mean (\S+) ms"}, "no mean here\n", "matches nothing"),
+    ({"output_regex": r"mean (\S+) ms"}, "mean 1,5 ms\n", "not one number"),
+    ({"output_json": "stats.mean"}, '{"stats": {}}\n', "no field 'stats.mean'"),
+    ({"output_json": "stats.mean"}, "plain 3\n", "no JSON document"),
+])
+def test_a_declared_rule_that_does_not_fit_is_a_parse_failure(tmp_path, options, stdout, fragment):
+    (tmp_path / "out.txt").write_text(stdout)
+    result = CommandEvaluator("cat out.txt #{x}", ["runtime"], workdir=tmp_path, **options).evaluate({"x": 1})
+    assert result.kind == "parse" and fragment in result.error
+
+
+def test_bad_output_rules_are_refused_up_front():
+    with pytest.raises(EvaluationError, match="not a regular expression"):
+        CommandEvaluator("echo {x}", ["t"], output_regex="(")
+    with pytest.raises(EvaluationError, match="no group for objective"):
+        CommandEvaluator("echo {x}", ["t", "p"], output_regex="(?P<t>.*)")
+    with pytest.raises(EvaluationError, match="output_regex or output_json"):
+        CommandEvaluator("echo {x}", ["t"], output_regex="(.*)", output_json="a")
+
+
+@pytest.mark.parametrize("template", ['echo "{c}"', "echo '{c}'", 'echo "x {c} y"', "echo 'a'\"b{c}\""])
+def test_placeholders_inside_quotes_are_refused(template):
+    """Before: '{c}' in quotes let the categorical value "x' ; touch pwned ; '" run a command."""
+    with pytest.raises(EvaluationError, match="inside .* quotes"):
+        CommandEvaluator(template, ["t"])
+
+
+def test_placeholders_outside_quotes_stay_allowed(tmp_path):
+    ev = CommandEvaluator('echo "tile:" {c} \'x\' >/dev/null; echo {n}', ["t"], workdir=tmp_path)
+    assert ev.evaluate({"c": "x' ; touch pwned ; '", "n": 2}).values["t"] == 2.0
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_a_background_job_holding_stdout_does_not_hold_the_result(tmp_path):
+    """Before: 'sleep 600 & echo 1.5' became a timeout failure (or hung without a timeout)."""
+    ev = CommandEvaluator("sleep 30 & echo {x}", ["t"], timeout=10, workdir=tmp_path)
+    start = time.monotonic()
+    result = ev.evaluate({"x": 1.5})
+    assert result.status is TrialStatus.OK, result.error
+    assert result.values["t"] == 1.5 and time.monotonic() - start < 5
+    ev_no_timeout = CommandEvaluator("sleep 30 & echo $! > bg.pid; echo {x}", ["t"], workdir=tmp_path)
+    assert ev_no_timeout.evaluate({"x": 2}).values["t"] == 2.0
+    assert not _alive_soon(int((tmp_path / "bg.pid").read_text()))  # and the background job was killed
+
+
+def _alive_soon(pid: int, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            if stat == "Z":
+                return False
+        except (ProcessLookupError, FileNotFoundError):
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@linux_only
+def test_a_timeout_sends_sigterm_first_so_the_command_can_clean_up(tmp_path):
+    """Before: SIGKILL at once; a trap on TERM never ran."""
+    ev = CommandEvaluator("trap 'echo cleaned > done.txt; exit 1' TERM; sleep 30 & wait; echo {x}", ["t"],
+                          timeout=0.5, workdir=tmp_path)
+    result = ev.evaluate({"x": 1})
+    assert result.kind == "timeout" and "SIGTERM" in result.error
+    assert (tmp_path / "done.txt").read_text().strip() == "cleaned"
+
+
+@linux_only
+def test_a_command_ignoring_sigterm_is_killed_after_the_grace_period(tmp_path):
+    ev = CommandEvaluator("trap '' TERM; sleep 30; echo {x}", ["t"], timeout=0.3, workdir=tmp_path)
+    start = time.monotonic()
+    result = ev.evaluate({"x": 1})
+    assert result.kind == "timeout" and "SIGKILL" in result.error
+    assert time.monotonic() - start < 10
+
+
+def test_stdout_is_capped_and_its_end_kept(tmp_path):
+    """Before: 100 MB of output were held in memory (500 MB RSS)."""
+    ev = CommandEvaluator("head -c 3000000 /dev/zero | tr '\\0' 'x'; echo; echo {x}", ["t"], workdir=tmp_path,
+                          max_output_mb=1)
+    result = ev.evaluate({"x": 4})
+    assert result.values["t"] == 4.0
+    with pytest.raises(EvaluationError, match="max_output_mb"):
+        CommandEvaluator("echo {x}", ["t"], max_output_mb=0)
+
+
+@pytest.mark.parametrize("limit", [1e30, 0.001, float("nan"), True])
+def test_memory_limits_outside_a_sane_range_are_refused(limit):
+    with pytest.raises(EvaluationError, match="memory_limit_mb"):
+        CommandEvaluator("echo {x}", ["t"], memory_limit_mb=limit)
+
+
+@linux_only
+def test_the_command_dies_with_the_process_that_started_it(tmp_path):
+    """Before: after kill -9 of the optimizer (or a pool worker) the command kept running."""
+    script = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[2] / 'src')!r})\n"
+              "from bayestune.evaluators import CommandEvaluator\n"
+              f"CommandEvaluator('echo $$ > sh.pid; sleep 60 & echo $! > child.pid; wait; echo {{x}}', ['t'], "
+              f"workdir={str(tmp_path)!r}).evaluate({{'x': 1}})\n")
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.monotonic() + 20
+    while not (tmp_path / "child.pid").exists() or not (tmp_path / "child.pid").read_text().strip():
+        assert time.monotonic() < deadline, "the command never started"
+        time.sleep(0.05)
+    child = int((tmp_path / "child.pid").read_text())
+    shell = int((tmp_path / "sh.pid").read_text())
+    assert _alive_soon(child, 0.3)
+    parent.kill()
+    parent.wait(10)
+    assert not _alive_soon(child), "the black box outlived the process that started it"
+    assert not _alive_soon(shell)

@@ -148,3 +148,26 @@ def test_cli_dask_option_runs_on_the_cluster(tmp_path, cluster, monkeypatch):
     assert out.exit_code == 0, out.output
     with Journal.open(tmp_path / "s.journal.db") as journal:
         assert journal.n_finished() == 6
+
+
+def test_losing_the_scheduler_stops_the_run_with_one_line_and_a_resumable_journal(tmp_path):
+    """Before: a FuturesCancelledError traceback."""
+    import threading
+
+    from bayestune.execution.dask_backend import SchedulerLost
+
+    local = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1",
+                                     dashboard_address=None, silence_logs=50)
+    journal = Journal(tmp_path / "run.db")
+    opt = Optimizer(Space([Integer("x", 0, 99)]), strategy="cot_random", seed=2, journal=journal)
+    factory = CommandFactory("sleep 0.3; echo {x}", ["value"], timeout=30)
+    backend = DaskBackend(factory, local.scheduler_address)
+
+    def on_trial(_trial):
+        if opt.n_evaluated == 2:
+            threading.Thread(target=local.close, daemon=True).start()
+
+    with pytest.raises(SchedulerLost, match="lost the Dask scheduler"):
+        run(opt, None, 40, backend=backend, callback=on_trial)
+    assert 2 <= journal.n_finished() < 40
+    journal.close()

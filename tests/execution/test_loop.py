@@ -321,3 +321,33 @@ def test_serial_backend_batches_a_batch_capable_evaluator():
     opt = Optimizer(small_space(10), strategy="cot_random", seed=0)
     with pytest.raises(EvaluationError, match="answered 2 results for a batch of 3"):
         run(opt, None, 6, backend=backend, batch=3)
+
+
+# ---- issue 15, item 10: a run whose every evaluation fails stops early -------------------------
+def _failing_after(n_ok: int):
+    calls = []
+
+    def evaluate(config):
+        calls.append(config)
+        if len(calls) <= n_ok:
+            return float(config["x"])
+        raise RuntimeError("linker: cannot find -lfoo")
+
+    return evaluate, calls
+
+
+def test_a_run_of_failures_with_no_success_stops_early_naming_the_error():
+    from bayestune.execution import AllFailedError
+
+    opt = Optimizer(Space([Integer("x", 0, 1000)]), strategy="random", seed=0)
+    evaluate, calls = _failing_after(0)
+    with pytest.raises(AllFailedError, match=r"(?s)first 4 evaluations .* all failed.*4 of 4 failures, kind exception.*cannot find -lfoo"):
+        run(opt, evaluate, 50, stop_after_failures=4)
+    assert len(calls) == 4 and opt.n_evaluated == 4
+
+
+def test_failures_after_a_success_never_stop_the_run():
+    opt = Optimizer(Space([Integer("x", 0, 1000)]), strategy="random", seed=0)
+    evaluate, calls = _failing_after(1)
+    run(opt, evaluate, 12, stop_after_failures=4)
+    assert opt.n_evaluated == 12

@@ -214,3 +214,44 @@ def test_sigkill_mid_run_loses_nothing_that_was_finished(path: Path) -> None:
         assert [t.trial_id for t in lost] == [t.trial_id for t in pending]
         assert j.n_finished() == len(finished)
         assert j.n_finished(count_lost=True) == len(finished) + len(lost)
+
+
+# ---- issue 15, items 8-9: damaged rows, NaN metrics ------------------------------------------
+@pytest.mark.parametrize("column, text, fragment", [
+    ("status", "weird", "status 'weird' is not one of"),
+    ('"values"', "{not json", "column 'values' is not valid JSON"),
+    ("config", "[1,", "column 'config' is not valid JSON"),
+])
+def test_a_damaged_row_is_a_journal_error_naming_it(tmp_path, column, text, fragment):
+    import sqlite3
+
+    from bayestune.exceptions import JournalError
+    from bayestune.storage import Journal
+    from bayestune.trial import Result
+
+    path = tmp_path / "run.db"
+    with Journal(path) as journal:
+        for x in range(3):
+            journal.finish(journal.start({"x": x}), Result({"v": float(x)}))
+    conn = sqlite3.connect(path)
+    conn.execute(f"UPDATE trials SET {column} = ? WHERE trial_id = 2", (text,))
+    conn.commit()
+    conn.close()
+    with Journal.open(path) as journal:
+        with pytest.raises(JournalError, match=f"trial 2 is damaged \\({fragment}"):
+            journal.trials()
+        assert journal.trial(1).values == {"v": 0.0}
+
+
+def test_a_nan_extra_metric_keeps_a_valid_objective(tmp_path):
+    import math
+
+    from bayestune.storage import Journal
+    from bayestune.trial import Result, TrialStatus
+
+    with Journal(tmp_path / "run.db") as journal:
+        journal.set_meta("objectives", [{"name": "runtime", "minimize": True}])
+        ok = journal.finish(journal.start({"x": 1}), Result({"runtime": 2.0, "power": float("nan")}))
+        bad = journal.finish(journal.start({"x": 2}), Result({"runtime": float("nan"), "power": 1.0}))
+    assert ok.status is TrialStatus.OK and ok.values["runtime"] == 2.0 and math.isnan(ok.values["power"])
+    assert bad.status is TrialStatus.FAILED and bad.failure_kind == "nan"

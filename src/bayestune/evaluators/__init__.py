@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bayestune.evaluators.base import Evaluator
-from bayestune.evaluators.command import CommandEvaluator, parse_output
+from bayestune.evaluators.command import DEFAULT_MAX_OUTPUT_MB, CommandEvaluator, OutputRule, parse_output
 from bayestune.evaluators.external import ExternalEvaluator
 from bayestune.evaluators.python_callable import CallableEvaluator, load_callable
 from bayestune.evaluators.replay import ReplayEvaluator, load_kernel_tuner_cache
@@ -20,7 +20,7 @@ from bayestune.scenario.records import BlackBoxSpec, Scenario
 logger = logging.getLogger(__name__)
 
 #: ``blackbox.options`` understood per kind.
-COMMAND_OPTIONS = ("env", "memory_limit_mb")
+COMMAND_OPTIONS = ("env", "memory_limit_mb", "output_regex", "output_json", "max_output_mb")
 PYTHON_OPTIONS: tuple[str, ...] = ()
 EXTERNAL_OPTIONS = ("env", "metrics")
 REPLAY_OPTIONS: tuple[str, ...] = ()
@@ -62,7 +62,9 @@ def build_evaluator(spec: BlackBoxSpec, *, base_dir: Path, objectives: Sequence[
         return CommandEvaluator(
             spec.target, objectives, parameter_names=list(parameter_names), timeout=spec.timeout,
             workdir=workdir, env=spec.options.get("env"), memory_limit_mb=spec.options.get("memory_limit_mb"),
-            feasible_key=feasible_output,
+            feasible_key=feasible_output, output_regex=spec.options.get("output_regex"),
+            output_json=spec.options.get("output_json"),
+            max_output_mb=spec.options.get("max_output_mb", DEFAULT_MAX_OUTPUT_MB),
         )
     if spec.kind == "external":
         _check_options(spec.kind, spec.options, EXTERNAL_OPTIONS)
@@ -103,6 +105,6 @@ def _check_options(kind: str, options: dict, allowed: tuple[str, ...]) -> None:
 
 
 __all__ = [
-    "CallableEvaluator", "CommandEvaluator", "Evaluator", "ExternalEvaluator", "ReplayEvaluator", "build_evaluator",
+    "CallableEvaluator", "CommandEvaluator", "Evaluator", "OutputRule", "ExternalEvaluator", "ReplayEvaluator", "build_evaluator",
     "load_callable", "make_evaluator", "parse_output",
 ]

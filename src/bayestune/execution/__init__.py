@@ -11,9 +11,9 @@ from bayestune.execution.factories import (
     WorkerSetupError,
     portable,
 )
-from bayestune.execution.loop import run
+from bayestune.execution.loop import AllFailedError, most_common_failure, run
 
 __all__ = [
-    "BACKENDS", "Backend", "CallableFactory", "CommandFactory", "EvaluatorFactory", "InstanceFactory",
-    "ScenarioFactory", "SerialBackend", "Task", "WorkerLost", "WorkerSetupError", "make_backend", "portable", "run",
+    "AllFailedError", "BACKENDS", "Backend", "CallableFactory", "CommandFactory", "EvaluatorFactory", "InstanceFactory",
+    "ScenarioFactory", "SerialBackend", "Task", "WorkerLost", "WorkerSetupError", "make_backend", "most_common_failure", "portable", "run",
 ]

@@ -27,6 +27,8 @@ logger = logging.getLogger(__name__)
 
 #: Seconds to wait for the scheduler when connecting by address.
 CONNECT_TIMEOUT = 30
+#: Seconds to wait for a client this backend opened to close (the scheduler may be gone).
+CLOSE_TIMEOUT_SECONDS = 10
 
 
 def _distributed() -> Any:
@@ -82,13 +84,33 @@ class DaskBackend(Backend):
     def wait(self) -> list[tuple[Task, Outcome]]:
         if not self._running:
             raise RuntimeError("DaskBackend.wait() called with nothing submitted")
-        done, _ = self._distributed.wait(list(self._running), return_when="FIRST_COMPLETED")
+        try:
+            done, _ = self._distributed.wait(list(self._running), return_when="FIRST_COMPLETED")
+        except Exception as exc:  # noqa: BLE001 - FuturesCancelledError, CommClosedError, OSError, ...
+            return self._connection_lost(exc)
         out: list[tuple[Task, Outcome]] = []
         for future in done:
             task = self._running.pop(future)
             out.append((task, self._outcome(future)))
             future.release()
         return out
+
+    def _connection_lost(self, exc: Exception) -> list[tuple[Task, Outcome]]:
+        """Every running task as lost (resubmitted) if the scheduler still answers, else SchedulerLost."""
+        if self.client.status == "running":
+            try:
+                self.client.scheduler_info()
+            except Exception:  # noqa: BLE001 - the scheduler is gone after all
+                pass
+            else:
+                lost = [(task, WorkerLost(f"the Dask task was cancelled ({type(exc).__name__})"))
+                        for task in self._running.values()]
+                self._running.clear()
+                return lost
+        address = getattr(getattr(self.client, "scheduler", None), "address", "?")
+        raise SchedulerLost(
+            f"lost the Dask scheduler {address} ({type(exc).__name__}: {str(exc)[:200]}); the evaluations in flight "
+            "stay pending in the journal and are re-run by --resume once the scheduler is back")
 
     def _outcome(self, future: Any) -> Outcome:
         status = future.status
@@ -122,4 +144,11 @@ class DaskBackend(Backend):
     def _close_client(self) -> None:
         if self._own_client:
             self._own_client = False
-            self.client.close()
+            try:
+                self.client.close(timeout=CLOSE_TIMEOUT_SECONDS)
+            except Exception:  # noqa: BLE001 - the scheduler may be gone
+                logger.debug("closing the Dask client failed", exc_info=True)
+
+
+class SchedulerLost(EvaluationError):
+    """The Dask scheduler went away mid-run; the journal is intact and the run resumable."""

@@ -22,22 +22,26 @@ from __future__ import annotations
 import itertools
 import logging
 import operator
-from collections import deque
+import re
+from collections import Counter, deque
 from collections.abc import Callable
 from typing import Any
 
 from bayestune import run as run_meta
-from bayestune.exceptions import BayestuneError
+from bayestune.exceptions import BayestuneError, EvaluationError
 from bayestune.execution.backends import Backend, Task, WorkerLost, make_backend
 from bayestune.trial import FailureKind, Result, Trial
 
 logger = logging.getLogger(__name__)
 
+#: Failed evaluations in a row, with none successful yet, after which a run stops early.
+DEFAULT_STOP_AFTER_FAILURES = 10
+
 
 def run(optimizer: Any, evaluator: Any, budget: int, *, backend: str | Backend = "serial",
         workers: int | None = None, dask_client: Any = None, batch: int | None = None,
         resubmit: int = 1, callback: Callable[[Trial], None] | None = None,
-        mp_context: Any = None) -> Trial | None:
+        mp_context: Any = None, stop_after_failures: int | None = DEFAULT_STOP_AFTER_FAILURES) -> Trial | None:
     """Evaluate until ``budget`` evaluations are journaled (or the space is exhausted); return the best trial.
 
     ``evaluator``: an :class:`~bayestune.evaluators.base.Evaluator`, a function
@@ -52,23 +56,60 @@ def run(optimizer: Any, evaluator: Any, budget: int, *, backend: str | Backend =
     ``batch``: lock-step batches of this many configurations instead of asynchronous refills.
     ``resubmit``: how often an evaluation whose worker died is submitted again.
     ``callback``: called with every trial as it is journaled.
+    ``stop_after_failures``: stop early when this many evaluations in a row have failed and none
+    of the run has succeeded yet (a broken black box should not spend the whole budget); None
+    or 0 never stops. The optimizer's ``stopped_reason`` then says why.
     """
     budget = _positive_int(budget, "budget")
     if batch is not None:
         batch = _positive_int(batch, "batch")
     if not isinstance(resubmit, int) or resubmit < 0:
         raise BayestuneError(f"resubmit must be a non-negative integer, but got {resubmit!r}")
+    if stop_after_failures is not None and (isinstance(stop_after_failures, bool)
+                                            or not isinstance(stop_after_failures, int) or stop_after_failures < 0):
+        raise BayestuneError(f"stop_after_failures must be a non-negative integer or None, "
+                             f"but got {stop_after_failures!r}")
     objectives = [o.name for o in optimizer.objectives]
     chosen = make_backend(backend, evaluator, objectives, workers=workers, dask_client=dask_client,
                           batch=batch, mp_context=mp_context, feasible_key=optimizer.feasible_output)
     run_meta.record_budget(optimizer.journal, budget)
+    loop = EvaluationLoop(optimizer, chosen, budget, batch=batch, resubmit=resubmit, callback=callback,
+                          stop_after_failures=stop_after_failures or None)
     try:
-        EvaluationLoop(optimizer, chosen, budget, batch=batch, resubmit=resubmit, callback=callback).run()
+        loop.run()
     except BaseException:
         chosen.close(cancel=True)
         raise
     chosen.close()
+    if loop.stopped_reason is not None:
+        raise AllFailedError(loop.stopped_reason)
     return optimizer.best
+
+
+class AllFailedError(EvaluationError):
+    """A run stopped early because every evaluation failed; the message quotes the most common error."""
+
+
+def most_common_failure(trials: Any) -> str:
+    """"the most common error (n of m, kind k): <text>" over the failed trials, lost ones excluded."""
+    failed = [t for t in trials if t.status.value == "failed" and t.failure_kind != FailureKind.LOST]
+    if not failed:
+        return "no evaluation failed"
+    counts = Counter((t.failure_kind, _signature(t.error or "")) for t in failed)
+    (kind, signature), n = counts.most_common(1)[0]
+    example = next(t.error for t in reversed(failed) if (t.failure_kind, _signature(t.error or "")) == (kind, signature))
+    return f"the most common error ({n} of {len(failed)} failures, kind {kind}):\n{example}"
+
+
+_VARYING = re.compile(r"'[^']*'|\"[^\"]*\"|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _signature(error: str) -> str:
+    """What errors of different configurations share: the stderr part, else the text without quoted parts and numbers."""
+    marker = "stderr (end):"
+    if marker in error:
+        return error.split(marker, 1)[1].strip()
+    return _VARYING.sub("_", error)
 
 
 def _positive_int(value: Any, name: str) -> int:
@@ -85,7 +126,7 @@ class EvaluationLoop:
     """State of one :func:`run`: configurations asked but not yet submitted, and those in flight."""
 
     def __init__(self, optimizer: Any, backend: Backend, budget: int, *, batch: int | None, resubmit: int,
-                 callback: Callable[[Trial], None] | None) -> None:
+                 callback: Callable[[Trial], None] | None, stop_after_failures: int | None = None) -> None:
         self.optimizer = optimizer
         self.backend = backend
         self.budget = budget
@@ -96,6 +137,10 @@ class EvaluationLoop:
         self.in_flight = 0
         self.exhausted = False
         self._ids = itertools.count(1)
+        self.stop_after_failures = stop_after_failures
+        self.stopped_reason: str | None = None
+        self.failures_in_a_row = 0
+        self.succeeded = any(t.status.value != "failed" for t in optimizer.trials if t.status.is_finished)
 
     def unclaimed(self) -> int:
         """Evaluations the budget still allows beyond the finished, queued and running ones."""
@@ -143,3 +188,19 @@ class EvaluationLoop:
         trial = self.optimizer.tell(task.config, outcome)
         if self.callback is not None:
             self.callback(trial)
+        self._watch_failures(trial)
+
+    def _watch_failures(self, trial: Trial) -> None:
+        if trial.status.value != "failed":
+            self.succeeded, self.failures_in_a_row = True, 0
+            return
+        if trial.failure_kind == FailureKind.LOST:
+            return
+        self.failures_in_a_row += 1
+        limit = self.stop_after_failures
+        if limit and not self.succeeded and self.failures_in_a_row >= limit and not self.exhausted:
+            reason = (f"stopped early: the first {self.failures_in_a_row} evaluations of this run all failed "
+                      f"(stop_after_failures={limit}); {most_common_failure(self.optimizer.trials)}")
+            self.stopped_reason = reason
+            self.exhausted = True
+            self.queue.clear()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol, runtime_checkable
 
@@ -26,6 +26,9 @@ logger = logging.getLogger(__name__)
 #: Metadata every journal writes when it is created (the run's own keys are in :mod:`bayestune.run`).
 META_CREATED_AT = "created_at"
 META_VERSION = "bayestune_version"
+#: The run's objectives (written by :mod:`bayestune.run`); a non-finite value fails a trial only
+#: when it is one of them (a NaN extra metric must not discard a valid measurement).
+META_OBJECTIVES = "objectives"
 
 #: Error text of trials that were in flight when the optimizer stopped.
 LOST_ERROR = "evaluation in flight when the optimizer stopped; re-run"
@@ -134,12 +137,14 @@ def encode_meta(key: str, value: Any) -> str:
         raise JournalError(f"metadata {key!r} is not JSON-serialisable: {exc}") from None
 
 
-def result_fields(result: Result, trial_id: int | None) -> tuple[TrialStatus, dict[str, float], str | None,
-                                                                 str | None]:
+def result_fields(result: Result, trial_id: int | None, objectives: Sequence[str] | None = None,
+                  ) -> tuple[TrialStatus, dict[str, float], str | None, str | None]:
     """``(status, values, error, failure_kind)`` to store for a Result; non-finite values become NaN.
 
     A result that claims success but carries NaN/inf is stored as a FAILED trial of kind
-    ``nan``: a non-finite number in an OK row would poison every model fitted later.
+    ``nan``: a non-finite number in an OK row would poison every model fitted later. With
+    ``objectives`` known, only their values count: a NaN extra metric is stored as NaN and the
+    measurement stays valid.
     """
     if not isinstance(result, Result):
         raise JournalError(f"expected a bayestune Result, but got {result!r}")
@@ -152,7 +157,8 @@ def result_fields(result: Result, trial_id: int | None) -> tuple[TrialStatus, di
             raise JournalError(f"value {name!r} is not a number: {v!r}") from None
         if not math.isfinite(f):
             f = math.nan
-            bad.append(str(name))
+            if objectives is None or str(name) in objectives:
+                bad.append(str(name))
         values[str(name)] = f
     status, error, kind = result.status, result.error, result.kind
     if bad and status is TrialStatus.OK:
@@ -161,6 +167,14 @@ def result_fields(result: Result, trial_id: int | None) -> tuple[TrialStatus, di
         status = TrialStatus.FAILED
         logger.warning("trial %s: %s; recorded as a failure", trial_id if trial_id is not None else "(new)", error)
     return status, values, error, kind
+
+
+def objective_names(meta_value: Any) -> list[str] | None:
+    """The objective names of a journal's ``objectives`` metadata, or None if absent or unreadable."""
+    if not isinstance(meta_value, list):
+        return None
+    names = [o.get("name") for o in meta_value if isinstance(o, dict)]
+    return [n for n in names if isinstance(n, str)] or None
 
 
 def status_filter(status: StatusFilter) -> list[str] | None:

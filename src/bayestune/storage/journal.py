@@ -40,12 +40,14 @@ from bayestune._version import __version__
 from bayestune.exceptions import JournalError
 from bayestune.storage.base import (
     META_CREATED_AT,
+    META_OBJECTIVES,
     META_VERSION,
     LOST_ERROR,
     JournalQueries,
     StatusFilter,
     encode_config,
     encode_meta,
+    objective_names,
     result_fields,
     status_filter,
     with_space,
@@ -109,10 +111,12 @@ class Journal(JournalQueries):
     method is one atomic, durable transaction.
     """
 
-    def __init__(self, path: str | os.PathLike, *, create: bool = True) -> None:
+    def __init__(self, path: str | os.PathLike, *, create: bool = True, run_lock: Any = None) -> None:
         self.path = str(path)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        #: The run's owner lock (:class:`bayestune.storage.lock.RunLock`), released by :meth:`close`.
+        self.run_lock = run_lock
         if self.path != ":memory:" and not create and not Path(self.path).is_file():
             raise JournalError(f"journal {self.path!r} does not exist")
         try:
@@ -233,6 +237,12 @@ class Journal(JournalQueries):
         rows = self._read("SELECT value FROM meta WHERE key = ?", (str(key),))
         return json.loads(rows[0][0]) if rows else default
 
+    def _objective_names(self) -> list[str] | None:
+        try:
+            return objective_names(self.get_meta(META_OBJECTIVES))
+        except ValueError:
+            return None
+
     def meta(self) -> dict[str, Any]:
         """All metadata as a dict."""
         return {k: json.loads(v) for k, v in self._read("SELECT key, value FROM meta ORDER BY key")}
@@ -258,7 +268,7 @@ class Journal(JournalQueries):
 
     def finish(self, trial_id: int, result: Result) -> Trial:
         """Store the result of a started trial; JournalError if the id is unknown or already finished."""
-        status, values, error, kind = result_fields(result, trial_id)
+        status, values, error, kind = result_fields(result, trial_id, self._objective_names())
         with self._write() as conn:
             row = conn.execute("SELECT status FROM trials WHERE trial_id = ?", (int(trial_id),)).fetchone()
             if row is None:
@@ -294,7 +304,7 @@ class Journal(JournalQueries):
                          origin: str, batch: int | None = None, started_at: float | None = None,
                          finished_at: float | None = None, attempt: int = 1) -> int:
         config_text, key = encode_config(config)
-        status, values, error, kind = result_fields(result, None)
+        status, values, error, kind = result_fields(result, None, self._objective_names())
         finished_at = time.time() if finished_at is None else float(finished_at)
         started_at = finished_at if started_at is None else float(started_at)
         cur = conn.execute(
@@ -340,7 +350,7 @@ class Journal(JournalQueries):
             sql += f" WHERE status IN ({', '.join('?' * len(statuses))})"
             params = statuses
         rows = self._read(sql + " ORDER BY trial_id", params)
-        return [with_space(_row_to_trial(r), space) for r in rows]
+        return [with_space(self._to_trial(r), space) for r in rows]
 
     def trial(self, trial_id: int, *, space: Any = None) -> Trial:
         with self._lock:
@@ -350,7 +360,16 @@ class Journal(JournalQueries):
         row = conn.execute(f"SELECT {_TRIAL_COLUMNS} FROM trials WHERE trial_id = ?", (trial_id,)).fetchone()
         if row is None:
             raise JournalError(f"journal {self.path!r} has no trial {trial_id}")
-        return _row_to_trial(row)
+        return self._to_trial(row)
+
+    def _to_trial(self, row: Sequence[Any]) -> Trial:
+        """A row as a Trial; JournalError naming the journal, the row and what is wrong with it."""
+        try:
+            return _row_to_trial(row)
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise JournalError(
+                f"journal {self.path!r}: trial {row[0]} is damaged ({_damage(row, exc)}); repair or delete "
+                f"that row, e.g. sqlite3 {self.path} \"DELETE FROM trials WHERE trial_id = {row[0]}\"") from None
 
     # ---- CSV ---------------------------------------------------------------------------
     def export_csv(self, path: str | os.PathLike, *, parameter_names: Sequence[str],
@@ -377,21 +396,69 @@ class Journal(JournalQueries):
         return trials
 
     # ---- lifetime ----------------------------------------------------------------------
-    def close(self) -> None:
-        """Close the connection (idempotent). Nothing is lost: every write is already committed."""
+    def checkpoint(self) -> None:
+        """Move the ``-wal`` file's pages into the database file, so the ``.db`` alone holds the run."""
         with self._lock:
+            try:
+                self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:
+                logger.warning("journal %s: checkpoint failed: %s", self.path, exc)
+
+    def backup(self, target: str | os.PathLike) -> None:
+        """A consistent copy of the journal at ``target``, safe while the run is writing.
+
+        Uses SQLite's online backup, so the copy includes what is still in the ``-wal`` file
+        (copying only the ``.db`` of a live or crashed run can lose it).
+        """
+        target = str(target)
+        if Path(target).exists():
+            raise JournalError(f"backup target {target!r} exists; choose a new file")
+        with self._lock:
+            dest = sqlite3.connect(target)
+            try:
+                self._connection.backup(dest)
+                dest.execute("PRAGMA journal_mode=DELETE")
+            except sqlite3.Error as exc:
+                raise JournalError(f"journal {self.path!r}: backup to {target!r} failed: {exc}") from exc
+            finally:
+                dest.close()
+
+    def close(self) -> None:
+        """Checkpoint, close the connection and release the run lock (idempotent).
+
+        Nothing is lost: every write is already committed.
+        """
+        with self._lock:
+            if self._conn is not None and self.path != ":memory:":
+                self.checkpoint()
             self._close_quietly()
 
     def _close_quietly(self) -> None:
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            finally:
-                self._conn = None
+        try:
+            if self._conn is not None:
+                try:
+                    self._conn.close()
+                finally:
+                    self._conn = None
+        finally:
+            if self.run_lock is not None:
+                self.run_lock.release()
 
     def __repr__(self) -> str:
         state = "closed" if self._conn is None else "open"
         return f"Journal({self.path!r}, {state})"
+
+
+def _damage(row: Sequence[Any], exc: Exception) -> str:
+    status, values, config = row[3], row[4], row[1]
+    if status not in {s.value for s in TrialStatus}:
+        return f"status {status!r} is not one of {[s.value for s in TrialStatus]}"
+    for column, text in (("config", config), ("values", values)):
+        try:
+            json.loads(text) if text else None
+        except (ValueError, TypeError):
+            return f"column {column!r} is not valid JSON: {str(text)[:80]!r}"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _row_to_trial(row: Sequence[Any]) -> Trial:

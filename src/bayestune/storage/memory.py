@@ -18,12 +18,14 @@ from bayestune._version import __version__
 from bayestune.exceptions import JournalError
 from bayestune.storage.base import (
     META_CREATED_AT,
+    META_OBJECTIVES,
     META_VERSION,
     LOST_ERROR,
     JournalQueries,
     StatusFilter,
     encode_config,
     encode_meta,
+    objective_names,
     result_fields,
     status_filter,
     with_space,
@@ -78,7 +80,7 @@ class MemoryJournal(JournalQueries):
                                   attempt=int(attempt), origin=origin)).trial_id
 
     def finish(self, trial_id: int, result: Result) -> Trial:
-        status, values, error, kind = result_fields(result, trial_id)
+        status, values, error, kind = result_fields(result, trial_id, objective_names(self.get_meta(META_OBJECTIVES)))
         with self._lock:
             self._check_open()
             trial = self._trials.get(int(trial_id))
@@ -96,7 +98,7 @@ class MemoryJournal(JournalQueries):
                batch: int | None = None, started_at: float | None = None, finished_at: float | None = None,
                attempt: int = 1) -> Trial:
         stored = json.loads(encode_config(config)[0])
-        status, values, error, kind = result_fields(result, None)
+        status, values, error, kind = result_fields(result, None, objective_names(self.get_meta(META_OBJECTIVES)))
         finished_at = time.time() if finished_at is None else float(finished_at)
         started_at = finished_at if started_at is None else float(started_at)
         return self._insert(Trial(0, stored, status, values, error, kind, started_at, finished_at, batch,

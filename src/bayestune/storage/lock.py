@@ -1,0 +1,133 @@
+"""The exclusive owner lock of a run's journal: never two writers on one run.
+
+Two optimizers appending to one journal interleave silently (every configuration measured
+twice, the budget exceeded), and ``--force`` beside a live run would delete its journal. So a
+run holds an exclusive lock for its whole lifetime: ``flock`` on a side file ``<journal>.lock``
+that records the owner (pid, host, start time). The kernel releases ``flock`` when its owner
+dies, even by ``kill -9``, so a lock is never left held by a dead process; a lock file that
+still names an owner when its lock is free is a *stale* lock of a run that died, reported
+and taken over.
+
+Why a side file and not the database: ``--force`` replaces the database file (a new inode),
+and SQLite's own POSIX locks are per process and released by any ``close()`` of the file.
+The side file is never deleted (deleting it would let a third process lock a new inode while
+a second one waits on the old one); its content is cleared on a clean release.
+
+Worker processes of one run (pool, Dask) never open the journal: the run's process writes
+every result, so they need no share of the lock.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+from bayestune.exceptions import JournalError
+
+logger = logging.getLogger(__name__)
+
+#: Appended to the journal's path to name its lock file.
+LOCK_SUFFIX = ".lock"
+
+
+def lock_path(journal_path: str | os.PathLike) -> Path:
+    return Path(str(journal_path) + LOCK_SUFFIX)
+
+
+def describe_owner(owner: dict[str, Any] | None) -> str:
+    if not owner:
+        return "another process (owner unknown)"
+    started = owner.get("started_at")
+    since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)) if isinstance(started, (int, float)) else "?"
+    return f"bayestune pid {owner.get('pid', '?')} on host {owner.get('host', '?')} (since {since})"
+
+
+def read_owner(journal_path: str | os.PathLike) -> dict[str, Any] | None:
+    """The owner recorded in the lock file, or None (no file, empty, unreadable)."""
+    try:
+        text = lock_path(journal_path).read_text()
+    except OSError:
+        return None
+    try:
+        owner = json.loads(text) if text.strip() else None
+    except ValueError:
+        return None
+    return owner if isinstance(owner, dict) else None
+
+
+class RunLock:
+    """An exclusive, process-lifetime lock on one journal path. :meth:`acquire` or JournalError.
+
+    ``stale_owner`` is the owner a dead run left in the lock file (None when the lock was clean).
+    """
+
+    def __init__(self, journal_path: str | os.PathLike, fd: int, stale_owner: dict[str, Any] | None) -> None:
+        self.journal_path = str(journal_path)
+        self._fd: int | None = fd
+        self.stale_owner = stale_owner
+
+    @classmethod
+    def acquire(cls, journal_path: str | os.PathLike) -> "RunLock":
+        """Lock ``journal_path`` for this process, without waiting.
+
+        JournalError naming the live owner (pid, host, start) if another process holds it.
+        """
+        try:
+            import fcntl
+        except ImportError:  # Windows: no flock; the run goes unlocked, as before
+            logger.warning("no file locking on this platform: %s is not protected against a second writer",
+                           journal_path)
+            return cls(journal_path, -1, None)
+        path = lock_path(journal_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise JournalError(f"cannot create the lock file {str(path)!r} of journal {str(journal_path)!r}: "
+                               f"{exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise JournalError(
+                f"journal {str(journal_path)!r} is in use by {describe_owner(read_owner(journal_path))}; "
+                "wait for that run to finish or stop it (two writers would measure every configuration "
+                "twice and overrun the budget)") from None
+        stale = read_owner(journal_path)
+        if stale is not None:
+            logger.warning("journal %s: stale lock of %s (that run died without releasing it); taking it over",
+                           journal_path, describe_owner(stale))
+        owner = {"pid": os.getpid(), "host": socket.gethostname(), "started_at": time.time()}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(owner).encode(), 0)
+        os.fsync(fd)
+        return cls(journal_path, fd, stale)
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def release(self) -> None:
+        """Clear the owner record and unlock (idempotent). The lock file itself stays."""
+        fd, self._fd = self._fd, None
+        if fd is None or fd < 0:
+            return
+        try:
+            os.ftruncate(fd, 0)
+        except OSError:
+            pass
+        os.close(fd)  # closing the only descriptor releases the flock
+
+    def __enter__(self) -> "RunLock":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.release()
+
+    def __repr__(self) -> str:
+        return f"RunLock({self.journal_path!r}, {'held' if self.held else 'released'})"
