@@ -103,17 +103,21 @@ def test_hypermapper_conversions():
     assert isinstance(c, Ordinal) and c.values == [4] and c.default == 4
     assert q.metric == "hamming" and q.default == (3, 2, 1, 0)
     assert [cn.expression for cn in s.space.constraints] == ["q[0] < q[1]", "(k > 0) & ~(c == 5)"]
-    assert s.budget == 7 and s.design.method == "prior" and not s.design.include_default
+    # BaCO draws its design uniformly and applies the priors through the acquisition (piBO).
+    assert s.budget == 7 and s.design.method == "cot" and not s.design.include_default
     assert s.feasible_output is None and s.strategy == "genetic"
 
 
 def test_hypermapper_defaults_and_ignored_keys(caplog):
-    with caplog.at_level("DEBUG", logger="bayestune.scenario"):
+    with caplog.at_level("WARNING", logger="bayestune.scenario"):
         s = load_hm({"x": {"parameter_type": "real", "values": [0, 1], "parameter_default": 0.5}},
                     log_file="x.log", GP_model="botorch", time_budget=-1, acquisition_function="EI")
     assert s.budget == 10 + 50 and s.design.method == "cot" and s.design.include_default
     assert s.strategy == "bo" and s.name == "app"
-    assert "GP_model" in caplog.text and "log_file" in caplog.text
+    assert caplog.text == ""  # the peer's defaults need no warning
+    handled = {h.key: h.handling for h in s.key_handling}
+    assert handled["log_file"] == "ignored" and handled["GP_model"] == "ignored"
+    assert handled["time_budget"] == "ignored" and handled["application_name"] == "mapped"
 
 
 def test_hypermapper_strategy_options_are_accepted_by_the_strategy():
@@ -187,3 +191,101 @@ def test_hypermapper_errors(params, top, path, fragment):
 def test_hypermapper_missing_objectives():
     msg = str(error_of({"application_name": "a", "input_parameters": {"x": {"parameter_type": "real", "values": [0, 1]}}}))
     assert msg == "x.json: $: missing required key 'optimization_objectives'"
+
+
+# ---- fidelity: every key of the peers' schemas has a handling (issue 16)
+
+def test_misspelled_top_level_keys_are_errors_with_a_suggestion():
+    x = {"x": {"parameter_type": "integer", "values": [0, 9]}}
+    # `contraints` once silently dropped a constraint; `optimization_iteration` changed the budget.
+    msg = str(error_of({"application_name": "a", "optimization_objectives": ["v"], "input_parameters": x,
+                        "contraints": ["x < 5"]}, source="hm.json"))
+    assert msg.startswith("hm.json: $.contraints: unknown key 'contraints' (did you mean 'constraints'?)"), msg
+    msg = str(error_of({"application_name": "a", "optimization_objectives": ["v"], "input_parameters": x,
+                        "optimization_iteration": 8}, source="hm.json"))
+    assert "(did you mean 'optimization_iterations'?)" in msg and msg.startswith("hm.json: $.optimization_iteration:")
+
+
+@pytest.mark.parametrize("params, top, path, suggestion", [
+    ({"x": {"parameter_type": "integer", "values": [0, 9], "parameter_defualt": 3}}, {},
+     "$.input_parameters.x.parameter_defualt", "parameter_default"),
+    ({"x": {"parameter_type": "integer", "values": [0, 9]}}, {"design_of_experiment": {"number_of_sample": 3}},
+     "$.design_of_experiment.number_of_sample", "number_of_samples"),
+    ({"x": {"parameter_type": "integer", "values": [0, 9]}}, {"feasible_output": {"nam": "ok"}},
+     "$.feasible_output.nam", "name"),
+    ({"x": {"parameter_type": "integer", "values": [0, 9]}}, {"baco_mode": {"mode": "default", "exhaustive_file": "t.csv"}},
+     "$.baco_mode.exhaustive_file", "exhaustive_search_file"),
+])
+def test_misspelled_nested_keys_are_errors(params, top, path, suggestion):
+    data = {"application_name": "app", "optimization_objectives": ["v"], "input_parameters": params, **top}
+    msg = str(error_of(data, source="hm.json"))
+    assert msg.startswith(f"hm.json: {path}: unknown key") and f"(did you mean {suggestion!r}?)" in msg, msg
+
+
+def test_unknown_model_keys_are_warnings_as_both_schemas_tolerate_them(caplog):
+    with caplog.at_level("WARNING", logger="bayestune.scenario"):
+        s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}},
+                    models={"model": "random_forest", "number_of_tree": 20})
+    assert "unknown key 'number_of_tree' (did you mean 'number_of_trees'?)" in caplog.text
+    assert s.strategy_options == {"model": "rf"}
+
+
+@pytest.mark.parametrize("top, fragment", [
+    ({"time_budget": 5}, "bayestune optimize --resume"),
+    ({"number_of_repetitions": 3}, "repeat inside the black box"),
+    ({"resume_optimization": True, "resume_optimization_file": "old.csv"}, "--resume"),
+    ({"hypermapper_mode": {"mode": "client-server"}}, "'external'"),
+    ({"baco_mode": {"mode": "exhaustive", "exhaustive_search_file": "all.csv"}}, "'replay'"),
+    ({"feasible_output": {"enable_feasible_predictor": True, "true_value": "valid"}}, "have the black box print"),
+    ({"estimate_multivariate_priors": True}, "no KDE priors"),
+])
+def test_keys_with_effects_bayestune_cannot_reproduce_are_refused(top, fragment):
+    data = {"application_name": "app", "optimization_objectives": ["v"],
+            "input_parameters": {"x": {"parameter_type": "real", "values": [0, 1]}}, **top}
+    msg = str(error_of(data, source="hm.json"))
+    assert fragment in msg, msg
+
+
+def test_peer_settings_map_onto_bo_options_and_are_listed():
+    s = load_hm({"x": {"parameter_type": "real", "values": [0, 1], "prior": "gaussian"}},
+                exploration_augmentation=0.01, model_weight=5, local_search_starting_points=4,
+                local_search_random_points=300, acquisition_function="UCB", output_data_file="out.csv",
+                feasible_output={"enable_feasible_predictor": True, "name": "ok", "true_value": 1, "false_value": 0})
+    assert s.strategy_options == {"acquisition": "lcb", "xi": 0.01, "prior_beta": 5.0, "n_starts": 4, "n_samples": 300}
+    assert s.feasible_output == "ok"
+    handled = {h.key: h.handling for h in s.key_handling}
+    assert handled["model_weight"] == handled["exploration_augmentation"] == "mapped"
+    assert handled["output_data_file"] == "ignored" and handled["feasible_output.true_value"] == "mapped"
+    from bayestune.strategies import make_strategy
+
+    make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
+
+
+def test_peer_internals_set_to_other_values_warn(caplog):
+    with caplog.at_level("WARNING", logger="bayestune.scenario"):
+        s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, epsilon_greedy_threshold=0.3,
+                    noise=True, design_of_experiment={"number_of_samples": 3, "allow_repetitions": True})
+    assert "epsilon_greedy_threshold = 0.3" in caplog.text and "allow_repetitions" in caplog.text
+    assert "noise" not in caplog.text  # the peer's default
+    handled = {h.key: h.handling for h in s.key_handling}
+    assert handled["epsilon_greedy_threshold"] == "approximated" and handled["noise"] == "ignored"
+
+
+def test_hypermapper_files_without_models_mean_a_random_forest():
+    x = {"x": {"parameter_type": "real", "values": [0, 1]}}
+    hm = load_hm(x, hypermapper_mode={"mode": "default"}, output_pareto_file="p.csv")
+    assert hm.strategy_options == {"model": "rf"}
+    baco = load_hm(x, baco_mode={"mode": "default"})
+    assert baco.strategy_options == {}
+    shared = load_hm(x)  # only keys both know: read as BaCO's, a GP
+    assert shared.strategy_options == {}
+    assert "HyperMapper" in {h.key: h.detail for h in hm.key_handling}["models"]
+    explicit = load_hm(x, hypermapper_mode={"mode": "default"}, models={"model": "gaussian_process"})
+    assert explicit.strategy_options == {}
+
+
+def test_the_key_table_covers_both_published_schemas():
+    from bayestune.scenario.hypermapper_keys import BACO_KEYS, HANDLINGS, HYPERMAPPER_KEYS, TOP_LEVEL
+
+    assert set(TOP_LEVEL) == BACO_KEYS | HYPERMAPPER_KEYS
+    assert {h for h, _, _ in TOP_LEVEL.values()} <= set(HANDLINGS)

@@ -72,6 +72,9 @@ class Scenario:
     feasible_output: str | None = None  # name of a black-box output that flags feasibility
     output_constraints: tuple[str, ...] = ()  # e.g. "utilisation <= 100": breaking one makes a result infeasible
     source: str = "<python>"  # file the scenario came from (for error messages and relative paths)
+    #: What became of each key of a HyperMapper/BaCO file (``KeyHandling`` records: mapped,
+    #: ignored, approximated; refused keys are errors); empty for the other formats.
+    key_handling: tuple[Any, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         if not self.objectives:
