@@ -27,10 +27,11 @@ def test_hypermapper_fixture():
     assert isinstance(x3, Integer) and (x3.low, x3.high, x3.default) == (-5, 10, 0)
     assert isinstance(x4, Ordinal) and x4.values == [1, 2, 4, 8, 16] and x4.default == 4
     assert isinstance(mode, Categorical) and mode.prior.to_spec() == [0.5, 0.4, 0.1] and mode.default == "safe"
-    # The unsorted ordinal's probabilities follow their values when sorted.
-    sorted_version = load_hm({"x": {"parameter_type": "ordinal", "values": [1, 2, 4, 8, 16],
-                                    "prior": [0.1, 0.3, 0.2, 0.3, 0.1]}})
-    assert x4.prior.to_spec() == sorted_version.space["x"].prior.to_spec()
+    # As in BaCO, the unsorted ordinal's values are sorted and its prior list kept as written:
+    # the i-th probability belongs to the i-th smallest value.
+    assert x4.prior.to_spec() == {"probabilities": [0.1, 0.1, 0.2, 0.3, 0.3]}
+    # BaCO's transform: log log-scales the model input only; values are drawn uniformly.
+    assert x2.sampling == "uniform"
 
 
 def load_hm(params, **top):
@@ -95,10 +96,11 @@ def test_hypermapper_conversions():
        optimization_iterations=4, feasible_output={"enable_feasible_predictor": False, "name": "ok"},
        optimization_method="evolutionary_optimization")
     x, k, c, r, u, q = s.space.parameters
-    # gaussian(mean 10, std 5) on log[1, 100]: centred (log 10 is mid-range) and narrow.
-    assert x.prior.alpha == pytest.approx(x.prior.beta) and x.prior.alpha > 5
-    assert k.prior.alpha > k.prior.beta  # mass rises towards the high end
-    assert r.prior.alpha > r.prior.beta
+    # BaCO's gaussian(mean 10, std 5) is a normal truncated to [1, 100] on the value scale.
+    assert x.prior.to_spec() == {"mean": pytest.approx(9 / 99), "std": pytest.approx(5 / 99)}
+    assert x.log and x.sampling == "uniform"
+    assert k.prior.to_spec() == {"probabilities": [0.1, 0.2, 0.3, 0.4]}
+    assert r.prior.to_spec() == {"density": [1.0, 2.0, 3.0]}
     assert u.prior is None  # equal probabilities are the uniform prior
     assert isinstance(c, Ordinal) and c.values == [4] and c.default == 4
     assert q.metric == "hamming" and q.default == (3, 2, 1, 0)

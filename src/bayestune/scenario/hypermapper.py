@@ -124,14 +124,17 @@ def _hm_parameter(ctx: SpecContext, name: str, spec: Any) -> tuple[Parameter, li
                 ctx.fail(vpath, f"ordinal values must be distinct, but got {show(values)}")
             order = sorted(range(len(values)), key=lambda i: values[i])
             if order != list(range(len(values))):
-                logger.debug("%s: %s: sorting ordinal values %s", ctx.source, fmt_path(vpath), values)
+                if isinstance(spec.get("prior"), list):
+                    logger.warning("%s: %s: the ordinal's values %s are not sorted: its prior list pairs with "
+                                   "the sorted values %s, as in BaCO", ctx.source, fmt_path(vpath), values,
+                                   sorted(values))
                 values = [values[i] for i in order]
-                if isinstance(spec.get("prior"), list) and len(spec["prior"]) == len(values):
-                    spec = {**spec, "prior": [spec["prior"][i] for i in order]}
         domain = values
-    prior = hm_prior(ctx, path, spec, kind, domain, log)
+    prior = hm_prior(ctx, path, spec, kind, domain)
+    # BaCO's transform: log only log-scales the model's input; values are still drawn uniformly.
+    sampling = "uniform" if kind in ("real", "integer") else None
     param = make_parameter(ctx, path, kind, name, domain, log=log, metric=metric, prior=prior, default=default,
-                            domain_key="values", default_key="parameter_default")
+                            sampling=sampling, domain_key="values", default_key="parameter_default")
     constraints = []
     raw_cons = spec.get("constraints", [])
     if not isinstance(raw_cons, list):
