@@ -119,7 +119,7 @@ def test_hypermapper_defaults_and_ignored_keys(caplog):
     assert caplog.text == ""  # the peer's defaults need no warning
     handled = {h.key: h.handling for h in s.key_handling}
     assert handled["log_file"] == "ignored" and handled["GP_model"] == "ignored"
-    assert handled["time_budget"] == "ignored" and handled["application_name"] == "mapped"
+    assert handled["time_budget"] == "mapped" and s.time_limit is None and handled["application_name"] == "mapped"
 
 
 def test_hypermapper_strategy_options_are_accepted_by_the_strategy():
@@ -233,7 +233,7 @@ def test_unknown_model_keys_are_warnings_as_both_schemas_tolerate_them(caplog):
 
 
 @pytest.mark.parametrize("top, fragment", [
-    ({"time_budget": 5}, "bayestune optimize --resume"),
+    ({"time_budget": 0}, "-1 for no limit"),
     ({"number_of_repetitions": 3}, "repeat inside the black box"),
     ({"resume_optimization": True, "resume_optimization_file": "old.csv"}, "--resume"),
     ({"hypermapper_mode": {"mode": "client-server"}}, "'external'"),
@@ -291,3 +291,19 @@ def test_the_key_table_covers_both_published_schemas():
 
     assert set(TOP_LEVEL) == BACO_KEYS | HYPERMAPPER_KEYS
     assert {h for h, _, _ in TOP_LEVEL.values()} <= set(HANDLINGS)
+
+
+def test_time_budget_minutes_become_a_wall_clock_limit_that_stops_the_run():
+    import time
+
+    from bayestune.optimizer import Optimizer
+    from bayestune.scenario import scenario_to_dict
+
+    s = load_hm({"x": {"parameter_type": "integer", "values": [0, 99]}}, time_budget=0.005)  # 0.3 s
+    assert s.time_limit == pytest.approx(0.3) and {h.key: h.handling for h in s.key_handling}["time_budget"] == "mapped"
+    assert scenario_from_dict(scenario_to_dict(s)).time_limit == pytest.approx(0.3)  # kept in the native format
+    assert load_hm({"x": {"parameter_type": "integer", "values": [0, 99]}}, time_budget=-1).time_limit is None
+    opt = Optimizer(s.space, objectives=s.objectives, design=s.design, seed=0, strategy="random")
+    started = time.monotonic()
+    opt.optimize(lambda c: time.sleep(0.05) or c["x"], s.budget, time_limit=s.time_limit)
+    assert 3 <= opt.n_evaluated < 20 and time.monotonic() - started < 2.0

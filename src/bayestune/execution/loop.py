@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import logging
 import operator
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -37,7 +38,7 @@ logger = logging.getLogger(__name__)
 def run(optimizer: Any, evaluator: Any, budget: int, *, backend: str | Backend = "serial",
         workers: int | None = None, dask_client: Any = None, batch: int | None = None,
         resubmit: int = 1, callback: Callable[[Trial], None] | None = None,
-        mp_context: Any = None) -> Trial | None:
+        mp_context: Any = None, time_limit: float | None = None) -> Trial | None:
     """Evaluate until ``budget`` evaluations are journaled (or the space is exhausted); return the best trial.
 
     ``evaluator``: an :class:`~bayestune.evaluators.base.Evaluator`, a function
@@ -52,18 +53,23 @@ def run(optimizer: Any, evaluator: Any, budget: int, *, backend: str | Backend =
     ``batch``: lock-step batches of this many configurations instead of asynchronous refills.
     ``resubmit``: how often an evaluation whose worker died is submitted again.
     ``callback``: called with every trial as it is journaled.
+    ``time_limit``: wall-clock seconds after which no new evaluation starts (those running finish).
     """
     budget = _positive_int(budget, "budget")
     if batch is not None:
         batch = _positive_int(batch, "batch")
     if not isinstance(resubmit, int) or resubmit < 0:
         raise BayestuneError(f"resubmit must be a non-negative integer, but got {resubmit!r}")
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                   or not time_limit > 0):
+        raise BayestuneError(f"time_limit must be a positive number of seconds, but got {time_limit!r}")
     objectives = [o.name for o in optimizer.objectives]
     chosen = make_backend(backend, evaluator, objectives, workers=workers, dask_client=dask_client,
                           batch=batch, mp_context=mp_context, feasible_key=optimizer.feasible_output)
     run_meta.record_budget(optimizer.journal, budget)
     try:
-        EvaluationLoop(optimizer, chosen, budget, batch=batch, resubmit=resubmit, callback=callback).run()
+        EvaluationLoop(optimizer, chosen, budget, batch=batch, resubmit=resubmit, callback=callback,
+                       time_limit=time_limit).run()
     except BaseException:
         chosen.close(cancel=True)
         raise
@@ -85,8 +91,10 @@ class EvaluationLoop:
     """State of one :func:`run`: configurations asked but not yet submitted, and those in flight."""
 
     def __init__(self, optimizer: Any, backend: Backend, budget: int, *, batch: int | None, resubmit: int,
-                 callback: Callable[[Trial], None] | None) -> None:
+                 callback: Callable[[Trial], None] | None, time_limit: float | None = None) -> None:
         self.optimizer = optimizer
+        self.deadline = None if time_limit is None else time.monotonic() + time_limit
+        self.timed_out = False
         self.backend = backend
         self.budget = budget
         self.batch = batch
@@ -117,6 +125,11 @@ class EvaluationLoop:
 
     def _ask(self) -> None:
         if self.exhausted:
+            return
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            if not self.timed_out:
+                logger.info("the time limit is reached: no new evaluation starts")
+            self.timed_out = True
             return
         if self.batch is not None:  # lock-step: a new batch once the previous one is done
             want = min(self.batch, self.unclaimed()) if not self.queue and self.in_flight == 0 else 0

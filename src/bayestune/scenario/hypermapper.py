@@ -353,6 +353,10 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if budget < 1:
         ctx.fail(("optimization_iterations",), "the budget (number_of_samples + optimization_iterations × "
                                                "evaluations_per_optimization_iteration) must be at least 1, but got 0")
+    time_budget = data.get("time_budget", -1)
+    if not (is_number(time_budget) and (time_budget == -1 or time_budget > 0)):
+        ctx.fail(("time_budget",), f"minutes > 0, or -1 for no limit, must hold, but got {show(time_budget)}")
+    time_limit = None if time_budget == -1 else float(time_budget) * 60.0
     include_default = all(isinstance(s, Mapping) and s.get("parameter_default") is not None for s in inputs.values())
     design = DesignSpec(method=method, size=int(n_doe), include_default=include_default)
 
@@ -416,6 +420,6 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     try:
         return Scenario(name=name, space=space, objectives=objectives, budget=budget, design=design,
                         strategy=strategy, strategy_options=options, feasible_output=feasible, source=ctx.source,
-                        key_handling=tuple(log))
+                        time_limit=time_limit, key_handling=tuple(log))
     except ScenarioError as exc:
         raise ctx.error((), str(exc)) from None

@@ -128,8 +128,8 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "regularize_evolution": ("approximated", "the genetic strategy's own selection", False),
     "batch_size": ("approximated", "the genetic strategy's own tournament", 2),
     # ---- real effects bayestune cannot take from a scenario file
-    "time_budget": ("refused", "no wall-clock budget in bayestune scenarios yet; stop the run and "
-                               "continue it later with `bayestune optimize --resume`", -1),
+    "time_budget": ("mapped", "time_limit = 60 x time_budget seconds (minutes in BaCO and HyperMapper); "
+                              "-1: no limit", _NO_DEFAULT),
     "number_of_repetitions": ("refused", "bayestune measures each configuration once; repeat inside "
                                          "the black box and return the mean or median", 1),
     "resume_optimization": ("refused", "resume a bayestune run from its journal with "
