@@ -43,7 +43,7 @@ def test_baco_fixture_with_permutation_and_constraints():
     s = load_scenario(DATA / "baco_taco_sddmm.json")
     assert s.name == "cpp_taco_SDDMM" and s.objective_names == ["compute_time"]
     assert s.budget == 11 + 50 and s.design.size == 11 and s.design.method == "cot" and s.design.include_default
-    assert s.strategy == "bo" and s.strategy_options == {} and s.feasible_output == "Valid"
+    assert s.strategy == "bo" and s.strategy_options == {"log_transform": True} and s.feasible_output == "Valid"
     p = s.space["p"]
     assert isinstance(p, Permutation) and p.n == 5 and p.metric == "spearman" and p.default == (0, 1, 2, 3, 4)
     assert s.space["cs"].log and not s.space["ost"].log
@@ -265,25 +265,52 @@ def test_peer_settings_map_onto_bo_options_and_are_listed():
 
 def test_peer_internals_set_to_other_values_warn(caplog):
     with caplog.at_level("WARNING", logger="bayestune.scenario"):
-        s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, epsilon_greedy_threshold=0.3,
+        s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, local_search_step_size=0.3,
                     noise=True, design_of_experiment={"number_of_samples": 3, "allow_repetitions": True})
-    assert "epsilon_greedy_threshold = 0.3" in caplog.text and "allow_repetitions" in caplog.text
+    assert "local_search_step_size = 0.3" in caplog.text and "allow_repetitions" in caplog.text
     assert "noise" not in caplog.text  # the peer's default
     handled = {h.key: h.handling for h in s.key_handling}
-    assert handled["epsilon_greedy_threshold"] == "approximated" and handled["noise"] == "ignored"
+    assert handled["local_search_step_size"] == "approximated" and handled["noise"] == "ignored"
+
+
+def test_epsilon_greedy_threshold_is_bo_epsilon_with_each_peers_default():
+    x = {"x": {"parameter_type": "real", "values": [0, 1]}}
+    assert load_hm(x, epsilon_greedy_threshold=0.3).strategy_options == {"epsilon": 0.3}
+    assert load_hm(x).strategy_options == {}  # BaCO's default 0
+    assert load_hm(x, hypermapper_mode={"mode": "default"}).strategy_options == {"model": "rf", "epsilon": 0.1}
+    assert "epsilon" not in load_hm(x, epsilon_greedy_threshold=0.3, optimization_method="local_search").strategy_options
+
+
+def test_bo_epsilon_takes_random_steps():
+    """With epsilon 1 every step is BaCO's random step: one coin, then a uniform unseen draw."""
+    from bayestune.history import History, draw_unseen
+    from bayestune.strategies import make_strategy
+
+    s = load_hm({"x": {"parameter_type": "integer", "values": [0, 999]}}, epsilon_greedy_threshold=1.0)
+    X = s.space.to_matrix([{"x": v} for v in (500, 501, 502, 503)])
+    history = History(s.space, list(s.objectives), X, np.array([[3.0], [2.0], [1.0], [0.5]]),
+                      np.ones(4, dtype=bool), np.empty((0, 1)), set(s.space.row_keys(X)))
+    greedy = make_strategy("bo", s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
+    rng = np.random.default_rng(0)
+    rng.random()
+    np.testing.assert_array_equal(greedy.suggest(history, 3), draw_unseen(s.space, history, 3, rng))
+    model = make_strategy("bo", s.space, s.objectives, np.random.default_rng(0), {})
+    rng = np.random.default_rng(0)
+    rng.random()
+    assert not np.array_equal(model.suggest(history, 3), draw_unseen(s.space, history, 3, rng))
 
 
 def test_hypermapper_files_without_models_mean_a_random_forest():
     x = {"x": {"parameter_type": "real", "values": [0, 1]}}
     hm = load_hm(x, hypermapper_mode={"mode": "default"}, output_pareto_file="p.csv")
-    assert hm.strategy_options == {"model": "rf"}
+    assert hm.strategy_options == {"model": "rf", "epsilon": 0.1}  # and HyperMapper's epsilon-greedy default
     baco = load_hm(x, baco_mode={"mode": "default"})
     assert baco.strategy_options == {}
     shared = load_hm(x)  # only keys both know: read as BaCO's, a GP
     assert shared.strategy_options == {}
     assert "HyperMapper" in {h.key: h.detail for h in hm.key_handling}["models"]
     explicit = load_hm(x, hypermapper_mode={"mode": "default"}, models={"model": "gaussian_process"})
-    assert explicit.strategy_options == {}
+    assert explicit.strategy_options == {"epsilon": 0.1}
 
 
 def test_the_key_table_covers_both_published_schemas():

@@ -407,6 +407,19 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
                 options["acquisition"] = HM_ACQUISITIONS[acquisition]
         else:
             ctx.fail(("acquisition_function",), f"must be one of {sorted(HM_ACQUISITIONS)}, but got {show(acquisition)}")
+    epsilon = data.get("epsilon_greedy_threshold", 0.1 if flavour == "hypermapper" else 0.0)
+    if not (is_number(epsilon) and 0 <= epsilon <= 1):
+        ctx.fail(("epsilon_greedy_threshold",), f"`0 <= value <= 1` must hold, but got {show(epsilon)}")
+    if "epsilon_greedy_threshold" not in data and epsilon:
+        log.append(KeyHandling("epsilon_greedy_threshold", "mapped", f"absent: HyperMapper's default {epsilon}"))
+    if epsilon and model_based:
+        options["epsilon"] = float(epsilon)
+    log_output = data.get("log_transform_output")
+    if log_output is not None:
+        if not isinstance(log_output, bool):
+            ctx.fail(("log_transform_output",), f"expected true or false, but got {show(log_output)}")
+        if model_based:
+            options["log_transform"] = log_output
     for key, option, check in _BO_NUMERIC_OPTIONS:
         if key not in data:
             continue

@@ -81,7 +81,8 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "acquisition_function_optimizer": ("ignored", "local search is the only value in both schemas "
                                                   "and bayestune's default", _NO_DEFAULT),
     # ---- the peer's internals: bayestune uses its own (warning when not the peer's default)
-    "epsilon_greedy_threshold": ("approximated", "no epsilon-greedy random step in bayestune's BO", 0),
+    "epsilon_greedy_threshold": ("mapped", "strategy option epsilon (absent: 0 in BaCO, 0.1 in HyperMapper)",
+                                 _NO_DEFAULT),
     "local_search_step_size": ("approximated", "bayestune's local search has its own neighbourhoods", 0.03),
     "local_search_from_best": ("approximated", "bayestune's local search also starts from the best points", True),
     "local_search_improvement_threshold": ("approximated", "bayestune's local search has its own stop rule", 0),
@@ -96,8 +97,8 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "predict_noiseless": ("approximated", "bayestune's acquisition uses the latent (noiseless) posterior", True),
     "normalize_inputs": ("approximated", "bayestune's GP always works on [0, 1] inputs", True),
     "standardize_objectives": ("approximated", "bayestune's GP always standardises its targets", True),
-    "log_transform_output": ("approximated", "strategy option log_transform (auto: the log of positive "
-                                             "objectives spanning a wide range)", False),
+    "log_transform_output": ("mapped", "strategy option log_transform (true/false; absent: bayestune's "
+                                       "'auto', the log of positive objectives spanning a wide range)", _NO_DEFAULT),
     "log_acq_value": ("approximated", "bayestune maximises the acquisition itself", False),
     "GP_model": ("approximated", "bayestune's own GP (BaCO section 3.2-3.3)", "botorch"),
     "use_STGP": ("approximated", "bayestune's own GP", True),

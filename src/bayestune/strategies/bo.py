@@ -71,9 +71,11 @@ class BOSettings(Settings):
     prior_beta: float = 10.0          # piBO decay of the prior's weight
     max_training_points: int | None = None  # cap on the training set (bayestune.models.training)
     failure_variance: bool = True     # failed locations shrink the GP's variance (see FailureAwarePosterior)
+    epsilon: float = 0.0              # chance of a random step instead of the model's pick (epsilon-greedy)
 
     def rules(self) -> list[Rule]:
         return [
+            ("epsilon", isinstance(self.epsilon, (int, float)) and 0.0 <= self.epsilon <= 1.0, "`0 <= epsilon <= 1`"),
             self.one_of("model", ("gp", "rf")),
             self.one_of("acquisition", ("ei", "pi", "lcb", "portfolio")),
             self.one_of("acquisition_search", ("local", "random")),
@@ -152,6 +154,8 @@ class BayesianOptimization(Strategy):
         if history.n_feasible < 2 or self.encoder.width == 0:
             return draw_unseen(self.space, history, n, self.rng)
         settings = self.settings
+        if settings.epsilon > 0 and self.rng.random() < settings.epsilon:  # BaCO's epsilon-greedy step
+            return draw_unseen(self.space, history, n, self.rng)
         targets = self._targets(history)
         cap = settings.max_training_points
         train = capped_rows(history, targets, cap, self.rng, feasible=True)
