@@ -18,6 +18,7 @@ def test_hypermapper_fixture():
     assert s.name == "branin4_feas" and s.blackbox is None
     assert [o.name for o in s.objectives] == ["Value"] and s.objectives[0].minimize
     assert s.budget == 8 + 15 * 2  # number_of_samples + optimization_iterations x evaluations per iteration
+    assert s.batch == 2  # and the iterations ask for 2 configurations at a time
     assert s.design.method == "lhs" and s.design.size == 8 and s.design.include_default
     assert s.strategy == "bo" and s.strategy_options == {"model": "rf"}
     assert s.feasible_output == "Valid"
@@ -334,3 +335,21 @@ def test_time_budget_minutes_become_a_wall_clock_limit_that_stops_the_run():
     started = time.monotonic()
     opt.optimize(lambda c: time.sleep(0.05) or c["x"], s.budget, time_limit=s.time_limit)
     assert 3 <= opt.n_evaluated < 20 and time.monotonic() - started < 2.0
+
+
+def test_evaluations_per_iteration_is_a_lock_step_batch():
+    from bayestune.execution import run
+    from bayestune.optimizer import Optimizer
+    from bayestune.scenario import scenario_to_dict
+
+    s = load_hm({"x": {"parameter_type": "integer", "values": [0, 99]}}, optimization_iterations=3,
+                evaluations_per_optimization_iteration=4, design_of_experiment={"number_of_samples": 2})
+    assert s.budget == 2 + 3 * 4 and s.batch == 4
+    assert scenario_from_dict(scenario_to_dict(s)).batch == 4
+    assert load_hm({"x": {"parameter_type": "integer", "values": [0, 99]}}).batch is None
+    asked = []
+    opt = Optimizer(s.space, objectives=s.objectives, design=s.design, seed=0, strategy="random")
+    original = opt.ask
+    opt.ask = lambda n=1: asked.append(n) or original(n)
+    run(opt, lambda c: c["x"], s.budget, batch=s.batch)
+    assert opt.n_evaluated == 14 and asked == [4, 4, 4, 2]

@@ -433,6 +433,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     try:
         return Scenario(name=name, space=space, objectives=objectives, budget=budget, design=design,
                         strategy=strategy, strategy_options=options, feasible_output=feasible, source=ctx.source,
-                        time_limit=time_limit, key_handling=tuple(log))
+                        time_limit=time_limit, batch=int(per_iter) if per_iter > 1 else None,
+                        key_handling=tuple(log))
     except ScenarioError as exc:
         raise ctx.error((), str(exc)) from None

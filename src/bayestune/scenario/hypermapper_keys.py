@@ -51,7 +51,7 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "optimization_iterations": ("mapped", "budget = number_of_samples + optimization_iterations "
                                           "x evaluations_per_optimization_iteration", _NO_DEFAULT),
     "evaluations_per_optimization_iteration": (
-        "mapped", "the budget; for batches of this size run `bayestune optimize --batch N`", _NO_DEFAULT),
+        "mapped", "batch (evaluations asked for together, in lock-step) and the budget", _NO_DEFAULT),
     "optimization_method": ("mapped", "strategy", _NO_DEFAULT),
     "models": ("mapped", "strategy option model: gp | rf (HyperMapper's default is a random forest, "
                          "BaCO's a Gaussian process)", _NO_DEFAULT),
