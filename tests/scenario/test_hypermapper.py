@@ -353,3 +353,22 @@ def test_evaluations_per_iteration_is_a_lock_step_batch():
     opt.ask = lambda n=1: asked.append(n) or original(n)
     run(opt, lambda c: c["x"], s.budget, batch=s.batch)
     assert opt.n_evaluated == 14 and asked == [4, 4, 4, 2]
+
+
+def test_docs_list_every_key_with_its_handling():
+    from pathlib import Path
+
+    from bayestune.scenario.hypermapper_keys import key_table
+
+    docs = (Path(__file__).parents[2] / "docs" / "scenario.md").read_text()
+    for key, _peers, handling, _detail in key_table():
+        assert f"| `{key}` |" in docs and handling in docs, key
+
+
+def test_format_key_handling_groups_by_handling():
+    from bayestune.scenario.hypermapper_keys import format_key_handling
+
+    s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, log_file="a.log", local_search_step_size=0.5)
+    lines = format_key_handling(s.key_handling)
+    assert lines[0].startswith("mapped: ") and "ignored: log_file -> " in "\n".join(lines)
+    assert lines[-1].startswith("approximated: local_search_step_size")

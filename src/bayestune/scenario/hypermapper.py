@@ -405,8 +405,12 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
         if acquisition in HM_ACQUISITIONS:
             if HM_ACQUISITIONS[acquisition] != "ei":
                 options["acquisition"] = HM_ACQUISITIONS[acquisition]
+        elif acquisition == "TS":  # HyperMapper's Thompson sampling for random scalarisations
+            logger.warning("%s: acquisition_function 'TS' has no bayestune counterpart; using EI", ctx.source)
+            log.append(KeyHandling("acquisition_function", "approximated", "'TS' (Thompson sampling): EI instead"))
         else:
-            ctx.fail(("acquisition_function",), f"must be one of {sorted(HM_ACQUISITIONS)}, but got {show(acquisition)}")
+            ctx.fail(("acquisition_function",), f"must be one of {sorted(HM_ACQUISITIONS) + ['TS']}, "
+                                                f"but got {show(acquisition)}")
     epsilon = data.get("epsilon_greedy_threshold", 0.1 if flavour == "hypermapper" else 0.0)
     if not (is_number(epsilon) and 0 <= epsilon <= 1):
         ctx.fail(("epsilon_greedy_threshold",), f"`0 <= value <= 1` must hold, but got {show(epsilon)}")

@@ -55,7 +55,8 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "optimization_method": ("mapped", "strategy", _NO_DEFAULT),
     "models": ("mapped", "strategy option model: gp | rf (HyperMapper's default is a random forest, "
                          "BaCO's a Gaussian process)", _NO_DEFAULT),
-    "acquisition_function": ("mapped", "strategy option acquisition (EI -> ei, UCB -> lcb)", _NO_DEFAULT),
+    "acquisition_function": ("mapped", "strategy option acquisition (EI, EI_BOPRO, EI_PIBO -> ei with the "
+                                       "priors, UCB -> lcb; TS: ei with a warning)", _NO_DEFAULT),
     "exploration_augmentation": ("mapped", "strategy option xi (EI's improvement margin)", _NO_DEFAULT),
     "model_weight": ("mapped", "strategy option prior_beta (piBO: prior^(beta/n))", _NO_DEFAULT),
     "model_posterior_weight": ("mapped", "strategy option prior_beta (piBO: prior^(beta/n))", _NO_DEFAULT),
@@ -230,3 +231,27 @@ HYPERMAPPER_KEYS = frozenset((
 ))
 #: Parameter keys only BaCO knows (HyperMapper's parameters take type, values, default and prior).
 BACO_PARAMETER_KEYS = frozenset(("prior_parameters", "transform", "parametrization", "constraints", "dependencies"))
+
+
+def format_key_handling(records: Iterable[KeyHandling]) -> list[str]:
+    """Lines for people (``bayestune validate``): the keys of a HyperMapper/BaCO file grouped
+    by what became of them, e.g. ``mapped: models -> absent: random_forest (...)``."""
+    lines = []
+    for handling in HANDLINGS:
+        for r in records if isinstance(records, (list, tuple)) else list(records):
+            if r.handling == handling:
+                lines.append(f"{handling}: {r.key} -> {r.detail}")
+    return lines
+
+
+def key_table() -> list[tuple[str, str, str, str]]:
+    """Every top-level key of both schemas: (key, peers, handling, what bayestune does); the
+    table of ``docs/scenario.md``."""
+    rows = []
+    for key, (handling, detail, default) in sorted(TOP_LEVEL.items(), key=lambda kv: kv[0].lower()):
+        peers = "both" if key in BACO_KEYS and key in HYPERMAPPER_KEYS else (
+            "BaCO" if key in BACO_KEYS else "HyperMapper")
+        if handling in ("approximated", "refused") and default is not _NO_DEFAULT:
+            detail = f"{detail} (the peer's default {default!r} is accepted silently)"
+        rows.append((key, peers, handling, detail))
+    return rows
