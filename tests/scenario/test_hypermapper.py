@@ -20,7 +20,7 @@ def test_hypermapper_fixture():
     assert s.budget == 8 + 15 * 2  # number_of_samples + optimization_iterations x evaluations per iteration
     assert s.batch == 2  # and the iterations ask for 2 configurations at a time
     assert s.design.method == "lhs" and s.design.size == 8 and s.design.include_default
-    assert s.strategy == "bo" and s.strategy_options == {"model": "rf"}
+    assert s.strategy == "bo" and s.strategy_options == {"model": "rf", "feasibility_threshold": 0.2}
     assert s.feasible_output == "Valid"
     x1, x2, x3, x4, mode = s.space.parameters
     assert isinstance(x1, Real) and x1.prior.shape == "gaussian" and x1.default == 0
@@ -372,3 +372,36 @@ def test_format_key_handling_groups_by_handling():
     lines = format_key_handling(s.key_handling)
     assert lines[0].startswith("mapped: ") and "ignored: log_file -> " in "\n".join(lines)
     assert lines[-1].startswith("approximated: local_search_step_size")
+
+
+def test_feasibility_threshold_scales_the_random_feasibility_cut_as_in_baco():
+    from bayestune.acquisition.scoring import FEASIBILITY_THRESHOLDS, acquisition_scorer
+
+    s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}},
+                feasible_output={"enable_feasible_predictor": True, "feasibility_threshold": 0.5})
+    assert s.strategy_options == {"feasibility_threshold": 0.5}
+    assert load_hm({"x": {"parameter_type": "real", "values": [0, 1]}},
+                   feasible_output={"feasibility_threshold": 0.1}).strategy_options == {}  # BaCO's default
+
+    class Flat:  # a posterior with the same EI everywhere, and a classifier saying P(feasible) = 0.3
+        best_y_latent_ = 0.0
+
+        def predict_latent(self, F):
+            return np.zeros(len(F)), np.ones(len(F))
+
+    class Classifier:
+        def predict_proba(self, F):
+            return np.full(len(F), 0.3)
+
+    X = s.space.to_matrix([{"x": 0.5}])
+    from bayestune.models.encoding import FeatureEncoder
+
+    encoder = FeatureEncoder(s.space)
+    ruled_out = []
+    for seed in range(200):
+        score = acquisition_scorer(s.space, encoder, Flat(), Classifier(), np.random.default_rng(seed),
+                                   parameter=0.0, n_obs=5, prior_beta=10.0, feasibility_threshold=0.5)
+        ruled_out.append(score(X)[0] == -np.inf)
+    # BaCO: eps_f drawn from 0.5 x {0, 0.1, ..., 1}; P(feasible) = 0.3 <= eps_f for 5 of the 11 draws
+    assert 0.3 < np.mean(ruled_out) < 0.6
+    assert FEASIBILITY_THRESHOLDS.max() == 0.1

@@ -251,11 +251,12 @@ def _feasible_output(data: Mapping[str, Any], ctx: SpecContext, log: list[KeyHan
     log.append(KeyHandling("feasible_output.true_value", "mapped",
                            f"a flag in {list(_TRUE_TEXTS)} (any case) is feasible, anything else infeasible"))
     threshold = fo.get("feasibility_threshold")
-    if threshold is not None and not is_default(threshold, 0.1):
-        logger.warning("%s: feasible_output.feasibility_threshold = %s has no bayestune equivalent: the "
-                       "acquisition is weighted by P(feasible) instead", ctx.source, show(threshold))
-        log.append(KeyHandling("feasible_output.feasibility_threshold", "approximated",
-                               "the acquisition is multiplied by P(feasible), no threshold"))
+    if threshold is not None:
+        if not (is_number(threshold) and 0 <= threshold <= 1):
+            ctx.fail(("feasible_output", "feasibility_threshold"), f"`0 <= value <= 1` must hold, but got {show(threshold)}")
+        log.append(KeyHandling("feasible_output.feasibility_threshold", "mapped",
+                               "strategy option feasibility_threshold: candidates whose P(feasible) is at most "
+                               "a draw from threshold x {0, 0.1, ..., 1} are ruled out"))
     for sub in ("enable_feasible_predictor_grid_search_on_recall_and_precision",
                 "feasible_predictor_grid_search_validation_file"):
         if sub in fo:
@@ -418,6 +419,10 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
         log.append(KeyHandling("epsilon_greedy_threshold", "mapped", f"absent: HyperMapper's default {epsilon}"))
     if epsilon and model_based:
         options["epsilon"] = float(epsilon)
+    fo = data.get("feasible_output")
+    threshold = fo.get("feasibility_threshold") if isinstance(fo, Mapping) else None
+    if threshold is not None and model_based and not is_default(threshold, 0.1):
+        options["feasibility_threshold"] = float(threshold)
     log_output = data.get("log_transform_output")
     if log_output is not None:
         if not isinstance(log_output, bool):
