@@ -300,10 +300,11 @@ class Optimizer:
 
     # ---- the whole loop --------------------------------------------------------------
     def optimize(self, blackbox: Callable[[dict[str, Any]], Any], budget: int, *,
-                 callback: Callable[[Trial], None] | None = None) -> Trial | None:
-        """Evaluate ``blackbox`` in this process until ``budget`` evaluations are journaled; return the best trial.
+                 callback: Callable[[Trial], None] | None = None, time_limit: float | None = None) -> Trial | None:
+        """Evaluate ``blackbox`` in this process until ``budget`` evaluations are journaled (or,
+        with ``time_limit``, until that many wall-clock seconds have passed); return the best trial.
 
         The serial :func:`bayestune.execution.run`: exceptions raised by the black box (and
         ``sys.exit()``) are recorded as failed evaluations, Ctrl-C stops the run.
         """
-        return run_loop(self, blackbox, budget, callback=callback)
+        return run_loop(self, blackbox, budget, callback=callback, time_limit=time_limit)

@@ -9,6 +9,7 @@ import pytest
 
 from bayestune.exceptions import ScenarioError
 from bayestune.scenario import load_scenario, save_scenario, scenario_from_dict, scenario_to_dict
+from bayestune.space import Real
 from scenario_helpers import DATA, native
 
 
@@ -81,10 +82,19 @@ def test_empty_and_unreadable_files(tmp_path):
         load_scenario(tmp_path / "latin1.json")
 
 
-def test_duplicate_keys_are_errors(tmp_path):
-    (tmp_path / "d.json").write_text('{"parameters": [], "parameters": [], "objectives": ["t"]}')
-    with pytest.raises(ScenarioError, match="duplicate key 'parameters'"):
-        load_scenario(tmp_path / "d.json")
+def test_duplicate_json_keys_keep_the_last_value_with_a_warning(tmp_path, caplog):
+    # As Python's json, HyperMapper and BaCO read it: the second budget wins.
+    (tmp_path / "d.json").write_text(
+        '{"application_name": "a", "optimization_objectives": ["t"], "optimization_iterations": 8,'
+        ' "input_parameters": {"x": {"parameter_type": "integer", "values": [0, 3]},'
+        ' "x": {"parameter_type": "real", "values": [0, 1]}}, "optimization_iterations": 20}')
+    with caplog.at_level("WARNING", logger="bayestune.scenario"):
+        s = load_scenario(tmp_path / "d.json")
+    assert s.budget == 10 + 20 and isinstance(s.space["x"], Real)
+    assert "duplicate key 'optimization_iterations'" in caplog.text and "duplicate key 'x'" in caplog.text
+
+
+def test_duplicate_yaml_keys_are_errors(tmp_path):
     (tmp_path / "d.yaml").write_text("parameters:\n  a: {type: real, bounds: [0, 1]}\n"
                                      "  a: {type: integer, bounds: [0, 3]}\nobjectives: [t]\n")
     with pytest.raises(ScenarioError, match=r"invalid YAML at line 3, column 3: found duplicate key 'a'"):

@@ -114,7 +114,7 @@ def test_unknown_key_lists_allowed_keys():
     for key in ("budget", "objectives", "parameters", "initial_design"):
         assert repr(key) in msg
     msg = str(error_of(native(parameters=[{"name": "x", "type": "real", "bounds": [0, 1], "values": [1]}])))
-    assert "$.parameters[0]: unknown key 'values'; allowed keys: ['bounds', 'default', 'log', 'name', 'prior', 'type']" in msg
+    assert "$.parameters[0]: unknown key 'values'; allowed keys: ['bounds', 'default', 'log', 'name', 'prior', 'sampling', 'type']" in msg
 
 
 @pytest.mark.parametrize("data, path, fragment", [

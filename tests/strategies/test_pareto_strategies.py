@@ -153,8 +153,8 @@ def _history(space, n, rng, values):
 
 def test_pareto_rf_random_picks_follow_the_prior():
     # Both objectives are flat, so every candidate is on the predicted front and the M picks
-    # are random: with a "decay" prior on x they concentrate at small x.
-    space = Space([Real("x", 0.0, 1.0, prior="decay"), Real("y", 0.0, 1.0)])
+    # are random: with a Beta(0.5, 1.5) prior on x they concentrate at small x.
+    space = Space([Real("x", 0.0, 1.0, prior=[0.5, 1.5]), Real("y", 0.0, 1.0)])
     rng = np.random.default_rng(0)
     history = _history(space, 12, rng, lambda c: [1.0, 1.0])
     strategy = make_strategy("pareto_rf", space, OBJECTIVES, np.random.default_rng(1),

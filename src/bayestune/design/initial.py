@@ -55,7 +55,7 @@ def lhs_design(space: Space, n: int, rng: np.random.Generator, history: History)
         elif isinstance(p, (Ordinal, Categorical)):
             X[:, s] = np.minimum((u * p.cardinality).astype(int), int(p.cardinality) - 1).reshape(-1, 1)
         else:
-            values = p._from_unit_values(u)  # type: ignore[attr-defined]
+            values = p.from_sampling_unit(u)  # type: ignore[attr-defined]
             if p.kind == "integer":
                 values = np.rint(values)
             X[:, s] = values.reshape(-1, 1)

@@ -23,6 +23,7 @@ import itertools
 import logging
 import operator
 import re
+import time
 from collections import Counter, deque
 from collections.abc import Callable
 from typing import Any
@@ -41,7 +42,8 @@ DEFAULT_STOP_AFTER_FAILURES = 10
 def run(optimizer: Any, evaluator: Any, budget: int, *, backend: str | Backend = "serial",
         workers: int | None = None, dask_client: Any = None, batch: int | None = None,
         resubmit: int = 1, callback: Callable[[Trial], None] | None = None,
-        mp_context: Any = None, stop_after_failures: int | None = DEFAULT_STOP_AFTER_FAILURES) -> Trial | None:
+        mp_context: Any = None, stop_after_failures: int | None = DEFAULT_STOP_AFTER_FAILURES,
+        time_limit: float | None = None) -> Trial | None:
     """Evaluate until ``budget`` evaluations are journaled (or the space is exhausted); return the best trial.
 
     ``evaluator``: an :class:`~bayestune.evaluators.base.Evaluator`, a function
@@ -59,6 +61,7 @@ def run(optimizer: Any, evaluator: Any, budget: int, *, backend: str | Backend =
     ``stop_after_failures``: stop early when this many evaluations in a row have failed and none
     of the run has succeeded yet (a broken black box should not spend the whole budget); None
     or 0 never stops. The optimizer's ``stopped_reason`` then says why.
+    ``time_limit``: wall-clock seconds after which no new evaluation starts (those running finish).
     """
     budget = _positive_int(budget, "budget")
     if batch is not None:
@@ -69,12 +72,15 @@ def run(optimizer: Any, evaluator: Any, budget: int, *, backend: str | Backend =
                                             or not isinstance(stop_after_failures, int) or stop_after_failures < 0):
         raise BayestuneError(f"stop_after_failures must be a non-negative integer or None, "
                              f"but got {stop_after_failures!r}")
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                   or not time_limit > 0):
+        raise BayestuneError(f"time_limit must be a positive number of seconds, but got {time_limit!r}")
     objectives = [o.name for o in optimizer.objectives]
     chosen = make_backend(backend, evaluator, objectives, workers=workers, dask_client=dask_client,
                           batch=batch, mp_context=mp_context, feasible_key=optimizer.feasible_output)
     run_meta.record_budget(optimizer.journal, budget)
     loop = EvaluationLoop(optimizer, chosen, budget, batch=batch, resubmit=resubmit, callback=callback,
-                          stop_after_failures=stop_after_failures or None)
+                          stop_after_failures=stop_after_failures or None, time_limit=time_limit)
     try:
         loop.run()
     except BaseException:
@@ -126,8 +132,11 @@ class EvaluationLoop:
     """State of one :func:`run`: configurations asked but not yet submitted, and those in flight."""
 
     def __init__(self, optimizer: Any, backend: Backend, budget: int, *, batch: int | None, resubmit: int,
-                 callback: Callable[[Trial], None] | None, stop_after_failures: int | None = None) -> None:
+                 callback: Callable[[Trial], None] | None, stop_after_failures: int | None = None,
+                 time_limit: float | None = None) -> None:
         self.optimizer = optimizer
+        self.deadline = None if time_limit is None else time.monotonic() + time_limit
+        self.timed_out = False
         self.backend = backend
         self.budget = budget
         self.batch = batch
@@ -162,6 +171,11 @@ class EvaluationLoop:
 
     def _ask(self) -> None:
         if self.exhausted:
+            return
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            if not self.timed_out:
+                logger.info("the time limit is reached: no new evaluation starts")
+            self.timed_out = True
             return
         if self.batch is not None:  # lock-step: a new batch once the previous one is done
             want = min(self.batch, self.unclaimed()) if not self.queue and self.in_flight == 0 else 0

@@ -1,7 +1,9 @@
 """Scenario files: JSON or YAML text in, a :class:`Scenario` out, and back.
 
-Parsing is strict where the plain loaders are lax: a duplicate key is an error in both
-syntaxes, YAML reads ``1e-3`` as a float, JSON refuses ``NaN``. Saving rewrites relative
+Parsing is strict where the plain loaders are lax: a duplicate key is an error in YAML (our
+own format), YAML reads ``1e-3`` as a float, JSON refuses ``NaN``. In JSON a duplicate key
+keeps its last value with a warning naming it, as Python's ``json``, HyperMapper and BaCO read
+such files. Saving rewrites relative
 paths so they keep pointing at the same files from the new directory, and replaces the file
 atomically.
 """
@@ -9,6 +11,7 @@ atomically.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 from collections.abc import Callable
@@ -24,6 +27,8 @@ from bayestune.scenario.native import scenario_to_dict
 from bayestune.scenario.records import Scenario
 
 __all__ = ["load_scenario", "save_scenario"]
+
+logger = logging.getLogger(__name__)
 
 
 class _YamlLoader(yaml.SafeLoader):
@@ -53,17 +58,18 @@ _YamlLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
 
 
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise _DuplicateKey(k)
-        out[k] = v
-    return out
+def _last_wins(source: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    """The ``object_pairs_hook`` of ``json``'s own behaviour (the last value of a repeated key
+    wins), warning about each repeated key."""
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in pairs:
+            if k in out:
+                logger.warning("%s: duplicate key %r in a JSON object: the last value (%s) wins, as in "
+                               "Python's json, HyperMapper and BaCO", source, k, json.dumps(v)[:60])
+            out[k] = v
+        return out
+    return hook
 
 
 def _reject_constant(name: str) -> NoReturn:
@@ -73,11 +79,9 @@ def _reject_constant(name: str) -> NoReturn:
 def _parse_text(text: str, syntax: str, source: str) -> Any:
     if syntax == "json":
         try:
-            return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+            return json.loads(text, object_pairs_hook=_last_wins(source), parse_constant=_reject_constant)
         except json.JSONDecodeError as exc:
             raise ScenarioError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-        except _DuplicateKey as exc:
-            raise ScenarioError(f"{source}: invalid JSON: duplicate key {str(exc)!r} in an object") from None
         except ValueError as exc:
             raise ScenarioError(f"{source}: invalid JSON: {exc}") from None
     try:

@@ -13,6 +13,10 @@ from typing import Any
 
 from bayestune.exceptions import ScenarioError
 from bayestune.scenario._common import parse_objectives
+from bayestune.scenario.hypermapper_keys import (
+    BACO_KEYS, BACO_PARAMETER_KEYS, DOE_KEYS, FEASIBLE_KEYS, HYPERMAPPER_KEYS, MODE_KEYS, MODEL_KEYS,
+    PARAMETER_KEYS, TOP_LEVEL, KeyHandling, did_you_mean, is_default, unknown_key_message,
+)
 from bayestune.scenario.hypermapper_priors import hm_prior
 from bayestune.scenario.records import DEFAULT_MULTI_OBJECTIVE_STRATEGY, DesignSpec, Scenario
 from bayestune.space.inference import is_integral, is_number
@@ -45,27 +49,30 @@ HM_STRATEGIES = {
 HM_ACQUISITIONS = {"EI": "ei", "EI_BOPRO": "ei", "EI_PIBO": "ei", "UCB": "lcb"}
 #: BaCO's wrappers of other tuners: run with our BO instead (logged).
 _HM_FOREIGN_METHODS = ("opentuner", "ytopt", "ytopt_ccs")
+#: Numeric top-level keys read onto options of the model-based strategies: key, option, check.
+_BO_NUMERIC_OPTIONS = (
+    ("exploration_augmentation", "xi", lambda v: is_number(v) and v >= 0),
+    ("model_weight", "prior_beta", lambda v: is_number(v) and v >= 0),
+    ("model_posterior_weight", "prior_beta", lambda v: is_number(v) and v >= 0),
+    ("local_search_starting_points", "n_starts", lambda v: is_integral(v) and v >= 1),
+    ("local_search_random_points", "n_samples", lambda v: is_integral(v) and v >= 1),
+)
+_CHECK_TEXT = {"xi": "a number >= 0", "prior_beta": "a number >= 0", "n_starts": "an integer >= 1",
+               "n_samples": "an integer >= 1"}
 #: BaCO's permutation ``parametrization`` -> our metric (``naive``, a one-hot over all n!
 #: permutations, has no distance structure; Hamming is the nearest we have).
 HM_PERMUTATION_METRICS = {**{m: m for m in PERMUTATION_METRICS}, "naive": "hamming"}
-_HM_USED_KEYS = {
-    "application_name", "optimization_objectives", "input_parameters", "constraints", "feasible_output",
-    "design_of_experiment", "optimization_iterations", "evaluations_per_optimization_iteration",
-    "optimization_method", "models", "acquisition_function",
-}
-_HM_PARAM_KEYS = {
-    "parameter_type", "values", "parameter_default", "prior", "prior_parameters", "transform",
-    "parametrization", "constraints", "dependencies",
-}
+#: Values of ``feasible_output.true_value`` our evaluators read as "feasible" (case-insensitive).
+_TRUE_TEXTS = ("true", "1", "yes", "y")
 
 
 def _hm_parameter(ctx: SpecContext, name: str, spec: Any) -> tuple[Parameter, list[tuple[JsonPath, str]]]:
     path: JsonPath = ("input_parameters", name)
     if not isinstance(spec, Mapping):
         ctx.fail(path, f"a parameter must be an object, but got {show(spec)}")
-    unknown = sorted(set(spec) - _HM_PARAM_KEYS)
-    if unknown:
-        logger.debug("%s: %s: ignoring keys %s", ctx.source, fmt_path(path), unknown)
+    for key in spec:
+        if key not in PARAMETER_KEYS:
+            ctx.fail(path + (str(key),), unknown_key_message(str(key), PARAMETER_KEYS, "in a parameter"))
     if "parameter_type" not in spec:
         ctx.fail(path, "missing required key 'parameter_type'")
     kind = spec["parameter_type"]
@@ -117,14 +124,17 @@ def _hm_parameter(ctx: SpecContext, name: str, spec: Any) -> tuple[Parameter, li
                 ctx.fail(vpath, f"ordinal values must be distinct, but got {show(values)}")
             order = sorted(range(len(values)), key=lambda i: values[i])
             if order != list(range(len(values))):
-                logger.debug("%s: %s: sorting ordinal values %s", ctx.source, fmt_path(vpath), values)
+                if isinstance(spec.get("prior"), list):
+                    logger.warning("%s: %s: the ordinal's values %s are not sorted: its prior list pairs with "
+                                   "the sorted values %s, as in BaCO", ctx.source, fmt_path(vpath), values,
+                                   sorted(values))
                 values = [values[i] for i in order]
-                if isinstance(spec.get("prior"), list) and len(spec["prior"]) == len(values):
-                    spec = {**spec, "prior": [spec["prior"][i] for i in order]}
         domain = values
-    prior = hm_prior(ctx, path, spec, kind, domain, log)
+    prior = hm_prior(ctx, path, spec, kind, domain)
+    # BaCO's transform: log only log-scales the model's input; values are still drawn uniformly.
+    sampling = "uniform" if kind in ("real", "integer") else None
     param = make_parameter(ctx, path, kind, name, domain, log=log, metric=metric, prior=prior, default=default,
-                            domain_key="values", default_key="parameter_default")
+                            sampling=sampling, domain_key="values", default_key="parameter_default")
     constraints = []
     raw_cons = spec.get("constraints", [])
     if not isinstance(raw_cons, list):
@@ -169,10 +179,102 @@ def _translate_permutation_names(text: str, permutations: Mapping[str, int], nam
     return "".join(out)
 
 
+def _review_top_level(data: Mapping[str, Any], ctx: SpecContext, log: list[KeyHandling]) -> None:
+    """Reject unknown keys with a suggestion, refuse keys whose effect we cannot reproduce, warn
+    about the peer's internals set to other than their defaults, and record what became of each."""
+    for key, value in data.items():
+        key = str(key)
+        if key not in TOP_LEVEL:
+            ctx.fail((key,), unknown_key_message(key, TOP_LEVEL, "at the top level"))
+        handling, detail, default = TOP_LEVEL[key]
+        if key in ("baco_mode", "hypermapper_mode"):
+            if not isinstance(value, Mapping):
+                ctx.fail((key,), f"expected an object such as {{\"mode\": \"default\"}}, but got {show(value)}")
+            for sub in value:
+                if sub not in MODE_KEYS:
+                    ctx.fail((key, str(sub)), unknown_key_message(str(sub), MODE_KEYS, f"in {key}"))
+            mode = value.get("mode", "default")
+            if mode not in ("default", "client-server", "exhaustive"):
+                ctx.fail((key, "mode"), f"must be one of ['default', 'client-server', 'exhaustive'], but got {show(mode)}")
+            if mode != "default":
+                ctx.fail((key, "mode"), f"mode {mode!r} is not read from a scenario file: {detail}")
+            log.append(KeyHandling(key, "ignored", "mode 'default': bayestune calls the black box itself"))
+            continue
+        if handling in ("approximated", "refused") and is_default(value, default):
+            log.append(KeyHandling(key, "ignored", f"the peer's default {show(value)}"))
+            continue
+        if handling == "refused":
+            ctx.fail((key,), f"{show(value)} is not supported: {detail}")
+        if handling == "approximated":
+            logger.warning("%s: %s = %s has no bayestune equivalent: %s", ctx.source, key, show(value), detail)
+        log.append(KeyHandling(key, handling, detail))
+
+
+def _flavour(data: Mapping[str, Any]) -> str:
+    """``"hypermapper"`` or ``"baco"``: which tool a file is written for, from the keys only one of
+    them knows; a file with only shared keys is read as BaCO's."""
+    keys = {str(k) for k in data}
+    params = data.get("input_parameters")
+    param_keys = set()
+    if isinstance(params, Mapping):
+        for spec in params.values():
+            if isinstance(spec, Mapping):
+                param_keys |= set(spec)
+                if spec.get("parameter_type") == "permutation":
+                    return "baco"
+    if keys - HYPERMAPPER_KEYS or param_keys & BACO_PARAMETER_KEYS:
+        return "baco"
+    if keys - BACO_KEYS:
+        return "hypermapper"
+    return "baco"
+
+
+def _feasible_output(data: Mapping[str, Any], ctx: SpecContext, log: list[KeyHandling]) -> str | None:
+    fo = data.get("feasible_output")
+    if fo is None:
+        return None
+    if not isinstance(fo, Mapping):
+        ctx.fail(("feasible_output",), f"expected an object, but got {show(fo)}")
+    for sub in fo:
+        if sub not in FEASIBLE_KEYS:
+            ctx.fail(("feasible_output", str(sub)), unknown_key_message(str(sub), FEASIBLE_KEYS, "in feasible_output"))
+    enabled = fo.get("enable_feasible_predictor", False)
+    if not isinstance(enabled, bool):
+        ctx.fail(("feasible_output", "enable_feasible_predictor"), f"expected true or false, but got {show(enabled)}")
+    true_value, false_value = fo.get("true_value", "true"), fo.get("false_value", "false")
+    if str(true_value).strip().lower() not in _TRUE_TEXTS:
+        ctx.fail(("feasible_output", "true_value"),
+                 f"bayestune reads a validity flag as feasible when it is one of {list(_TRUE_TEXTS)} "
+                 f"(any case), but got {show(true_value)}; have the black box print one of those")
+    if str(false_value).strip().lower() in _TRUE_TEXTS:
+        ctx.fail(("feasible_output", "false_value"), f"{show(false_value)} reads as feasible in bayestune")
+    log.append(KeyHandling("feasible_output.true_value", "mapped",
+                           f"a flag in {list(_TRUE_TEXTS)} (any case) is feasible, anything else infeasible"))
+    threshold = fo.get("feasibility_threshold")
+    if threshold is not None:
+        if not (is_number(threshold) and 0 <= threshold <= 1):
+            ctx.fail(("feasible_output", "feasibility_threshold"), f"`0 <= value <= 1` must hold, but got {show(threshold)}")
+        log.append(KeyHandling("feasible_output.feasibility_threshold", "mapped",
+                               "strategy option feasibility_threshold: candidates whose P(feasible) is at most "
+                               "a draw from threshold x {0, 0.1, ..., 1} are ruled out"))
+    for sub in ("enable_feasible_predictor_grid_search_on_recall_and_precision",
+                "feasible_predictor_grid_search_validation_file"):
+        if sub in fo:
+            log.append(KeyHandling(f"feasible_output.{sub}", "ignored", "a development aid of HyperMapper"))
+    if not enabled:
+        return None
+    name = fo.get("name", "Valid")
+    if not isinstance(name, str) or not name:
+        ctx.fail(("feasible_output", "name"), f"expected a non-empty string, but got {show(name)}")
+    log.append(KeyHandling("feasible_output.enable_feasible_predictor", "mapped",
+                           f"feasible_output {name!r}; the feasibility classifier of 'bo' comes on"))
+    return name
+
+
 def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
-    ignored = sorted(str(k) for k in data if k not in _HM_USED_KEYS)
-    if ignored:
-        logger.debug("%s: ignoring HyperMapper/BaCO keys %s", ctx.source, ignored)
+    log: list[KeyHandling] = []
+    _review_top_level(data, ctx, log)
+    flavour = _flavour(data)
     name = data.get("application_name", "application")
     if not isinstance(name, str) or not name.strip():
         ctx.fail(("application_name",), f"expected a non-empty string, but got {show(name)}")
@@ -217,20 +319,21 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     objectives = parse_objectives(ctx, objs, ("optimization_objectives",), space)
 
     # ---- feasibility output
-    feasible = None
-    fo = data.get("feasible_output")
-    if fo is not None:
-        if not isinstance(fo, Mapping):
-            ctx.fail(("feasible_output",), f"expected an object, but got {show(fo)}")
-        if fo.get("enable_feasible_predictor", False) is True:
-            feasible = fo.get("name", "Valid")
-            if not isinstance(feasible, str) or not feasible:
-                ctx.fail(("feasible_output", "name"), f"expected a non-empty string, but got {show(feasible)}")
+    feasible = _feasible_output(data, ctx, log)
 
     # ---- initial design and budget
     doe = data.get("design_of_experiment", {})
     if not isinstance(doe, Mapping):
         ctx.fail(("design_of_experiment",), f"expected an object, but got {show(doe)}")
+    for sub in doe:
+        if sub not in DOE_KEYS:
+            ctx.fail(("design_of_experiment", str(sub)),
+                     unknown_key_message(str(sub), DOE_KEYS, "in design_of_experiment"))
+    if doe.get("allow_repetitions", False) is not False:
+        logger.warning("%s: design_of_experiment.allow_repetitions has no bayestune equivalent: the design "
+                       "never repeats a configuration", ctx.source)
+        log.append(KeyHandling("design_of_experiment.allow_repetitions", "approximated",
+                               "the initial design never repeats a configuration"))
     doe_type = doe.get("doe_type", "random sampling")
     if doe_type not in HM_DOE_METHODS:
         ctx.fail(("design_of_experiment", "doe_type"), f"must be one of {sorted(HM_DOE_METHODS)}, but got {show(doe_type)}")
@@ -238,8 +341,9 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if not (is_integral(n_doe) and n_doe >= 0):
         ctx.fail(("design_of_experiment", "number_of_samples"), f"`value >= 0` (an integer) must hold, but got {show(n_doe)}")
     method = HM_DOE_METHODS[doe_type]
-    if method == "cot" and space.has_prior:
-        method = "prior"  # HyperMapper 2.0 draws its random design from the priors
+    log.append(KeyHandling("design_of_experiment.doe_type", "mapped", f"design method {method!r}"
+                           + (" (uniform; the priors weight the acquisition, piBO, as in BaCO)"
+                              if space.has_prior else "")))
     iterations = data.get("optimization_iterations", 50)
     if not (is_integral(iterations) and iterations >= 0):
         ctx.fail(("optimization_iterations",), f"`value >= 0` (an integer) must hold, but got {show(iterations)}")
@@ -250,6 +354,10 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if budget < 1:
         ctx.fail(("optimization_iterations",), "the budget (number_of_samples + optimization_iterations × "
                                                "evaluations_per_optimization_iteration) must be at least 1, but got 0")
+    time_budget = data.get("time_budget", -1)
+    if not (is_number(time_budget) and (time_budget == -1 or time_budget > 0)):
+        ctx.fail(("time_budget",), f"minutes > 0, or -1 for no limit, must hold, but got {show(time_budget)}")
+    time_limit = None if time_budget == -1 else float(time_budget) * 60.0
     include_default = all(isinstance(s, Mapping) and s.get("parameter_default") is not None for s in inputs.values())
     design = DesignSpec(method=method, size=int(n_doe), include_default=include_default)
 
@@ -257,6 +365,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     opt = data.get("optimization_method", "bayesian_optimization")
     if opt in _HM_FOREIGN_METHODS:
         logger.warning("%s: optimization_method %r wraps another tuner; using bayestune's 'bo' instead", ctx.source, opt)
+        log.append(KeyHandling("optimization_method", "approximated", f"{opt!r} wraps another tuner; bayestune's 'bo'"))
         strategy = "bo"
     elif opt in HM_STRATEGIES:
         strategy = HM_STRATEGIES[opt]
@@ -265,22 +374,75 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if len(objectives) > 1 and strategy == "bo":  # HyperMapper's BO scalarises several objectives at random
         strategy = DEFAULT_MULTI_OBJECTIVE_STRATEGY
     options: dict[str, Any] = {}
+    model_based = strategy in ("bo", DEFAULT_MULTI_OBJECTIVE_STRATEGY)
     models = data.get("models")
-    if models is not None:
-        model = models.get("model") if isinstance(models, Mapping) else None
+    if models is None:
+        model = "random_forest" if flavour == "hypermapper" else "gaussian_process"
+        log.append(KeyHandling("models", "mapped", f"absent: {model} ({'HyperMapper' if flavour == 'hypermapper' else 'BaCO'}'s "
+                                                   "default; the file is read as "
+                                                   f"{'HyperMapper' if flavour == 'hypermapper' else 'BaCO'}'s from its keys)"))
+    else:
+        if not isinstance(models, Mapping):
+            ctx.fail(("models",), f"expected an object such as {{\"model\": \"random_forest\"}}, but got {show(models)}")
+        model = models.get("model")
         if model not in ("gaussian_process", "random_forest"):
             ctx.fail(("models", "model"), f"must be one of ['gaussian_process', 'random_forest'], but got {show(model)}")
-        if model == "random_forest" and strategy == "bo":
-            options["model"] = "rf"
+        for sub in models:
+            if sub == "model":
+                continue
+            if sub not in MODEL_KEYS:  # both schemas tolerate extra keys here
+                logger.warning("%s: models: unknown key %r%s ignored", ctx.source, sub,
+                               did_you_mean(str(sub), MODEL_KEYS))
+                log.append(KeyHandling(f"models.{sub}", "ignored", "not a key of either schema"))
+            else:
+                log.append(KeyHandling(f"models.{sub}", "approximated",
+                                       "bayestune's random forest uses its own settings"))
+                logger.warning("%s: models.%s has no bayestune equivalent: bayestune's random forest uses its "
+                               "own settings", ctx.source, sub)
+    if model == "random_forest" and model_based:
+        options["model"] = "rf"
     acquisition = data.get("acquisition_function")
-    if acquisition is not None and strategy == "bo":
+    if acquisition is not None and model_based:
         if acquisition in HM_ACQUISITIONS:
             if HM_ACQUISITIONS[acquisition] != "ei":
                 options["acquisition"] = HM_ACQUISITIONS[acquisition]
+        elif acquisition == "TS":  # HyperMapper's Thompson sampling for random scalarisations
+            logger.warning("%s: acquisition_function 'TS' has no bayestune counterpart; using EI", ctx.source)
+            log.append(KeyHandling("acquisition_function", "approximated", "'TS' (Thompson sampling): EI instead"))
         else:
-            logger.info("%s: acquisition_function %r has no counterpart; using EI", ctx.source, acquisition)
+            ctx.fail(("acquisition_function",), f"must be one of {sorted(HM_ACQUISITIONS) + ['TS']}, "
+                                                f"but got {show(acquisition)}")
+    epsilon = data.get("epsilon_greedy_threshold", 0.1 if flavour == "hypermapper" else 0.0)
+    if not (is_number(epsilon) and 0 <= epsilon <= 1):
+        ctx.fail(("epsilon_greedy_threshold",), f"`0 <= value <= 1` must hold, but got {show(epsilon)}")
+    if "epsilon_greedy_threshold" not in data and epsilon:
+        log.append(KeyHandling("epsilon_greedy_threshold", "mapped", f"absent: HyperMapper's default {epsilon}"))
+    if epsilon and model_based:
+        options["epsilon"] = float(epsilon)
+    fo = data.get("feasible_output")
+    threshold = fo.get("feasibility_threshold") if isinstance(fo, Mapping) else None
+    if threshold is not None and model_based and not is_default(threshold, 0.1):
+        options["feasibility_threshold"] = float(threshold)
+    log_output = data.get("log_transform_output")
+    if log_output is not None:
+        if not isinstance(log_output, bool):
+            ctx.fail(("log_transform_output",), f"expected true or false, but got {show(log_output)}")
+        if model_based:
+            options["log_transform"] = log_output
+    for key, option, check in _BO_NUMERIC_OPTIONS:
+        if key not in data:
+            continue
+        value = data[key]
+        if not check(value):
+            ctx.fail((key,), f"expected {_CHECK_TEXT[option]}, but got {show(value)}")
+        if model_based:
+            options[option] = float(value) if option in ("xi", "prior_beta") else int(value)
+        else:
+            log.append(KeyHandling(key, "ignored", f"only read by the model-based strategies, not {strategy!r}"))
     try:
         return Scenario(name=name, space=space, objectives=objectives, budget=budget, design=design,
-                        strategy=strategy, strategy_options=options, feasible_output=feasible, source=ctx.source)
+                        strategy=strategy, strategy_options=options, feasible_output=feasible, source=ctx.source,
+                        time_limit=time_limit, batch=int(per_iter) if per_iter > 1 else None,
+                        key_handling=tuple(log))
     except ScenarioError as exc:
         raise ctx.error((), str(exc)) from None

@@ -1,74 +1,41 @@
-"""HyperMapper/BaCO priors as the Beta priors our parameters take.
+"""HyperMapper/BaCO priors as the priors our parameters take, with the peers' densities.
 
-BaCO states a prior as a named shape, as ``gaussian`` with ``[mean, std]``, or as one
-probability per value (a density on an even grid for a real parameter); each becomes the
-moment-matched Beta on the parameter's (log-)normalised scale. Categorical probability lists
-are kept as they are.
+* a named shape (``gaussian``, ``decay``, ``exponential``) is HyperMapper 2.0's Beta on the
+  parameter's normalised range: Beta(3, 3), Beta(0.8, 1), Beta(1, 0.8);
+* BaCO's ``gaussian`` with ``prior_parameters: [mean, std]`` is a normal density truncated to
+  ``[min, max]`` on the value scale (``transform: log`` does not change it: it only log-scales
+  the model's input); on an integer or ordinal it gives each value the truncated normal's
+  density there;
+* a probability list is one probability per value of an ordinal (paired with the values in
+  ascending order, as BaCO sorts the values and keeps the list as written), an integer or a
+  categorical, and a density at evenly spaced points of ``[min, max]`` on a real, linear in
+  between (BaCO's and HyperMapper's ``np.interp``).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from bayestune.space.inference import is_number
-from bayestune.space.priors import BETA_SHAPES
+from bayestune.space.priors import BETA_SHAPES, GridDensityPrior, TruncatedNormalPrior, ValuePrior
 from bayestune.space.spec import JsonPath, SpecContext, show
 
 
-def _beta_from_moments(mu: float, var: float) -> list[float] | None:
-    """Beta(alpha, beta) with the given mean and variance on [0, 1] (clamped to sane shapes)."""
-    mu = min(max(float(mu), 0.01), 0.99)
-    k = mu * (1.0 - mu) / max(float(var), 1e-6) - 1.0
-    k = min(max(k, 0.2), 1000.0)
-    a, b = round(mu * k, 6), round((1.0 - mu) * k, 6)
-    return None if (a == 1.0 and b == 1.0) else [a, b]
+def _truncated_normal_masses(points: Sequence[float], mean: float, std: float) -> list[float] | None:
+    """The normal density at each of ``points`` (proportional to the truncated one)."""
+    z = (np.asarray(points, dtype=float) - mean) / std
+    w = np.exp(-0.5 * z * z)
+    if not np.isfinite(w).all() or w.sum() <= 0:
+        return None
+    return [float(x) for x in w / w.sum()]
 
 
-def _beta_from_masses(units: np.ndarray, masses: Sequence[float]) -> list[float] | None:
-    """Beta matching per-value probabilities of a discrete parameter whose values sit at
-    ``units`` on [0, 1]; each mass is spread over the value's bin (edges half-way between
-    neighbours), the same bins through which the parameter turns a Beta prior into
-    probabilities."""
-    w = np.asarray(masses, dtype=float)
-    if np.allclose(w, w[0]):
-        return None  # uniform
-    w = w / w.sum()
-    edges = np.concatenate([[0.0], (units[1:] + units[:-1]) / 2, [1.0]])
-    centres, widths = (edges[1:] + edges[:-1]) / 2, np.diff(edges)
-    mu = float((w * centres).sum())
-    var = float((w * (centres - mu) ** 2).sum() + (w * widths**2).sum() / 12)
-    return _beta_from_moments(mu, var)
-
-
-def _beta_from_density(values: Sequence[float]) -> list[float] | None:
-    """Beta matching a density given at evenly spaced points of [0, 1] (linear in between)."""
-    w = np.asarray(values, dtype=float)
-    if np.allclose(w, w[0]):
-        return None  # uniform
-    x = np.linspace(0.0, 1.0, 4001)
-    f = np.interp(x, np.linspace(0.0, 1.0, len(w)), w)
-    f = f / f.sum()
-    mu = float((f * x).sum())
-    return _beta_from_moments(mu, float((f * (x - mu) ** 2).sum()))
-
-
-def _unit_positions(values: Sequence[float], log: bool) -> np.ndarray:
-    t = np.log(np.asarray(values, dtype=float)) if log else np.asarray(values, dtype=float)
-    span = t[-1] - t[0]
-    return (t - t[0]) / span if span > 0 else np.zeros_like(t)
-
-
-def hm_prior(ctx: SpecContext, path: JsonPath, spec: Mapping[str, Any], kind: str, domain: Any, log: bool) -> Any:
-    """Translate a HyperMapper/BaCO ``prior`` to what our parameter constructors take.
-
-    Named shapes map directly; BaCO's ``gaussian`` with ``prior_parameters: [mean, std]`` and
-    per-value probability lists on numeric parameters become a moment-matched Beta prior on the
-    parameter's (log-)normalised scale; categorical probability lists are kept as they are.
-    """
+def hm_prior(ctx: SpecContext, path: JsonPath, spec: Mapping[str, Any], kind: str, domain: Any) -> Any:
+    """Translate a HyperMapper/BaCO ``prior`` to what our parameter constructors take (the
+    module docstring says how each form reads)."""
     prior = spec.get("prior")
     ppath = path + ("prior",)
     if prior is None or prior == "uniform":
@@ -89,16 +56,15 @@ def hm_prior(ctx: SpecContext, path: JsonPath, spec: Mapping[str, Any], kind: st
                 ctx.fail(path + ("prior_parameters",), f"a gaussian prior takes [mean, std] with std > 0, but got {show(pp)}")
             mean, std = float(pp[0]), float(pp[1])
             lo, hi = (float(domain[0]), float(domain[-1]))
-            if hi <= lo or (log and lo <= 0):
+            if hi <= lo:
                 return "gaussian"  # the domain itself is reported as invalid later
-            if log:
-                if mean <= 0:
-                    ctx.fail(path + ("prior_parameters",), f"a log-scale parameter needs `mean > 0`, but got {show(pp)}")
-                mu = (math.log(mean) - math.log(lo)) / (math.log(hi) - math.log(lo))
-                sd = (std / mean) / (math.log(hi) - math.log(lo))
-            else:
-                mu, sd = (mean - lo) / (hi - lo), std / (hi - lo)
-            return _beta_from_moments(mu, sd * sd)
+            if kind == "real":
+                return TruncatedNormalPrior((mean - lo) / (hi - lo), std / (hi - lo))
+            points = list(range(int(domain[0]), int(domain[1]) + 1)) if kind == "integer" else list(domain)
+            masses = _truncated_normal_masses(points, mean, std)
+            if masses is None:
+                ctx.fail(path + ("prior_parameters",), f"the gaussian [mean, std] puts no mass on the values, got {show(pp)}")
+            return ValuePrior(tuple(masses))
         return prior
     if not isinstance(prior, list) or not prior or not all(is_number(v) and v >= 0 for v in prior) or sum(prior) <= 0:
         ctx.fail(ppath, f"must be a shape name or a list of non-negative probabilities with a positive sum, but got {show(prior)}")
@@ -109,14 +75,14 @@ def hm_prior(ctx: SpecContext, path: JsonPath, spec: Mapping[str, Any], kind: st
     if kind == "ordinal":
         if len(prior) != len(domain):
             ctx.fail(ppath, f"needs one probability per value ({len(domain)}), but got {len(prior)}: {show(prior)}")
-        return _beta_from_masses(_unit_positions(domain, log), prior)
+        return ValuePrior(tuple(float(v) for v in prior))
     if kind == "integer":
         n = int(domain[1]) - int(domain[0]) + 1
         if len(prior) != n:
             ctx.fail(ppath, f"needs one probability per integer in [{domain[0]}, {domain[1]}] ({n}), "
                             f"but got {len(prior)}: {show(prior)}")
-        return _beta_from_masses(_unit_positions(list(range(int(domain[0]), int(domain[1]) + 1)), log), prior)
-    # real: BaCO reads the list as a density on an even grid over [min, max]
+        return ValuePrior(tuple(float(v) for v in prior))
+    # real: BaCO and HyperMapper read the list as a density on an even grid over [min, max]
     if len(prior) < 2:
         ctx.fail(ppath, f"a real parameter's probability list needs at least 2 points, but got {show(prior)}")
-    return _beta_from_density(prior)
+    return GridDensityPrior(tuple(float(v) for v in prior))

@@ -33,6 +33,7 @@ DESIGN_METHODS = ("uniform", "cot", "lhs", "maximin", "prior")
 NATIVE_KEYS = (
     "$schema", "name", "description", "parameters", "constraints", "objectives", "budget", "initial_design",
     "strategy", "strategy_options", "blackbox", "seed", "journal", "feasible_output", "output_constraints",
+    "time_limit", "batch",
 )
 
 
@@ -139,7 +140,9 @@ def parse_native(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
             name=data.get("name", default_name(ctx.source)), space=space, objectives=objectives, design=design,
             strategy_options=copy.deepcopy(dict(data.get("strategy_options", {}))), blackbox=blackbox,
             seed=data.get("seed"), journal=data.get("journal"), feasible_output=feasible,
-            output_constraints=tuple(output_constraints), source=ctx.source, **kwargs)
+            output_constraints=tuple(output_constraints), time_limit=data.get("time_limit"), batch=data.get("batch"),
+            source=ctx.source,
+            **kwargs)
     except ScenarioError as exc:
         raise ctx.error((), str(exc)) from None
 
@@ -195,4 +198,8 @@ def scenario_to_dict(s: Scenario) -> dict[str, Any]:
         out["feasible_output"] = s.feasible_output
     if s.output_constraints:
         out["output_constraints"] = list(s.output_constraints)
+    if s.time_limit is not None:
+        out["time_limit"] = s.time_limit
+    if s.batch is not None:
+        out["batch"] = s.batch
     return out

@@ -71,7 +71,12 @@ class Scenario:
     journal: str | None = None
     feasible_output: str | None = None  # name of a black-box output that flags feasibility
     output_constraints: tuple[str, ...] = ()  # e.g. "utilisation <= 100": breaking one makes a result infeasible
+    time_limit: float | None = None  # wall-clock seconds after which no new evaluation starts
+    batch: int | None = None  # evaluations asked for together, in lock-step (None: one as each finishes)
     source: str = "<python>"  # file the scenario came from (for error messages and relative paths)
+    #: What became of each key of a HyperMapper/BaCO file (``KeyHandling`` records: mapped,
+    #: ignored, approximated; refused keys are errors); empty for the other formats.
+    key_handling: tuple[Any, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         if not self.objectives:
@@ -85,6 +90,11 @@ class Scenario:
         if not isinstance(self.budget, int) or isinstance(self.budget, bool) or self.budget < 1:
             raise ScenarioError(f"budget must be a positive integer, but got {self.budget!r}")
         parse_output_constraints(self.output_constraints)
+        if self.time_limit is not None and (isinstance(self.time_limit, bool) or not isinstance(self.time_limit, (int, float))
+                                            or not self.time_limit > 0):
+            raise ScenarioError(f"time_limit must be a positive number of seconds, but got {self.time_limit!r}")
+        if self.batch is not None and (isinstance(self.batch, bool) or not isinstance(self.batch, int) or self.batch < 1):
+            raise ScenarioError(f"batch must be a positive integer, but got {self.batch!r}")
 
     @property
     def objective_names(self) -> list[str]:

@@ -10,7 +10,7 @@ import numpy as np
 
 from bayestune.exceptions import SpaceError
 from bayestune.space.parameter import Parameter, is_numeric
-from bayestune.space.priors import BetaPrior, CategoricalPrior, beta_prior_from_spec
+from bayestune.space.priors import CategoricalPrior, NumericPrior, ValuePrior, beta_prior_from_spec
 
 
 class _ValueListParameter(Parameter):
@@ -67,7 +67,10 @@ class Ordinal(_ValueListParameter):
         self.values = [int(v) if float(v).is_integer() and not isinstance(v, float) else v for v in vals]
         self._array = arr
         self.log = bool(log)
-        self.prior: BetaPrior | None = beta_prior_from_spec(prior)
+        self.prior: NumericPrior | None = beta_prior_from_spec(prior)
+        if isinstance(self.prior, ValuePrior) and len(self.prior.probabilities) != len(vals):
+            raise SpaceError(f"parameter {name!r}: a value prior needs one probability per value ({len(vals)}), "
+                             f"but got {len(self.prior.probabilities)}")
         if self.prior is not None and self.prior.is_uniform:
             self.prior = None
         t = np.log(arr) if self.log else arr
@@ -117,6 +120,8 @@ class Ordinal(_ValueListParameter):
     def prior_weight(self, raw: np.ndarray) -> np.ndarray:
         if self.prior is None:
             return super().prior_weight(raw)
+        if isinstance(self.prior, ValuePrior):
+            return self.prior.normalized[self.index_of(raw)] * len(self.values)
         return self.prior.pdf_unit(self.unit(raw).reshape(-1))
 
 

@@ -1,5 +1,10 @@
 """Real and Integer parameters: a range ``[low, high]``, optionally on a log scale, with an
-optional Beta prior on the (log-)normalised scale."""
+optional prior on the normalised sampling scale.
+
+Two meanings of "log" are kept apart: ``log`` puts the model's input (and the distances of the
+local search) on a log scale; ``sampling`` says how values are drawn, ``"log-uniform"`` (the
+default when ``log``) or ``"uniform"``. BaCO's ``transform: log`` is ``log=True,
+sampling="uniform"``: it only log-scales the model input. Priors live on the sampling scale."""
 
 from __future__ import annotations
 
@@ -10,13 +15,16 @@ import numpy as np
 
 from bayestune.exceptions import SpaceError
 from bayestune.space.parameter import Parameter, is_numeric
-from bayestune.space.priors import BetaPrior, beta_prior_from_spec
+from bayestune.space.priors import NumericPrior, ValuePrior, beta_prior_from_spec
+
+SAMPLINGS = ("uniform", "log-uniform")
 
 
 class _NumericParameter(Parameter):
     """Shared machinery of Real and Integer: bounds, log scale, Beta prior on the unit scale."""
 
-    def __init__(self, name: str, low: float, high: float, *, log: bool, default: Any, prior: Any) -> None:
+    def __init__(self, name: str, low: float, high: float, *, log: bool, default: Any, prior: Any,
+                 sampling: str | None = None) -> None:
         super().__init__(name)
         if not (is_numeric(low) and is_numeric(high)) or not (math.isfinite(low) and math.isfinite(high)):
             raise SpaceError(f"parameter {name!r}: bounds must be finite numbers, but got low={low!r}, high={high!r}")
@@ -25,7 +33,14 @@ class _NumericParameter(Parameter):
         if log and low <= 0:
             raise SpaceError(f"parameter {name!r}: a log-scale parameter needs `low > 0`, but got low={low!r}")
         self.low, self.high, self.log = low, high, bool(log)
-        self.prior: BetaPrior | None = beta_prior_from_spec(prior)
+        if sampling is None:
+            sampling = "log-uniform" if self.log else "uniform"
+        if sampling not in SAMPLINGS:
+            raise SpaceError(f"parameter {name!r}: sampling must be one of {list(SAMPLINGS)}, but got {sampling!r}")
+        if sampling == "log-uniform" and low <= 0:
+            raise SpaceError(f"parameter {name!r}: log-uniform sampling needs `low > 0`, but got low={low!r}")
+        self.sampling = sampling
+        self.prior: NumericPrior | None = beta_prior_from_spec(prior)
         if self.prior is not None and self.prior.is_uniform:
             self.prior = None
         self._default = self.validate(default) if default is not None else None
@@ -47,6 +62,24 @@ class _NumericParameter(Parameter):
     def unit(self, raw: np.ndarray) -> np.ndarray:
         return self._to_unit_values(np.asarray(raw, dtype=float).reshape(-1, 1))
 
+    @property
+    def _log_sampling(self) -> bool:
+        return self.sampling == "log-uniform"
+
+    def sampling_unit(self, v: np.ndarray) -> np.ndarray:
+        """Values on the unit interval of the sampling scale (where a uniform draw is uniform
+        and the prior lives)."""
+        v = np.asarray(v, dtype=float)
+        if self._log_sampling == self.log:
+            return self._to_unit_values(v)
+        return (v - self.low) / (self.high - self.low)
+
+    def from_sampling_unit(self, u: np.ndarray) -> np.ndarray:
+        """The inverse of :meth:`sampling_unit` (clipped to the unit interval)."""
+        if self._log_sampling == self.log:
+            return self._from_unit_values(u)
+        return self.low + np.clip(np.asarray(u, dtype=float), 0.0, 1.0) * (self.high - self.low)
+
     def columns(self, raw: np.ndarray) -> np.ndarray:
         return np.asarray(raw, dtype=float).reshape(-1)
 
@@ -57,10 +90,13 @@ class _NumericParameter(Parameter):
     def prior_weight(self, raw: np.ndarray) -> np.ndarray:
         if self.prior is None:
             return super().prior_weight(raw)
-        return self.prior.pdf_unit(self.unit(raw).reshape(-1))
+        return self.prior.pdf_unit(self.sampling_unit(np.asarray(raw, dtype=float).reshape(-1)))
 
     def to_spec(self) -> dict[str, Any]:
-        return self._spec_with({"bounds": [self.low, self.high]})
+        spec = self._spec_with({"bounds": [self.low, self.high]})
+        if self.log and not self._log_sampling:
+            spec["sampling"] = self.sampling
+        return spec
 
 
 class Real(_NumericParameter):
@@ -69,8 +105,10 @@ class Real(_NumericParameter):
     kind = "real"
 
     def __init__(self, name: str, low: float, high: float, *, log: bool = False,
-                 default: float | None = None, prior: Any = None) -> None:
-        super().__init__(name, low, high, log=log, default=default, prior=prior)
+                 default: float | None = None, prior: Any = None, sampling: str | None = None) -> None:
+        super().__init__(name, low, high, log=log, default=default, prior=prior, sampling=sampling)
+        if isinstance(self.prior, ValuePrior):
+            raise SpaceError(f"parameter {name!r}: a real parameter takes a density, not one probability per value")
 
     @property
     def cardinality(self) -> float:
@@ -98,7 +136,7 @@ class Real(_NumericParameter):
 
     def sample(self, rng: np.random.Generator, n: int, use_prior: bool = False) -> np.ndarray:
         u = self.prior.sample_unit(rng, n) if (use_prior and self.prior) else rng.random(n)
-        return self._from_unit_values(u).reshape(-1, 1)
+        return self.from_sampling_unit(u).reshape(-1, 1)
 
     def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         u = float(self.unit(raw)[0, 0])
@@ -114,11 +152,15 @@ class Integer(_NumericParameter):
     kind = "integer"
 
     def __init__(self, name: str, low: int, high: int, *, log: bool = False,
-                 default: int | None = None, prior: Any = None) -> None:
+                 default: int | None = None, prior: Any = None, sampling: str | None = None) -> None:
         for label, v in (("low", low), ("high", high)):
             if not is_numeric(v) or float(v) != int(v):
                 raise SpaceError(f"parameter {name!r}: integer bounds required, but got {label}={v!r}")
-        super().__init__(name, int(low), int(high), log=log, default=default, prior=prior)
+        super().__init__(name, int(low), int(high), log=log, default=default, prior=prior, sampling=sampling)
+        if isinstance(self.prior, ValuePrior) and len(self.prior.probabilities) != self.cardinality:
+            raise SpaceError(f"parameter {name!r}: a value prior needs one probability per integer in "
+                             f"[{self.low}, {self.high}] ({int(self.cardinality)}), but got "
+                             f"{len(self.prior.probabilities)}")
 
     @property
     def cardinality(self) -> float:
@@ -157,8 +199,13 @@ class Integer(_NumericParameter):
     def raw_of_index(self, index: np.ndarray) -> np.ndarray:
         return (np.asarray(index, dtype=float) + self.low).reshape(-1, 1)
 
+    def prior_weight(self, raw: np.ndarray) -> np.ndarray:
+        if isinstance(self.prior, ValuePrior):
+            return self.prior.normalized[self.index_of(raw)] * self.cardinality
+        return super().prior_weight(raw)
+
     def _bin_probabilities(self) -> np.ndarray:
-        u = self._to_unit_values(self.grid()[:, 0])
+        u = self.sampling_unit(self.grid()[:, 0])
         edges = np.concatenate([[0.0], (u[1:] + u[:-1]) / 2, [1.0]])
         return self.prior.bin_probabilities(edges)  # type: ignore[union-attr]
 
@@ -167,8 +214,8 @@ class Integer(_NumericParameter):
             if self.cardinality <= 1_000_000:
                 idx = rng.choice(int(self.cardinality), size=n, p=self._bin_probabilities())
                 return self.raw_of_index(idx)
-            v = np.rint(self._from_unit_values(self.prior.sample_unit(rng, n)))
-        elif self.log:
+            v = np.rint(self.from_sampling_unit(self.prior.sample_unit(rng, n)))  # type: ignore[union-attr]
+        elif self._log_sampling:
             # Log-uniform: each octave equally likely, rounded to the nearest integer.
             lo, hi = math.log(self.low - 0.5 if self.low > 0.5 else self.low), math.log(self.high + 0.5)
             v = np.rint(np.exp(rng.uniform(lo, hi, n)))

@@ -63,6 +63,7 @@ class SpecContext:
 
 def make_parameter(ctx: SpecContext, path: JsonPath, kind: str, name: str, domain: Any, *,
                    log: bool = False, metric: str = "spearman", prior: Any = None, default: Any = None,
+                   sampling: str | None = None,
                    domain_key: str, prior_key: str = "prior", default_key: str = "default",
                    name_path: JsonPath | None = None) -> Parameter:
     """Construct one parameter in stages (domain, then prior, then default) so that a
@@ -75,7 +76,7 @@ def make_parameter(ctx: SpecContext, path: JsonPath, kind: str, name: str, domai
         if kind in ("real", "integer"):
             lo, hi = domain
             cls = Real if kind == "real" else Integer
-            return cls(name, lo, hi, log=log, default=default_, prior=prior_)
+            return cls(name, lo, hi, log=log, default=default_, prior=prior_, sampling=sampling)
         if kind == "ordinal":
             return Ordinal(name, domain, log=log, default=default_, prior=prior_)
         if kind == "categorical":
@@ -92,7 +93,7 @@ def make_parameter(ctx: SpecContext, path: JsonPath, kind: str, name: str, domai
             ctx.fail(path + (domain_key,), f"bounds must be finite numbers, but got {show(list(domain))}")
         if not lo < hi:
             ctx.fail(path + (domain_key,), f"`low < high` must hold, but got {show(list(domain))}")
-        if log and lo <= 0:
+        if (log or sampling == "log-uniform") and lo <= 0:
             ctx.fail(path + (domain_key,), f"a log-scale parameter needs `low > 0`, but got {show(list(domain))}")
     try:
         param = build(None, None)
@@ -165,7 +166,7 @@ def read_space(ctx: SpecContext, params: Any, constraints: Any = ()) -> Space:
         if DOMAIN_KEYS[kind] not in spec:
             ctx.fail(path, f"missing required key {DOMAIN_KEYS[kind]!r}")
         built.append(make_parameter(
-            ctx, path, kind, name, spec[DOMAIN_KEYS[kind]], log=spec.get("log", False),
+            ctx, path, kind, name, spec[DOMAIN_KEYS[kind]], log=spec.get("log", False), sampling=spec.get("sampling"),
             metric=spec.get("metric", "spearman"), prior=spec.get("prior"), default=spec.get("default"),
             domain_key=DOMAIN_KEYS[kind], name_path=name_path))
         paths.append(path)

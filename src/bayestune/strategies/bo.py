@@ -71,9 +71,14 @@ class BOSettings(Settings):
     prior_beta: float = 10.0          # piBO decay of the prior's weight
     max_training_points: int | None = None  # cap on the training set (bayestune.models.training)
     failure_variance: bool = True     # failed locations shrink the GP's variance (see FailureAwarePosterior)
+    epsilon: float = 0.0              # chance of a random step instead of the model's pick (epsilon-greedy)
+    feasibility_threshold: float = 0.1  # candidates with P(feasible) <= a draw from this x {0, 0.1, ..., 1} are ruled out
 
     def rules(self) -> list[Rule]:
         return [
+            ("epsilon", isinstance(self.epsilon, (int, float)) and 0.0 <= self.epsilon <= 1.0, "`0 <= epsilon <= 1`"),
+            ("feasibility_threshold", isinstance(self.feasibility_threshold, (int, float))
+             and 0.0 <= self.feasibility_threshold <= 1.0, "`0 <= feasibility_threshold <= 1`"),
             self.one_of("model", ("gp", "rf")),
             self.one_of("acquisition", ("ei", "pi", "lcb", "portfolio")),
             self.one_of("acquisition_search", ("local", "random")),
@@ -141,7 +146,8 @@ class BayesianOptimization(Strategy):
         settings = self.settings
         return acquisition_scorer(self.space, self.encoder, model, classifier, self.rng, acquisition=acquisition,
                                   parameter=settings.kappa if acquisition == "lcb" else settings.xi, n_obs=n_obs,
-                                  prior_beta=settings.prior_beta)
+                                  prior_beta=settings.prior_beta,
+                                  feasibility_threshold=settings.feasibility_threshold)
 
     def suggest(self, history: History, n: int) -> np.ndarray:
         # Small matrices: extra BLAS threads only oversubscribe the cores (see limit_blas_threads).
@@ -152,6 +158,8 @@ class BayesianOptimization(Strategy):
         if history.n_feasible < 2 or self.encoder.width == 0:
             return draw_unseen(self.space, history, n, self.rng)
         settings = self.settings
+        if settings.epsilon > 0 and self.rng.random() < settings.epsilon:  # BaCO's epsilon-greedy step
+            return draw_unseen(self.space, history, n, self.rng)
         targets = self._targets(history)
         cap = settings.max_training_points
         train = capped_rows(history, targets, cap, self.rng, feasible=True)

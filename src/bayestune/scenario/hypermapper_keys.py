@@ -1,0 +1,257 @@
+"""Every key of the HyperMapper 2.0 and BaCO scenario schemas, and what bayestune does with it.
+
+Both published schemas (``hypermapper/schema.json``, ``baco/schema.json``) set
+``additionalProperties: false`` on the top level, on each input parameter, on
+``design_of_experiment``, ``feasible_output`` and the ``*_mode`` objects; only the ``models``
+object tolerates extra keys. So a key outside the schemas is an error with a "did you mean"
+suggestion (a warning inside ``models``), as the peers' own validation would reject it.
+
+A known key is handled one of four ways (:data:`HANDLINGS`):
+
+* ``mapped``: read onto the equivalent bayestune setting;
+* ``ignored``: no effect on which configurations are evaluated (log and output files, plots,
+  printing), or the key holds the peer's default;
+* ``approximated``: a setting of the peer's own model or search internals; bayestune uses its
+  own algorithm, and warns when the file sets a value other than the peer's default;
+* ``refused``: a real effect bayestune cannot reproduce from a scenario file; a value other
+  than the peer's default is an error naming the bayestune way to get the effect.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+HANDLINGS = ("mapped", "ignored", "approximated", "refused")
+
+
+@dataclass(frozen=True)
+class KeyHandling:
+    """What became of one key of a HyperMapper/BaCO scenario (``key`` is a JSON path such as
+    ``models.number_of_trees``)."""
+
+    key: str
+    handling: str  # one of HANDLINGS
+    detail: str
+
+
+#: Top-level keys: key -> (handling, what bayestune does, the peer's default or None).
+#: For ``approximated`` and ``refused`` keys the default is the value that needs no action.
+_NO_DEFAULT = object()
+TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
+    # ---- the problem
+    "application_name": ("mapped", "the scenario's name", _NO_DEFAULT),
+    "optimization_objectives": ("mapped", "the objectives (minimised)", _NO_DEFAULT),
+    "input_parameters": ("mapped", "the search space", _NO_DEFAULT),
+    "constraints": ("mapped", "known constraints of the space", _NO_DEFAULT),
+    "feasible_output": ("mapped", "feasible_output: the name of the black box's validity flag", _NO_DEFAULT),
+    "design_of_experiment": ("mapped", "design: method and size of the initial design", _NO_DEFAULT),
+    "optimization_iterations": ("mapped", "budget = number_of_samples + optimization_iterations "
+                                          "x evaluations_per_optimization_iteration", _NO_DEFAULT),
+    "evaluations_per_optimization_iteration": (
+        "mapped", "batch (evaluations asked for together, in lock-step) and the budget", _NO_DEFAULT),
+    "optimization_method": ("mapped", "strategy", _NO_DEFAULT),
+    "models": ("mapped", "strategy option model: gp | rf (HyperMapper's default is a random forest, "
+                         "BaCO's a Gaussian process)", _NO_DEFAULT),
+    "acquisition_function": ("mapped", "strategy option acquisition (EI, EI_BOPRO, EI_PIBO -> ei with the "
+                                       "priors, UCB -> lcb; TS: ei with a warning)", _NO_DEFAULT),
+    "exploration_augmentation": ("mapped", "strategy option xi (EI's improvement margin)", _NO_DEFAULT),
+    "model_weight": ("mapped", "strategy option prior_beta (piBO: prior^(beta/n))", _NO_DEFAULT),
+    "model_posterior_weight": ("mapped", "strategy option prior_beta (piBO: prior^(beta/n))", _NO_DEFAULT),
+    "local_search_starting_points": ("mapped", "strategy option n_starts", _NO_DEFAULT),
+    "local_search_random_points": ("mapped", "strategy option n_samples", _NO_DEFAULT),
+    # ---- no effect on the search
+    "log_file": ("ignored", "bayestune logs through Python's logging (`--debug`)", _NO_DEFAULT),
+    "verbose_logging": ("ignored", "bayestune logs through Python's logging (`--debug`)", _NO_DEFAULT),
+    "profiling": ("ignored", "profiling output of HyperMapper", _NO_DEFAULT),
+    "profiling_file": ("ignored", "profiling output of HyperMapper", _NO_DEFAULT),
+    "append_profiles": ("ignored", "profiling output of HyperMapper", _NO_DEFAULT),
+    "output_image": ("ignored", "plots: `bayestune plot`", _NO_DEFAULT),
+    "output_pareto_file": ("ignored", "the Pareto front: `bayestune show`, `bayestune report`", _NO_DEFAULT),
+    "output_data_file": ("ignored", "every evaluation is in the journal; a CSV in the same layout: "
+                                    "`bayestune optimize --csv FILE`", _NO_DEFAULT),
+    "run_directory": ("ignored", "relative paths are relative to the scenario file's directory", _NO_DEFAULT),
+    "timestamp": ("ignored", "the journal records when each trial started and ended", _NO_DEFAULT),
+    "print_best": ("ignored", "`bayestune show` prints the best configurations", _NO_DEFAULT),
+    "print_posterior_best": ("ignored", "printing only", _NO_DEFAULT),
+    "print_parameter_importance": ("ignored", "`bayestune report` shows the parameter importance", _NO_DEFAULT),
+    "number_of_cpus": ("ignored", "bayestune caps its BLAS threads itself", _NO_DEFAULT),
+    "use_c_backend": ("ignored", "an implementation choice of HyperMapper", _NO_DEFAULT),
+    "acquisition_function_optimizer": ("ignored", "local search is the only value in both schemas "
+                                                  "and bayestune's default", _NO_DEFAULT),
+    # ---- the peer's internals: bayestune uses its own (warning when not the peer's default)
+    "epsilon_greedy_threshold": ("mapped", "strategy option epsilon (absent: 0 in BaCO, 0.1 in HyperMapper)",
+                                 _NO_DEFAULT),
+    "local_search_step_size": ("approximated", "bayestune's local search has its own neighbourhoods", 0.03),
+    "local_search_from_best": ("approximated", "bayestune's local search also starts from the best points", True),
+    "local_search_improvement_threshold": ("approximated", "bayestune's local search has its own stop rule", 0),
+    "local_search_evaluation_limit": ("approximated", "bayestune's local search has its own stop rule", -1),
+    "local_search_scalarization_weights": ("approximated", "ParEGO draws its own weights", [1]),
+    "scalarization_method": ("approximated", "ParEGO uses the augmented Chebyshev scalarisation", "tchebyshev"),
+    "weight_sampling": ("approximated", "ParEGO draws its weights on a lattice (option weights)", "flat"),
+    "bounding_box_limits": ("approximated", "no bounding-box weights in ParEGO", [0, 1]),
+    "scalarization_key": ("ignored", "a column name of HyperMapper's output", _NO_DEFAULT),
+    "max_number_of_predictions": ("approximated", "bayestune sizes its candidate pools itself", 1000000),
+    "noise": ("approximated", "bayestune's GP always fits a noise term", True),
+    "predict_noiseless": ("approximated", "bayestune's acquisition uses the latent (noiseless) posterior", True),
+    "normalize_inputs": ("approximated", "bayestune's GP always works on [0, 1] inputs", True),
+    "standardize_objectives": ("approximated", "bayestune's GP always standardises its targets", True),
+    "log_transform_output": ("mapped", "strategy option log_transform (true/false; absent: bayestune's "
+                                       "'auto', the log of positive objectives spanning a wide range)", _NO_DEFAULT),
+    "log_acq_value": ("approximated", "bayestune maximises the acquisition itself", False),
+    "GP_model": ("approximated", "bayestune's own GP (BaCO section 3.2-3.3)", "botorch"),
+    "use_STGP": ("approximated", "bayestune's own GP", True),
+    "lengthscale_prior": ("approximated", "strategy option lengthscale_prior: Gamma(1.3, 0.1) is on by default",
+                          {"name": "none"}),
+    "outputscale_prior": ("approximated", "bayestune's own GP hyperparameter priors", {"name": "none"}),
+    "noise_prior": ("approximated", "bayestune's own GP hyperparameter priors", {"name": "none"}),
+    "multistart_hyperparameter_optimization": ("approximated", "bayestune's GP always uses random restarts", False),
+    "hyperparameter_optimization_iterations": ("approximated", "bayestune's GP fit has its own limits", 5),
+    # later BaCO versions (seen in BaCO's published benchmark scenarios, not in its schema file)
+    "multistart_hyperparameter_optimization_initial_points": (
+        "approximated", "bayestune's GP fit chooses its own random restarts", _NO_DEFAULT),
+    "multistart_hyperparameter_optimization_iterations": (
+        "approximated", "bayestune's GP fit has its own limits", _NO_DEFAULT),
+    "reoptimise_hyperparameters_interval": ("approximated", "bayestune refits the GP every iteration", 1),
+    "reuse_gp_hyperparameters": ("approximated", "bayestune refits the GP every iteration", False),
+    "allow_duplicate_samples": ("approximated", "bayestune never evaluates a configuration twice", True),
+    "naive_cot_rs": ("approximated", "bayestune samples the Chain-of-Trees uniformly", False),
+    "objective_value_target": ("approximated", "no target value in bayestune's EI", -9999),
+    "model_good_quantile": ("approximated", "bayestune has no good/bad density model", 0.05),
+    "prior_limit_estimation_points": ("approximated", "bayestune normalises priors exactly", 10000),
+    "prior_floor": ("approximated", "bayestune normalises priors exactly", 1e-6),
+    "posterior_computation_lower_limit": ("approximated", "bayestune normalises priors exactly", 1e-8),
+    "evolution_population_size": ("approximated", "the genetic strategy's own population size", 50),
+    "evolution_generations": ("approximated", "the genetic strategy runs until the budget is spent", 150),
+    "mutation_rate": ("approximated", "the genetic strategy's own mutation", 1),
+    "evolution_crossover": ("approximated", "the genetic strategy's own crossover", False),
+    "regularize_evolution": ("approximated", "the genetic strategy's own selection", False),
+    "batch_size": ("approximated", "the genetic strategy's own tournament", 2),
+    # ---- real effects bayestune cannot take from a scenario file
+    "time_budget": ("mapped", "time_limit = 60 x time_budget seconds (minutes in BaCO and HyperMapper); "
+                              "-1: no limit", _NO_DEFAULT),
+    "number_of_repetitions": ("refused", "bayestune measures each configuration once; repeat inside "
+                                         "the black box and return the mean or median", 1),
+    "resume_optimization": ("refused", "resume a bayestune run from its journal with "
+                                       "`bayestune optimize --resume`", False),
+    "resume_optimization_file": ("ignored", "read only with resume_optimization", _NO_DEFAULT),
+    "resume_optimization_data": ("ignored", "read only with resume_optimization", _NO_DEFAULT),
+    "baco_mode": ("refused", "client-server: use a black box of kind 'external' (the line protocol); "
+                             "exhaustive: use a black box of kind 'replay' on the recorded table",
+                  {"mode": "default"}),
+    "hypermapper_mode": ("refused", "client-server: use a black box of kind 'external' (the line protocol); "
+                                    "exhaustive: use a black box of kind 'replay' on the recorded table",
+                         {"mode": "default"}),
+    "prior_estimation_file": ("ignored", "read only with the 'estimate' prior, which is refused", _NO_DEFAULT),
+    "prior_estimation_quantile": ("ignored", "read only with the 'estimate' prior, which is refused", _NO_DEFAULT),
+    "estimate_multivariate_priors": ("refused", "no KDE priors in bayestune", False),
+    "bandwidth_parameter": ("ignored", "read only with the 'estimate' prior, which is refused", _NO_DEFAULT),
+    "bandwidth_n_factor": ("ignored", "read only with the 'estimate' prior, which is refused", _NO_DEFAULT),
+    "custom_gaussian_prior_means": ("ignored", "read only with the 'custom_gaussian' prior, which is refused",
+                                    _NO_DEFAULT),
+    "custom_gaussian_prior_stds": ("ignored", "read only with the 'custom_gaussian' prior, which is refused",
+                                   _NO_DEFAULT),
+}
+
+#: Keys of one input parameter (additionalProperties: false in both schemas).
+PARAMETER_KEYS = ("parameter_type", "values", "parameter_default", "prior", "prior_parameters", "transform",
+                  "parametrization", "constraints", "dependencies")
+#: Keys of ``design_of_experiment`` (additionalProperties: false).
+DOE_KEYS = ("doe_type", "number_of_samples", "allow_repetitions")
+#: Keys of ``feasible_output`` (additionalProperties: false).
+FEASIBLE_KEYS = ("name", "true_value", "false_value", "enable_feasible_predictor", "feasibility_threshold",
+                 "enable_feasible_predictor_grid_search_on_recall_and_precision",
+                 "feasible_predictor_grid_search_validation_file")
+#: Keys of ``models`` (extra keys tolerated by both schemas).
+MODEL_KEYS = ("model", "number_of_trees", "max_features", "bootstrap", "min_samples_split",
+              "use_all_data_to_fit_mean", "use_all_data_to_fit_variance")
+#: Keys of ``baco_mode`` / ``hypermapper_mode`` (additionalProperties: false).
+MODE_KEYS = ("mode", "exhaustive_search_file")
+
+
+def did_you_mean(key: str, allowed: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest allowed key, or an empty string."""
+    close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def unknown_key_message(key: str, allowed: Iterable[str], where: str) -> str:
+    allowed = sorted(allowed)
+    return (f"unknown key {key!r}{did_you_mean(key, allowed)}; the HyperMapper and BaCO schemas "
+            f"allow no other keys {where}")
+
+
+def is_default(value: Any, default: Any) -> bool:
+    """Whether ``value`` is the peer's default (numbers compared by value, not type)."""
+    if default is _NO_DEFAULT:
+        return False
+    if isinstance(default, bool) or isinstance(value, bool):
+        return value is default
+    if isinstance(default, (int, float)) and isinstance(value, (int, float)):
+        return float(value) == float(default)
+    return bool(value == default)
+
+
+#: Top-level keys of BaCO's schema (baco/schema.json).
+BACO_KEYS = frozenset((
+    "acquisition_function", "acquisition_function_optimizer", "allow_duplicate_samples", "application_name",
+    "design_of_experiment", "epsilon_greedy_threshold", "evolution_crossover", "evolution_generations",
+    "evolution_population_size", "exploration_augmentation", "feasible_output", "baco_mode", "input_parameters",
+    "lengthscale_prior", "local_search_from_best", "local_search_improvement_threshold",
+    "local_search_random_points", "local_search_starting_points", "local_search_step_size", "log_acq_value",
+    "log_file", "log_transform_output", "model_good_quantile", "model_weight", "models",
+    "multistart_hyperparameter_optimization", "hyperparameter_optimization_iterations", "GP_model",
+    "mutation_rate", "naive_cot_rs", "noise", "noise_prior", "normalize_inputs", "number_of_repetitions",
+    "objective_value_target", "optimization_iterations", "optimization_method", "optimization_objectives",
+    "output_data_file", "outputscale_prior", "predict_noiseless", "prior_estimation_file",
+    "prior_estimation_quantile", "prior_floor", "prior_limit_estimation_points", "regularize_evolution",
+    "reoptimise_hyperparameters_interval", "resume_optimization", "resume_optimization_file",
+    "reuse_gp_hyperparameters", "run_directory", "standardize_objectives", "time_budget", "timestamp", "use_STGP",
+    "multistart_hyperparameter_optimization_initial_points", "multistart_hyperparameter_optimization_iterations",
+    "constraints",  # BaCO's constraints live under the parameters; a top-level list is read too
+))
+#: Top-level keys of HyperMapper 2.0's schema (hypermapper/schema.json).
+HYPERMAPPER_KEYS = frozenset((
+    "application_name", "log_file", "verbose_logging", "profiling", "noise", "profiling_file", "append_profiles",
+    "number_of_cpus", "max_number_of_predictions", "optimization_iterations", "time_budget",
+    "number_of_repetitions", "hypermapper_mode", "models", "output_image", "optimization_objectives",
+    "feasible_output", "timestamp", "evaluations_per_optimization_iteration", "run_directory", "output_data_file",
+    "output_pareto_file", "design_of_experiment", "input_parameters", "acquisition_function",
+    "scalarization_method", "weight_sampling", "bounding_box_limits", "optimization_method", "use_c_backend",
+    "local_search_starting_points", "local_search_random_points", "local_search_evaluation_limit",
+    "scalarization_key", "local_search_scalarization_weights", "print_parameter_importance", "normalize_inputs",
+    "epsilon_greedy_threshold", "model_posterior_weight", "model_good_quantile", "prior_estimation_file",
+    "prior_estimation_quantile", "estimate_multivariate_priors", "resume_optimization", "resume_optimization_data",
+    "bandwidth_parameter", "bandwidth_n_factor", "prior_limit_estimation_points",
+    "posterior_computation_lower_limit", "custom_gaussian_prior_means", "custom_gaussian_prior_stds",
+    "acquisition_function_optimizer", "evolution_population_size", "evolution_generations", "mutation_rate",
+    "evolution_crossover", "regularize_evolution", "batch_size", "print_best", "print_posterior_best",
+))
+#: Parameter keys only BaCO knows (HyperMapper's parameters take type, values, default and prior).
+BACO_PARAMETER_KEYS = frozenset(("prior_parameters", "transform", "parametrization", "constraints", "dependencies"))
+
+
+def format_key_handling(records: Iterable[KeyHandling]) -> list[str]:
+    """Lines for people (``bayestune validate``): the keys of a HyperMapper/BaCO file grouped
+    by what became of them, e.g. ``mapped: models -> absent: random_forest (...)``."""
+    lines = []
+    for handling in HANDLINGS:
+        for r in records if isinstance(records, (list, tuple)) else list(records):
+            if r.handling == handling:
+                lines.append(f"{handling}: {r.key} -> {r.detail}")
+    return lines
+
+
+def key_table() -> list[tuple[str, str, str, str]]:
+    """Every top-level key of both schemas: (key, peers, handling, what bayestune does); the
+    table of ``docs/scenario.md``."""
+    rows = []
+    for key, (handling, detail, default) in sorted(TOP_LEVEL.items(), key=lambda kv: kv[0].lower()):
+        peers = "both" if key in BACO_KEYS and key in HYPERMAPPER_KEYS else (
+            "BaCO" if key in BACO_KEYS else "HyperMapper")
+        if handling in ("approximated", "refused") and default is not _NO_DEFAULT:
+            detail = f"{detail} (the peer's default {default!r} is accepted silently)"
+        rows.append((key, peers, handling, detail))
+    return rows
