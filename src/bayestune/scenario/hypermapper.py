@@ -49,6 +49,14 @@ HM_STRATEGIES = {
 HM_ACQUISITIONS = {"EI": "ei", "EI_BOPRO": "ei", "EI_PIBO": "ei", "UCB": "lcb"}
 #: BaCO's wrappers of other tuners: run with our BO instead (logged).
 _HM_FOREIGN_METHODS = ("opentuner", "ytopt", "ytopt_ccs")
+#: Random-forest keys of ``models`` -> options of ``bo``; each peer's defaults and ours.
+_RF_OPTIONS = {"number_of_trees": "rf_trees", "max_features": "rf_max_features", "bootstrap": "rf_bootstrap",
+               "min_samples_split": "rf_min_samples_split"}
+_RF_DEFAULTS = {
+    "baco": {"number_of_trees": 200, "max_features": 0.5, "bootstrap": True, "min_samples_split": 2},
+    "hypermapper": {"number_of_trees": 10, "max_features": 0.5, "bootstrap": False, "min_samples_split": 5},
+}
+_RF_BAYESTUNE = {"number_of_trees": 100, "max_features": 0.5, "bootstrap": True, "min_samples_split": 2}
 #: Numeric top-level keys read onto options of the model-based strategies: key, option, check.
 _BO_NUMERIC_OPTIONS = (
     ("exploration_augmentation", "xi", lambda v: is_number(v) and v >= 0),
@@ -394,13 +402,26 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
                 logger.warning("%s: models: unknown key %r%s ignored", ctx.source, sub,
                                did_you_mean(str(sub), MODEL_KEYS))
                 log.append(KeyHandling(f"models.{sub}", "ignored", "not a key of either schema"))
+            elif sub in _RF_OPTIONS:
+                log.append(KeyHandling(f"models.{sub}", "mapped", f"strategy option {_RF_OPTIONS[sub]}"))
             else:
                 log.append(KeyHandling(f"models.{sub}", "approximated",
-                                       "bayestune's random forest uses its own settings"))
-                logger.warning("%s: models.%s has no bayestune equivalent: bayestune's random forest uses its "
-                               "own settings", ctx.source, sub)
+                                       "bayestune's random forest fits mean and spread on its own samples"))
+                logger.warning("%s: models.%s has no bayestune equivalent: bayestune's random forest fits "
+                               "mean and spread on its own samples", ctx.source, sub)
     if model == "random_forest" and model_based:
         options["model"] = "rf"
+        # the peer's forest: its file's settings, else its defaults (bayestune's are BOSettings')
+        given = models if isinstance(models, Mapping) else {}
+        for key, option in _RF_OPTIONS.items():
+            value = given.get(key, _RF_DEFAULTS[flavour][key])
+            ok = isinstance(value, bool) if key == "bootstrap" else (
+                is_number(value) and 0 < value <= 1 if key == "max_features" else
+                is_integral(value) and (1 <= value <= 1000 if key == "number_of_trees" else value >= 2))
+            if not ok:
+                ctx.fail(("models", key), f"out of the schema's range, got {show(value)}")
+            if value != _RF_BAYESTUNE[key] or isinstance(value, bool) != isinstance(_RF_BAYESTUNE[key], bool):
+                options[option] = value if key in ("bootstrap", "max_features") else int(value)
     acquisition = data.get("acquisition_function")
     if acquisition is not None and model_based:
         if acquisition in HM_ACQUISITIONS:

@@ -54,7 +54,9 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
         "mapped", "batch (evaluations asked for together, in lock-step) and the budget", _NO_DEFAULT),
     "optimization_method": ("mapped", "strategy", _NO_DEFAULT),
     "models": ("mapped", "strategy option model: gp | rf (HyperMapper's default is a random forest, "
-                         "BaCO's a Gaussian process)", _NO_DEFAULT),
+                         "BaCO's a Gaussian process); number_of_trees, max_features, bootstrap, "
+                         "min_samples_split -> rf_trees, rf_max_features, rf_bootstrap, rf_min_samples_split "
+                         "(absent: the peer's defaults)", _NO_DEFAULT),
     "acquisition_function": ("mapped", "strategy option acquisition (EI, EI_BOPRO, EI_PIBO -> ei with the "
                                        "priors, UCB -> lcb; TS: ei with a warning)", _NO_DEFAULT),
     "exploration_augmentation": ("mapped", "strategy option xi (EI's improvement margin)", _NO_DEFAULT),
