@@ -423,3 +423,16 @@ def test_random_forest_settings_map_onto_bo_options():
     msg = str(error_of({"application_name": "a", "optimization_objectives": ["v"], "input_parameters": x,
                         "models": {"model": "random_forest", "number_of_trees": 0}}, source="hm.json"))
     assert msg.startswith("hm.json: $.models.number_of_trees:"), msg
+
+
+def test_review_keys_lists_every_problem_of_a_file_at_once():
+    from bayestune.scenario.hypermapper_keys import review_keys
+
+    data = {"application_name": "a", "optimization_objectives": ["v"], "optimization_iteration": 8,
+            "number_of_repetitions": 3, "baco_mode": {"mode": "client-server"}, "noise": True,
+            "local_search_step_size": 0.2, "input_parameters": {"x": {"parameter_type": "real", "values": [0, 1]}}}
+    review = {h.key: (h.handling, h.detail) for h in review_keys(data)}
+    assert review["optimization_iteration"] == ("unknown", "not a key of either schema (did you mean 'optimization_iterations'?)")
+    assert review["number_of_repetitions"][0] == review["baco_mode"][0] == "refused"
+    assert review["noise"][0] == "ignored" and review["local_search_step_size"][0] == "approximated"
+    assert review["input_parameters"][0] == "mapped"

@@ -257,3 +257,25 @@ def key_table() -> list[tuple[str, str, str, str]]:
             detail = f"{detail} (the peer's default {default!r} is accepted silently)"
         rows.append((key, peers, handling, detail))
     return rows
+
+
+def review_keys(data: Any) -> list[KeyHandling]:
+    """What would become of each top-level key of a HyperMapper/BaCO mapping, without raising:
+    ``unknown`` keys (with a suggestion) and ``refused`` values are listed beside the others, so
+    a tool can show every problem of a file at once (loading stops at the first)."""
+    out = []
+    if not hasattr(data, "items"):
+        return out
+    for key, value in data.items():
+        key = str(key)
+        if key not in TOP_LEVEL:
+            out.append(KeyHandling(key, "unknown", f"not a key of either schema{did_you_mean(key, TOP_LEVEL)}"))
+            continue
+        handling, detail, default = TOP_LEVEL[key]
+        if key in ("baco_mode", "hypermapper_mode"):
+            mode = value.get("mode", "default") if hasattr(value, "get") else value
+            handling = "ignored" if mode == "default" else "refused"
+        elif handling in ("approximated", "refused") and is_default(value, default):
+            handling, detail = "ignored", f"the peer's default {value!r}"
+        out.append(KeyHandling(key, handling, detail))
+    return out
