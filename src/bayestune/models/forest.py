@@ -19,10 +19,13 @@ class RandomForestSurrogate:
     """
 
     def __init__(self, *, n_estimators: int = 100, max_features: float = 0.5, min_samples_leaf: int = 1,
-                 log_transform_y: bool | str = "auto", seed: int | None = None) -> None:
+                 log_transform_y: bool | str = "auto", seed: int | None = None, bootstrap: bool = True,
+                 min_samples_split: int = 2) -> None:
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.min_samples_leaf = min_samples_leaf
+        self.bootstrap = bootstrap
+        self.min_samples_split = min_samples_split
         self.log_transform_y = log_transform_y
         self.seed = seed
 
@@ -36,7 +39,8 @@ class RandomForestSurrogate:
         z = np.log(y) if self.log_y_ else y
         self.forest_ = RandomForestRegressor(
             n_estimators=self.n_estimators, max_features=self.max_features, min_samples_leaf=self.min_samples_leaf,
-            bootstrap=True, random_state=self.seed, n_jobs=1).fit(F, z)
+            min_samples_split=self.min_samples_split, bootstrap=self.bootstrap, random_state=self.seed,
+            n_jobs=1).fit(F, z)
         self.best_y_latent_ = float(np.min(z))
         return self
 

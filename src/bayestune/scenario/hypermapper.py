@@ -1,6 +1,13 @@
 """HyperMapper 2.0 / BaCO scenario JSON (``application_name``, ``optimization_objectives``,
 ``input_parameters``, ...), read unchanged: parameters, constraints (BaCO's permutation
-variables translated into our grammar), design of experiment, budget and strategy."""
+variables translated into our grammar), design of experiment, budget, time limit, batches,
+strategy and its options.
+
+Every key of the two published schemas has a handling (:mod:`.hypermapper_keys`): an unknown
+key is an error with a suggestion, a refused one an error naming the bayestune way, and what
+became of each key is recorded in :attr:`Scenario.key_handling`. A file is read as
+HyperMapper's or BaCO's from the keys only one of them knows (:func:`_flavour`): the two differ
+in the default model (random forest / GP), epsilon-greedy step (0.1 / 0) and forest settings."""
 
 from __future__ import annotations
 
@@ -49,6 +56,14 @@ HM_STRATEGIES = {
 HM_ACQUISITIONS = {"EI": "ei", "EI_BOPRO": "ei", "EI_PIBO": "ei", "UCB": "lcb"}
 #: BaCO's wrappers of other tuners: run with our BO instead (logged).
 _HM_FOREIGN_METHODS = ("opentuner", "ytopt", "ytopt_ccs")
+#: Random-forest keys of ``models`` -> options of ``bo``; each peer's defaults and ours.
+_RF_OPTIONS = {"number_of_trees": "rf_trees", "max_features": "rf_max_features", "bootstrap": "rf_bootstrap",
+               "min_samples_split": "rf_min_samples_split"}
+_RF_DEFAULTS = {
+    "baco": {"number_of_trees": 200, "max_features": 0.5, "bootstrap": True, "min_samples_split": 2},
+    "hypermapper": {"number_of_trees": 10, "max_features": 0.5, "bootstrap": False, "min_samples_split": 5},
+}
+_RF_BAYESTUNE = {"number_of_trees": 100, "max_features": 0.5, "bootstrap": True, "min_samples_split": 2}
 #: Numeric top-level keys read onto options of the model-based strategies: key, option, check.
 _BO_NUMERIC_OPTIONS = (
     ("exploration_augmentation", "xi", lambda v: is_number(v) and v >= 0),
@@ -179,7 +194,7 @@ def _translate_permutation_names(text: str, permutations: Mapping[str, int], nam
     return "".join(out)
 
 
-def _review_top_level(data: Mapping[str, Any], ctx: SpecContext, log: list[KeyHandling]) -> None:
+def _review_top_level(data: Mapping[str, Any], ctx: SpecContext, handled: list[KeyHandling]) -> None:
     """Reject unknown keys with a suggestion, refuse keys whose effect we cannot reproduce, warn
     about the peer's internals set to other than their defaults, and record what became of each."""
     for key, value in data.items():
@@ -198,16 +213,16 @@ def _review_top_level(data: Mapping[str, Any], ctx: SpecContext, log: list[KeyHa
                 ctx.fail((key, "mode"), f"must be one of ['default', 'client-server', 'exhaustive'], but got {show(mode)}")
             if mode != "default":
                 ctx.fail((key, "mode"), f"mode {mode!r} is not read from a scenario file: {detail}")
-            log.append(KeyHandling(key, "ignored", "mode 'default': bayestune calls the black box itself"))
+            handled.append(KeyHandling(key, "ignored", "mode 'default': bayestune calls the black box itself"))
             continue
         if handling in ("approximated", "refused") and is_default(value, default):
-            log.append(KeyHandling(key, "ignored", f"the peer's default {show(value)}"))
+            handled.append(KeyHandling(key, "ignored", f"the peer's default {show(value)}"))
             continue
         if handling == "refused":
             ctx.fail((key,), f"{show(value)} is not supported: {detail}")
         if handling == "approximated":
             logger.warning("%s: %s = %s has no bayestune equivalent: %s", ctx.source, key, show(value), detail)
-        log.append(KeyHandling(key, handling, detail))
+        handled.append(KeyHandling(key, handling, detail))
 
 
 def _flavour(data: Mapping[str, Any]) -> str:
@@ -229,7 +244,7 @@ def _flavour(data: Mapping[str, Any]) -> str:
     return "baco"
 
 
-def _feasible_output(data: Mapping[str, Any], ctx: SpecContext, log: list[KeyHandling]) -> str | None:
+def _feasible_output(data: Mapping[str, Any], ctx: SpecContext, handled: list[KeyHandling]) -> str | None:
     fo = data.get("feasible_output")
     if fo is None:
         return None
@@ -248,32 +263,32 @@ def _feasible_output(data: Mapping[str, Any], ctx: SpecContext, log: list[KeyHan
                  f"(any case), but got {show(true_value)}; have the black box print one of those")
     if str(false_value).strip().lower() in _TRUE_TEXTS:
         ctx.fail(("feasible_output", "false_value"), f"{show(false_value)} reads as feasible in bayestune")
-    log.append(KeyHandling("feasible_output.true_value", "mapped",
+    handled.append(KeyHandling("feasible_output.true_value", "mapped",
                            f"a flag in {list(_TRUE_TEXTS)} (any case) is feasible, anything else infeasible"))
     threshold = fo.get("feasibility_threshold")
     if threshold is not None:
         if not (is_number(threshold) and 0 <= threshold <= 1):
             ctx.fail(("feasible_output", "feasibility_threshold"), f"`0 <= value <= 1` must hold, but got {show(threshold)}")
-        log.append(KeyHandling("feasible_output.feasibility_threshold", "mapped",
+        handled.append(KeyHandling("feasible_output.feasibility_threshold", "mapped",
                                "strategy option feasibility_threshold: candidates whose P(feasible) is at most "
                                "a draw from threshold x {0, 0.1, ..., 1} are ruled out"))
     for sub in ("enable_feasible_predictor_grid_search_on_recall_and_precision",
                 "feasible_predictor_grid_search_validation_file"):
         if sub in fo:
-            log.append(KeyHandling(f"feasible_output.{sub}", "ignored", "a development aid of HyperMapper"))
+            handled.append(KeyHandling(f"feasible_output.{sub}", "ignored", "a development aid of HyperMapper"))
     if not enabled:
         return None
     name = fo.get("name", "Valid")
     if not isinstance(name, str) or not name:
         ctx.fail(("feasible_output", "name"), f"expected a non-empty string, but got {show(name)}")
-    log.append(KeyHandling("feasible_output.enable_feasible_predictor", "mapped",
+    handled.append(KeyHandling("feasible_output.enable_feasible_predictor", "mapped",
                            f"feasible_output {name!r}; the feasibility classifier of 'bo' comes on"))
     return name
 
 
 def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
-    log: list[KeyHandling] = []
-    _review_top_level(data, ctx, log)
+    handled: list[KeyHandling] = []
+    _review_top_level(data, ctx, handled)
     flavour = _flavour(data)
     name = data.get("application_name", "application")
     if not isinstance(name, str) or not name.strip():
@@ -319,7 +334,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     objectives = parse_objectives(ctx, objs, ("optimization_objectives",), space)
 
     # ---- feasibility output
-    feasible = _feasible_output(data, ctx, log)
+    feasible = _feasible_output(data, ctx, handled)
 
     # ---- initial design and budget
     doe = data.get("design_of_experiment", {})
@@ -332,7 +347,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if doe.get("allow_repetitions", False) is not False:
         logger.warning("%s: design_of_experiment.allow_repetitions has no bayestune equivalent: the design "
                        "never repeats a configuration", ctx.source)
-        log.append(KeyHandling("design_of_experiment.allow_repetitions", "approximated",
+        handled.append(KeyHandling("design_of_experiment.allow_repetitions", "approximated",
                                "the initial design never repeats a configuration"))
     doe_type = doe.get("doe_type", "random sampling")
     if doe_type not in HM_DOE_METHODS:
@@ -341,7 +356,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if not (is_integral(n_doe) and n_doe >= 0):
         ctx.fail(("design_of_experiment", "number_of_samples"), f"`value >= 0` (an integer) must hold, but got {show(n_doe)}")
     method = HM_DOE_METHODS[doe_type]
-    log.append(KeyHandling("design_of_experiment.doe_type", "mapped", f"design method {method!r}"
+    handled.append(KeyHandling("design_of_experiment.doe_type", "mapped", f"design method {method!r}"
                            + (" (uniform; the priors weight the acquisition, piBO, as in BaCO)"
                               if space.has_prior else "")))
     iterations = data.get("optimization_iterations", 50)
@@ -365,7 +380,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     opt = data.get("optimization_method", "bayesian_optimization")
     if opt in _HM_FOREIGN_METHODS:
         logger.warning("%s: optimization_method %r wraps another tuner; using bayestune's 'bo' instead", ctx.source, opt)
-        log.append(KeyHandling("optimization_method", "approximated", f"{opt!r} wraps another tuner; bayestune's 'bo'"))
+        handled.append(KeyHandling("optimization_method", "approximated", f"{opt!r} wraps another tuner; bayestune's 'bo'"))
         strategy = "bo"
     elif opt in HM_STRATEGIES:
         strategy = HM_STRATEGIES[opt]
@@ -378,7 +393,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     models = data.get("models")
     if models is None:
         model = "random_forest" if flavour == "hypermapper" else "gaussian_process"
-        log.append(KeyHandling("models", "mapped", f"absent: {model} ({'HyperMapper' if flavour == 'hypermapper' else 'BaCO'}'s "
+        handled.append(KeyHandling("models", "mapped", f"absent: {model} ({'HyperMapper' if flavour == 'hypermapper' else 'BaCO'}'s "
                                                    "default; the file is read as "
                                                    f"{'HyperMapper' if flavour == 'hypermapper' else 'BaCO'}'s from its keys)"))
     else:
@@ -393,14 +408,27 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
             if sub not in MODEL_KEYS:  # both schemas tolerate extra keys here
                 logger.warning("%s: models: unknown key %r%s ignored", ctx.source, sub,
                                did_you_mean(str(sub), MODEL_KEYS))
-                log.append(KeyHandling(f"models.{sub}", "ignored", "not a key of either schema"))
+                handled.append(KeyHandling(f"models.{sub}", "ignored", "not a key of either schema"))
+            elif sub in _RF_OPTIONS:
+                handled.append(KeyHandling(f"models.{sub}", "mapped", f"strategy option {_RF_OPTIONS[sub]}"))
             else:
-                log.append(KeyHandling(f"models.{sub}", "approximated",
-                                       "bayestune's random forest uses its own settings"))
-                logger.warning("%s: models.%s has no bayestune equivalent: bayestune's random forest uses its "
-                               "own settings", ctx.source, sub)
+                handled.append(KeyHandling(f"models.{sub}", "approximated",
+                                       "bayestune's random forest fits mean and spread on its own samples"))
+                logger.warning("%s: models.%s has no bayestune equivalent: bayestune's random forest fits "
+                               "mean and spread on its own samples", ctx.source, sub)
     if model == "random_forest" and model_based:
         options["model"] = "rf"
+        # the peer's forest: its file's settings, else its defaults (bayestune's are BOSettings')
+        given = models if isinstance(models, Mapping) else {}
+        for key, option in _RF_OPTIONS.items():
+            value = given.get(key, _RF_DEFAULTS[flavour][key])
+            ok = isinstance(value, bool) if key == "bootstrap" else (
+                is_number(value) and 0 < value <= 1 if key == "max_features" else
+                is_integral(value) and (1 <= value <= 1000 if key == "number_of_trees" else value >= 2))
+            if not ok:
+                ctx.fail(("models", key), f"out of the schema's range, got {show(value)}")
+            if value != _RF_BAYESTUNE[key] or isinstance(value, bool) != isinstance(_RF_BAYESTUNE[key], bool):
+                options[option] = value if key in ("bootstrap", "max_features") else int(value)
     acquisition = data.get("acquisition_function")
     if acquisition is not None and model_based:
         if acquisition in HM_ACQUISITIONS:
@@ -408,7 +436,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
                 options["acquisition"] = HM_ACQUISITIONS[acquisition]
         elif acquisition == "TS":  # HyperMapper's Thompson sampling for random scalarisations
             logger.warning("%s: acquisition_function 'TS' has no bayestune counterpart; using EI", ctx.source)
-            log.append(KeyHandling("acquisition_function", "approximated", "'TS' (Thompson sampling): EI instead"))
+            handled.append(KeyHandling("acquisition_function", "approximated", "'TS' (Thompson sampling): EI instead"))
         else:
             ctx.fail(("acquisition_function",), f"must be one of {sorted(HM_ACQUISITIONS) + ['TS']}, "
                                                 f"but got {show(acquisition)}")
@@ -416,7 +444,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if not (is_number(epsilon) and 0 <= epsilon <= 1):
         ctx.fail(("epsilon_greedy_threshold",), f"`0 <= value <= 1` must hold, but got {show(epsilon)}")
     if "epsilon_greedy_threshold" not in data and epsilon:
-        log.append(KeyHandling("epsilon_greedy_threshold", "mapped", f"absent: HyperMapper's default {epsilon}"))
+        handled.append(KeyHandling("epsilon_greedy_threshold", "mapped", f"absent: HyperMapper's default {epsilon}"))
     if epsilon and model_based:
         options["epsilon"] = float(epsilon)
     fo = data.get("feasible_output")
@@ -438,11 +466,11 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
         if model_based:
             options[option] = float(value) if option in ("xi", "prior_beta") else int(value)
         else:
-            log.append(KeyHandling(key, "ignored", f"only read by the model-based strategies, not {strategy!r}"))
+            handled.append(KeyHandling(key, "ignored", f"only read by the model-based strategies, not {strategy!r}"))
     try:
         return Scenario(name=name, space=space, objectives=objectives, budget=budget, design=design,
                         strategy=strategy, strategy_options=options, feasible_output=feasible, source=ctx.source,
                         time_limit=time_limit, batch=int(per_iter) if per_iter > 1 else None,
-                        key_handling=tuple(log))
+                        key_handling=tuple(handled))
     except ScenarioError as exc:
         raise ctx.error((), str(exc)) from None

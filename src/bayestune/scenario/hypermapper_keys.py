@@ -54,7 +54,9 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
         "mapped", "batch (evaluations asked for together, in lock-step) and the budget", _NO_DEFAULT),
     "optimization_method": ("mapped", "strategy", _NO_DEFAULT),
     "models": ("mapped", "strategy option model: gp | rf (HyperMapper's default is a random forest, "
-                         "BaCO's a Gaussian process)", _NO_DEFAULT),
+                         "BaCO's a Gaussian process); number_of_trees, max_features, bootstrap, "
+                         "min_samples_split -> rf_trees, rf_max_features, rf_bootstrap, rf_min_samples_split "
+                         "(absent: the peer's defaults)", _NO_DEFAULT),
     "acquisition_function": ("mapped", "strategy option acquisition (EI, EI_BOPRO, EI_PIBO -> ei with the "
                                        "priors, UCB -> lcb; TS: ei with a warning)", _NO_DEFAULT),
     "exploration_augmentation": ("mapped", "strategy option xi (EI's improvement margin)", _NO_DEFAULT),
@@ -255,3 +257,25 @@ def key_table() -> list[tuple[str, str, str, str]]:
             detail = f"{detail} (the peer's default {default!r} is accepted silently)"
         rows.append((key, peers, handling, detail))
     return rows
+
+
+def review_keys(data: Any) -> list[KeyHandling]:
+    """What would become of each top-level key of a HyperMapper/BaCO mapping, without raising:
+    ``unknown`` keys (with a suggestion) and ``refused`` values are listed beside the others, so
+    a tool can show every problem of a file at once (loading stops at the first)."""
+    out = []
+    if not hasattr(data, "items"):
+        return out
+    for key, value in data.items():
+        key = str(key)
+        if key not in TOP_LEVEL:
+            out.append(KeyHandling(key, "unknown", f"not a key of either schema{did_you_mean(key, TOP_LEVEL)}"))
+            continue
+        handling, detail, default = TOP_LEVEL[key]
+        if key in ("baco_mode", "hypermapper_mode"):
+            mode = value.get("mode", "default") if hasattr(value, "get") else value
+            handling = "ignored" if mode == "default" else "refused"
+        elif handling in ("approximated", "refused") and is_default(value, default):
+            handling, detail = "ignored", f"the peer's default {value!r}"
+        out.append(KeyHandling(key, handling, detail))
+    return out

@@ -72,11 +72,20 @@ class BOSettings(Settings):
     max_training_points: int | None = None  # cap on the training set (bayestune.models.training)
     failure_variance: bool = True     # failed locations shrink the GP's variance (see FailureAwarePosterior)
     epsilon: float = 0.0              # chance of a random step instead of the model's pick (epsilon-greedy)
+    rf_trees: int = 100               # model rf: number of trees
+    rf_max_features: float = 0.5      # model rf: share of the features each split considers
+    rf_bootstrap: bool = True         # model rf: bagging
+    rf_min_samples_split: int = 2     # model rf: smallest node that is split
     feasibility_threshold: float = 0.1  # candidates with P(feasible) <= a draw from this x {0, 0.1, ..., 1} are ruled out
 
     def rules(self) -> list[Rule]:
         return [
             ("epsilon", isinstance(self.epsilon, (int, float)) and 0.0 <= self.epsilon <= 1.0, "`0 <= epsilon <= 1`"),
+            ("rf_trees", isinstance(self.rf_trees, int) and 1 <= self.rf_trees <= 1000, "`1 <= rf_trees <= 1000`"),
+            ("rf_max_features", isinstance(self.rf_max_features, (int, float)) and 0 < self.rf_max_features <= 1,
+             "`0 < rf_max_features <= 1`"),
+            ("rf_min_samples_split", isinstance(self.rf_min_samples_split, int) and self.rf_min_samples_split >= 2,
+             "`rf_min_samples_split >= 2`"),
             ("feasibility_threshold", isinstance(self.feasibility_threshold, (int, float))
              and 0.0 <= self.feasibility_threshold <= 1.0, "`0 <= feasibility_threshold <= 1`"),
             self.one_of("model", ("gp", "rf")),
@@ -120,7 +129,10 @@ class BayesianOptimization(Strategy):
         settings = self.settings
         seed = int(self.rng.integers(2**31))
         if settings.model == "rf":
-            return RandomForestSurrogate(log_transform_y=self._surrogate_log_transform, seed=seed).fit(F, y)
+            return RandomForestSurrogate(log_transform_y=self._surrogate_log_transform, seed=seed,
+                                         n_estimators=settings.rf_trees, max_features=settings.rf_max_features,
+                                         bootstrap=settings.rf_bootstrap,
+                                         min_samples_split=settings.rf_min_samples_split).fit(F, y)
         warm = self._theta if fixed is None else None
         light = warm is not None and self._n_fits % FULL_FIT_EVERY != 0
         gp = GaussianProcess(self.encoder.blocks, lengthscale_prior=(1.3, 0.1) if settings.lengthscale_prior else None,
