@@ -428,3 +428,14 @@ def test_piped_progress_prints_one_line_per_evaluation(runner, tmp_path):
     lines = [ln for ln in result.stderr.splitlines() if ln.startswith("[")]
     assert [ln.split("]")[0] for ln in lines] == ["[1/4", "[2/4", "[3/4", "[4/4"]
     assert all(" | best value=" in ln for ln in lines)
+
+
+def test_validate_lists_what_became_of_each_hypermapper_key(runner):
+    scenario = Path(__file__).parent / "data" / "scenarios" / "hypermapper_branin4.json"
+    result = runner.invoke(cli, ["validate", str(scenario)])
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "HyperMapper/BaCO keys" in out
+    assert "mapped: time_budget -> time_limit" in out
+    assert "ignored: output_data_file" in out
+    assert "time limit" in out and out.rstrip().endswith("OK")

@@ -26,6 +26,7 @@ from bayestune._version import __version__
 from bayestune.exceptions import BayestuneError, JournalError
 from bayestune.formatting import display
 from bayestune.trial import FailureKind, TrialStatus
+from bayestune.scenario import format_key_handling
 
 logger = logging.getLogger(__name__)
 
@@ -215,7 +216,8 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
     scenario = _load(scenario_path)
     backend = "dask" if dask_address else "pool" if (workers or 1) > 1 else "serial"
     execution = {"backend": backend, "workers": workers if backend != "serial" else None,
-                 "dask_client": dask_address, "batch": batch, "stop_after_failures": stop_after_failures}
+                 "dask_client": dask_address, "batch": batch if batch is not None else scenario.batch,
+                 "stop_after_failures": stop_after_failures, "time_limit": scenario.time_limit}
     path = Path(journal_path) if journal_path else _default_journal(scenario, scenario_path)
 
     evaluator = make_evaluator(scenario)  # before the journal: a setup error leaves no file behind
@@ -469,6 +471,12 @@ def validate(scenario_path: str) -> None:
         bb = scenario.blackbox
         timeout = f", timeout {bb.timeout:g} s" if bb.timeout else ""
         click.echo(f"  black box: {bb.kind} {bb.target!r}{timeout} (set up OK)")
+    if scenario.time_limit is not None or scenario.batch is not None:
+        click.echo(f"  time limit {scenario.time_limit} s, batch {scenario.batch}")
+    if scenario.key_handling:
+        click.echo(f"  HyperMapper/BaCO keys ({len(scenario.key_handling)}):")
+        for line in format_key_handling(scenario.key_handling):
+            click.echo(f"    {line}")
     click.echo("OK")
 
 
