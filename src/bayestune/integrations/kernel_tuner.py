@@ -315,7 +315,7 @@ class BayestuneStrategy:
         if self.journal is None:
             return None, False
         if self.journal == "auto":
-            cachefile = getattr(tuning_options, "cachefile", None) or tuning_options.get("cachefile")
+            cachefile = _option(tuning_options, "cachefile")
             if simulation or not cachefile:
                 return None, False
             path = Path(str(cachefile) + JOURNAL_SUFFIX)
@@ -331,7 +331,7 @@ class BayestuneStrategy:
         """Tell the optimizer what Kernel Tuner's cache already knows (free: nothing is run)."""
         known = {space.cache_key(space.element(t.config)) for t in opt.trials}
         told = 0
-        for key, record in dict(tuning_options.get("cache") or {}).items():
+        for key, record in dict(_option(tuning_options, "cache") or {}).items():
             config = space.config(record)
             if config is None or key in known or space.cache_key(space.element(config)) in known:
                 continue
@@ -371,8 +371,18 @@ class BayestuneStrategy:
                        "benchmark_time": 1000 * (perf_counter() - started)})
         from kernel_tuner import util
 
-        util.store_cache(space.cache_key(element), record, tuning_options.get("cachefile"), tuning_options.get("cache"))
+        util.store_cache(space.cache_key(element), record, _option(tuning_options, "cachefile"),
+                         _option(tuning_options, "cache"))
         return record
+
+
+def _option(tuning_options: Any, name: str) -> Any:
+    """An entry of Kernel Tuner's ``Options``: ``tune_kernel`` sets some as attributes that shadow
+    the dict item of the same name (``cache`` is the path as an item, the loaded dict as an attribute)."""
+    try:
+        return getattr(tuning_options, name)
+    except (AttributeError, KeyError):
+        return None
 
 
 def _objective(tuning_options: Any) -> tuple[str, bool]:
