@@ -181,3 +181,20 @@ def test_warm_start_tells_the_cache_for_free_and_journals_beside_it(tmp_path):
     BayestuneStrategy(seed=0).tune(_Searchspace(), again, _options(tmp_path, dict(cache), 5))
     assert len(again.ran) == 5 and not set(again.ran) & set(runner.ran)
     assert len(Journal(journal).trials()) == 13
+
+
+def test_time_limit_ends_the_run(tmp_path):
+    from kernel_tuner import util
+
+    class SlowRunner(_Runner):
+        def run(self, elements, tuning_options):
+            time.sleep(0.3)
+            return super().run(elements, tuning_options)
+
+    runner = SlowRunner()
+    options = _options(tmp_path, {}, 1000)
+    options["budget"] = util.TuningBudget(time_limit=1.0, max_fevals=1000)
+    started = time.perf_counter()
+    BayestuneStrategy(seed=0, journal=None, defaults={"bx": 16, "by": 4, "unroll": 1}).tune(_Searchspace(), runner,
+                                                                                        options)
+    assert 2 <= len(runner.ran) <= 6 and time.perf_counter() - started < 8

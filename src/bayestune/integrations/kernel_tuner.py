@@ -42,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import numbers
 import os
 import signal
 import threading
@@ -175,8 +176,8 @@ def _lookup_key(value: Any) -> Any:
 
 def _parameter(name: str, values: Sequence[Any], default: Any) -> Parameter:
     """Ordinal for numeric values (log scale where it suits, by replay's rule), else categorical."""
-    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-        ordered = sorted(set(values))
+    if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values):  # numpy ints too
+        ordered = sorted({v.item() if hasattr(v, "item") else v for v in values})
         return Ordinal(name, ordered, log=log_scale_suits(ordered), default=default)
     return Categorical(name, list(values), default=default)
 
@@ -308,7 +309,7 @@ class BayestuneStrategy:
                 results.append(record)
                 opt.tell(asked[0], result_of(record, objective))
         finally:
-            if isinstance(journal, Journal) and hasattr(journal, "close"):
+            if isinstance(journal, Journal):
                 journal.close()
 
     def _open_journal(self, tuning_options: Any, simulation: bool) -> tuple[TrialJournal | None, bool]:
