@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bayestune.trial import TrialStatus
+from bayestune.trial import FailureKind, TrialStatus
 
 pytest.importorskip("kernel_tuner", reason="kernel_tuner is not installed (pip install 'bayestune[kernel-tuner]')")
 cl = pytest.importorskip("pyopencl", reason="pyopencl is not installed (pip install 'bayestune[kernel-tuner]')")
@@ -38,7 +38,12 @@ __kernel void vector_add(__global float *c, __global const float *a, __global co
     this is not OpenCL;
 #endif
     if (i < n) {
-#if block_size_x == 16
+#if block_size_x == 8
+        float acc = a[i];
+        for (long k = 0; k < 400000000000L; k++)  /* hours: only a kill ends it */
+            acc = acc * 0.999999f + b[i];
+        c[i] = acc;
+#elif block_size_x == 16
         c[i] = a[i] - b[i];
 #else
         c[i] = a[i] + b[i];
@@ -62,20 +67,20 @@ def test_example_tunes_a_real_kernel_with_verified_answers_and_resumes(kernel, t
     assert len(read_cache(str(cache), open_cache=False)["cache"]) == 5
 
 
-def test_compile_errors_and_wrong_answers_do_not_abort_the_run(tmp_path):
+def test_compile_errors_wrong_answers_and_hung_kernels_do_not_abort_the_run(tmp_path):
     import kernel_tuner
 
     n = np.int32(4096)
     a = np.arange(n, dtype=np.float32)
     b = np.ones(n, dtype=np.float32)
     c = np.zeros_like(a)
-    strategy = BayestuneStrategy(seed=0, config_timeout=120, defaults={"block_size_x": 64})
+    strategy = BayestuneStrategy(seed=0, config_timeout=8, defaults={"block_size_x": 64})
     results, _env = kernel_tuner.tune_kernel(
-        "vector_add", BROKEN_VECTOR_ADD, int(n), [c, a, b, n], {"block_size_x": [4, 16, 32, 64]}, lang="OpenCL",
+        "vector_add", BROKEN_VECTOR_ADD, int(n), [c, a, b, n], {"block_size_x": [4, 8, 16, 32, 64]}, lang="OpenCL",
         answer=[a + b, None, None, None], cache=str(tmp_path / "vadd.json"), iterations=2, strategy=strategy,
-        strategy_options={"max_fevals": 4}, quiet=True)
+        strategy_options={"max_fevals": 5}, quiet=True)
     kinds = {r["block_size_x"]: r.get("bayestune_failure") for r in results}
-    assert kinds == {4: None, 16: VERIFICATION, 32: None, 64: COMPILE}
+    assert kinds == {4: None, 8: FailureKind.TIMEOUT, 16: VERIFICATION, 32: None, 64: COMPILE}
     statuses = {t.config["block_size_x"]: t.status for t in strategy.optimizer_.trials}
     assert statuses[64] is TrialStatus.FAILED and statuses[32] is TrialStatus.OK
     cached = (tmp_path / "vadd.json").read_text()

@@ -30,11 +30,12 @@ both. What it does with them:
   simulated device). A SQLite journal is kept beside the cache (``<cache>.bayestune.sqlite``);
   when it exists the run resumes from it: a killed run continues where it stopped.
 
-Per-configuration limit: in-process, by ``SIGALRM`` (main thread, POSIX). Kernel Tuner's
-benchmark loop and answer check return to Python between kernel launches, so a slow
-configuration is stopped there; one blocking C call (a single ``clBuildProgram`` or kernel
-launch) finishes first. A configuration that took longer than the limit is recorded as a
-timeout either way, so the rule the optimizer learns is the same.
+Per-configuration limit (compile + answer check + benchmark): with Kernel Tuner's
+SequentialRunner each configuration runs in a spawned worker process holding its own runner,
+killed at the limit (``_kernel_tuner_worker``); a hung compile or kernel costs the limit and a
+worker restart, nothing else. When the kernel's options cannot be pickled (a lambda ``verify``)
+or another runner is in use, configurations run in-process under ``SIGALRM``, which cannot stop a
+single blocking C call; a configuration over the limit is then recorded as a timeout when it ends.
 """
 
 from __future__ import annotations
@@ -242,12 +243,16 @@ class BayestuneStrategy:
     resumed. ``config_timeout``: wall-clock seconds per configuration (None: no limit; not applied
     in simulation mode). ``defaults``: the configuration evaluated first (else each parameter's
     middle value, when it is valid). ``warm_start``: tell the optimizer the cache's records first.
+    ``isolate``: run configurations in a worker process that is killed at ``config_timeout`` (None:
+    whenever Kernel Tuner's runner is its SequentialRunner, a limit is set and the kernel's
+    options can be pickled -- a lambda ``verify`` cannot; then in-process with SIGALRM);
+    ``device``/``platform`` are the worker's (pass the same as to ``tune_kernel``).
     """
 
     def __init__(self, *, seed: int | None = 0, strategy: str = "bo", strategy_options: dict[str, Any] | None = None,
                  design: DesignSpec | None = None, journal: str | os.PathLike | None = "auto",
                  config_timeout: float | None = DEFAULT_CONFIG_TIMEOUT, defaults: Mapping[str, Any] | None = None,
-                 warm_start: bool = True) -> None:
+                 warm_start: bool = True, isolate: bool | None = None, device: int = 0, platform: int = 0) -> None:
         if config_timeout is not None and not config_timeout > 0:
             raise BayestuneError(f"config_timeout must be > 0 seconds or None, but got {config_timeout!r}")
         self.seed = seed
@@ -258,6 +263,8 @@ class BayestuneStrategy:
         self.config_timeout = config_timeout
         self.defaults = dict(defaults or {})
         self.warm_start = warm_start
+        self.isolate = isolate
+        self.device, self.platform = device, platform
         self.costfunc_kwargs = {"scaling": False, "snap": False}  # read by Kernel Tuner's OptAlgWrapper
         self.constraint_aware = False
         self.optimizer_: Optimizer | None = None
@@ -294,6 +301,7 @@ class BayestuneStrategy:
             self._warm_start(opt, space, tuning_options, objective)
         budget = tuning_options.budget
         timeout = None if simulation else self.config_timeout
+        worker = None if simulation else self._isolated_runner(runner, tuning_options)
         try:
             while not budget.is_done():
                 started = perf_counter()
@@ -303,14 +311,35 @@ class BayestuneStrategy:
                 if not asked:
                     logger.info("every valid configuration has been evaluated")
                     break
-                record = self._evaluate(runner, tuning_options, space, asked[0], objective, timeout)
+                record = self._evaluate(worker or runner, tuning_options, space, asked[0], objective, timeout)
                 if record is None:  # the runner found the budget spent
                     break
                 results.append(record)
                 opt.tell(asked[0], result_of(record, objective))
         finally:
+            if worker is not None:
+                worker.close()
             if isinstance(journal, Journal):
                 journal.close()
+
+    def _isolated_runner(self, runner: Any, tuning_options: Any) -> Any:
+        from bayestune.integrations._kernel_tuner_worker import IsolatedRunner
+
+        if self.isolate is False or self.config_timeout is None:
+            return None
+        if self.isolate is None and type(runner).__name__ != "SequentialRunner":
+            return None
+        backend = getattr(getattr(runner, "dev", None), "dev", None)
+        device_options = dict(device=self.device, platform=self.platform, quiet=True,
+                              compiler=getattr(backend, "compiler", None),
+                              compiler_options=getattr(backend, "compiler_options", None))
+        try:
+            return IsolatedRunner(runner, tuning_options, device_options)
+        except Exception as exc:  # noqa: BLE001 - unpicklable options: fall back, or refuse if asked to isolate
+            if self.isolate:
+                raise BayestuneError(f"cannot run configurations in a worker process: {exc}") from exc
+            logger.warning("configurations run in-process (the time limit cannot stop a blocking call): %s", exc)
+            return None
 
     def _open_journal(self, tuning_options: Any, simulation: bool) -> tuple[TrialJournal | None, bool]:
         if self.journal is None:
@@ -345,12 +374,19 @@ class BayestuneStrategy:
     def _evaluate(self, runner: Any, tuning_options: Any, space: KernelTunerSpace, config: Mapping[str, Any],
                   objective: str, timeout: float | None) -> dict[str, Any] | None:
         """Run one configuration; any failure becomes a failure record (and a cache entry)."""
+        from bayestune.integrations._kernel_tuner_worker import IsolatedRunner
+
         element = space.element(config)
+        if isinstance(runner, IsolatedRunner):
+            runner.ensure_started()  # a device that cannot be set up ends the run, as in Kernel Tuner
         started = perf_counter()
         try:
-            with time_limit(timeout):
-                out = runner.run([element], tuning_options)
-            record = out[0] if out else None
+            if isinstance(runner, IsolatedRunner):
+                record = self._run_isolated(runner, tuning_options, space, element, timeout)
+            else:
+                with time_limit(timeout):
+                    out = runner.run([element], tuning_options)
+                record = out[0] if out else None
             if record is None:
                 return None
             elapsed = perf_counter() - started
@@ -372,6 +408,22 @@ class BayestuneStrategy:
                        "benchmark_time": 1000 * (perf_counter() - started)})
         from kernel_tuner import util
 
+        util.store_cache(space.cache_key(element), record, _option(tuning_options, "cachefile"),
+                         _option(tuning_options, "cache"))
+        return record
+
+    @staticmethod
+    def _run_isolated(worker: Any, tuning_options: Any, space: KernelTunerSpace, element: tuple,
+                      timeout: float | None) -> dict[str, Any]:
+        """What SequentialRunner.run does around a configuration (budget, metrics, cache), the
+        compile and benchmark themselves in the worker."""
+        from kernel_tuner import util
+
+        tuning_options.budget.add_evaluations(1)
+        record = worker.run(element, timeout)
+        metrics = _option(tuning_options, "metrics")
+        if metrics and "__error__" not in record:
+            record = util.process_metrics(record, metrics)
         util.store_cache(space.cache_key(element), record, _option(tuning_options, "cachefile"),
                          _option(tuning_options, "cache"))
         return record
