@@ -198,3 +198,43 @@ def test_time_limit_ends_the_run(tmp_path):
     BayestuneStrategy(seed=0, journal=None, defaults={"bx": 16, "by": 4, "unroll": 1}).tune(_Searchspace(), runner,
                                                                                         options)
     assert 2 <= len(runner.ran) <= 6 and time.perf_counter() - started < 8
+
+
+def test_a_killed_run_resumes_from_its_journal(sim_cache, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    journal = tmp_path / "killed.sqlite"
+    script = f"""
+import sys, warnings
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+warnings.simplefilter("ignore")
+import kernel_tuner
+from kt_toy import TUNE_PARAMS, restriction_callable
+from bayestune.integrations.kernel_tuner import BayestuneStrategy
+kernel_tuner.tune_kernel("toy", "", (1024,), [], dict(TUNE_PARAMS), restrictions=["bx*by<=256", restriction_callable],
+                         cache={str(sim_cache)!r}, simulation_mode=True, quiet=True,
+                         strategy=BayestuneStrategy(seed=4, journal={str(journal)!r}), strategy_options={{"max_fevals": 50}})
+"""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env)
+    deadline = time.time() + 120
+    finished = 0
+    while time.time() < deadline and proc.poll() is None and finished < 6:
+        time.sleep(0.2)
+        if journal.exists():
+            with Journal(journal) as j:
+                finished = sum(1 for t in j.trials() if t.status is not TrialStatus.PENDING)
+    assert proc.poll() is None, "the run ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    with Journal(journal) as j:
+        before = [t for t in j.trials() if t.status is not TrialStatus.PENDING]
+    strategy = BayestuneStrategy(seed=4, journal=journal)
+    results, _ = _tune(sim_cache, strategy, max_fevals=8)
+    assert len(results) == 8
+    done = [(t.config["bx"], t.config["by"], t.config["unroll"]) for t in strategy.optimizer_.trials]
+    assert len(done) == len(set(done)) >= len(before) + 8
