@@ -91,11 +91,11 @@ def run(args: argparse.Namespace) -> None:
     strategies = args.strategies.split(",")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    done = _done(out)
-    for seed in range(args.seeds):  # seeds outermost: a partial run covers every cell
+    seeds = range(args.seeds - 1, -1, -1) if args.reverse else range(args.seeds)
+    for seed in seeds:  # seeds outermost: a partial run covers every cell
         for problem in problems:
             for strategy in strategies:
-                if (problem, strategy, seed, args.budget) in done:
+                if (problem, strategy, seed, args.budget) in _done(out):  # re-read: another process may share --out
                     continue
                 record = run_one(problem, strategy, seed, args.budget)
                 with open(out, "a", encoding="utf-8") as fh:
@@ -111,10 +111,14 @@ def _at(ratio: list[float], n: int) -> float:
 
 def table(args: argparse.Namespace) -> None:
     cells: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    seen: set[tuple] = set()
     for line in Path(args.results).read_text().splitlines():
         if line.strip():
             r = json.loads(line)
-            cells[(r["problem"], r["strategy"])].append(r)
+            key = (r["problem"], r["strategy"], r["seed"], r["budget"])
+            if key not in seen:  # two processes sharing a file may both run the cell they meet at
+                seen.add(key)
+                cells[(r["problem"], r["strategy"])].append(r)
     problems = sorted({p for p, _ in cells})
     strategies = [s for s in STRATEGIES if any(s == t for _, t in cells)]
     checkpoints = [int(c) for c in args.checkpoints.split(",")]
@@ -159,6 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--budget", type=int, default=100)
     p.add_argument("--out", default="benchmarks/results/kernel_tuner_simulation.jsonl")
+    p.add_argument("--reverse", action="store_true", help="last seed first (a second process on the same --out)")
     p.set_defaults(func=run)
     t = sub.add_parser("table", help="print the markdown table of a results file")
     t.add_argument("results")
