@@ -1,0 +1,87 @@
+"""BayestuneStrategy on real OpenCL kernels (PoCL on a CPU is enough): a few evaluations each."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bayestune.trial import FailureKind, TrialStatus
+
+pytest.importorskip("kernel_tuner", reason="kernel_tuner is not installed (pip install 'bayestune[kernel-tuner]')")
+cl = pytest.importorskip("pyopencl", reason="pyopencl is not installed (pip install 'bayestune[kernel-tuner]')")
+
+
+def _opencl_devices() -> list:
+    try:
+        return [d for p in cl.get_platforms() for d in p.get_devices()]
+    except Exception:  # noqa: BLE001 - no ICD loader / no platform: no device
+        return []
+
+
+if not _opencl_devices():
+    pytest.skip("no OpenCL device (on a CPU: apt-get install pocl-opencl-icd ocl-icd-opencl-dev)",
+                allow_module_level=True)
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "kernel_tuner"
+sys.path.insert(0, str(EXAMPLE))
+import tune_opencl  # noqa: E402
+
+from bayestune.integrations.kernel_tuner import COMPILE, VERIFICATION, BayestuneStrategy  # noqa: E402
+
+BROKEN_VECTOR_ADD = """
+__kernel void vector_add(__global float *c, __global const float *a, __global const float *b, int n) {
+    int i = get_global_id(0);
+#if block_size_x == 64
+    this is not OpenCL;
+#endif
+    if (i < n) {
+#if block_size_x == 8
+        float acc = a[i];
+        for (long k = 0; k < 400000000000L; k++)  /* hours: only a kill ends it */
+            acc = acc * 0.999999f + b[i];
+        c[i] = acc;
+#elif block_size_x == 16
+        c[i] = a[i] - b[i];
+#else
+        c[i] = a[i] + b[i];
+#endif
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("kernel", ["matmul", "convolution"])
+def test_example_tunes_a_real_kernel_with_verified_answers_and_resumes(kernel, tmp_path):
+    cache = tmp_path / f"{kernel}.json"
+    first = tune_opencl.tune(kernel, 32, 3, cache=str(cache), iterations=2, config_timeout=120)
+    assert first["evaluations_this_run"] == 3 and first["failed"] == 0, first
+    assert first["default"]["time_ms"] > 0 and first["best"]["time_ms"] <= first["default"]["time_ms"]
+    assert Path(str(cache) + ".bayestune.sqlite").is_file()
+    second = tune_opencl.tune(kernel, 32, 2, cache=str(cache), iterations=2, config_timeout=120)
+    assert second["evaluations_this_run"] == 2 and second["evaluations_total"] == 5
+    from kernel_tuner.util import read_cache
+
+    assert len(read_cache(str(cache), open_cache=False)["cache"]) == 5
+
+
+def test_compile_errors_wrong_answers_and_hung_kernels_do_not_abort_the_run(tmp_path):
+    import kernel_tuner
+
+    n = np.int32(4096)
+    a = np.arange(n, dtype=np.float32)
+    b = np.ones(n, dtype=np.float32)
+    c = np.zeros_like(a)
+    strategy = BayestuneStrategy(seed=0, config_timeout=8, defaults={"block_size_x": 64})
+    results, _env = kernel_tuner.tune_kernel(
+        "vector_add", BROKEN_VECTOR_ADD, int(n), [c, a, b, n], {"block_size_x": [4, 8, 16, 32, 64]}, lang="OpenCL",
+        answer=[a + b, None, None, None], cache=str(tmp_path / "vadd.json"), iterations=2, strategy=strategy,
+        strategy_options={"max_fevals": 5}, quiet=True)
+    kinds = {r["block_size_x"]: r.get("bayestune_failure") for r in results}
+    assert kinds == {4: None, 8: FailureKind.TIMEOUT, 16: VERIFICATION, 32: None, 64: COMPILE}
+    statuses = {t.config["block_size_x"]: t.status for t in strategy.optimizer_.trials}
+    assert statuses[64] is TrialStatus.FAILED and statuses[32] is TrialStatus.OK
+    cached = (tmp_path / "vadd.json").read_text()
+    assert "CompilationFailedConfig" in cached and "RuntimeFailedConfig" in cached
