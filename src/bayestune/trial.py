@@ -41,7 +41,9 @@ class FailureKind:
     TEMPLATE = "template"  # the command template or protocol line could not be filled
     PROTOCOL = "protocol"  # an external tool broke the line protocol
     INVALID = "invalid"  # a replayed configuration the recording marks invalid
-    RUNTIME = "runtime"  # a replayed configuration whose recorded run failed
+    RUNTIME = "runtime"  # a kernel that failed at run time (live, or as recorded in a replayed cache)
+    COMPILE = "compile"  # a kernel or schedule that failed to compile
+    VERIFICATION = "verification"  # ran, but its output differs from the reference answer
     OUTPUT_CONSTRAINT = "output_constraint"  # measured, but an output constraint is broken
     WORKER_LOST = "worker_lost"  # the worker running it died, more than the retries allow
     LOST = "lost"  # in flight when the process died; re-run on resume, never modelled

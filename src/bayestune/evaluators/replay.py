@@ -28,7 +28,7 @@ import numpy as np
 from bayestune.evaluators.base import Evaluator
 from bayestune.exceptions import EvaluationError
 from bayestune.space.inference import parameter_for_values
-from bayestune.space.membership import MembershipConstraint
+from bayestune.space.membership import IndexMembershipConstraint, MembershipConstraint
 from bayestune.space.parameters import Ordinal, Parameter
 from bayestune.space.space import Space
 from bayestune.trial import FailureKind, Result
@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 
 #: Failure markers in Kernel Tuner caches and the failure kind each becomes.
 FAILURE_MARKERS = {
-    "CompilationFailedConfig": "compile",
+    "CompilationFailedConfig": FailureKind.COMPILE,
     "RuntimeFailedConfig": FailureKind.RUNTIME,
 }
 INVALID_MARKER = "InvalidConfig"
@@ -214,7 +214,7 @@ def _space_with_known_constraints(parameters: list[Parameter], records: dict[tup
         value_rows = [[float(v) for v in row] for row in known]
         return Space(parameters, [MembershipConstraint(names, value_rows, label=path.name)]), "table"
     # Categorical columns are compared by value index: express the table on raw indices.
-    return Space(parameters, [_IndexMembership(parameters, index_rows.tolist(), path.name)]), "table"
+    return Space(parameters, [IndexMembershipConstraint(parameters, index_rows.tolist(), path.name)]), "table"
 
 
 def _mentions_only(expression: str, names: Sequence[str]) -> bool:
@@ -223,19 +223,3 @@ def _mentions_only(expression: str, names: Sequence[str]) -> bool:
     tokens = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", expression))
     keywords = {"and", "or", "not", "in", "if", "else", "True", "False", "min", "max", "abs", "log2"}
     return tokens - keywords <= set(names)
-
-
-class _IndexMembership(MembershipConstraint):
-    """Membership table over value indices, for spaces with categorical parameters."""
-
-    def __init__(self, parameters: list[Parameter], rows: list[list[float]], label: str) -> None:
-        self._parameters = parameters
-        super().__init__([p.name for p in parameters], rows, label=label)
-
-    def evaluate(self, columns: Mapping[str, np.ndarray]) -> np.ndarray:
-        indexed = {}
-        for p in self._parameters:
-            col = np.asarray(columns[p.name])
-            lookup = {v: i for i, v in enumerate(p.columns(p.grid()).tolist())}
-            indexed[p.name] = np.array([lookup.get(v, -1) for v in col.tolist()], dtype=float)
-        return super().evaluate(indexed)

@@ -52,12 +52,12 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-from bayestune.evaluators.replay import _IndexMembership, log_scale_suits
 from bayestune.exceptions import BayestuneError
 from bayestune.objectives import Objective
 from bayestune.optimizer import Optimizer
-from bayestune.scenario_model import DesignSpec
-from bayestune.space.membership import MembershipConstraint
+from bayestune.scenario.records import DesignSpec
+from bayestune.space.inference import log_scale_suits
+from bayestune.space.membership import IndexMembershipConstraint, MembershipConstraint
 from bayestune.space.parameters import Categorical, Ordinal, Parameter
 from bayestune.space.space import Space
 from bayestune.storage.base import TrialJournal
@@ -71,7 +71,7 @@ JOURNAL_SUFFIX = ".bayestune.sqlite"
 #: Default per-configuration wall-clock limit (compile + verify + benchmark), seconds.
 DEFAULT_CONFIG_TIMEOUT = 120.0
 #: Failure kinds this integration reports besides the core vocabulary.
-COMPILE, VERIFICATION = "compile", "verification"
+COMPILE, VERIFICATION = FailureKind.COMPILE, FailureKind.VERIFICATION
 #: Kernel Tuner's failure markers -> failure kinds, and back.
 _MARKER_KIND = {"InvalidConfig": FailureKind.INVALID, "CompilationFailedConfig": COMPILE,
                 "RuntimeFailedConfig": FailureKind.RUNTIME, "ErrorConfig": FailureKind.RUNTIME}
@@ -133,7 +133,7 @@ class KernelTunerSpace:
                                                 label="kernel_tuner_restrictions")]
         else:
             index_rows = [[p.to_raw(p.validate(v))[0] for p, v in zip(parameters, r)] for r in rows]
-            constraints = [_IndexMembership(parameters, index_rows, "kernel_tuner_restrictions")]
+            constraints = [IndexMembershipConstraint(parameters, index_rows, "kernel_tuner_restrictions")]
         self.space = Space(parameters, constraints)
         self.n_valid = len(rows)
         # a config value (maybe 32.0 for 32) -> the exact object Kernel Tuner listed

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from bayestune.exceptions import ConstraintError
+from bayestune.space.parameter import Parameter
 
 
 class MembershipConstraint:
@@ -48,3 +49,20 @@ class MembershipConstraint:
 
     def __repr__(self) -> str:
         return f"MembershipConstraint({self.expression!r})"
+
+
+class IndexMembershipConstraint(MembershipConstraint):
+    """A membership table over the parameters' value *indices*: for tables whose values are not
+    numbers (categorical strings), which the float table of :class:`MembershipConstraint` cannot hold."""
+
+    def __init__(self, parameters: list[Parameter], rows: list[list[float]], label: str) -> None:
+        self._parameters = parameters
+        super().__init__([p.name for p in parameters], rows, label=label)
+
+    def evaluate(self, columns: Mapping[str, np.ndarray]) -> np.ndarray:
+        indexed = {}
+        for p in self._parameters:
+            col = np.asarray(columns[p.name])
+            lookup = {v: i for i, v in enumerate(p.columns(p.grid()).tolist())}
+            indexed[p.name] = np.array([lookup.get(v, -1) for v in col.tolist()], dtype=float)
+        return super().evaluate(indexed)
