@@ -428,3 +428,17 @@ def test_piped_progress_prints_one_line_per_evaluation(runner, tmp_path):
     lines = [ln for ln in result.stderr.splitlines() if ln.startswith("[")]
     assert [ln.split("]")[0] for ln in lines] == ["[1/4", "[2/4", "[3/4", "[4/4"]
     assert all(" | best value=" in ln for ln in lines)
+
+
+def test_resume_after_editing_the_space_says_what_differs(runner, tmp_path):
+    """Before: "configuration lacks parameter(s)"."""
+    scenario = write_scenario(tmp_path, budget=3)
+    assert runner.invoke(cli, ["optimize", str(scenario), "--no-progress"]).exit_code == 0
+    data = json.loads(scenario.read_text())
+    data["parameters"][0]["bounds"] = [0, 40]
+    data["parameters"].append({"name": "z", "type": "integer", "bounds": [0, 2]})
+    data["budget"] = 6
+    scenario.write_text(json.dumps(data))
+    result = runner.invoke(cli, ["optimize", str(scenario), "--resume", "--no-progress"])
+    assert_one_line_error(result, "was recorded with a different search space", "added ['z']",
+                          "changed 'x': type=integer, bounds=[0, 30] -> type=integer, bounds=[0, 40]")

@@ -224,6 +224,8 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
         if note:
             click.echo(note, err=True)
         with journal:
+            if resumed:
+                run_meta.check_space(journal, scenario.space)
             budget = budget or (run_meta.stored_budget(journal) if resumed else None) or scenario.budget
             optimizer = Optimizer.from_scenario(scenario, journal=journal, resume=resumed, strategy=strategy,
                                                 seed=seed)

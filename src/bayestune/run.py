@@ -117,6 +117,40 @@ def check_objectives(journal: Any, objectives: Sequence[Objective]) -> None:
                            f"but this run has {objectives_meta(objectives)}; use another journal")
 
 
+def check_space(journal: Any, space: Any) -> None:
+    """JournalError naming what differs when a resumed run's search space is not the journal's."""
+    import json
+
+    from bayestune.jsonable import to_jsonable
+
+    stored = journal.get_meta(META_SPACE)
+    if not isinstance(stored, Mapping):
+        return
+    current = json.loads(json.dumps(to_jsonable(space.to_spec())))
+    if stored == current:
+        return
+    old = {p.get("name"): p for p in stored.get("parameters", []) if isinstance(p, Mapping)}
+    new = {p.get("name"): p for p in current.get("parameters", []) if isinstance(p, Mapping)}
+    parts = []
+    if added := [n for n in new if n not in old]:
+        parts.append(f"added {added}")
+    if removed := [n for n in old if n not in new]:
+        parts.append(f"removed {removed}")
+    for name in (n for n in new if n in old and new[n] != old[n]):
+        parts.append(f"changed {name!r}: {_short(old[name])} -> {_short(new[name])}")
+    if stored.get("constraints") != current.get("constraints"):
+        parts.append(f"constraints {stored.get('constraints')} -> {current.get('constraints')}")
+    raise JournalError(
+        f"journal {getattr(journal, 'path', '')!r} was recorded with a different search space ("
+        f"{'; '.join(parts) or 'parameter order'}); resume with the scenario the run started with, "
+        "or start a new journal")
+
+
+def _short(spec: Mapping[str, Any]) -> str:
+    text = ", ".join(f"{k}={v}" for k, v in spec.items() if k != "name")
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
 def stored_budget(journal: Any) -> int | None:
     return journal.get_meta(META_BUDGET)
 
