@@ -442,3 +442,51 @@ def test_resume_after_editing_the_space_says_what_differs(runner, tmp_path):
     result = runner.invoke(cli, ["optimize", str(scenario), "--resume", "--no-progress"])
     assert_one_line_error(result, "was recorded with a different search space", "added ['z']",
                           "changed 'x': type=integer, bounds=[0, 30] -> type=integer, bounds=[0, 40]")
+
+
+# ---- issue 15, item 11: validate, show --failures, show | head --------------------------------
+@pytest.mark.parametrize("command, fragment", [
+    ("./missing-bench --tile {x}", "'./missing-bench' does not exist"),
+    ("no-such-program-bt {x}", "'no-such-program-bt' is not on PATH"),
+    ("OMP_NUM_THREADS=1 no-such-program-bt {x}", "'no-such-program-bt' is not on PATH"),
+])
+def test_validate_refuses_a_command_whose_program_does_not_exist(runner, tmp_path, command, fragment):
+    """Before: 'set up OK'."""
+    scenario = write_scenario(tmp_path, blackbox={"command": command})
+    assert_one_line_error(runner.invoke(cli, ["validate", str(scenario)]), fragment)
+
+
+def test_validate_accepts_shell_words_and_existing_programs(runner, tmp_path):
+    (tmp_path / "bench.sh").write_text("#!/bin/sh\necho 1\n")
+    (tmp_path / "bench.sh").chmod(0o755)
+    for command in ["./bench.sh {x}", "echo {x}", "python3 -c 'print(1)' {x}", "cd . && ./bench.sh {x}"]:
+        scenario = write_scenario(tmp_path, blackbox={"command": command})
+        result = runner.invoke(cli, ["validate", str(scenario)])
+        assert result.exit_code == 0, (command, result.stderr)
+
+
+def test_validate_refuses_unknown_strategy_options(runner, tmp_path):
+    scenario = write_scenario(tmp_path, strategy="bo", strategy_options={"kapa": 2})
+    assert_one_line_error(runner.invoke(cli, ["validate", str(scenario)]), "unknown option(s) ['kapa']")
+
+
+def test_show_failures_prints_the_whole_error_with_stderr(runner, tmp_path):
+    """Before: one line of 100 characters; 'Segmentation fault' on stderr was cut off."""
+    scenario = write_scenario(tmp_path, budget=2, blackbox={
+        "command": "echo 'a long first line of diagnostics that says nothing useful yet, padding padding padding' >&2;"
+                   " echo 'Segmentation fault (core dumped)' >&2; exit 139 #{x}"})
+    runner.invoke(cli, ["optimize", str(scenario), "--no-progress"])
+    result = runner.invoke(cli, ["show", "tiny.journal.db", "--failures"])
+    assert result.exit_code == 0
+    assert "Segmentation fault (core dumped)" in result.stdout and "[crash]" in result.stdout
+
+
+def test_show_into_a_closed_pipe_is_quiet(tmp_path, finished_journal):
+    """Before: `bayestune show run.db | head -1` printed a BrokenPipeError."""
+    import subprocess
+
+    # `true` leaves at once, so every write of `show` meets a closed pipe
+    proc = subprocess.run(f"{sys.executable} -m bayestune show {shlex.quote(str(finished_journal))} --all | true; "
+                          "exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode in (0, 1) and proc.stderr == "", proc.stderr and "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
