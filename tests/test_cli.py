@@ -490,3 +490,25 @@ def test_show_into_a_closed_pipe_is_quiet(tmp_path, finished_journal):
                           "exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode in (0, 1) and proc.stderr == "", proc.stderr and "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+
+
+def test_backup_copies_what_is_still_in_the_wal_file(runner, tmp_path):
+    """Before: copying the .db of a crashed (or running) run lost what sat in the -wal file."""
+    from bayestune.trial import Result
+
+    journal = Journal(tmp_path / "live.db")  # left open: a live run, nothing checkpointed yet
+    for x in range(5):
+        journal.finish(journal.start({"x": x}), Result({"value": float(x)}))
+    import sqlite3
+
+    naive = tmp_path / "naive.db"
+    shutil.copy(tmp_path / "live.db", naive)
+    conn = sqlite3.connect(naive)
+    assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'trials'").fetchone()[0] == 0  # the defect
+    conn.close()
+    result = runner.invoke(cli, ["backup", str(tmp_path / "live.db"), str(tmp_path / "copy.db")])
+    assert result.exit_code == 0, result.stderr
+    assert "5 finished evaluation(s)" in result.stdout
+    journal.close()
+    assert finished(tmp_path / "copy.db") == 5
+    assert not (tmp_path / "copy.db-wal").exists()  # one self-contained file

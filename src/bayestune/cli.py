@@ -418,6 +418,25 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
                 click.echo(f"      ... ({len(error.splitlines()) - FAILURE_LINES} more line(s))")
 
 
+# ---- backup ----------------------------------------------------------------------------------
+@cli.command()
+@click.argument("journal_path", metavar="JOURNAL")
+@click.argument("out_path", metavar="COPY.db", type=click.Path(dir_okay=False))
+@_debug_option
+def backup(journal_path: str, out_path: str) -> None:
+    """Copy a journal safely, also while its run is writing or after a crash.
+
+    Copying only the .db file can lose the run: recent evaluations live in the -wal file until
+    a checkpoint. This copy includes them and is a single self-contained file.
+    """
+    from bayestune.storage import Journal
+
+    with Journal.open(journal_path) as journal:
+        journal.backup(out_path)
+        n = journal.n_finished()
+    click.echo(f"{out_path}: a copy of {journal_path} ({n} finished evaluation(s))")
+
+
 # ---- export ----------------------------------------------------------------------------------
 @cli.command()
 @click.argument("journal_path", metavar="JOURNAL")
