@@ -394,7 +394,7 @@ def test_show_on_a_journal_with_a_damaged_row_names_the_row(runner, tmp_path):
     assert "Traceback" not in result.stderr
 
 
-# ---- issue 15, items 10 and 12: runs that fail, piped progress --------------------------------
+# ---- runs that fail, piped progress --------------------------------
 def test_a_run_where_every_evaluation_fails_stops_early_quoting_the_error(runner, tmp_path):
     """Before: the whole budget was spent, 'no feasible configuration found', exit 0."""
     scenario = write_scenario(tmp_path, budget=30, blackbox={"command": "echo 'ld: cannot find -lfoo' >&2; exit 1 #{x}"})
@@ -439,3 +439,87 @@ def test_validate_lists_what_became_of_each_hypermapper_key(runner):
     assert "mapped: time_budget -> time_limit" in out
     assert "ignored: output_data_file" in out
     assert "time limit" in out and out.rstrip().endswith("OK")
+
+
+def test_resume_after_editing_the_space_says_what_differs(runner, tmp_path):
+    """Before: "configuration lacks parameter(s)"."""
+    scenario = write_scenario(tmp_path, budget=3)
+    assert runner.invoke(cli, ["optimize", str(scenario), "--no-progress"]).exit_code == 0
+    data = json.loads(scenario.read_text())
+    data["parameters"][0]["bounds"] = [0, 40]
+    data["parameters"].append({"name": "z", "type": "integer", "bounds": [0, 2]})
+    data["budget"] = 6
+    scenario.write_text(json.dumps(data))
+    result = runner.invoke(cli, ["optimize", str(scenario), "--resume", "--no-progress"])
+    assert_one_line_error(result, "was recorded with a different search space", "added ['z']",
+                          "changed 'x': type=integer, bounds=[0, 30] -> type=integer, bounds=[0, 40]")
+
+
+# ---- validate, show --failures, show | head --------------------------------
+@pytest.mark.parametrize("command, fragment", [
+    ("./missing-bench --tile {x}", "'./missing-bench' does not exist"),
+    ("no-such-program-bt {x}", "'no-such-program-bt' is not on PATH"),
+    ("OMP_NUM_THREADS=1 no-such-program-bt {x}", "'no-such-program-bt' is not on PATH"),
+])
+def test_validate_refuses_a_command_whose_program_does_not_exist(runner, tmp_path, command, fragment):
+    """Before: 'set up OK'."""
+    scenario = write_scenario(tmp_path, blackbox={"command": command})
+    assert_one_line_error(runner.invoke(cli, ["validate", str(scenario)]), fragment)
+
+
+def test_validate_accepts_shell_words_and_existing_programs(runner, tmp_path):
+    (tmp_path / "bench.sh").write_text("#!/bin/sh\necho 1\n")
+    (tmp_path / "bench.sh").chmod(0o755)
+    for command in ["./bench.sh {x}", "echo {x}", "python3 -c 'print(1)' {x}", "cd . && ./bench.sh {x}"]:
+        scenario = write_scenario(tmp_path, blackbox={"command": command})
+        result = runner.invoke(cli, ["validate", str(scenario)])
+        assert result.exit_code == 0, (command, result.stderr)
+
+
+def test_validate_refuses_unknown_strategy_options(runner, tmp_path):
+    scenario = write_scenario(tmp_path, strategy="bo", strategy_options={"kapa": 2})
+    assert_one_line_error(runner.invoke(cli, ["validate", str(scenario)]), "unknown option(s) ['kapa']")
+
+
+def test_show_failures_prints_the_whole_error_with_stderr(runner, tmp_path):
+    """Before: one line of 100 characters; 'Segmentation fault' on stderr was cut off."""
+    scenario = write_scenario(tmp_path, budget=2, blackbox={
+        "command": "echo 'a long first line of diagnostics that says nothing useful yet, padding padding padding' >&2;"
+                   " echo 'Segmentation fault (core dumped)' >&2; exit 139 #{x}"})
+    runner.invoke(cli, ["optimize", str(scenario), "--no-progress"])
+    result = runner.invoke(cli, ["show", "tiny.journal.db", "--failures"])
+    assert result.exit_code == 0
+    assert "Segmentation fault (core dumped)" in result.stdout and "[crash]" in result.stdout
+
+
+def test_show_into_a_closed_pipe_is_quiet(tmp_path, finished_journal):
+    """Before: `bayestune show run.db | head -1` printed a BrokenPipeError."""
+    import subprocess
+
+    # `true` leaves at once, so every write of `show` meets a closed pipe
+    proc = subprocess.run(f"{sys.executable} -m bayestune show {shlex.quote(str(finished_journal))} --all | true; "
+                          "exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode in (0, 1) and proc.stderr == "", proc.stderr and "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+
+
+def test_backup_copies_what_is_still_in_the_wal_file(runner, tmp_path):
+    """Before: copying the .db of a crashed (or running) run lost what sat in the -wal file."""
+    from bayestune.trial import Result
+
+    journal = Journal(tmp_path / "live.db")  # left open: a live run, nothing checkpointed yet
+    for x in range(5):
+        journal.finish(journal.start({"x": x}), Result({"value": float(x)}))
+    import sqlite3
+
+    naive = tmp_path / "naive.db"
+    shutil.copy(tmp_path / "live.db", naive)
+    conn = sqlite3.connect(naive)
+    assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'trials'").fetchone()[0] == 0  # the defect
+    conn.close()
+    result = runner.invoke(cli, ["backup", str(tmp_path / "live.db"), str(tmp_path / "copy.db")])
+    assert result.exit_code == 0, result.stderr
+    assert "5 finished evaluation(s)" in result.stdout
+    journal.close()
+    assert finished(tmp_path / "copy.db") == 5
+    assert not (tmp_path / "copy.db-wal").exists()  # one self-contained file

@@ -145,7 +145,7 @@ def test_cli_workers_and_batch_run_the_budget(tmp_path, monkeypatch, args):
     assert finished(tmp_path / "run.db") == 9
 
 
-# ---- one writer per journal (issue 15, item 1) ---------------------------------------------
+# ---- one writer per journal ---------------------------------------------
 def wait_for_rows(proc: subprocess.Popen, journal: Path, n: int, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -164,8 +164,8 @@ def wait_for_rows(proc: subprocess.Popen, journal: Path, n: int, timeout: float 
 def test_a_second_optimizer_on_a_live_journal_is_refused(tmp_path, second):
     """Before: two writers interleaved (80 rows for a budget of 40), --force deleted the live
     journal, --resume killed the live run. Now the second process is refused, naming the first."""
-    budget = 12
-    scenario = write_scenario(tmp_path, sleep=0.3, budget=budget)
+    budget = 16
+    scenario = write_scenario(tmp_path, sleep=0.4, budget=budget)
     journal = tmp_path / "run.db"
     first = subprocess.Popen(bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress"),
                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

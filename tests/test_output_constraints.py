@@ -1,4 +1,4 @@
-"""Output constraints: conditions on measured outputs that turn a result infeasible (issue 6),
+"""Output constraints: conditions on measured outputs that turn a result infeasible,
 through the optimizer, the journal and the scenario loader; and HyperMapper's multi-objective
 BO mapped onto ``parego``."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import math
 import shlex
 import signal
@@ -34,6 +35,8 @@ logger = logging.getLogger(__name__)
 EXIT_INTERRUPTED = 130
 #: Exit code of an error on purpose (bad scenario, journal conflict, ...), like click's usage errors.
 EXIT_ERROR = 2
+#: Lines of each error `show --failures` prints (stderr tails included).
+FAILURE_LINES = 12
 #: Exit code of a run in which every evaluation failed (a broken black box, not a bad scenario).
 EXIT_ALL_FAILED = 3
 _DEBUG_KEY = "bayestune.debug"
@@ -57,6 +60,8 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            raise  # `bayestune show run.db | head`: click ends quietly (exit 1), no "error: Broken pipe"
         except (BayestuneError, OSError) as exc:
             if ctx.meta.get(_DEBUG_KEY):
                 raise
@@ -226,6 +231,8 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
         if note:
             click.echo(note, err=True)
         with journal:
+            if resumed:
+                run_meta.check_space(journal, scenario.space)
             budget = budget or (run_meta.stored_budget(journal) if resumed else None) or scenario.budget
             optimizer = Optimizer.from_scenario(scenario, journal=journal, resume=resumed, strategy=strategy,
                                                 seed=seed)
@@ -403,10 +410,33 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
     if failures:
         bad = [t for t in trials if t.status in (TrialStatus.FAILED, TrialStatus.INFEASIBLE)]
         click.echo(f"\nfailed or infeasible trials ({len(bad)}):")
-        rows = [[str(t.trial_id), t.failure_kind or t.status.value, _first_line(t.error),
-                 " ".join(f"{p}={display(t.config.get(p, ''))}" for p in params)] for t in bad]
-        if rows:
-            click.echo(_table(["trial", "kind", "error", "configuration"], rows))
+        for t in bad:
+            config = " ".join(f"{p}={display(t.config.get(p, ''))}" for p in params)
+            click.echo(f"  trial {t.trial_id} [{t.failure_kind or t.status.value}] {config}")
+            error = (t.error or "").strip() or "(no error text recorded)"
+            for line in error.splitlines()[:FAILURE_LINES]:
+                click.echo(f"      {line}")
+            if len(error.splitlines()) > FAILURE_LINES:
+                click.echo(f"      ... ({len(error.splitlines()) - FAILURE_LINES} more line(s))")
+
+
+# ---- backup ----------------------------------------------------------------------------------
+@cli.command()
+@click.argument("journal_path", metavar="JOURNAL")
+@click.argument("out_path", metavar="COPY.db", type=click.Path(dir_okay=False))
+@_debug_option
+def backup(journal_path: str, out_path: str) -> None:
+    """Copy a journal safely, also while its run is writing or after a crash.
+
+    Copying only the .db file can lose the run: recent evaluations live in the -wal file until
+    a checkpoint. This copy includes them and is a single self-contained file.
+    """
+    from bayestune.storage import Journal
+
+    with Journal.open(journal_path) as journal:
+        journal.backup(out_path)
+        n = journal.n_finished()
+    click.echo(f"{out_path}: a copy of {journal_path} ({n} finished evaluation(s))")
 
 
 # ---- export ----------------------------------------------------------------------------------
@@ -463,11 +493,12 @@ def validate(scenario_path: str) -> None:
     click.echo(f"  objectives: {objectives}")
     click.echo(f"  budget {scenario.budget}, strategy {scenario.strategy}, initial design {scenario.design.method} "
                f"x {scenario.design.size}, seed {scenario.seed}")
+    _check_strategy(scenario)
     if scenario.blackbox is None:
         click.echo("  black box: none (drive the optimizer from Python with ask/tell)")
     else:
-        with make_evaluator(scenario):
-            pass
+        with make_evaluator(scenario) as evaluator:
+            _check_program(scenario, evaluator)
         bb = scenario.blackbox
         timeout = f", timeout {bb.timeout:g} s" if bb.timeout else ""
         click.echo(f"  black box: {bb.kind} {bb.target!r}{timeout} (set up OK)")
@@ -478,6 +509,51 @@ def validate(scenario_path: str) -> None:
         for line in format_key_handling(scenario.key_handling):
             click.echo(f"    {line}")
     click.echo("OK")
+
+
+def _check_strategy(scenario: Any) -> None:
+    """Build the scenario's strategy once: unknown strategies and options fail here, not mid-run."""
+    import numpy as np
+
+    from bayestune.strategies.base import make_strategy
+
+    make_strategy(scenario.strategy, scenario.space, list(scenario.objectives), np.random.default_rng(0),
+                  dict(scenario.strategy_options))
+
+
+#: Shell words that start a command template without naming a program to look for.
+_SHELL_WORDS = frozenset(
+    "! { ( [ [[ . : case cd command echo eval exec exit export for if printf read set test time trap true false "
+    "ulimit umask unset until wait while".split())
+
+
+def _check_program(scenario: Any, evaluator: Any) -> None:
+    """BayestuneError if a command black box's program does not exist (first word of its template)."""
+    import shlex
+    import shutil
+
+    from bayestune.evaluators import CommandEvaluator
+
+    if not isinstance(evaluator, CommandEvaluator):
+        return
+    try:
+        words = shlex.split(evaluator.template.strip().splitlines()[0] if evaluator.template.strip() else "")
+    except ValueError:
+        return
+    while words and "=" in words[0] and words[0].split("=", 1)[0].isidentifier():  # VAR=value prefixes
+        words.pop(0)
+    if not words or words[0] in _SHELL_WORDS or "{" in words[0] or "$" in words[0]:
+        return
+    program = words[0]
+    workdir = Path(evaluator.workdir or ".")
+    if "/" in program:
+        path = workdir / program
+        if not path.exists():
+            raise BayestuneError(f"the black box's program {program!r} does not exist (looked in {workdir})")
+        if not os.access(path, os.X_OK):
+            raise BayestuneError(f"the black box's program {program!r} is not executable (chmod +x {path})")
+    elif shutil.which(program, path=(evaluator.env or os.environ).get("PATH")) is None:
+        raise BayestuneError(f"the black box's program {program!r} is not on PATH")
 
 
 # ---- plot and report -------------------------------------------------------------------------

@@ -9,6 +9,7 @@ same defaults from here. Journal files of a run are opened (never clobbered) her
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -18,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from bayestune.exceptions import BayestuneError, JournalError
+from bayestune.jsonable import to_jsonable
 from bayestune.objectives import Objective
 from bayestune.scenario.records import DesignSpec, Scenario
 from bayestune.space.inference import infer_space
@@ -116,6 +118,36 @@ def check_objectives(journal: TrialJournal, objectives: Sequence[Objective]) -> 
     if stored is not None and stored != objectives_meta(objectives):
         raise JournalError(f"journal {getattr(journal, 'path', '')!r} was written for objectives {stored}, "
                            f"but this run has {objectives_meta(objectives)}; use another journal")
+
+
+def check_space(journal: TrialJournal, space: Space) -> None:
+    """JournalError naming what differs when a resumed run's search space is not the journal's."""
+    stored = journal.get_meta(META_SPACE)
+    if not isinstance(stored, Mapping):
+        return
+    current = json.loads(json.dumps(to_jsonable(space.to_spec())))
+    if stored == current:
+        return
+    old = {p.get("name"): p for p in stored.get("parameters", []) if isinstance(p, Mapping)}
+    new = {p.get("name"): p for p in current.get("parameters", []) if isinstance(p, Mapping)}
+    parts = []
+    if added := [n for n in new if n not in old]:
+        parts.append(f"added {added}")
+    if removed := [n for n in old if n not in new]:
+        parts.append(f"removed {removed}")
+    for name in (n for n in new if n in old and new[n] != old[n]):
+        parts.append(f"changed {name!r}: {_short(old[name])} -> {_short(new[name])}")
+    if stored.get("constraints") != current.get("constraints"):
+        parts.append(f"constraints {stored.get('constraints')} -> {current.get('constraints')}")
+    raise JournalError(
+        f"journal {getattr(journal, 'path', '')!r} was recorded with a different search space ("
+        f"{'; '.join(parts) or 'parameter order'}); resume with the scenario the run started with, "
+        "or start a new journal")
+
+
+def _short(spec: Mapping[str, Any]) -> str:
+    text = ", ".join(f"{k}={v}" for k, v in spec.items() if k != "name")
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def stored_budget(journal: TrialJournal) -> int | None:

@@ -280,7 +280,7 @@ def test_custom_feasible_output_name_is_read():
     assert parse_output('{"runtime": 2.0, "is_ok": true}', ["runtime"], feasible_key="is_ok").feasible
 
 
-# ---- issue 15: never a wrong number, never a stuck or stray command ---------------------------
+# ---- never a wrong number, never a stuck or stray command ---------------------------
 @pytest.mark.parametrize("line", [
     "[GPU 0]", "12,345", "+- 0.3", "1.5 +- 0.3", "1.5 ± 0.3", "CI 1.4-1.6", "run 3 of 3: took 12.5ms",
     "\x00\x01\x7f 3", "\ufffd\ufffd 3", "min 1.0 max 2.0",

@@ -323,7 +323,7 @@ def test_serial_backend_batches_a_batch_capable_evaluator():
         run(opt, None, 6, backend=backend, batch=3)
 
 
-# ---- issue 15, item 10: a run whose every evaluation fails stops early -------------------------
+# ---- a run whose every evaluation fails stops early -------------------------
 def _failing_after(n_ok: int):
     calls = []
 

@@ -196,7 +196,7 @@ def test_hypermapper_missing_objectives():
     assert msg == "x.json: $: missing required key 'optimization_objectives'"
 
 
-# ---- fidelity: every key of the peers' schemas has a handling (issue 16)
+# ---- fidelity: every key of the peers' schemas has a handling
 
 def test_misspelled_top_level_keys_are_errors_with_a_suggestion():
     x = {"x": {"parameter_type": "integer", "values": [0, 9]}}

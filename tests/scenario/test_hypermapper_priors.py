@@ -1,4 +1,4 @@
-"""HyperMapper/BaCO priors and transforms read with the peers' own densities (issue 16, items 3-5).
+"""HyperMapper/BaCO priors and transforms read with the peers' own densities.
 
 Each expected value below is the peer's formula written out: BaCO's ``RealParameter.pdf``
 (a normal truncated to [min, max], a probability list interpolated on an even grid),

@@ -216,7 +216,7 @@ def test_sigkill_mid_run_loses_nothing_that_was_finished(path: Path) -> None:
         assert j.n_finished(count_lost=True) == len(finished) + len(lost)
 
 
-# ---- issue 15, items 8-9: damaged rows, NaN metrics ------------------------------------------
+# ---- damaged rows, NaN metrics ------------------------------------------
 @pytest.mark.parametrize("column, text, fragment", [
     ("status", "weird", "status 'weird' is not one of"),
     ('"values"', "{not json", "column 'values' is not valid JSON"),

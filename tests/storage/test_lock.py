@@ -1,4 +1,4 @@
-"""The run lock of a journal (issue 15, item 1), within one process and across a fork."""
+"""The run lock of a journal, within one process and across a fork."""
 
 from __future__ import annotations
 

@@ -1,0 +1,316 @@
+"""Fault injection: replays the reliability defects found by hostile use against real ``bayestune`` processes.
+
+Each fault is injected ``--trials`` times (process-level faults) and judged by what a user
+would check afterwards: the journal, the exit code, the processes left running. Prints a table
+of trials, clean outcomes, failures (not clean) and evaluations lost.
+
+    python -m benchmarks.fault_injection --trials 5
+    python -m benchmarks.fault_injection --quick          # one trial each (what the tests run)
+
+Run from the project root; set ``PYTHONPATH=$PWD/src`` to test a working tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+#: A command black box whose value is cheap but takes ``{sleep}`` seconds.
+_SCENARIO = {
+    "name": "faulty",
+    "parameters": [{"name": "x", "type": "integer", "bounds": [0, 300]},
+                   {"name": "y", "type": "integer", "bounds": [0, 300]}],
+    "objectives": ["runtime"],
+    "seed": 5,
+    "strategy": "cot_random",
+    "initial_design": {"size": 4},
+}
+
+
+@dataclass
+class Outcome:
+    clean: bool
+    lost: int = 0
+    note: str = ""
+
+
+@dataclass
+class Row:
+    fault: str
+    trials: int = 0
+    clean: int = 0
+    lost: int = 0
+    notes: str = ""
+
+    @property
+    def failures(self) -> int:
+        return self.trials - self.clean
+
+
+def _scenario(tmp: Path, command: str, *, budget: int, timeout: float = 30) -> Path:
+    data = dict(_SCENARIO, budget=budget, blackbox={"command": command, "timeout": timeout})
+    path = tmp / "faulty.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _bayestune(*args: str) -> list[str]:
+    return [sys.executable, "-m", "bayestune", *args]
+
+
+def _start(tmp: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(_bayestune(*args), cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _rows(journal: Path, where: str = "1") -> int:
+    conn = sqlite3.connect(journal)
+    try:
+        return conn.execute(f"SELECT count(*) FROM trials WHERE {where}").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def _finished(journal: Path) -> int:
+    try:
+        return _rows(journal, "status != 'pending' AND coalesce(failure_kind, '') != 'lost'")
+    except sqlite3.Error:
+        return 0
+
+
+def _wait_rows(proc: subprocess.Popen, journal: Path, n: int, timeout: float = 60) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        if journal.exists() and _finished(journal) >= n:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (ProcessLookupError, FileNotFoundError):
+        return False
+    except OSError:
+        return True
+
+
+def _gone_within(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+# ---- the faults ------------------------------------------------------------------------------
+def kill9_then_resume(tmp: Path) -> Outcome:
+    budget = 16
+    scenario = _scenario(tmp, "sleep 0.1; echo runtime: $(( {x} + {y} ))", budget=budget)
+    journal = tmp / "run.db"
+    proc = _start(tmp, "optimize", str(scenario), "--journal", str(journal), "--no-progress")
+    if not _wait_rows(proc, journal, 6):
+        proc.kill()
+        return Outcome(False, note="run did not start")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    before = _finished(journal)
+    resumed = subprocess.run(_bayestune("optimize", str(scenario), "--journal", str(journal), "--resume",
+                                        "--no-progress"), cwd=tmp, capture_output=True, text=True, timeout=120)
+    after = _finished(journal)
+    ok = _rows(journal, "status = 'ok'")
+    clean = resumed.returncode == 0 and after == budget and ok == budget and before < budget
+    return Outcome(clean, lost=max(0, budget - ok), note="" if clean else f"{after} of {budget} after resume")
+
+
+def _second_writer(tmp: Path, extra: list[str]) -> Outcome:
+    budget = 16
+    scenario = _scenario(tmp, "sleep 0.4; echo runtime: $(( {x} + {y} ))", budget=budget)
+    journal = tmp / "run.db"
+    first = _start(tmp, "optimize", str(scenario), "--journal", str(journal), "--no-progress")
+    if not _wait_rows(first, journal, 2):
+        first.kill()
+        return Outcome(False, note="run did not start")
+    started_at = _finished(journal)
+    second = subprocess.run(_bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress",
+                                       *extra), cwd=tmp, capture_output=True, text=True, timeout=120)
+    first.communicate(timeout=120)
+    rows = _rows(journal) if journal.exists() else 0
+    lost = max(0, budget - _finished(journal)) if journal.exists() else budget
+    if _finished(journal) >= budget and started_at >= budget:
+        return Outcome(False, note="the first run ended before the second started (too fast to test)")
+    clean = second.returncode != 0 and "is in use by" in second.stderr and first.returncode == 0 and rows == budget
+    note = f"{rows} rows for a budget of {budget}" if rows != budget else ""
+    if second.returncode == 0:
+        note = (note + "; " if note else "") + "second optimizer not refused"
+    return Outcome(clean, lost=lost, note=note)
+
+
+def second_writer_resume(tmp: Path) -> Outcome:
+    return _second_writer(tmp, ["--resume"])
+
+
+def second_writer_force(tmp: Path) -> Outcome:
+    return _second_writer(tmp, ["--force"])
+
+
+def background_job_holds_stdout(tmp: Path) -> Outcome:
+    scenario = _scenario(tmp, "sleep 600 & echo {x}.5", budget=1, timeout=20)
+    start = time.monotonic()
+    done = subprocess.run(_bayestune("optimize", str(scenario), "--journal", "bg.db", "--no-progress"),
+                          cwd=tmp, capture_output=True, text=True, timeout=120)
+    ok = _rows(tmp / "bg.db", "status = 'ok'") if (tmp / "bg.db").exists() else 0
+    return Outcome(done.returncode == 0 and ok == 1 and time.monotonic() - start < 15, lost=1 - ok)
+
+
+def orphan_after_kill9(tmp: Path) -> Outcome:
+    scenario = _scenario(tmp, "sleep 60 & echo $! >> children.txt; wait; echo {x}", budget=3, timeout=120)
+    proc = _start(tmp, "optimize", str(scenario), "--journal", "o.db", "--no-progress")
+    children = tmp / "children.txt"
+    deadline = time.monotonic() + 30
+    while not (children.exists() and children.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    pids = [int(p) for p in children.read_text().split()] if children.exists() else []
+    survivors = [p for p in pids if not _gone_within(p, 5)]
+    for p in survivors:
+        os.kill(p, signal.SIGKILL)
+    return Outcome(bool(pids) and not survivors, note=f"{len(survivors)} stray command(s)" if survivors else "")
+
+
+def ambiguous_output(tmp: Path) -> Outcome:
+    lines = ["[GPU 0]", "12,345", "+- 0.3", "CI 1.4-1.6", "\\001\\002\\377 7"]
+    wrong = 0
+    for i, line in enumerate(lines):
+        scenario = _scenario(tmp, f"printf '%b\\n' '{line}' #{{x}}", budget=1)
+        subprocess.run(_bayestune("optimize", str(scenario), "--journal", f"amb{i}.db", "--no-progress",
+                                  "--stop-after-failures", "0"), cwd=tmp, capture_output=True, text=True, timeout=60)
+        wrong += _rows(tmp / f"amb{i}.db", "status = 'ok'")
+    return Outcome(wrong == 0, note=f"{wrong} of {len(lines)} lines read as a number" if wrong else "")
+
+
+def quoted_placeholder(tmp: Path) -> Outcome:
+    data = dict(_SCENARIO, budget=1, parameters=[{"name": "c", "type": "categorical",
+                                                  "values": ["a", "x'; touch pwned; '"]}],
+                blackbox={"command": "echo '{c}' >/dev/null; echo 1"})
+    (tmp / "q.json").write_text(json.dumps(data))
+    done = subprocess.run(_bayestune("optimize", "q.json", "--journal", "q.db", "--no-progress"), cwd=tmp,
+                          capture_output=True, text=True, timeout=60)
+    return Outcome(done.returncode == 2 and "inside '...' quotes" in done.stderr and not (tmp / "pwned").exists())
+
+
+def damaged_row(tmp: Path) -> Outcome:
+    scenario = _scenario(tmp, "echo runtime: {x}", budget=3)
+    subprocess.run(_bayestune("optimize", str(scenario), "--journal", "d.db", "--no-progress"), cwd=tmp,
+                   capture_output=True, timeout=60)
+    conn = sqlite3.connect(tmp / "d.db")
+    conn.execute("UPDATE trials SET status = 'weird' WHERE trial_id = 2")
+    conn.commit()
+    conn.close()
+    shown = subprocess.run(_bayestune("show", "d.db"), cwd=tmp, capture_output=True, text=True, timeout=60)
+    return Outcome(shown.returncode == 2 and "trial 2 is damaged" in shown.stderr and "Traceback" not in shown.stderr)
+
+
+def timeout_grace(tmp: Path) -> Outcome:
+    scenario = _scenario(tmp, "trap 'echo cleaned > done.txt; exit 1' TERM; sleep 30 & wait; echo {x}",
+                         budget=1, timeout=0.5)
+    subprocess.run(_bayestune("optimize", str(scenario), "--journal", "t.db", "--no-progress"), cwd=tmp,
+                   capture_output=True, timeout=60)
+    done = tmp / "done.txt"
+    return Outcome(done.exists() and done.read_text().strip() == "cleaned"
+                   and _rows(tmp / "t.db", "failure_kind = 'timeout'") == 1)
+
+
+def every_evaluation_fails(tmp: Path) -> Outcome:
+    scenario = _scenario(tmp, "echo 'ld: cannot find -lfoo' >&2; exit 1 #{x}", budget=40)
+    done = subprocess.run(_bayestune("optimize", str(scenario), "--journal", "f.db", "--no-progress"), cwd=tmp,
+                          capture_output=True, text=True, timeout=120)
+    spent = _rows(tmp / "f.db")
+    return Outcome(done.returncode == 3 and spent == 10 and "cannot find -lfoo" in done.stderr,
+                   note=f"spent {spent} of 40" if spent != 10 else "")
+
+
+def stdout_flood(tmp: Path) -> Outcome:
+    scenario = _scenario(tmp, "head -c 100000000 /dev/zero | tr '\\0' 'x'; echo; echo {x}", budget=1, timeout=60)
+    code = ("import resource, subprocess, sys; "
+            f"r = subprocess.run({_bayestune('optimize', str(scenario), '--journal', 'flood.db', '--no-progress')!r}); "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp, capture_output=True, text=True, timeout=180)
+    peak_mb = int(done.stdout.strip().splitlines()[-1]) / 1024 if done.stdout.strip() else float("nan")
+    ok = _rows(tmp / "flood.db", "status = 'ok'") if (tmp / "flood.db").exists() else 0
+    return Outcome(ok == 1 and peak_mb < 300, lost=1 - ok, note=f"peak RSS {peak_mb:.0f} MB")
+
+
+FAULTS: dict[str, tuple[Callable[[Path], Outcome], bool]] = {
+    # name: (injector, repeat it --trials times (process-level, timing-dependent) or once)
+    "kill -9 mid-run, then --resume": (kill9_then_resume, True),
+    "second optimizer --resume on a live journal": (second_writer_resume, True),
+    "second optimizer --force on a live journal": (second_writer_force, True),
+    "kill -9 while a command runs (orphans)": (orphan_after_kill9, True),
+    "background job holding stdout": (background_job_holds_stdout, True),
+    "ambiguous output lines (5 forms)": (ambiguous_output, False),
+    "quoted placeholder injection": (quoted_placeholder, False),
+    "damaged journal row": (damaged_row, False),
+    "timeout: SIGTERM before SIGKILL": (timeout_grace, False),
+    "every evaluation fails": (every_evaluation_fails, False),
+    "100 MB of stdout": (stdout_flood, False),
+}
+
+
+def run_faults(trials: int, only: list[str] | None = None) -> list[Row]:
+    rows = []
+    for name, (inject, repeat) in FAULTS.items():
+        if only and not any(o in name for o in only):
+            continue
+        row = Row(name)
+        for _ in range(trials if repeat else 1):
+            tmp = Path(tempfile.mkdtemp(prefix="bt-fault-"))
+            try:
+                outcome = inject(tmp)
+            except Exception as exc:  # noqa: BLE001 - a crashed injector is a failure of the row
+                outcome = Outcome(False, note=f"{type(exc).__name__}: {exc}")
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+            row.trials += 1
+            row.clean += outcome.clean
+            row.lost += outcome.lost
+            if outcome.note and outcome.note not in row.notes:
+                row.notes = f"{row.notes}; {outcome.note}" if row.notes else outcome.note
+        rows.append(row)
+    return rows
+
+
+def table(rows: list[Row]) -> str:
+    out = ["| fault | trials | clean | failures | evaluations lost | notes |", "|---|---:|---:|---:|---:|---|"]
+    out += [f"| {r.fault} | {r.trials} | {r.clean} | {r.failures} | {r.lost} | {r.notes} |" for r in rows]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=3, help="repeats of each process-level fault")
+    parser.add_argument("--quick", action="store_true", help="one trial of each fault")
+    parser.add_argument("--only", nargs="*", help="faults whose name contains one of these words")
+    args = parser.parse_args(argv)
+    start = time.monotonic()
+    rows = run_faults(1 if args.quick else args.trials, args.only)
+    print(table(rows))
+    print(f"\n{sum(r.trials for r in rows)} injections, {sum(r.failures for r in rows)} not clean, "
+          f"{sum(r.lost for r in rows)} evaluations lost; {time.monotonic() - start:.0f} s")
+    return 0 if all(r.failures == 0 for r in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
