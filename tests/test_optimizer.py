@@ -183,3 +183,20 @@ def test_keyboard_interrupt_stops_the_run_with_the_journal_consistent(tmp_path):
         resumed.optimize(lambda cfg: float(cfg["a"]), budget=10)
         assert journal.n_finished() == 10
         assert [t.origin for t in resumed.trials].count(Origin.RERUN) == 1
+
+
+def test_optimize_stops_a_black_box_that_only_fails_unless_told_to_go_on():
+    from bayestune.execution import AllFailedError
+
+    def broken(config):
+        raise RuntimeError("libfoo.so: cannot open shared object file")
+
+    space = Space([Integer("x", 0, 50)])
+    opt = Optimizer(space, objectives=["t"], seed=0)
+    with pytest.raises(AllFailedError, match="libfoo.so"):
+        opt.optimize(broken, 30, stop_after_failures=5)
+    assert opt.n_evaluated == 5
+
+    patient = Optimizer(space, objectives=["t"], seed=0)
+    assert patient.optimize(broken, 12, stop_after_failures=None) is None
+    assert patient.n_evaluated == 12

@@ -17,6 +17,7 @@ import numpy as np
 
 from bayestune import run as run_meta
 from bayestune.design.initial import initial_design
+from bayestune.execution.loop import DEFAULT_STOP_AFTER_FAILURES
 from bayestune.execution.loop import run as run_loop
 from bayestune.exceptions import BayestuneError, SpaceError
 from bayestune.history import History
@@ -300,11 +301,16 @@ class Optimizer:
 
     # ---- the whole loop --------------------------------------------------------------
     def optimize(self, blackbox: Callable[[dict[str, Any]], Any], budget: int, *,
-                 callback: Callable[[Trial], None] | None = None, time_limit: float | None = None) -> Trial | None:
+                 callback: Callable[[Trial], None] | None = None, time_limit: float | None = None,
+                 stop_after_failures: int | None = DEFAULT_STOP_AFTER_FAILURES) -> Trial | None:
         """Evaluate ``blackbox`` in this process until ``budget`` evaluations are journaled (or,
         with ``time_limit``, until that many wall-clock seconds have passed); return the best trial.
 
         The serial :func:`bayestune.execution.run`: exceptions raised by the black box (and
-        ``sys.exit()``) are recorded as failed evaluations, Ctrl-C stops the run.
+        ``sys.exit()``) are recorded as failed evaluations, Ctrl-C stops the run. When the first
+        ``stop_after_failures`` evaluations all fail (a broken black box), the run stops with
+        :class:`~bayestune.execution.AllFailedError` quoting the most common error; None or 0
+        spends the whole budget whatever happens.
         """
-        return run_loop(self, blackbox, budget, callback=callback, time_limit=time_limit)
+        return run_loop(self, blackbox, budget, callback=callback, time_limit=time_limit,
+                        stop_after_failures=stop_after_failures)

@@ -105,3 +105,31 @@ def test_save_into_missing_directory_fails_clearly(tmp_path):
     s = scenario_from_dict(native())
     with pytest.raises(ScenarioError, match="cannot write the scenario file"):
         save_scenario(s, tmp_path / "nope" / "s.json")
+
+
+# ---- inputs without limits get a clear error -----------------------------------------------------
+def test_a_yaml_alias_bomb_is_refused_before_it_is_built(tmp_path):
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    path = tmp_path / "laughs.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ScenarioError, match="expands to more than 1,000,000 values"):
+        load_scenario(path)
+
+
+@pytest.mark.parametrize("suffix, text", [(".json", "[" * 5000 + "]" * 5000), (".json", "[" * 100 + "]" * 100),
+                                          (".yaml", "[" * 5000 + "]" * 5000)])
+def test_deeply_nested_files_are_refused_by_name(tmp_path, suffix, text):
+    path = tmp_path / f"deep{suffix}"
+    path.write_text(text)
+    with pytest.raises(ScenarioError, match="nested more than 64 levels deep"):
+        load_scenario(path)
+
+
+def test_a_t1_value_list_that_builds_too_many_values_is_refused(tmp_path):
+    path = tmp_path / "t1.json"
+    path.write_text(json.dumps({"General": {"BenchmarkName": "t"}, "ConfigurationSpace": {
+        "TuningParameters": [{"Name": "x", "Type": "int", "Values": "sum([[1]*999999 for i in range(500)], [])"}],
+        "Conditions": []}}))
+    with pytest.raises(ScenarioError, match="more than 1,000,000 values"):
+        load_scenario(path)

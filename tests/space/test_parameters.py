@@ -7,6 +7,7 @@ from scipy import stats
 
 from bayestune.exceptions import SpaceError
 from bayestune.space.parameters import Categorical, Integer, Ordinal, Permutation, Real
+from bayestune.space.space import Space
 
 
 def rng(seed=0):
@@ -151,3 +152,25 @@ def test_bad_values_are_rejected(p, bad):
 def test_csv_text_values_are_accepted():
     assert Permutation("p", 3).validate("(2, 0, 1)") == (2, 0, 1)
     assert Categorical("c", [1, 2, 3]).validate("2") == 2
+
+
+@pytest.mark.parametrize("n", [21, 22, 30])
+def test_permutations_beyond_64_bit_ranks_still_validate_sample_and_move(n):
+    p = Permutation("order", n)
+    rng = np.random.default_rng(0)
+    rows = p.sample(rng, 5)
+    assert p.in_domain(rows).all()
+    assert p.validate(list(range(n))[::-1]) == tuple(range(n))[::-1]
+    neighbours, owner = p.neighbours_many(rows, rng)
+    assert len(neighbours) and p.in_domain(neighbours).all()
+    with pytest.raises(SpaceError, match="no 64-bit rank"):
+        p.index_of(rows)
+
+
+def test_a_space_with_a_22_element_permutation_is_tuned_end_to_end():
+    from bayestune.optimizer import Optimizer
+
+    space = Space([Permutation("order", 22), Integer("x", 0, 5)])
+    opt = Optimizer(space, objectives=["t"], seed=0)
+    best = opt.optimize(lambda c: float(np.dot(range(22), c["order"])) + c["x"], 14)
+    assert best is not None and opt.n_evaluated == 14

@@ -31,9 +31,20 @@ __all__ = ["load_scenario", "save_scenario"]
 logger = logging.getLogger(__name__)
 
 
+#: Most values a scenario may expand to (YAML aliases repeat whole subtrees: nine levels of
+#: nine aliases are 9**9 values, the "billion laughs") and deepest nesting it may have.
+MAX_SCENARIO_VALUES = 1_000_000
+MAX_SCENARIO_DEPTH = 64
+
+
 class _YamlLoader(yaml.SafeLoader):
-    """Safe YAML with two fixes: ``1e-3`` is a float (YAML 1.1 needs a dot), and duplicate
-    keys are an error instead of silently keeping the last one."""
+    """Safe YAML with three fixes: ``1e-3`` is a float (YAML 1.1 needs a dot), duplicate keys
+    are an error instead of silently keeping the last one, and a document whose aliases expand
+    beyond :data:`MAX_SCENARIO_VALUES` values is refused before it is built."""
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        _check_expanded_size(node)
+        return super().construct_document(node)
 
     def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict[Any, Any]:
         if isinstance(node, yaml.MappingNode):
@@ -58,6 +69,50 @@ _YamlLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
 
 
+def _check_expanded_size(root: yaml.Node) -> None:
+    """Count the values ``root`` stands for with every alias expanded (memoised per node, so
+    the count itself stays cheap), and its depth; refuse what exceeds the limits."""
+    sizes: dict[int, int] = {}
+    depths: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if id(node) in sizes:
+            continue
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        if not expanded:
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if id(c) not in sizes)
+            continue
+        sizes[id(node)] = 1 + sum(sizes[id(c)] for c in children)
+        depths[id(node)] = 1 + max((depths[id(c)] for c in children), default=0)
+        if sizes[id(node)] > MAX_SCENARIO_VALUES:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"the document expands to more than {MAX_SCENARIO_VALUES:,} values "
+                "(YAML aliases repeat whole subtrees)", node.start_mark)
+        if depths[id(node)] > MAX_SCENARIO_DEPTH:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"values are nested more than {MAX_SCENARIO_DEPTH} levels deep", node.start_mark)
+
+
+def _check_json_depth(value: Any, source: str) -> None:
+    """Refuse JSON nested deeper than :data:`MAX_SCENARIO_DEPTH` (no scenario needs it, and
+    every later step walks the document recursively)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_SCENARIO_DEPTH:
+            raise ScenarioError(f"{source}: values are nested more than {MAX_SCENARIO_DEPTH} levels deep")
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+
+
 def _last_wins(source: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
     """The ``object_pairs_hook`` of ``json``'s own behaviour (the last value of a repeated key
     wins), warning about each repeated key."""
@@ -79,13 +134,19 @@ def _reject_constant(name: str) -> NoReturn:
 def _parse_text(text: str, syntax: str, source: str) -> Any:
     if syntax == "json":
         try:
-            return json.loads(text, object_pairs_hook=_last_wins(source), parse_constant=_reject_constant)
+            data = json.loads(text, object_pairs_hook=_last_wins(source), parse_constant=_reject_constant)
+        except RecursionError:
+            raise ScenarioError(f"{source}: values are nested more than {MAX_SCENARIO_DEPTH} levels deep") from None
         except json.JSONDecodeError as exc:
             raise ScenarioError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
         except ValueError as exc:
             raise ScenarioError(f"{source}: invalid JSON: {exc}") from None
+        _check_json_depth(data, source)
+        return data
     try:
         return yaml.load(text, Loader=_YamlLoader)  # noqa: S506 (a SafeLoader subclass)
+    except RecursionError:
+        raise ScenarioError(f"{source}: values are nested more than {MAX_SCENARIO_DEPTH} levels deep") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)

@@ -16,6 +16,9 @@ from bayestune.space.parameter import Parameter, is_numeric
 
 #: Permutations up to this many elements can be enumerated (9! = 362,880 rows).
 MAX_ENUMERABLE_PERMUTATION = 9
+#: Lexicographic ranks are int64: 20! < 2**63 < 21!. Larger permutations work everywhere
+#: except where a rank is needed (a Chain-of-Trees over them is never built: see the limit above).
+MAX_RANKED_PERMUTATION = 20
 PERMUTATION_METRICS = ("spearman", "kendall", "hamming")
 
 
@@ -39,7 +42,6 @@ class Permutation(Parameter):
         self.width = self.n
         self.metric = metric
         self._table: np.ndarray | None = None
-        self._radix = np.array([math.factorial(self.n - 1 - i) for i in range(self.n)], dtype=np.int64)
         self._default = self.validate(default) if default is not None else None
 
     @property
@@ -92,6 +94,14 @@ class Permutation(Parameter):
         if self._table is None:
             self._table = _permutation_table(self.n)
         return self._table.astype(float)
+
+    @cached_property
+    def _radix(self) -> np.ndarray:
+        """Place values of the Lehmer code digits: (n-1)!, ..., 1!, 0!."""
+        if self.n > MAX_RANKED_PERMUTATION:
+            raise SpaceError(f"parameter {self.name!r}: a permutation of {self.n} elements has no 64-bit rank "
+                             f"(limit n <= {MAX_RANKED_PERMUTATION})")
+        return np.array([math.factorial(self.n - 1 - i) for i in range(self.n)], dtype=np.int64)
 
     def index_of(self, raw: np.ndarray) -> np.ndarray:
         """Lexicographic rank via the Lehmer code, vectorised."""

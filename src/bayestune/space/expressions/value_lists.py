@@ -12,12 +12,24 @@ from bayestune.space.inference import is_number
 
 __all__ = ["T1_MAX_VALUES", "ValueListEvaluator", "evaluate_value_list"]
 
-#: Longest value list a T1 ``Values`` expression may produce.
+#: Longest value list a T1 ``Values`` expression may produce, and the most list elements it
+#: may build on the way (so that a comprehension of large lists cannot exhaust memory).
 T1_MAX_VALUES = 1_000_000
 
 
-#: Longest value list a T1 ``Values`` expression may produce.
-T1_MAX_VALUES = 1_000_000
+def _concatenate(items: Any, start: Any = 0) -> Any:
+    """``sum`` for T1 lists: concatenating lists in linear time (the builtin copies the growing
+    list at every step, quadratic in the number of pieces); numbers are summed as usual."""
+    if not isinstance(start, list):
+        return sum(items, start)
+    out = list(start)
+    for item in items:
+        if not isinstance(item, list):
+            raise ValueError(f"sum() of lists met {item!r}")
+        out.extend(item)
+        if len(out) > T1_MAX_VALUES:
+            raise ValueError(f"the expression produces more than {T1_MAX_VALUES:,} values")
+    return out
 _T1_TYPES = {"int": "int", "integer": "int", "float": "float", "double": "float", "real": "float",
              "string": "str", "str": "str", "bool": "bool", "boolean": "bool"}
 
@@ -45,7 +57,7 @@ class ValueListEvaluator:
     }
     _FUNCS: dict[str, Callable[..., Any]] = {
         "range": range, "list": list, "tuple": list, "sorted": sorted, "int": int, "float": float,
-        "round": round, "abs": abs, "min": min, "max": max, "len": len, "sum": sum,
+        "round": round, "abs": abs, "min": min, "max": max, "len": len, "sum": _concatenate,
     }
 
     def __init__(self) -> None:
@@ -75,6 +87,8 @@ class ValueListEvaluator:
     def _size_ok(self, value: Any) -> Any:
         if isinstance(value, (list, range)) and len(value) > T1_MAX_VALUES:
             raise ValueError(f"the expression produces more than {T1_MAX_VALUES:,} values")
+        if isinstance(value, list):
+            self._tick(len(value))  # every built list counts against the element budget
         return value
 
     def eval(self, node: ast.AST, env: dict[str, Any], depth: int = 0) -> Any:
@@ -134,10 +148,7 @@ class ValueListEvaluator:
             if node.func.id == "range":
                 if not all(isinstance(a, int) and not isinstance(a, bool) for a in args):
                     raise ValueError(f"range() needs integers, but got {args!r}")
-            result = self._FUNCS[node.func.id](*args)
-            if isinstance(result, range):
-                self._size_ok(result)
-            return result
+            return self._size_ok(self._FUNCS[node.func.id](*args))
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
             out: list[Any] = []
             self._comprehension(node.elt, node.generators, 0, env, out, depth)
