@@ -200,3 +200,12 @@ def test_optimize_stops_a_black_box_that_only_fails_unless_told_to_go_on():
     patient = Optimizer(space, objectives=["t"], seed=0)
     assert patient.optimize(broken, 12, stop_after_failures=None) is None
     assert patient.n_evaluated == 12
+
+
+def test_a_default_configuration_that_breaks_a_constraint_is_reported_not_skipped_silently(caplog):
+    space = Space([Integer("x", 0, 10, default=9), Integer("y", 0, 10, default=9)], constraints=["x + y <= 10"])
+    opt = Optimizer(space, objectives=["t"], seed=0)
+    with caplog.at_level("WARNING", logger="bayestune.optimizer"):
+        first = opt.ask()[0]
+    assert first != {"x": 9, "y": 9}
+    assert "breaks the known constraint(s) ['x + y <= 10']" in caplog.text

@@ -208,7 +208,12 @@ class Optimizer:
             if self.design.include_default and self.n_evaluated == 0:
                 default = self.space.default_config()
                 X = self.space.to_matrix([default])
-                if self.space.is_feasible(X)[0] and self.space.row_keys(X)[0] not in self._seen:
+                if not self.space.is_feasible(X)[0]:
+                    broken = [c.expression for c in self.space.constraints if not c.evaluate(
+                        self.space.columns(X))[0]]
+                    logger.warning("the default configuration %s breaks the known constraint(s) %s: not evaluated",
+                                   default, broken)
+                elif self.space.row_keys(X)[0] not in self._seen:
                     out.append((default, Origin.DEFAULT))
             planned = self.design.size - len(out) - self.n_evaluated - self.n_pending
             if planned > 0:  # the whole design at once, so LHS/maximin can spread it
