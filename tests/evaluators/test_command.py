@@ -273,7 +273,7 @@ def test_ctrl_c_kills_the_running_command(tmp_path, monkeypatch):
 
 
 def test_custom_feasible_output_name_is_read():
-    from bayestune.evaluators.command import parse_output
+    from bayestune.evaluators.output import parse_output
 
     result = parse_output("runtime: 3.0\nis_ok: False\n", ["runtime"], feasible_key="is_ok")
     assert not result.feasible
