@@ -8,16 +8,11 @@ line on stderr and exit code 2; ``--debug`` shows the traceback instead.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import math
 import shlex
-import signal
-import sys
-import threading
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +20,7 @@ import click
 
 from bayestune._version import __version__
 from bayestune.exceptions import BayestuneError, JournalError
+from bayestune.console import TqdmLogHandler, run_with_progress
 from bayestune.formatting import display
 from bayestune.trial import FailureKind, TrialStatus
 from bayestune.scenario import format_key_handling
@@ -84,18 +80,6 @@ def _debug_option(fn: Any) -> Any:
                         help="Show tracebacks and debug messages.")(fn)
 
 
-class _TqdmLogHandler(logging.Handler):
-    """Log lines on stderr that do not tear the progress bar."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            from tqdm import tqdm
-
-            tqdm.write(self.format(record), file=sys.stderr)
-        except Exception:  # noqa: BLE001 - logging must never stop a run
-            self.handleError(record)
-
-
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="bayestune")
 @_debug_option
@@ -109,7 +93,7 @@ def cli(ctx: click.Context) -> None:
     previous_level = ctx.meta.setdefault(_LEVEL_KEY, log.level)
     if not ctx.meta.get(_DEBUG_KEY):
         log.setLevel(logging.WARNING)
-    handler = _TqdmLogHandler()
+    handler = TqdmLogHandler()
     handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
     log.addHandler(handler)
 
@@ -157,28 +141,6 @@ def _looks_numeric(text: str) -> bool:
     except ValueError:
         return text == ""
     return True
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """Treat SIGTERM (batch schedulers, ``kill``) like Ctrl-C while a run is going, and make
-    sure Ctrl-C itself is not ignored."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    # A process started in the background by a non-interactive shell inherits SIGINT as
-    # ignored, and Python then keeps it ignored: restore Ctrl-C for the run.
-    previous_int = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        signal.signal(signal.SIGINT, previous_int)
 
 
 # ---- optimize --------------------------------------------------------------------------------
@@ -241,7 +203,7 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
             if resumed:
                 click.echo(f"resuming {path}: {optimizer.n_evaluated} of {budget} evaluations done", err=True)
             try:
-                interrupted = _run(optimizer, evaluator, budget, scenario, execution, show_progress=not no_progress)
+                interrupted = run_with_progress(optimizer, evaluator, budget, scenario, execution, show_progress=not no_progress)
             except AllFailedError as exc:
                 click.echo(f"{exc}", err=True)
                 _print_summary(optimizer, scenario, budget, path, quote_failure=False)
@@ -258,41 +220,6 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
                 journal.export_csv(csv_path, parameter_names=scenario.space.names,
                                    objectives=scenario.objective_names)
                 click.echo(f"csv: {csv_path}")
-
-
-def _run(optimizer: Any, evaluator: Any, budget: int, scenario: Any, execution: dict[str, Any], *,
-         show_progress: bool) -> bool:
-    """The evaluation loop under a progress bar; True if stopped by Ctrl-C/SIGTERM.
-
-    Worker processes get a recipe to rebuild the scenario's evaluator, this process the evaluator itself.
-    """
-    from tqdm import tqdm
-
-    from bayestune.execution import ScenarioFactory, run
-
-    objective = scenario.objectives[0]
-    bar = tqdm(total=budget, initial=min(optimizer.n_evaluated, budget), desc=scenario.name, unit="eval",
-               file=sys.stderr, dynamic_ncols=True, disable=None if show_progress else True)
-
-    lines = show_progress and not _is_terminal(sys.stderr)  # piped (CI, nohup): one line per evaluation
-
-    def on_trial(trial: Any) -> None:
-        best = optimizer.best
-        best_text = display(best.values[objective.name]) if best is not None else "-"
-        bar.set_postfix_str(f"best {objective.name}={best_text}, failed={optimizer.n_failed}", refresh=False)
-        bar.update(min(optimizer.n_evaluated, budget) - bar.n)
-        if lines:
-            click.echo(_progress_line(trial, objective.name, optimizer.n_evaluated, budget, best_text), err=True)
-
-    try:
-        with _sigterm_as_interrupt():
-            run(optimizer, evaluator if execution["backend"] == "serial" else ScenarioFactory(scenario), budget,
-                callback=on_trial, **execution)
-    except KeyboardInterrupt:
-        return True
-    finally:
-        bar.close()
-    return False
 
 
 def _print_summary(optimizer: Any, scenario: Any, budget: int, path: Path, *, quote_failure: bool = True) -> None:
@@ -327,30 +254,7 @@ def _print_summary(optimizer: Any, scenario: Any, budget: int, path: Path, *, qu
     click.echo(f"journal: {path}")
 
 
-def _is_terminal(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
-def _progress_line(trial: Any, objective: str, done: int, budget: int, best_text: str) -> str:
-    """One evaluation as a line for logs: ``[3/40] trial 3 ok runtime=1.2 | best 1.1``."""
-    if trial.status is TrialStatus.OK:
-        what = f"ok {objective}={display(trial.values.get(objective, math.nan))}"
-    elif trial.status is TrialStatus.INFEASIBLE:
-        what = "infeasible"
-    else:
-        what = f"failed ({trial.failure_kind}): {_first_line(trial.error, 80)}"
-    return f"[{min(done, budget)}/{budget}] trial {trial.trial_id} {what} | best {objective}={best_text}"
-
-
 # ---- show ------------------------------------------------------------------------------------
-def _first_line(text: str | None, limit: int = 100) -> str:
-    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
-    return line if len(line) <= limit else line[: limit - 3] + "..."
-
-
 @cli.command()
 @click.argument("journal_path", metavar="JOURNAL")
 @click.option("--top", "top", type=click.IntRange(min=1), default=10, show_default=True,
@@ -468,7 +372,7 @@ def export(journal_path: str, out_path: str, errors: bool) -> None:
 @_debug_option
 def validate(scenario_path: str) -> None:
     """Load SCENARIO, check its space and black box, and describe it."""
-    from bayestune.evaluators import make_evaluator
+    from bayestune.evaluators import CommandEvaluator, make_evaluator
 
     scenario = _load(scenario_path)
     space = scenario.space
@@ -498,7 +402,8 @@ def validate(scenario_path: str) -> None:
         click.echo("  black box: none (drive the optimizer from Python with ask/tell)")
     else:
         with make_evaluator(scenario) as evaluator:
-            _check_program(scenario, evaluator)
+            if isinstance(evaluator, CommandEvaluator):
+                evaluator.check_program()
         bb = scenario.blackbox
         timeout = f", timeout {bb.timeout:g} s" if bb.timeout else ""
         click.echo(f"  black box: {bb.kind} {bb.target!r}{timeout} (set up OK)")
@@ -519,41 +424,6 @@ def _check_strategy(scenario: Any) -> None:
 
     make_strategy(scenario.strategy, scenario.space, list(scenario.objectives), np.random.default_rng(0),
                   dict(scenario.strategy_options))
-
-
-#: Shell words that start a command template without naming a program to look for.
-_SHELL_WORDS = frozenset(
-    "! { ( [ [[ . : case cd command echo eval exec exit export for if printf read set test time trap true false "
-    "ulimit umask unset until wait while".split())
-
-
-def _check_program(scenario: Any, evaluator: Any) -> None:
-    """BayestuneError if a command black box's program does not exist (first word of its template)."""
-    import shlex
-    import shutil
-
-    from bayestune.evaluators import CommandEvaluator
-
-    if not isinstance(evaluator, CommandEvaluator):
-        return
-    try:
-        words = shlex.split(evaluator.template.strip().splitlines()[0] if evaluator.template.strip() else "")
-    except ValueError:
-        return
-    while words and "=" in words[0] and words[0].split("=", 1)[0].isidentifier():  # VAR=value prefixes
-        words.pop(0)
-    if not words or words[0] in _SHELL_WORDS or "{" in words[0] or "$" in words[0]:
-        return
-    program = words[0]
-    workdir = Path(evaluator.workdir or ".")
-    if "/" in program:
-        path = workdir / program
-        if not path.exists():
-            raise BayestuneError(f"the black box's program {program!r} does not exist (looked in {workdir})")
-        if not os.access(path, os.X_OK):
-            raise BayestuneError(f"the black box's program {program!r} is not executable (chmod +x {path})")
-    elif shutil.which(program, path=(evaluator.env or os.environ).get("PATH")) is None:
-        raise BayestuneError(f"the black box's program {program!r} is not on PATH")
 
 
 # ---- plot and report -------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import logging
 import math
 import os
 import shlex
+import shutil
 import string
 import subprocess
 import tempfile
@@ -51,6 +52,10 @@ logger = logging.getLogger(__name__)
 #: Default and largest cap (MB) on the stdout/stderr kept per evaluation (their ends are kept).
 DEFAULT_MAX_OUTPUT_MB = 8.0
 MAX_OUTPUT_MB_LIMIT = 1024.0
+#: Shell words that start a command template without naming a program to look for.
+SHELL_WORDS = frozenset(
+    "! { ( [ [[ . : case cd command echo eval exec exit export for if printf read set test time trap true false "
+    "ulimit umask unset until wait while".split())
 
 
 # ---- template ------------------------------------------------------------------------------
@@ -266,6 +271,28 @@ class CommandEvaluator(Evaluator):
         if result.kind == FailureKind.PARSE and err.strip():
             return Result.failure(result.error + stderr_note(err, STDERR_TAIL_CHARS // 3), FailureKind.PARSE)
         return result
+
+    def check_program(self) -> None:
+        """EvaluationError if the template's program (its first word) does not exist or is not
+        executable: a typo is caught before a run spends its budget on ``not found``."""
+        try:
+            words = shlex.split(self.template.strip().splitlines()[0] if self.template.strip() else "")
+        except ValueError:
+            return
+        while words and "=" in words[0] and words[0].split("=", 1)[0].isidentifier():  # VAR=value prefixes
+            words.pop(0)
+        if not words or words[0] in SHELL_WORDS or "{" in words[0] or "$" in words[0]:
+            return
+        program = words[0]
+        workdir = Path(self.workdir or ".")
+        if "/" in program:
+            path = workdir / program
+            if not path.exists():
+                raise EvaluationError(f"the black box's program {program!r} does not exist (looked in {workdir})")
+            if not os.access(path, os.X_OK):
+                raise EvaluationError(f"the black box's program {program!r} is not executable (chmod +x {path})")
+        elif shutil.which(program, path=(self.env or os.environ).get("PATH")) is None:
+            raise EvaluationError(f"the black box's program {program!r} is not on PATH")
 
     def __repr__(self) -> str:
         return f"CommandEvaluator({self.template!r}, objectives={self.objectives}, timeout={self.timeout})"
