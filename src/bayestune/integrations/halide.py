@@ -34,6 +34,7 @@ Halide itself is imported only in the worker; this module works without it.
 
 from __future__ import annotations
 
+import abc
 import json
 import logging
 import os
@@ -79,18 +80,23 @@ class Pipeline:
 # Knobs: each is one bayestune parameter and one scheduling call
 # ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class Knob:
+class Knob(abc.ABC):
+    """One schedule choice on the Func named ``func``: a bayestune parameter and a scheduling call."""
+
     func: str
 
     @property
+    @abc.abstractmethod
     def name(self) -> str:
-        raise NotImplementedError
+        """The parameter's name (a Python identifier, e.g. ``out_split_x``)."""
 
+    @abc.abstractmethod
     def parameter(self) -> Any:
-        raise NotImplementedError
+        """The bayestune parameter whose values this knob takes."""
 
+    @abc.abstractmethod
     def apply(self, hl: Any, funcs: Mapping[str, Any], value: Any) -> None:
-        raise NotImplementedError
+        """Make the scheduling call for ``value`` on ``funcs[self.func]``."""
 
 
 def _positive_ints(knob: str, values: Sequence[int]) -> list[int]:
