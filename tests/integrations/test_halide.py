@@ -138,3 +138,14 @@ def test_missing_builder_module_is_a_crash(tmp_path):
     t = HalideTuner("no_such_module_xyz:build", KNOBS, timeout=60, workdir=tmp_path, python=sys.executable)
     with pytest.raises(RuntimeError, match="reference"):
         t.ensure_reference()
+
+
+@needs_halide
+def test_full_unroll_compile_is_killed_at_the_limit(tmp_path):
+    """A 256 x 64 full unroll makes Halide compile for minutes; the worker is killed at 5 s."""
+    knobs = [Split("out", "y", "yo", "yi", (64,)), Split("out", "x", "xo", "xi", (256,)),
+             Unroll("out", "xi", (256,)), Unroll("out", "yi", (64,))]
+    t = HalideTuner("blur:build", knobs, timeout=5, paths=[EXAMPLE], workdir=tmp_path)
+    t.ensure_reference()
+    m = t.measure({"out_split_y": 64, "out_split_x": 256, "out_unroll_xi": 256, "out_unroll_yi": 64})
+    assert m.stage == "timeout" and 5 <= m.wall_s < 15, m
