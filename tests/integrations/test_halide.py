@@ -1,0 +1,151 @@
+"""bayestune.integrations.halide: knob declaration -> Space, the schedule applier, and live
+evaluation in a killed-at-timeout worker with distinct failure kinds (on a 128x128 blur)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bayestune.integrations.halide import (ComputeAt, HalideTuner, Parallel, Reorder, Split, StoreAt, Unroll,
+                                           Vectorize, apply_schedule, knob_space, knobs_from_json, knobs_to_json)
+from bayestune.space import Categorical, Ordinal, Permutation
+from bayestune.trial import FailureKind
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "halide"
+needs_halide = pytest.mark.skipif(importlib.util.find_spec("halide") is None,
+                                  reason="halide is not installed (pip install 'bayestune[halide]')")
+
+KNOBS = [Split("out", "y", "yo", "yi", (4, 8, 16)), Split("out", "x", "xo", "xi", (8, 16, 32, 64)),
+         Reorder("out", ("xi", "yi", "xo", "yo"), default=(3, 2, 1, 0)), Vectorize("out", "xi", (1, 8)),
+         Parallel("out", "yo"), Unroll("out", "yi", (1, 2)),
+         ComputeAt("blur_x", "out", ("inline", "root", "xo")), StoreAt("blur_x", "out", ("same", "root"))]
+
+
+def test_knobs_become_parameters_of_the_right_type():
+    space = knob_space(KNOBS, ["out_vectorize_xi <= out_split_x"])
+    params = {p.name: p for p in space.parameters}
+    assert isinstance(params["out_split_x"], Ordinal) and params["out_split_x"].log
+    assert isinstance(params["out_order"], Permutation) and params["out_order"].n == 4
+    assert isinstance(params["blur_x_compute_at"], Categorical)
+    assert params["out_parallel_yo"].values == [False, True]
+    assert space.default_config()["out_order"] == (3, 2, 1, 0)
+
+
+def test_duplicate_knob_and_bad_factors_are_rejected():
+    with pytest.raises(ValueError, match="unique"):
+        knob_space([Split("out", "x", factors=(2, 4)), Split("out", "x", factors=(8,))])
+    with pytest.raises(ValueError, match=">= 1"):
+        knob_space([Split("out", "x", factors=(0, 4))])
+    with pytest.raises(ValueError, match="distinct"):
+        knob_space([Reorder("out", ("x", "x"))])
+
+
+def test_knobs_survive_json_round_trip():
+    assert knobs_from_json(knobs_to_json(KNOBS)) == KNOBS
+
+
+class _Recorder:
+    """Stands in for hl.Func / hl module: records the scheduling calls."""
+
+    def __init__(self, log, name):
+        self.log, self.name = log, name
+
+    def __str__(self):
+        return self.name
+
+    def __getattr__(self, call):
+        return lambda *args: self.log.append((self.name, call, tuple(str(a) for a in args)))
+
+
+class _FakeHl:
+    Var = staticmethod(lambda name: name)
+
+
+def test_apply_schedule_calls_in_declared_order_with_reorder_innermost_first():
+    log = []
+    funcs = {"out": _Recorder(log, "out"), "blur_x": _Recorder(log, "blur_x")}
+    cfg = {"out_split_y": 8, "out_split_x": 32, "out_order": (0, 3, 1, 2), "out_vectorize_xi": 1,
+           "out_parallel_yo": True, "out_unroll_yi": 2, "blur_x_compute_at": "xo", "blur_x_store_at": "root"}
+    apply_schedule(_FakeHl, funcs, KNOBS, cfg)
+    assert log == [("out", "split", ("y", "yo", "yi", "8")), ("out", "split", ("x", "xo", "xi", "32")),
+                   # positions xi=0 (outermost), yi=3 (innermost), xo=1, yo=2 -> innermost first: yi, yo, xo, xi
+                   ("out", "reorder", ("yi", "yo", "xo", "xi")),
+                   ("out", "parallel", ("yo",)), ("out", "unroll", ("yi", "2")),
+                   ("blur_x", "compute_at", ("out", "xo")), ("blur_x", "store_root", ())]
+    with pytest.raises(KeyError, match="lacks"):
+        apply_schedule(_FakeHl, funcs, KNOBS, {})
+
+
+# ------------------------------------------------------------------ live (Halide installed)
+@pytest.fixture(scope="module")
+def tuner(tmp_path_factory):
+    return HalideTuner("blur:build_small", KNOBS, timeout=60, repeats=3, paths=[EXAMPLE],
+                       workdir=tmp_path_factory.mktemp("hl"))
+
+
+@needs_halide
+def test_default_and_tiled_schedules_measure_and_verify(tuner):
+    cfg = tuner.space().default_config()
+    res = tuner(cfg)
+    assert res.error is None, res.error
+    assert res.values["value"] > 0 and res.values["compile_s"] > 0
+    ref = np.load(tuner.reference_path())
+    assert ref.shape == (128, 128) and np.isfinite(ref).all()
+    tiled = dict(cfg, out_vectorize_xi=8, out_parallel_yo=True, blur_x_compute_at="xo")
+    assert tuner(tiled).error is None
+
+
+@needs_halide
+def test_failures_have_distinct_kinds(tuner, tmp_path):
+    tuner.ensure_reference()
+    cfg = tuner.space().default_config()
+    # schedule error: vectorize a Var the Func does not have (raised at the scheduling call)
+    bad = HalideTuner("blur:build_small", KNOBS + [Vectorize("out", "zz", (8,))], timeout=60, paths=[EXAMPLE],
+                      workdir=tuner.workdir)
+    r = bad(dict(cfg, out_vectorize_zz=8))
+    assert (r.kind, r.error.split(":")[0]) == (FailureKind.COMPILE, "schedule error"), r.error
+    # compile error: compute_at a loop the consumer does not have (accepted, refused by compile_jit)
+    bad = HalideTuner("blur:build_small", [ComputeAt("blur_x", "out", ("nope",))], timeout=60, paths=[EXAMPLE],
+                      workdir=tuner.workdir)
+    r = bad({"blur_x_compute_at": "nope"})
+    assert (r.kind, r.error.split(":")[0]) == (FailureKind.COMPILE, "compile error"), r.error
+    # realize error: a split larger than the image reads the input out of bounds
+    big = HalideTuner("blur:build_small", [Split("out", "x", "xo", "xi", (512,))], timeout=60, paths=[EXAMPLE],
+                      workdir=tuner.workdir)
+    r = big({"out_split_x": 512})
+    assert r.kind == FailureKind.RUNTIME and "buffer" in r.error.lower(), r.error
+    # wrong output: the same schedule against a corrupted reference
+    wrong = HalideTuner("blur:build_small", KNOBS, timeout=60, paths=[EXAMPLE], workdir=tmp_path)
+    np.save(wrong.reference_path(), np.load(tuner.reference_path()) + 1.0)
+    r = wrong(cfg)
+    assert r.kind == FailureKind.VERIFICATION and "differs" in r.error, r.error
+
+
+@needs_halide
+def test_timeout_kills_the_worker(tuner):
+    tuner.ensure_reference()
+    quick = HalideTuner("blur:build_small", KNOBS, timeout=0.3, paths=[EXAMPLE], workdir=tuner.workdir)
+    m = quick.measure(tuner.space().default_config())
+    assert m.stage == "timeout" and m.wall_s < 5
+    assert m.to_result().kind == FailureKind.TIMEOUT
+
+
+def test_missing_builder_module_is_a_crash(tmp_path):
+    t = HalideTuner("no_such_module_xyz:build", KNOBS, timeout=60, workdir=tmp_path, python=sys.executable)
+    with pytest.raises(RuntimeError, match="reference"):
+        t.ensure_reference()
+
+
+@needs_halide
+def test_full_unroll_compile_is_killed_at_the_limit(tmp_path):
+    """A 256 x 64 full unroll makes Halide compile for minutes; the worker is killed at 5 s."""
+    knobs = [Split("out", "y", "yo", "yi", (64,)), Split("out", "x", "xo", "xi", (256,)),
+             Unroll("out", "xi", (256,)), Unroll("out", "yi", (64,))]
+    t = HalideTuner("blur:build", knobs, timeout=5, paths=[EXAMPLE], workdir=tmp_path)
+    t.ensure_reference()
+    m = t.measure({"out_split_y": 64, "out_split_x": 256, "out_unroll_xi": 256, "out_unroll_yi": 64})
+    assert m.stage == "timeout" and 5 <= m.wall_s < 15, m
