@@ -42,6 +42,7 @@ class FailureKind:
     PROTOCOL = "protocol"  # an external tool broke the line protocol
     INVALID = "invalid"  # a replayed configuration the recording marks invalid
     RUNTIME = "runtime"  # a kernel that failed at run time (live, or as recorded in a replayed cache)
+    SCHEDULE = "schedule"  # a schedule the compiler refused before compiling (e.g. Halide's checks)
     COMPILE = "compile"  # a kernel or schedule that failed to compile
     VERIFICATION = "verification"  # ran, but its output differs from the reference answer
     OUTPUT_CONSTRAINT = "output_constraint"  # measured, but an output constraint is broken

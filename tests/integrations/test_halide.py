@@ -107,7 +107,7 @@ def test_failures_have_distinct_kinds(tuner, tmp_path):
     bad = HalideTuner("blur:build_small", KNOBS + [Vectorize("out", "zz", (8,))], timeout=60, paths=[EXAMPLE],
                       workdir=tuner.workdir)
     r = bad(dict(cfg, out_vectorize_zz=8))
-    assert (r.kind, r.error.split(":")[0]) == (FailureKind.COMPILE, "schedule error"), r.error
+    assert (r.kind, r.error.split(":")[0]) == (FailureKind.SCHEDULE, "schedule error"), r.error
     # compile error: compute_at a loop the consumer does not have (accepted, refused by compile_jit)
     bad = HalideTuner("blur:build_small", [ComputeAt("blur_x", "out", ("nope",))], timeout=60, paths=[EXAMPLE],
                       workdir=tuner.workdir)

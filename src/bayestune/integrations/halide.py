@@ -20,7 +20,7 @@ reference (the unscheduled pipeline, realized once the same way), then time min-
 ================  ===================================  ===================================
 stage             what happened                         kind (error text starts with)
 ================  ===================================  ===================================
-``schedule``      a scheduling call raised HalideError  ``COMPILE`` (``schedule error:``)
+``schedule``      a scheduling call raised HalideError  ``SCHEDULE`` (``schedule error:``)
 ``compile``       ``compile_jit`` raised                ``COMPILE`` (``compile error:``)
 ``realize``       ``realize`` raised                    ``RUNTIME``
 ``verify``        output differs from the reference     ``VERIFICATION``
@@ -55,7 +55,7 @@ logger = logging.getLogger(__name__)
 
 #: Failure stage reported by the worker -> bayestune failure kind.
 STAGE_KINDS = {
-    "schedule": FailureKind.COMPILE,
+    "schedule": FailureKind.SCHEDULE,
     "compile": FailureKind.COMPILE,
     "realize": FailureKind.RUNTIME,
     "verify": FailureKind.VERIFICATION,
