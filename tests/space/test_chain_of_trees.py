@@ -116,8 +116,10 @@ def test_membership_matches_brute_force(param_specs, constraint_specs, seed):
     sample = space.sample(50, np.random.default_rng(seed))
     assert truth[np.isin(space.row_keys(X), space.row_keys(sample))].all()
     assert space.satisfies_constraints(sample).all()
-    enumerated = space.enumerate()
+    enumerated = space.enumerate(limit=len(X))
     assert sorted(space.row_keys(enumerated)) == sorted(space.row_keys(X[truth]))
+    if truth.sum() > 1:
+        assert space.enumerate(limit=int(truth.sum()) - 1) is None  # more than the limit: None, not a partial list
 
 
 def test_impossible_constraints_raise_clearly():
