@@ -523,3 +523,17 @@ def test_backup_copies_what_is_still_in_the_wal_file(runner, tmp_path):
     journal.close()
     assert finished(tmp_path / "copy.db") == 5
     assert not (tmp_path / "copy.db-wal").exists()  # one self-contained file
+
+
+def test_show_failures_says_which_output_constraint_a_trial_breaks(runner, tmp_path):
+    """Before: an output-constraint infeasibility printed an empty error."""
+    scenario = write_scenario(tmp_path, budget=12, blackbox={"command": "echo value: {x}; echo area: {x}"},
+                              output_constraints=["area <= 10"])
+    assert runner.invoke(cli, ["optimize", str(scenario), "--no-progress"]).exit_code == 0
+    with Journal.open(tmp_path / "tiny.journal.db") as j:
+        broken = [t for t in j.trials() if t.failure_kind == "output_constraint"]
+    assert broken, "the design should have tried some x > 10"
+    result = runner.invoke(cli, ["show", "tiny.journal.db", "--failures"])
+    assert result.exit_code == 0
+    x = int(broken[0].config["x"])
+    assert f"breaks the output constraint(s) area <= 10 (area={x})" in result.stdout

@@ -272,6 +272,7 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
         objectives = run_meta.stored_objectives(journal, trials)
         params = run_meta.stored_parameters(journal, trials)
         budget = run_meta.stored_budget(journal)
+        output_constraints = run_meta.stored_output_constraints(journal)
         first = objectives[0] if objectives else None
         best = journal.best(first.name, minimize=first.minimize, k=top) if first else []
     names = [o.name for o in objectives]
@@ -317,11 +318,26 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
         for t in bad:
             config = " ".join(f"{p}={display(t.config.get(p, ''))}" for p in params)
             click.echo(f"  trial {t.trial_id} [{t.failure_kind or t.status.value}] {config}")
-            error = (t.error or "").strip() or "(no error text recorded)"
+            error = (t.error or "").strip() or _infeasibility_reason(t, output_constraints)
             for line in error.splitlines()[:FAILURE_LINES]:
                 click.echo(f"      {line}")
             if len(error.splitlines()) > FAILURE_LINES:
                 click.echo(f"      ... ({len(error.splitlines()) - FAILURE_LINES} more line(s))")
+
+
+def _infeasibility_reason(trial: Any, output_constraints: Any) -> str:
+    """Why a trial without error text is infeasible: the output constraints it breaks, or the
+    black box's own feasibility flag."""
+    from bayestune import run as run_meta
+
+    if trial.failure_kind == FailureKind.OUTPUT_CONSTRAINT:
+        broken = run_meta.broken_output_constraints(output_constraints, trial)
+        if broken:
+            return "breaks the output constraint(s) " + "; ".join(broken)
+        return "breaks an output constraint"
+    if trial.status is TrialStatus.INFEASIBLE:
+        return "the black box reported it infeasible"
+    return "(no error text recorded)"
 
 
 # ---- backup ----------------------------------------------------------------------------------

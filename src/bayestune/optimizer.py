@@ -103,7 +103,7 @@ class Optimizer:
             run_meta.describe_run(self.journal, objectives=self.objectives, space=space,
                                   strategy=getattr(self.strategy, "name", type(self.strategy).__name__),
                                   strategy_options=strategy_options, seed=seed,
-                                  design=self.design)
+                                  design=self.design, output_constraints=self.output_constraints)
 
     # ---- construction from a scenario --------------------------------------------------
     @classmethod

@@ -20,7 +20,7 @@ import numpy as np
 
 from bayestune.exceptions import BayestuneError, JournalError
 from bayestune.jsonable import to_jsonable
-from bayestune.objectives import Objective
+from bayestune.objectives import Objective, OutputConstraint, parse_output_constraints
 from bayestune.scenario.records import DesignSpec, Scenario
 from bayestune.space.inference import infer_space
 from bayestune.space.spec import space_from_spec
@@ -40,6 +40,7 @@ META_STRATEGY_OPTIONS = "strategy_options"
 META_SEED = "seed"
 META_BUDGET = "budget"
 META_DESIGN = "design"  # {"method", "size", "include_default"}
+META_OUTPUT_CONSTRAINTS = "output_constraints"  # ["lut_util <= 100", ...]
 
 #: Files SQLite keeps next to a journal; a journal deleted without them would come back half-written.
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -51,9 +52,11 @@ def objectives_meta(objectives: Sequence[Objective]) -> list[dict[str, Any]]:
 
 
 def describe_run(journal: TrialJournal, *, objectives: Sequence[Objective], space: Space, strategy: str,
-                 strategy_options: Mapping[str, Any] | None, seed: int | None, design: DesignSpec) -> None:
+                 strategy_options: Mapping[str, Any] | None, seed: int | None, design: DesignSpec,
+                 output_constraints: Sequence[OutputConstraint] = ()) -> None:
     """Write what a new run is into ``journal`` (a value that cannot be stored is skipped and logged)."""
     entries = {
+        META_OUTPUT_CONSTRAINTS: [c.expression for c in output_constraints],
         META_OBJECTIVES: objectives_meta(objectives),
         META_STRATEGY: strategy,
         META_STRATEGY_OPTIONS: dict(strategy_options or {}),
@@ -237,6 +240,26 @@ def _typed(trial: Trial, space: Space) -> Trial:
         return replace(trial, config=space.validate_config(trial.config))
     except BayestuneError:
         return trial
+
+
+def stored_output_constraints(journal: TrialJournal) -> tuple[OutputConstraint, ...]:
+    """The output constraints the run was started with (none for journals written before they were recorded)."""
+    return parse_output_constraints(journal.get_meta(META_OUTPUT_CONSTRAINTS) or [])
+
+
+def broken_output_constraints(constraints: Sequence[OutputConstraint], trial: Trial) -> list[str]:
+    """The ``constraints`` that ``trial``'s measured values break, each with the values it read
+    (``"lut_util <= 100 (lut_util=130)"``): why an output-constraint infeasibility is one."""
+    out = []
+    for c in constraints:
+        try:
+            holds = c.holds(trial.values)
+        except KeyError:
+            continue
+        if not holds:
+            read = ", ".join(f"{n}={trial.values[n]:g}" for n in c.outputs)
+            out.append(f"{c.expression} ({read})")
+    return out
 
 
 # ---- journal files -------------------------------------------------------------------------
