@@ -46,7 +46,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from bayestune.space import Categorical, Ordinal, Permutation, Space
 from bayestune.trial import FailureKind, Result
@@ -153,45 +153,53 @@ class Reorder(Knob):
         funcs[self.func].reorder(*[hl.Var(self.vars[e]) for e in innermost_first])
 
 
+class _VarFactorKnob(Knob):
+    """``func.<call>(var, k)`` with ``k`` from a list of integers; ``k = 1`` makes no call.
+    Subclasses declare ``var``, the list and ``default`` as fields and name the call."""
+
+    call: ClassVar[str]
+
+    @abc.abstractmethod
+    def choices(self) -> Sequence[int]:
+        """The values ``k`` may take."""
+
+    @property
+    def name(self) -> str:
+        return f"{self.func}_{self.call}_{self.var}"
+
+    def parameter(self) -> Any:
+        return Ordinal(self.name, _positive_ints(self.name, self.choices()), default=self.default)
+
+    def apply(self, hl: Any, funcs: Mapping[str, Any], value: Any) -> None:
+        if int(value) > 1:
+            getattr(funcs[self.func], self.call)(hl.Var(self.var), int(value))
+
+
 @dataclass(frozen=True)
-class Vectorize(Knob):
+class Vectorize(_VarFactorKnob):
     """``func.vectorize(var, width)``; width 1 = not vectorized."""
 
+    call: ClassVar[str] = "vectorize"
     var: str = "x"
     widths: Sequence[int] = (1, 4, 8, 16)
     default: int | None = None
 
-    @property
-    def name(self) -> str:
-        return f"{self.func}_vectorize_{self.var}"
-
-    def parameter(self) -> Any:
-        return Ordinal(self.name, _positive_ints(self.name, self.widths), default=self.default)
-
-    def apply(self, hl: Any, funcs: Mapping[str, Any], value: Any) -> None:
-        if int(value) > 1:
-            funcs[self.func].vectorize(hl.Var(self.var), int(value))
+    def choices(self) -> Sequence[int]:
+        return self.widths
 
 
 @dataclass(frozen=True)
-class Unroll(Knob):
+class Unroll(_VarFactorKnob):
     """``func.unroll(var, factor)``; factor 1 = not unrolled. Large factors can make compiles
     last minutes: the evaluation timeout bounds them."""
 
+    call: ClassVar[str] = "unroll"
     var: str = "x"
     factors: Sequence[int] = (1, 2, 4)
     default: int | None = None
 
-    @property
-    def name(self) -> str:
-        return f"{self.func}_unroll_{self.var}"
-
-    def parameter(self) -> Any:
-        return Ordinal(self.name, _positive_ints(self.name, self.factors), default=self.default)
-
-    def apply(self, hl: Any, funcs: Mapping[str, Any], value: Any) -> None:
-        if int(value) > 1:
-            funcs[self.func].unroll(hl.Var(self.var), int(value))
+    def choices(self) -> Sequence[int]:
+        return self.factors
 
 
 @dataclass(frozen=True)
