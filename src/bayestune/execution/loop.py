@@ -31,7 +31,7 @@ from typing import Any
 from bayestune import run as run_meta
 from bayestune.exceptions import BayestuneError, EvaluationError
 from bayestune.execution.backends import Backend, Task, WorkerLost, make_backend
-from bayestune.trial import FailureKind, Result, Trial
+from bayestune.trial import FailureKind, Result, Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ class AllFailedError(EvaluationError):
 
 def most_common_failure(trials: Any) -> str:
     """"the most common error (n of m, kind k): <text>" over the failed trials, lost ones excluded."""
-    failed = [t for t in trials if t.status.value == "failed" and t.failure_kind != FailureKind.LOST]
+    failed = [t for t in trials if t.status is TrialStatus.FAILED and t.failure_kind != FailureKind.LOST]
     if not failed:
         return "no evaluation failed"
     counts = Counter((t.failure_kind, _signature(t.error or "")) for t in failed)
@@ -149,7 +149,7 @@ class EvaluationLoop:
         self.stop_after_failures = stop_after_failures
         self.stopped_reason: str | None = None
         self.failures_in_a_row = 0
-        self.succeeded = any(t.status.value != "failed" for t in optimizer.trials if t.status.is_finished)
+        self.succeeded = any(t.status is not TrialStatus.FAILED for t in optimizer.trials if t.status.is_finished)
 
     def unclaimed(self) -> int:
         """Evaluations the budget still allows beyond the finished, queued and running ones."""
@@ -205,7 +205,7 @@ class EvaluationLoop:
         self._watch_failures(trial)
 
     def _watch_failures(self, trial: Trial) -> None:
-        if trial.status.value != "failed":
+        if trial.status is not TrialStatus.FAILED:
             self.succeeded, self.failures_in_a_row = True, 0
             return
         if trial.failure_kind == FailureKind.LOST:
