@@ -27,7 +27,7 @@ import numpy as np
 
 from bayestune.evaluators.base import Evaluator
 from bayestune.exceptions import EvaluationError
-from bayestune.space.inference import parameter_for_values
+from bayestune.space.inference import is_number, parameter_for_values
 from bayestune.space.membership import IndexMembershipConstraint, MembershipConstraint
 from bayestune.space.parameters import Ordinal, Parameter
 from bayestune.space.space import Space
@@ -43,10 +43,6 @@ FAILURE_MARKERS = {
 INVALID_MARKER = "InvalidConfig"
 #: Very old caches store failures as this number instead of a marker string.
 LEGACY_FAILURE_TIME = 1e20
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 @dataclass
@@ -71,7 +67,7 @@ class ReplayProblem:
 
     @property
     def optimum(self) -> float:
-        times = [r["time"] for r in self.records.values() if _failure_kind(r) is None and _is_number(r.get("time"))]
+        times = [r["time"] for r in self.records.values() if _failure_kind(r) is None and is_number(r.get("time"))]
         return float(min(times))
 
     def key(self, config: Mapping[str, Any]) -> tuple:
@@ -85,7 +81,7 @@ def _failure_kind(record: Mapping[str, Any]) -> str | None:
     t = record.get("time")
     if isinstance(t, str):
         return FAILURE_MARKERS.get(t, FailureKind.INVALID if t == INVALID_MARKER else FailureKind.RUNTIME)
-    if not _is_number(t) or not math.isfinite(t) or t >= LEGACY_FAILURE_TIME:
+    if not is_number(t) or not math.isfinite(t) or t >= LEGACY_FAILURE_TIME:
         return FailureKind.RUNTIME
     return None
 
@@ -108,7 +104,7 @@ class ReplayEvaluator(Evaluator):
         if kind is not None:
             return Result.failure(f"recorded failure: {record.get('time')!r}", kind)
         metrics = {k: float(v) for k, v in record.items()
-                   if _is_number(v) and k not in self.problem.space.names and k not in self.problem.constants}
+                   if is_number(v) and k not in self.problem.space.names and k not in self.problem.constants}
         metrics[self.problem.objective] = float(record["time"])
         return Result(values=metrics)
 
