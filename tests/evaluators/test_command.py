@@ -215,9 +215,9 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
     elapsed = time.monotonic() - start
     assert result.status is TrialStatus.FAILED and result.kind == "timeout"
     assert "timed out after 1.0 s" in result.error
-    assert elapsed < 1.0 + 2.0
+    assert elapsed < 15.0  # well short of the 30 s the sleeps would take: they were killed, not awaited
     shell, grandchild = (int(p) for p in pids.read_text().split())
-    deadline = time.monotonic() + 2.0
+    deadline = time.monotonic() + 10.0
     while (_alive(shell) or _alive(grandchild)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(shell) and not _alive(grandchild)
