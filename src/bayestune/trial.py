@@ -73,6 +73,9 @@ class Result:
     feasible: bool = True
     error: str | None = None
     kind: str | None = None  # a FailureKind
+    #: Every repeated measurement behind ``values`` (objective name -> repeats), kept so the
+    #: statistic can be re-derived and the model can read the measurement noise.
+    repeats: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
 
     @classmethod
     def failure(cls, error: str, kind: str = FailureKind.EXCEPTION) -> "Result":
@@ -165,6 +168,7 @@ class Trial:
     batch: int | None = None
     attempt: int = 1
     origin: str = Origin.SUGGESTED
+    repeats: Mapping[str, tuple[float, ...]] = field(default_factory=dict)  # see Result.repeats
 
     @property
     def feasible(self) -> bool:
