@@ -61,16 +61,23 @@ def alive(pid: int) -> bool:
         return True
 
 
+def finished_and_pending(journal: Path) -> tuple[int, int]:
+    with Journal.open(journal) as j:
+        return j.n_finished(), len(j.pending())
+
+
 def kill_after(proc: subprocess.Popen, journal: Path, n: int, timeout: float = 60.0) -> None:
     """Poll the journal (WAL: reading never blocks the writer) until ``n`` evaluations are
-    finished, then SIGKILL the optimizer."""
+    finished and another is in flight, then SIGKILL the optimizer. Waiting for the in-flight one
+    keeps the kill out of the short window between one trial's end and the next one's start."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             pytest.fail(f"the optimizer exited early: {proc.returncode}; {proc.stderr.read()}")
         if journal.exists():
             try:
-                if finished(journal) >= n:
+                done, running = finished_and_pending(journal)
+                if done >= n and running:
                     break
             except Exception:  # noqa: BLE001 - the file may still be being created
                 pass
