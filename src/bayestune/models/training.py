@@ -2,24 +2,32 @@
 
 A cap on the training set keeps suggestion time and memory flat over long runs (the GP's
 cost grows with the cube of its points). Which feasible observations stay is the *memory
-policy* (TVM thesis 3.5); failures always keep their most recent ones:
+policy* (TVM thesis 3.5 and 4); failures always keep their most recent ones:
 
-========  ======================================================  ==========================
-policy    keeps (``cap`` = the window)                            suits
-========  ======================================================  ==========================
-mixed     the best third, the most recent third, a random rest    the default: long runs
-                                                                  where both the optimum's
-                                                                  neighbourhood and the
-                                                                  current region matter
-lru       the ``cap`` most recent                                 drifting or noisy machines,
-                                                                  where old measurements
-                                                                  age; fast local refinement
-best      the ``cap`` best so far (the best-overall heap)         exploitation of one good
-                                                                  region, a stable machine
-reset     the best so far plus everything since the memory last   escaping a model stuck on
-          filled up: when ``cap`` rows are held, all is forgotten  early data; cheapest on
-          but the best                                            average (the set restarts)
-========  ======================================================  ==========================
+========  =======================================================  =========================
+policy    keeps (``cap`` = the window)                             suits
+========  =======================================================  =========================
+mixed     the best third, the most recent third, a random rest     the default: the optimum's
+                                                                   neighbourhood and the
+                                                                   current region both stay
+lru       the ``cap`` most recent                                  exploitation late in a run,
+                                                                   spaces with large invalid
+                                                                   regions (they stay known),
+                                                                   a drifting machine; the
+                                                                   thesis saw it explore too
+                                                                   little on CNNs
+best      the ``cap`` best so far (a best-overall heap of          refining one good region of
+          observations)                                            a stable machine
+reset     the best so far plus everything since the memory last    escaping a model stuck on
+          filled up: when it holds ``cap`` rows all is forgotten   early data (the thesis's
+          but the best, which is registered again                  naive policy, its best on
+                                                                   CNNs); forgets where the
+                                                                   invalid regions are
+========  =======================================================  =========================
+
+The thesis's other "heap" — measuring the best-scoring candidates across all design spaces
+rather than the best per design space — is what a bayestune batch does anyway: one
+acquisition is maximised over the joint space (see :mod:`bayestune.integrations.tvm`).
 """
 
 from __future__ import annotations
