@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -126,6 +126,12 @@ class BayestuneSearchStrategy(PySearchStrategy):
         per_space = [_sample_decisions(t, self.mod)[1] for t in self.traces]
         per_space = [[self._with_locations(d, i, dec) for i, dec in enumerate(decs)]
                      for d, decs in enumerate(per_space)]
+        # One choice set per block across the design spaces (each was probed at its own tiles).
+        union: dict[str, set[int]] = {}
+        for dec in (dec for decs in per_space for dec in decs if dec.kind == "compute_location"):
+            union.setdefault(dec.label, set()).update(dec.choices)
+        per_space = [[replace(dec, choices=tuple(sorted(union[dec.label]))) if dec.kind == "compute_location" else dec
+                      for dec in decs] for decs in per_space]
         spaces = DesignSpaces(per_space)
         self.args_info = ArgInfo.from_prim_func(self.mod["main"])
         record = self.record
@@ -135,6 +141,7 @@ class BayestuneSearchStrategy(PySearchStrategy):
                                      design=DesignSpec(method="cot", size=self.initial_design))
         self._cache: dict[tuple, Result] = {}
         self._pending: list[tuple[dict[str, Any], tuple]] = []
+        self._twins: list[tuple[dict[str, Any], tuple]] = []
         logger.info("tuning %d design space(s) over %s", len(self.traces), spaces.space.names)
 
     def _with_locations(self, design: int, position: int, dec: Decision) -> Decision:
@@ -177,7 +184,7 @@ class BayestuneSearchStrategy(PySearchStrategy):
             return None
         want = min(self.per_iter, self.max_trials - record.measured)
         candidates: list[Any] = []
-        self._pending = []
+        self._pending, self._twins = [], []
         asks = 0
         while len(candidates) < want and asks < ASKS_PER_CANDIDATE * want:
             configs = self._next_configs(want - len(candidates))
@@ -190,11 +197,13 @@ class BayestuneSearchStrategy(PySearchStrategy):
                     record.trials.append(opt.tell(config, built))
                     continue
                 sch, key = built
-                if key in self._cache or any(key == k for _, k in self._pending):
+                if key in self._cache:
                     record.reused += 1
-                    known = self._cache.get(key) or Result.failure("same program as one in this batch",
-                                                                   FailureKind.SCHEDULE)
-                    record.trials.append(opt.tell(config, known))
+                    record.trials.append(opt.tell(config, self._cache[key]))
+                    continue
+                if any(key == k for _, k in self._pending):  # told with its twin's measurement
+                    record.reused += 1
+                    self._twins.append((config, key))
                     continue
                 candidates.append(MeasureCandidate(sch, self.args_info))
                 self._pending.append((config, key))
@@ -213,17 +222,24 @@ class BayestuneSearchStrategy(PySearchStrategy):
         return configs
 
     def _schedule(self, config: dict[str, Any]) -> tuple[Any, tuple] | Result:
-        """The traced schedule of ``config`` and its program key, or the known-infeasible
-        Result of a decision TVM refuses, moves, or a postprocessor rejects (never built)."""
+        """The traced schedule of ``config`` and the key of the program it is, or the
+        known-infeasible Result of a decision TVM refuses or a schedule a postprocessor rejects
+        (never built). Which compute locations exist depends on the tiles (TVM drops unit
+        loops), and TVM moves an unavailable one to its neighbour: that program is measured
+        and keyed by the decisions TVM actually made, so aliases are measured once."""
         spaces = self.record.spaces
+        design = spaces.design_of(config)
         wanted = spaces.decisions(config)
-        sch = self._apply(spaces.design_of(config), lambda k, default: wanted[k])
+        sch = self._apply(design, lambda k, default: wanted[k])
         if sch is None:
             self.record.skipped_invalid += 1
             return Result.failure("TVM refused a decision of this configuration", FailureKind.SCHEDULE)
-        if _read_back(sch) != wanted:
+        actual = _read_back(sch)
+        moved = [k for k, (a, w) in enumerate(zip(actual, wanted))
+                 if a != w and spaces.spaces[design][k].kind != "compute_location"]
+        if moved or len(actual) != len(wanted):
             self.record.skipped_invalid += 1
-            return Result.failure(f"TVM changed the decisions {wanted} to {_read_back(sch)}", FailureKind.SCHEDULE)
+            return Result.failure(f"TVM changed the decisions {wanted} to {actual}", FailureKind.SCHEDULE)
         try:
             ok = all(p.apply(sch) for p in self.postprocs)
         except Exception as exc:  # noqa: BLE001 - a postproc may raise instead of returning False
@@ -233,7 +249,7 @@ class BayestuneSearchStrategy(PySearchStrategy):
         if not ok:
             self.record.skipped_invalid += 1
             return Result.failure(why, FailureKind.SCHEDULE)
-        return sch, spaces.program_key(config)
+        return sch, (design, tuple(tuple(v) if isinstance(v, list) else v for v in actual))
 
     def notify_runner_results(self, measure_candidates: list[Any], results: list[Any]) -> None:
         record = self.record
@@ -248,7 +264,9 @@ class BayestuneSearchStrategy(PySearchStrategy):
                            else Result.failure(f"run_secs {secs}", FailureKind.NAN))
             self._cache[key] = outcome
             record.trials.append(record.optimizer.tell(config, outcome))
-        self._pending = []
+        for config, key in self._twins:
+            record.trials.append(record.optimizer.tell(config, self._cache[key]))
+        self._pending, self._twins = [], []
 
     def post_tuning(self) -> None:
         pass

@@ -7,13 +7,16 @@ whose ``Sample*`` instructions leave decisions open. :class:`BayestuneSearchStra
 * ``SamplePerfectTile`` → :class:`~bayestune.space.PerfectTile` (always a valid tiling: TVM
   would silently rewrite one whose product is wrong),
 * ``SampleCategorical`` → a categorical over its candidate values,
-* ``SampleComputeLocation`` → a categorical over the locations TVM accepts for that block,
+* ``SampleComputeLocation`` → a categorical over the loop indices TVM accepted for that block
+  at the design spaces' own tiles (which loops exist depends on the tiles: TVM moves an
+  unavailable location to a neighbour, and that program is measured once, keyed by the
+  decisions TVM actually made),
 * the design space itself → a categorical ``design``; decisions are shared between design
   spaces by signature and ignored where a design lacks them (details:
   :mod:`bayestune.integrations._tvm_space`) —
 
 and applies each configuration through the trace's decision provider. A decision TVM
-refuses or moves, or a schedule a postprocessor rejects, is told to the optimizer as a
+refuses, or a schedule a postprocessor rejects, is told to the optimizer as a
 known-infeasible ``schedule`` failure without a build; build errors, run errors and timeouts
 come back from the runner as ``compile``/``runtime``/``timeout`` failures (hidden
 constraints the feasibility model learns). Each batch of ``num_trials_per_iter`` comes from
