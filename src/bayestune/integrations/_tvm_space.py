@@ -7,9 +7,9 @@ Representation of the conditional space: a categorical ``design`` picks the desi
 is one parameter wherever it occurs, so design spaces that differ only in, say, where a
 cache write goes (MultiLevelTiling's three variants) share every knob and the model learns
 across them. A decision that a design space lacks is *inactive* there: its value is ignored
-when that design is applied, and the strategy answers a configuration whose active decisions
-equal an already measured program with that measurement instead of building it again, so
-the surrogate sees the inactive direction as flat rather than as noise.
+when that design is applied, and the strategy answers a configuration whose decisions (as
+TVM applied them) equal an already measured program with that measurement instead of
+building it again, so the surrogate sees the inactive direction as flat rather than as noise.
 """
 
 from __future__ import annotations
@@ -116,10 +116,6 @@ class DesignSpaces:
             else:
                 out.append(int(value))
         return out
-
-    def program_key(self, config: Mapping[str, Any]) -> tuple:
-        """What identifies the program ``config`` builds: its design and active decisions."""
-        return (self.design_of(config), tuple(tuple(v) if isinstance(v, list) else v for v in self.decisions(config)))
 
 
 def _is_tiling(dec: Decision) -> bool:

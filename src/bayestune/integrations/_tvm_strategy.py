@@ -15,7 +15,7 @@ from tvm.s_tir.meta_schedule.arg_info import ArgInfo
 from tvm.s_tir.meta_schedule.search_strategy import MeasureCandidate, PySearchStrategy
 
 from bayestune.history import draw_unseen
-from bayestune.integrations._tvm_space import DesignSpaces, Decision
+from bayestune.integrations._tvm_space import Decision, DesignSpaces
 from bayestune.optimizer import Optimizer
 from bayestune.scenario.records import DesignSpec
 from bayestune.trial import FailureKind, Result, Trial
@@ -26,6 +26,8 @@ logger = logging.getLogger(__name__)
 OBJECTIVE = "run_secs"
 #: Compute-location indices tried when finding a SampleComputeLocation's valid choices.
 MAX_LOCATION_PROBE = 64
+#: The sampling instructions that become parameters; any other keeps its design-space decision.
+TUNED_SAMPLES = ("SamplePerfectTile", "SampleCategorical", "SampleComputeLocation")
 #: Asks per candidate before a batch is returned short (a space of mostly invalid schedules).
 ASKS_PER_CANDIDATE = 20
 
@@ -47,11 +49,10 @@ class TuningRecord:
         return self.optimizer.best if self.optimizer is not None else None
 
 
-def _sample_decisions(trace: Any, mod: Any) -> tuple[list[Any], list[Decision]]:
-    """The sampling instructions of ``trace`` and their decisions, found by replaying it (the
-    loops a tile splits exist only while the trace is applied)."""
+def _sample_decisions(trace: Any, mod: Any) -> list[Decision]:
+    """The sampling decisions of ``trace``, found by replaying it (the loops a tile splits
+    exist only while the trace is applied)."""
     sch = Schedule(mod)
-    insts: list[Any] = []
     found: list[Decision] = []
 
     def record(inst: Any, inputs: Any, attrs: Any, decision: Any) -> Any:
@@ -67,13 +68,10 @@ def _sample_decisions(trace: Any, mod: Any) -> tuple[list[Any], list[Decision]]:
                                   choices=tuple(int(v) for v in attrs[0])))
         elif name == "SampleComputeLocation":
             found.append(Decision("compute_location", str(sch.get(inputs[0]).name_hint), int(decision)))
-        else:
-            return decision
-        insts.append(inst)
         return decision
 
     trace.apply_to_schedule(sch, remove_postproc=True, decision_provider=record)
-    return insts, found
+    return found
 
 
 def _read_back(sch: Any) -> list[Any]:
@@ -81,7 +79,7 @@ def _read_back(sch: Any) -> list[Any]:
     trace = sch.trace
     out = []
     for inst in trace.insts:
-        if inst.kind.name in ("SamplePerfectTile", "SampleCategorical", "SampleComputeLocation"):
+        if inst.kind.name in TUNED_SAMPLES:
             d = trace.get_decision(inst)
             out.append([int(v) for v in d] if inst.kind.name == "SamplePerfectTile" else int(d))
     return out
@@ -123,7 +121,7 @@ class BayestuneSearchStrategy(PySearchStrategy):
                    database: Any = None, cost_model: Any = None) -> None:
         self.max_trials, self.per_iter = int(max_trials), int(num_trials_per_iter)
         self.traces = [s.trace for s in design_spaces]
-        per_space = [_sample_decisions(t, self.mod)[1] for t in self.traces]
+        per_space = [_sample_decisions(t, self.mod) for t in self.traces]
         per_space = [[self._with_locations(d, i, dec) for i, dec in enumerate(decs)]
                      for d, decs in enumerate(per_space)]
         # One choice set per block across the design spaces (each was probed at its own tiles).
@@ -165,7 +163,7 @@ class BayestuneSearchStrategy(PySearchStrategy):
         counter = [0]
 
         def provide(inst: Any, inputs: Any, attrs: Any, decision: Any) -> Any:
-            if inst.kind.name not in ("SamplePerfectTile", "SampleCategorical", "SampleComputeLocation"):
+            if inst.kind.name not in TUNED_SAMPLES:
                 return decision
             k = counter[0]
             counter[0] += 1
