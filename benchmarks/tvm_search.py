@@ -4,7 +4,7 @@ not part of the unit suite). Run with the TVM venv from the repo root:
 
     PYTHONPATH=$PWD/src:$PWD nice -n 10 /work/venv-tvm/bin/python -m benchmarks.tvm_search run \\
         --seeds 0,1,2,3,4 --out benchmarks/results/tvm_search.jsonl
-    python -m benchmarks.tvm_search report benchmarks/results/tvm_search.jsonl --out benchmarks/results/tvm_search.md
+    python -m benchmarks.tvm_search report benchmarks/results/tvm_search*.jsonl --out benchmarks/results/tvm_search.md
 
 Each run tunes one workload for ``--trials`` measured candidates in batches of ``--per-iter``
 and records every measurement in order. At the end, the best schedule found by 16, 32, 64
@@ -124,24 +124,28 @@ def trials_to_reach(trajectory: list[float | None], level: float) -> int | None:
 
 def report(records: list[dict[str, Any]]) -> str:
     lines = ["# bayestune in TVM MetaSchedule (llvm, 2 cores, loaded machine)", "",
-             "Median over seeds of the re-measured latency (ms) of the best schedule found by N trials; "
-             "`evolutionary` is MetaSchedule's default search with its xgb cost model.", ""]
+             "Median over seeds of the latency of the best schedule found by N trials; `evolutionary` is "
+             "MetaSchedule's default search with its xgb cost model, `random` bayestune's uniform draws "
+             "over the same decision space, `bo_*` the ablations on matmul.", ""]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in records:
         groups.setdefault((r["workload"], r["variant"]), []).append(r)
-    lines.append("| workload | strategy | seeds | " + " | ".join(f"{c} trials" for c in CHECKPOINTS)
-                 + " | wall s (median) | failed / refused |")
-    lines.append("|---|---|---|" + "---|" * len(CHECKPOINTS) + "---|---|")
-    for (w, v), rs in sorted(groups.items()):
-        cells = []
-        for c in CHECKPOINTS:
-            vals = [r["remeasured_at"][str(c)] for r in rs if r["remeasured_at"].get(str(c)) is not None]
-            cells.append(f"{statistics.median(vals) * 1e3:.2f}" if vals else "–")
-        refused = sum(r["refused_before_build"] or 0 for r in rs)
-        lines.append(f"| {w} | {v} | {len(rs)} | " + " | ".join(cells)
-                     + f" | {statistics.median(r['wall_seconds'] for r in rs):.0f} | "
-                     f"{sum(r['failed'] for r in rs)} / {refused} |")
-    lines += ["", "Trials bayestune `bo` needs to reach evolutionary search's 128-trial latency "
+    for key, title in (("remeasured_at", "re-measured at the end"), ("best_at", "as measured during the run")):
+        lines += [f"Best latency (ms), {title}:", "",
+                  "| workload | strategy | seeds | " + " | ".join(f"{c} trials" for c in CHECKPOINTS)
+                  + " | wall s (median) | failed / refused |",
+                  "|---|---|---|" + "---|" * len(CHECKPOINTS) + "---|---|"]
+        for (w, v), rs in sorted(groups.items()):
+            cells = []
+            for c in CHECKPOINTS:
+                vals = [r[key][str(c)] for r in rs if r[key].get(str(c)) is not None]
+                cells.append(f"{statistics.median(vals) * 1e3:.2f}" if vals else "–")
+            refused = sum(r["refused_before_build"] or 0 for r in rs)
+            lines.append(f"| {w} | {v} | {len(rs)} | " + " | ".join(cells)
+                         + f" | {statistics.median(r['wall_seconds'] for r in rs):.0f} | "
+                         f"{sum(r['failed'] for r in rs)} / {refused} |")
+        lines.append("")
+    lines += ["Trials bayestune `bo` needs to reach evolutionary search's 128-trial latency "
               "(in-run measurements, same seed; '>128' = not reached):", "",
               "| workload | seed | evolutionary @128 (ms) | bo trials to reach | random trials to reach |",
               "|---|---|---|---|---|"]
@@ -160,7 +164,8 @@ def report(records: list[dict[str, Any]]) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> None:
-    records = [json.loads(line) for line in Path(args.results).read_text().splitlines() if line.strip()]
+    records = [json.loads(line) for path in args.results for line in Path(path).read_text().splitlines()
+               if line.strip()]
     text = report(records)
     if args.out:
         Path(args.out).write_text(text)
@@ -179,7 +184,7 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--ablations", action="store_true", help="also the memory-policy and epsilon runs on matmul")
     run.add_argument("--out", default="benchmarks/results/tvm_search.jsonl")
     rep = sub.add_parser("report")
-    rep.add_argument("results")
+    rep.add_argument("results", nargs="+", help="JSON-lines files written by run")
     rep.add_argument("--out")
     args = parser.parse_args(argv)
     (cmd_run if args.command == "run" else cmd_report)(args)
