@@ -14,6 +14,7 @@ from bayestune.space import (
     Categorical,
     Integer,
     Ordinal,
+    PerfectTile,
     Permutation,
     Real,
     Space,
@@ -23,6 +24,6 @@ from bayestune.trial import Result, Trial, TrialStatus
 
 __all__ = [
     "BayestuneError", "Categorical", "ConstraintError", "EvaluationError", "InfeasibleSpaceError",
-    "Integer", "JournalError", "Ordinal", "Permutation", "Real", "Result", "ScenarioError", "Space",
+    "Integer", "JournalError", "Ordinal", "PerfectTile", "Permutation", "Real", "Result", "ScenarioError", "Space",
     "SpaceError", "Trial", "TrialStatus", "__version__",
 ]

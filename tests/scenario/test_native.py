@@ -119,7 +119,7 @@ def test_unknown_key_lists_allowed_keys():
 
 @pytest.mark.parametrize("data, path, fragment", [
     (native(parameters=[{"name": "x", "type": "float", "bounds": [0, 1]}]),
-     "$.parameters[0].type", 'must be one of ["real", "integer", "ordinal", "categorical", "permutation"], but got "float"'),
+     "$.parameters[0].type", 'must be one of ["real", "integer", "ordinal", "categorical", "permutation", "perfect_tile"], but got "float"'),
     (native(parameters=[{"name": "x", "type": "integer", "bounds": [4, 4]}]),
      "$.parameters[0].bounds", "`low < high` must hold, but got [4, 4]"),
     (native(parameters=[{"name": "x", "type": "real", "bounds": [0, 1], "log": True}]),

@@ -52,6 +52,8 @@ def lhs_design(space: Space, n: int, rng: np.random.Generator, history: History)
         u = (rng.permutation(n) + rng.random(n)) / n
         if isinstance(p, Permutation):
             X[:, s] = p.sample(rng, n)
+        elif p.kind == "perfect_tile":  # strata over the table of tilings
+            X[:, s] = p.raw_of_index(np.minimum((u * p.cardinality).astype(int), int(p.cardinality) - 1))
         elif isinstance(p, (Ordinal, Categorical)):
             X[:, s] = np.minimum((u * p.cardinality).astype(int), int(p.cardinality) - 1).reshape(-1, 1)
         else:

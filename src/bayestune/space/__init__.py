@@ -8,6 +8,7 @@ from bayestune.space.parameters import (
     Integer,
     Ordinal,
     Parameter,
+    PerfectTile,
     Permutation,
     Real,
 )
@@ -16,6 +17,6 @@ from bayestune.space.space import Space
 
 __all__ = [
     "PARAMETER_TYPES", "BetaPrior", "Categorical", "CategoricalPrior", "ChainOfTrees",
-    "ChainOfTreesWarning", "Constraint", "Integer", "Ordinal", "Parameter", "Permutation", "Real",
+    "ChainOfTreesWarning", "Constraint", "Integer", "Ordinal", "Parameter", "PerfectTile", "Permutation", "Real",
     "Space", "parse_constraints",
 ]

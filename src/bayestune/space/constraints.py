@@ -20,8 +20,8 @@ __all__ = ["MAX_EXPRESSION_LENGTH", "MAX_NESTING_DEPTH", "Constraint", "parse_co
 
 def variable_of(parameter: Parameter) -> Variable:
     """Static kind of a parameter's column (see :meth:`Parameter.columns`)."""
-    if parameter.kind == "permutation":
-        return Variable(PERMUTATION, int(getattr(parameter, "n", 0)))
+    if parameter.kind in ("permutation", "perfect_tile"):  # (N, n) columns, indexed as p[i]
+        return Variable(PERMUTATION, int(parameter.width))
     if parameter.kind == "categorical":
         values = list(getattr(parameter, "values", []))
         texts = sum(isinstance(v, str) for v in values)

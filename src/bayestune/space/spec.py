@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 from bayestune.exceptions import ConstraintError, ScenarioError, SpaceError
 from bayestune.space.inference import is_number
-from bayestune.space.parameters import Categorical, Integer, Ordinal, Parameter, Permutation, Real
+from bayestune.space.parameters import Categorical, Integer, Ordinal, Parameter, PerfectTile, Permutation, Real
 from bayestune.space.space import Space
 
 __all__ = ["DOMAIN_KEYS", "JsonPath", "SpecContext", "build_space", "check_unique_names", "fmt_path",
@@ -24,7 +24,8 @@ __all__ = ["DOMAIN_KEYS", "JsonPath", "SpecContext", "build_space", "check_uniqu
 
 JsonPath = tuple  # of str (object keys) and int (array indices)
 #: The key holding each parameter type's domain.
-DOMAIN_KEYS = {"real": "bounds", "integer": "bounds", "ordinal": "values", "categorical": "values", "permutation": "n"}
+DOMAIN_KEYS = {"real": "bounds", "integer": "bounds", "ordinal": "values", "categorical": "values", "permutation": "n",
+               "perfect_tile": "extent"}
 
 
 def fmt_path(path: Sequence[str | int]) -> str:
@@ -63,7 +64,7 @@ class SpecContext:
 
 def make_parameter(ctx: SpecContext, path: JsonPath, kind: str, name: str, domain: Any, *,
                    log: bool = False, metric: str = "spearman", prior: Any = None, default: Any = None,
-                   sampling: str | None = None,
+                   sampling: str | None = None, levels: Any = None, max_innermost: Any = None,
                    domain_key: str, prior_key: str = "prior", default_key: str = "default",
                    name_path: JsonPath | None = None) -> Parameter:
     """Construct one parameter in stages (domain, then prior, then default) so that a
@@ -83,6 +84,8 @@ def make_parameter(ctx: SpecContext, path: JsonPath, kind: str, name: str, domai
             return Categorical(name, domain, default=default_, prior=prior_)
         if kind == "permutation":
             return Permutation(name, domain, metric=metric, default=default_)
+        if kind == "perfect_tile":
+            return PerfectTile(name, domain, levels, max_innermost=max_innermost, default=default_)
         raise AssertionError(kind)
 
     if kind in ("real", "integer"):
@@ -95,6 +98,10 @@ def make_parameter(ctx: SpecContext, path: JsonPath, kind: str, name: str, domai
             ctx.fail(path + (domain_key,), f"`low < high` must hold, but got {show(list(domain))}")
         if (log or sampling == "log-uniform") and lo <= 0:
             ctx.fail(path + (domain_key,), f"a log-scale parameter needs `low > 0`, but got {show(list(domain))}")
+    if kind == "perfect_tile":
+        for key, value in (("levels", levels), ("max_innermost", max_innermost)):
+            if (value is not None or key == "levels") and not (is_number(value) and value == int(value) and value >= 1):
+                ctx.fail(path + (key,), f"expected an integer >= 1, but got {show(value)}")
     try:
         param = build(None, None)
     except (SpaceError, ValueError, TypeError) as exc:
@@ -168,6 +175,7 @@ def read_space(ctx: SpecContext, params: Any, constraints: Any = ()) -> Space:
         built.append(make_parameter(
             ctx, path, kind, name, spec[DOMAIN_KEYS[kind]], log=spec.get("log", False), sampling=spec.get("sampling"),
             metric=spec.get("metric", "spearman"), prior=spec.get("prior"), default=spec.get("default"),
+            levels=spec.get("levels"), max_innermost=spec.get("max_innermost"),
             domain_key=DOMAIN_KEYS[kind], name_path=name_path))
         paths.append(path)
     check_unique_names(ctx, built, paths, name_key)

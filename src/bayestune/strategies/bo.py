@@ -30,7 +30,7 @@ from bayestune.models.forest import FeasibilityClassifier, RandomForestSurrogate
 from bayestune.models.gp import GaussianProcess
 from bayestune.models.linalg import limit_blas_threads
 from bayestune.models.targets import LOG_TRANSFORM_CHOICES, WEIGHT_DRAWS, ChebyshevScalarization
-from bayestune.models.training import capped_rows, feasibility_classifier, model_rows
+from bayestune.models.training import MEMORY_POLICIES, capped_rows, feasibility_classifier, model_rows
 from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.search.local_search import LocalSearchSettings, maximize
 from bayestune.strategies.base import Rule, Settings, Strategy, register
@@ -70,6 +70,7 @@ class BOSettings(Settings):
     feasibility_model: bool | str = "auto"  # auto: on once a failure has been seen
     prior_beta: float = 10.0          # piBO decay of the prior's weight
     max_training_points: int | None = None  # cap on the training set (bayestune.models.training)
+    memory_policy: str = "mixed"      # which rows the cap keeps: mixed | lru | best | reset (models.training)
     failure_variance: bool = True     # failed locations shrink the GP's variance (see FailureAwarePosterior)
     epsilon: float = 0.0              # chance of a random step instead of the model's pick (epsilon-greedy)
     rf_trees: int = 100               # model rf: number of trees
@@ -94,6 +95,9 @@ class BOSettings(Settings):
             self.one_of("log_transform", LOG_TRANSFORM_CHOICES),
             ("max_training_points", self.max_training_points is None or self.max_training_points >= 10,
              "`max_training_points >= 10`"),
+            self.one_of("memory_policy", MEMORY_POLICIES),
+            ("memory_policy", self.memory_policy == "mixed" or self.max_training_points is not None,
+             "a memory policy other than 'mixed' needs `max_training_points` (its window)"),
         ]
 
 
@@ -150,7 +154,8 @@ class BayesianOptimization(Strategy):
         mode = self.settings.feasibility_model
         if mode is False or (mode == "auto" and history.feasible.all()):
             return None
-        rows = model_rows(history, targets, self.settings.max_training_points, self.rng)
+        rows = model_rows(history, targets, self.settings.max_training_points, self.rng,
+                          policy=self.settings.memory_policy)
         return feasibility_classifier(self.encoder, history, rows, self.rng)
 
     # ---- suggestion --------------------------------------------------------------------
@@ -174,14 +179,15 @@ class BayesianOptimization(Strategy):
             return draw_unseen(self.space, history, n, self.rng)
         targets = self._targets(history)
         cap = settings.max_training_points
-        train = capped_rows(history, targets, cap, self.rng, feasible=True)
+        train = capped_rows(history, targets, cap, self.rng, feasible=True, policy=settings.memory_policy)
         X, y = history.X[train], targets[train]
         F = self.encoder.transform(X)
         fitted = self._fit_surrogate(F, y)
         model: Surrogate = fitted
         classifier = self._feasibility(history, targets)
         if classifier is not None and isinstance(fitted, GaussianProcess) and settings.failure_variance:
-            F_all = self.encoder.transform(history.X[model_rows(history, targets, cap, self.rng)])
+            F_all = self.encoder.transform(history.X[model_rows(history, targets, cap, self.rng,
+                                                                policy=settings.memory_policy)])
             model = FailureAwarePosterior.build(fitted, F_all, blas_threads=None)
         seen = set(history.seen)
         search = LocalSearchSettings(n_samples=settings.n_samples, n_starts=settings.n_starts,
