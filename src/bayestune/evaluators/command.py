@@ -226,8 +226,7 @@ class CommandEvaluator(Evaluator):
             raise EvaluationError(f"max_output_mb must be a number in (0, {MAX_OUTPUT_MB_LIMIT}], "
                                   f"but got {max_output_mb!r}")
         self.max_output_bytes = int(max_output_mb * 1024 * 1024)
-        if memory_limit_mb is not None:
-            memory_limit_bytes(memory_limit_mb)  # refused here, before a run starts
+        self._memory_limit = memory_limit_bytes(memory_limit_mb) if memory_limit_mb is not None else None
 
     def render(self, config: Mapping[str, Any]) -> str:
         """The shell command for ``config`` (KeyError/ValueError/TypeError if it does not fit)."""
@@ -240,12 +239,12 @@ class CommandEvaluator(Evaluator):
             return Result.failure(f"cannot fill command template {self.template!r}: {exc}", FailureKind.TEMPLATE)
         with tempfile.TemporaryFile(prefix="bayestune-out-") as out_file, \
                 tempfile.TemporaryFile(prefix="bayestune-err-") as err_file:
-            start = time.monotonic()
             try:
                 procs = CommandProcesses(cmd, stdout=out_file, stderr=err_file, cwd=self.workdir, env=self.env,
-                                         memory_limit_mb=self.memory_limit_mb)
+                                         memory_limit=self._memory_limit)
             except (OSError, subprocess.SubprocessError) as exc:
                 return Result.failure(f"cannot start command {cmd!r}: {exc}", FailureKind.CRASH)
+            start = time.monotonic()  # the limit counts from the command's start, not the supervisor's launch
             logger.debug("started pid %d: %s", procs.pid, cmd)
             try:
                 procs.wait(timeout=self.timeout)

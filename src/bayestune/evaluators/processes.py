@@ -47,16 +47,16 @@ class CommandProcesses:
     """
 
     def __init__(self, cmd: str, *, stdout: Any, stderr: Any, cwd: str | None, env: Mapping[str, str] | None,
-                 memory_limit_mb: float | None = None) -> None:
-        limit = memory_limit_bytes(memory_limit_mb) if memory_limit_mb is not None else None
+                 memory_limit: int | None = None) -> None:
+        """``memory_limit``: bytes of address space (see :func:`memory_limit_bytes`), None for no limit."""
         self.supervised = subreaper_available()
         if self.supervised:
-            argv = [sys.executable, "-I", "-S", _SUPERVISOR_SCRIPT, repr(TERM_GRACE_SECONDS), str(limit or 0),
+            argv = [sys.executable, "-I", "-S", _SUPERVISOR_SCRIPT, repr(TERM_GRACE_SECONDS), str(memory_limit or 0),
                     "/bin/sh", "-c", cmd]
             setup = child_setup(None)
         else:
             argv = ["/bin/sh", "-c", supervised(cmd)]
-            setup = child_setup(_rlimit_setter(limit) if limit is not None else None)
+            setup = child_setup(_rlimit_setter(memory_limit) if memory_limit is not None else None)
         self.proc = subprocess.Popen(argv, start_new_session=True, stdin=subprocess.DEVNULL, stdout=stdout,
                                      stderr=stderr, cwd=cwd, env=env, preexec_fn=setup)
 
