@@ -190,6 +190,23 @@ def orphan_after_kill9(tmp: Path) -> Outcome:
     return Outcome(bool(pids) and not survivors, note=f"{len(survivors)} stray command(s)" if survivors else "")
 
 
+def setsid_grandchild_at_timeout(tmp: Path) -> Outcome:
+    """A command that starts a job in a new session (out of its process group), then times out."""
+    scenario = _scenario(tmp, "setsid sleep 60 & echo $! >> escaped.txt; sleep 30; echo {x}", budget=1,
+                         timeout=0.5)
+    subprocess.run(_bayestune("optimize", str(scenario), "--journal", "s.db", "--no-progress"), cwd=tmp,
+                   capture_output=True, timeout=60)
+    escaped = tmp / "escaped.txt"
+    pids = [int(p) for p in escaped.read_text().split()] if escaped.exists() else []
+    survivors = [p for p in pids if not _gone_within(p, 5)]
+    for p in survivors:
+        os.kill(p, signal.SIGKILL)
+    timed_out = (tmp / "s.db").exists() and _rows(tmp / "s.db", "failure_kind = 'timeout'") == 1
+    note = f"{len(survivors)} setsid grandchild(ren) survived the timeout" if survivors else \
+        ("" if pids and timed_out else "the command did not start or did not time out")
+    return Outcome(bool(pids) and timed_out and not survivors, note=note)
+
+
 def ambiguous_output(tmp: Path) -> Outcome:
     lines = ["[GPU 0]", "12,345", "+- 0.3", "CI 1.4-1.6", "\\001\\002\\377 7"]
     wrong = 0
@@ -260,6 +277,7 @@ FAULTS: dict[str, tuple[Callable[[Path], Outcome], bool]] = {
     "second optimizer --force on a live journal": (second_writer_force, True),
     "kill -9 while a command runs (orphans)": (orphan_after_kill9, True),
     "background job holding stdout": (background_job_holds_stdout, True),
+    "setsid grandchild at a timeout": (setsid_grandchild_at_timeout, True),
     "ambiguous output lines (5 forms)": (ambiguous_output, False),
     "quoted placeholder injection": (quoted_placeholder, False),
     "damaged journal row": (damaged_row, False),

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PO
 
 fault_injection = pytest.importorskip("benchmarks.fault_injection")
 
-QUICK = ["background job", "ambiguous output", "quoted placeholder", "damaged journal", "SIGTERM before SIGKILL",
+QUICK = ["background job", "setsid grandchild", "ambiguous output", "quoted placeholder", "damaged journal", "SIGTERM before SIGKILL",
          "every evaluation fails"]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -214,7 +215,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
     result = ev.evaluate({})
     elapsed = time.monotonic() - start
     assert result.status is TrialStatus.FAILED and result.kind == "timeout"
-    assert "timed out after 1.0 s" in result.error
+    assert re.search(r"timed out after \d+\.\d s \(timeout 1 s\)", result.error), result.error
     assert elapsed < 15.0  # well short of the 30 s the sleeps would take: they were killed, not awaited
     shell, grandchild = (int(p) for p in pids.read_text().split())
     deadline = time.monotonic() + 10.0
@@ -403,11 +404,12 @@ def test_memory_limits_outside_a_sane_range_are_refused(limit):
 
 
 @linux_only
-def test_the_command_dies_with_the_process_that_started_it(tmp_path):
+@pytest.mark.parametrize("launch", ["sleep", "setsid sleep"])
+def test_the_command_dies_with_the_process_that_started_it(tmp_path, launch):
     """Before: after kill -9 of the optimizer (or a pool worker) the command kept running."""
     script = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[2] / 'src')!r})\n"
               "from bayestune.evaluators import CommandEvaluator\n"
-              f"CommandEvaluator('echo $$ > sh.pid; sleep 60 & echo $! > child.pid; wait; echo {{x}}', ['t'], "
+              f"CommandEvaluator('echo $$ > sh.pid; {launch} 60 & echo $! > child.pid; wait; echo {{x}}', ['t'], "
               f"workdir={str(tmp_path)!r}).evaluate({{'x': 1}})\n")
     parent = subprocess.Popen([sys.executable, "-c", script])
     deadline = time.monotonic() + 20
@@ -421,3 +423,41 @@ def test_the_command_dies_with_the_process_that_started_it(tmp_path):
     parent.wait(10)
     assert not _alive_soon(child), "the black box outlived the process that started it"
     assert not _alive_soon(shell)
+
+
+#: Ways a command starts a process outside its own process group: a new session, and a
+#: daemon (a new session, double-forked, so it is an orphan from the start).
+ESCAPES = ["setsid sleep 30 & echo $! > gc.pid", "(setsid sleep 30 & echo $! > gc.pid)"]
+needs_subreaper = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="child subreaper is Linux only")
+
+
+@needs_subreaper
+@pytest.mark.parametrize("launch", ESCAPES)
+def test_a_timeout_stops_descendants_that_left_the_process_group(tmp_path, launch):
+    """Before: a setsid grandchild escaped the group kill and kept running after the timeout."""
+    ev = CommandEvaluator(f"{launch}; sleep 30; echo {{x}}", ["t"], timeout=0.5, workdir=tmp_path)
+    result = ev.evaluate({"x": 1})
+    assert result.kind == "timeout", result.error
+    grandchild = int((tmp_path / "gc.pid").read_text())
+    assert not _alive_soon(grandchild), "the setsid grandchild outlived the timeout"
+
+
+@needs_subreaper
+@pytest.mark.parametrize("launch", ESCAPES)
+def test_a_finished_command_leaves_no_descendant_outside_its_group(tmp_path, launch):
+    result = CommandEvaluator(f"{launch}; sleep 0.2; echo {{x}}", ["t"], workdir=tmp_path).evaluate({"x": 2})
+    assert result.values == {"t": 2.0}
+    assert not _alive_soon(int((tmp_path / "gc.pid").read_text()))
+
+
+@linux_only
+def test_without_a_subreaper_the_process_group_is_still_stopped(tmp_path, monkeypatch):
+    """The fallback of platforms without PR_SET_CHILD_SUBREAPER: the shell leads the group."""
+    from bayestune.evaluators import processes
+
+    monkeypatch.setattr(processes, "subreaper_available", lambda: False)
+    ev = CommandEvaluator("sleep 30 & echo $! > bg.pid; sleep 30; echo {x}", ["t"], timeout=0.5, workdir=tmp_path)
+    result = ev.evaluate({"x": 1})
+    assert result.kind == "timeout" and "SIGTERM" in result.error
+    assert not _alive_soon(int((tmp_path / "bg.pid").read_text()))
+    assert CommandEvaluator("echo {x}", ["t"], memory_limit_mb=300).evaluate({"x": 3}).values == {"t": 3.0}

@@ -238,3 +238,61 @@ kernel_tuner.tune_kernel("toy", "", (1024,), [], dict(TUNE_PARAMS), restrictions
     assert len(results) == 8
     done = [(t.config["bx"], t.config["by"], t.config["unroll"]) for t in strategy.optimizer_.trials]
     assert len(done) == len(set(done)) >= len(before) + 8
+
+
+# ---- objectives and device options from Kernel Tuner's own arguments ---------------------------------
+def test_a_metric_objective_that_is_higher_is_better_is_maximised(sim_cache):
+    strategy = BayestuneStrategy(seed=2)
+    results, env = _tune(sim_cache, strategy, max_fevals=20, metrics={"speed": lambda p: 100.0 / p["time"]},
+                         objective="speed", objective_higher_is_better=True)
+    (objective,) = strategy.optimizer_.objectives
+    assert (objective.name, objective.minimize) == ("speed", False)
+    ok = [t for t in strategy.optimizer_.trials if t.feasible]
+    assert ok and all(t.values["speed"] == pytest.approx(100.0 / recorded_time(t.config["bx"], t.config["by"],
+                                                                                t.config["unroll"])) for t in ok)
+    assert strategy.optimizer_.best.values["speed"] == max(t.values["speed"] for t in ok)
+    assert env["best_config"]["speed"] == pytest.approx(strategy.optimizer_.best.values["speed"])
+
+
+def test_several_objectives_are_searched_together(sim_cache):
+    strategy = BayestuneStrategy(seed=2)
+    results, _ = _tune(sim_cache, strategy, max_fevals=15, metrics={"threads": "bx*by"},
+                       objectives={"time": False, "threads": True})
+    assert [(o.name, o.minimize) for o in strategy.optimizer_.objectives] == [("time", True), ("threads", False)]
+    assert strategy.optimizer_.strategy.name == "parego" and len(results) == 15
+    ok = [t for t in strategy.optimizer_.trials if t.feasible]
+    assert ok and all(t.values["threads"] == t.config["bx"] * t.config["by"] for t in ok)
+
+
+def test_an_objective_missing_from_the_results_is_a_clear_failure():
+    from bayestune.integrations.kernel_tuner import result_of
+
+    result = result_of({"bx": 1, "time": 1.0}, ["time", "GFLOP/s"])
+    assert result.kind == FailureKind.PARSE and "'GFLOP/s'" in result.error and "metrics=" in result.error
+
+
+def test_objective_options_are_read_in_every_form_kernel_tuner_stores_them():
+    from kernel_tuner.interface import Options
+
+    from bayestune.exceptions import BayestuneError
+    from bayestune.integrations.kernel_tuner import kernel_tuner_objectives
+
+    assert kernel_tuner_objectives(Options(objective="time", objective_higher_is_better=False)) == [("time", False)]
+    assert kernel_tuner_objectives(Options(objective=["time", "GFLOP/s"], objective_higher_is_better=[False, True])) \
+        == [("time", False), ("GFLOP/s", True)]
+    with pytest.raises(BayestuneError, match="one direction each"):
+        kernel_tuner_objectives(Options(objective=["time", "GFLOP/s"], objective_higher_is_better=[False]))
+
+
+def test_device_options_come_from_tune_kernels_own_arguments():
+    """A strategy only gets the runner; the device/platform given to tune_kernel are read from its frame."""
+    from bayestune.integrations.kernel_tuner import tune_kernel_device_options
+
+    namespace = {"__name__": "kernel_tuner.interface", "read": tune_kernel_device_options}
+    exec("def tune_kernel(device, platform):\n"
+         "    device_options = {'device': device, 'platform': platform, 'compiler': None, 'quiet': True}\n"
+         "    return strategy_tune()\n"
+         "def strategy_tune():\n"
+         "    return read(None)\n", namespace)
+    assert namespace["tune_kernel"](2, 1) == {"device": 2, "platform": 1, "compiler": None}
+    assert tune_kernel_device_options(None) == {"device": 0, "platform": 0, "compiler": None, "compiler_options": None}

@@ -85,3 +85,18 @@ def test_compile_errors_wrong_answers_and_hung_kernels_do_not_abort_the_run(tmp_
     assert statuses[64] is TrialStatus.FAILED and statuses[32] is TrialStatus.OK
     cached = (tmp_path / "vadd.json").read_text()
     assert "CompilationFailedConfig" in cached and "RuntimeFailedConfig" in cached
+
+
+def test_the_opencl_device_in_use_is_found_from_the_runners_context():
+    """Outside tune_kernel's frame the worker's device is the one the runner's OpenCL context holds."""
+    from types import SimpleNamespace
+
+    from bayestune.integrations.kernel_tuner import tune_kernel_device_options
+
+    platforms = cl.get_platforms()
+    p = len(platforms) - 1
+    d = len(platforms[p].get_devices()) - 1
+    backend = SimpleNamespace(ctx=cl.Context(devices=[platforms[p].get_devices()[d]]), compiler=None,
+                              compiler_options=["-cl-fast-relaxed-math"])
+    options = tune_kernel_device_options(SimpleNamespace(dev=SimpleNamespace(dev=backend)))
+    assert options == {"device": d, "platform": p, "compiler": None, "compiler_options": ["-cl-fast-relaxed-math"]}

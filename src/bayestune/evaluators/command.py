@@ -7,10 +7,12 @@ placeholders yourself. Permutations are written as comma-separated positions (``
 A format spec is applied to the value before quoting (``{alpha:.3f}``); literal braces are
 written ``{{`` and ``}}``.
 
-Each command runs in a new session (its own process group) with stdin closed. When it
-exceeds ``timeout`` the whole group is killed with SIGKILL, grandchildren included; when it
-finishes, whatever it left running in the background is killed as well, so no stray job
-outlives its evaluation (and skews the next measurement).
+Each command runs in a new session (its own process group) with stdin closed, under a small
+supervisor (:class:`~bayestune.evaluators.processes.CommandProcesses`). When it exceeds
+``timeout`` every process it started gets SIGTERM, then SIGKILL after a grace period; when it
+finishes, whatever it left running in the background is killed as well. On Linux this includes
+descendants that left the group (``setsid``, double forks), so no stray job outlives its
+evaluation (and skews the next measurement).
 
 What the command prints on stdout is read by :func:`bayestune.evaluators.output.parse_output`;
 starting, limiting and stopping its processes is :mod:`bayestune.evaluators.processes`.
@@ -36,14 +38,11 @@ from bayestune.exceptions import EvaluationError
 from bayestune.evaluators.output import OutputRule, parse_output
 from bayestune.evaluators.processes import (
     STDERR_TAIL_CHARS,
-    child_setup,
+    CommandProcesses,
     describe_exit,
-    kill_group,
-    memory_limiter,
+    memory_limit_bytes,
     read_end,
     stderr_note,
-    supervised,
-    terminate_group,
 )
 from bayestune.trial import FailureKind, Result
 
@@ -167,7 +166,7 @@ class CommandEvaluator(Evaluator):
 
     ``parameter_names``: the space's parameter names; when given, the template is checked
     against them once, here (an unknown placeholder is an EvaluationError naming it and the
-    known parameters). ``timeout``: seconds before the whole process group gets SIGTERM, then
+    known parameters). ``timeout``: seconds before every process of the command gets SIGTERM, then
     SIGKILL after ``TERM_GRACE_SECONDS`` (a failure of kind ``"timeout"``). ``workdir``: the
     command's working directory. ``env``: variables added to (overriding) the inherited
     environment. ``memory_limit_mb``: address-space limit (``RLIMIT_AS``) of the command and its
@@ -178,10 +177,11 @@ class CommandEvaluator(Evaluator):
 
     How the command runs: stdout and stderr go to temporary files, not pipes, so a background
     job that keeps them open cannot hold the result back; the result is read when the command's
-    own process exits, and whatever it left in its process group is killed then. The command's
-    shell gets a death signal (Linux ``PR_SET_PDEATHSIG``): when the process that started it
-    dies, even by ``kill -9``, the shell kills its whole process group, so no black box keeps
-    running beside its own re-run.
+    own process exits, and whatever it left running is killed then. On Linux a supervisor that
+    is a child subreaper (``PR_SET_CHILD_SUBREAPER``) stands between us and the shell, so even
+    descendants that call ``setsid`` or double-fork are found and stopped; it gets a death
+    signal (``PR_SET_PDEATHSIG``): when the process that started it dies, even by ``kill -9``,
+    it kills every process below it, so no black box keeps running beside its own re-run.
     """
 
     def __init__(self, template: str, objectives: Sequence[str], *,
@@ -226,7 +226,7 @@ class CommandEvaluator(Evaluator):
             raise EvaluationError(f"max_output_mb must be a number in (0, {MAX_OUTPUT_MB_LIMIT}], "
                                   f"but got {max_output_mb!r}")
         self.max_output_bytes = int(max_output_mb * 1024 * 1024)
-        self._preexec = child_setup(memory_limiter(memory_limit_mb) if memory_limit_mb is not None else None)
+        self._memory_limit = memory_limit_bytes(memory_limit_mb) if memory_limit_mb is not None else None
 
     def render(self, config: Mapping[str, Any]) -> str:
         """The shell command for ``config`` (KeyError/ValueError/TypeError if it does not fit)."""
@@ -239,30 +239,27 @@ class CommandEvaluator(Evaluator):
             return Result.failure(f"cannot fill command template {self.template!r}: {exc}", FailureKind.TEMPLATE)
         with tempfile.TemporaryFile(prefix="bayestune-out-") as out_file, \
                 tempfile.TemporaryFile(prefix="bayestune-err-") as err_file:
-            start = time.monotonic()
             try:
-                proc = subprocess.Popen(
-                    ["/bin/sh", "-c", supervised(cmd)], start_new_session=True, stdin=subprocess.DEVNULL,
-                    stdout=out_file, stderr=err_file, cwd=self.workdir, env=self.env, preexec_fn=self._preexec,
-                )
+                procs = CommandProcesses(cmd, stdout=out_file, stderr=err_file, cwd=self.workdir, env=self.env,
+                                         memory_limit=self._memory_limit)
             except (OSError, subprocess.SubprocessError) as exc:
                 return Result.failure(f"cannot start command {cmd!r}: {exc}", FailureKind.CRASH)
-            logger.debug("started pid %d: %s", proc.pid, cmd)
+            start = time.monotonic()  # the limit counts from the command's start, not the supervisor's launch
+            logger.debug("started pid %d: %s", procs.pid, cmd)
             try:
-                proc.wait(timeout=self.timeout)
+                procs.wait(timeout=self.timeout)
             except subprocess.TimeoutExpired:
                 elapsed = time.monotonic() - start
-                how = terminate_group(proc)
+                how = procs.terminate()
                 err = read_end(err_file, self.max_output_bytes)
                 return Result.failure(
-                    f"timed out after {elapsed:.1f} s (timeout {self.timeout:g} s); {how} the process group of "
+                    f"timed out after {elapsed:.1f} s (timeout {self.timeout:g} s); {how} the processes of "
                     f"{cmd!r}" + stderr_note(err), FailureKind.TIMEOUT)
             except BaseException:  # Ctrl-C: the command runs in its own session, so it must be killed here
-                kill_group(proc)
-                proc.wait()
+                procs.kill()
                 raise
-            kill_group(proc)  # background jobs the command left behind
-            rc = proc.returncode
+            procs.finish()  # background jobs the command left behind
+            rc = procs.returncode
             out = read_end(out_file, self.max_output_bytes)
             err = read_end(err_file, self.max_output_bytes)
         if rc != 0:

@@ -1,20 +1,25 @@
-"""The processes of a command black box: started supervised, limited, stopped as a group.
+"""The processes of a command black box: started supervised, limited, stopped together.
 
-A command runs in its own session with a death signal, so neither a timeout nor the death of
-the optimizer leaves a stray job running beside the next measurement.
+A command runs in its own session under a supervisor with a death signal (on Linux a child
+subreaper, which also catches descendants that call ``setsid`` or double-fork), so neither a
+timeout, nor the command's end, nor the death of the optimizer leaves a stray job running
+beside the next measurement.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
+from bayestune.evaluators._supervisor import ENDED_ON_SIGTERM
 from bayestune.evaluators.base import tail
 from bayestune.exceptions import EvaluationError
 
@@ -27,10 +32,98 @@ MAX_MEMORY_LIMIT_MB = 16 * 1024 * 1024.0
 STDERR_TAIL_CHARS = 1500
 #: Seconds between SIGTERM and SIGKILL when a command times out, for it to clean up.
 TERM_GRACE_SECONDS = 2.0
+#: Seconds the evaluator waits beyond the grace period for the supervisor to stop a command.
+SUPERVISOR_PATIENCE_SECONDS = 5.0
+_SUPERVISOR_SCRIPT = str(Path(__file__).with_name("_supervisor.py"))
+
+
+class CommandProcesses:
+    """A started shell command and every process it starts, stopped together.
+
+    On Linux the shell runs under :mod:`bayestune.evaluators._supervisor`, a child subreaper
+    that also stops descendants which left the process group (``setsid``, double forks); the
+    supervisor gets the death signal. Elsewhere the shell itself leads the group and gets the
+    death signal (:func:`supervised`), and such descendants can escape: a warning says so once.
+    """
+
+    def __init__(self, cmd: str, *, stdout: Any, stderr: Any, cwd: str | None, env: Mapping[str, str] | None,
+                 memory_limit: int | None = None) -> None:
+        """``memory_limit``: bytes of address space (see :func:`memory_limit_bytes`), None for no limit."""
+        self.supervised = subreaper_available()
+        if self.supervised:
+            argv = [sys.executable, "-I", "-S", _SUPERVISOR_SCRIPT, repr(TERM_GRACE_SECONDS), str(memory_limit or 0),
+                    "/bin/sh", "-c", cmd]
+            setup = child_setup(None)
+        else:
+            argv = ["/bin/sh", "-c", supervised(cmd)]
+            setup = child_setup(_rlimit_setter(memory_limit) if memory_limit is not None else None)
+        self.proc = subprocess.Popen(argv, start_new_session=True, stdin=subprocess.DEVNULL, stdout=stdout,
+                                     stderr=stderr, cwd=cwd, env=env, preexec_fn=setup)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """The command's exit status (subprocess.TimeoutExpired after ``timeout`` s)."""
+        return self.proc.wait(timeout=timeout)
+
+    def finish(self) -> None:
+        """After the command's own process ended: kill whatever it left in its process group."""
+        _signal_group(self.proc, signal.SIGKILL)
+
+    def terminate(self) -> str:
+        """SIGTERM everything, SIGKILL what is left after a grace period; says what it did."""
+        if not self.supervised:
+            return terminate_group(self.proc)
+        _signal_group(self.proc, signal.SIGTERM)  # the group at once; the supervisor signals the rest
+        try:
+            rc = self.proc.wait(timeout=TERM_GRACE_SECONDS + SUPERVISOR_PATIENCE_SECONDS)
+        except subprocess.TimeoutExpired:
+            logger.warning("the supervisor of pid %d did not stop its command in time; killing its group", self.pid)
+            kill_group(self.proc)
+            self.proc.wait()
+            rc = None
+        return "SIGTERM ended" if rc == ENDED_ON_SIGTERM else \
+            f"SIGTERM, then after {TERM_GRACE_SECONDS:g} s SIGKILL, ended"
+
+    def kill(self) -> None:
+        """SIGKILL everything now (Ctrl-C in the optimizer)."""
+        if self.supervised:
+            _signal_process(self.proc.pid, signal.SIGHUP)  # the supervisor's "kill everything" signal
+            try:
+                self.proc.wait(timeout=SUPERVISOR_PATIENCE_SECONDS)
+            except subprocess.TimeoutExpired:
+                pass
+        kill_group(self.proc)
+        self.proc.wait()
+
+
+@functools.lru_cache(maxsize=1)
+def subreaper_available() -> bool:
+    """True where a command can be supervised by a child subreaper (Linux with prctl)."""
+    if sys.platform.startswith("linux") and sys.executable and _libc_prctl() is not None:
+        return True
+    logger.warning("no child subreaper on %s: a command's processes that leave its process group (setsid, "
+                   "double fork) are not stopped at its timeout or end", sys.platform)
+    return False
+
+
+def _libc_prctl() -> Callable[..., int] | None:
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError, ImportError):
+        return None
 
 
 def supervised(cmd: str) -> str:
-    """The shell script that runs ``cmd`` and kills its own process group on SIGHUP.
+    """The shell script that runs ``cmd`` and kills its own process group on SIGHUP (no subreaper).
 
     SIGHUP is the shell's death signal (see :func:`child_setup`); ``wait`` returns at once
     when a trapped signal arrives, while a foreground command would delay the trap until it
@@ -58,12 +151,8 @@ def _death_signal_setter() -> Callable[[], None] | None:
     """``prctl(PR_SET_PDEATHSIG, SIGHUP)`` on Linux, else None (no death signal: best effort)."""
     if not sys.platform.startswith("linux"):
         return None
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        prctl = libc.prctl
-    except (OSError, AttributeError):
+    prctl = _libc_prctl()
+    if prctl is None:
         return None
     pr_set_pdeathsig = 1
 
@@ -73,18 +162,23 @@ def _death_signal_setter() -> Callable[[], None] | None:
     return arm
 
 
-def memory_limiter(memory_limit_mb: float) -> Callable[[], None]:
+def memory_limit_bytes(memory_limit_mb: float) -> int:
+    """``memory_limit_mb`` checked and in bytes (EvaluationError naming the range if out of it)."""
     if not (isinstance(memory_limit_mb, (int, float)) and not isinstance(memory_limit_mb, bool)
             and MIN_MEMORY_LIMIT_MB <= memory_limit_mb <= MAX_MEMORY_LIMIT_MB):
         raise EvaluationError(f"memory_limit_mb must be a number of megabytes in [{MIN_MEMORY_LIMIT_MB}, "
                               f"{MAX_MEMORY_LIMIT_MB:g}], but got {memory_limit_mb!r}")
     try:
-        import resource
+        import resource  # noqa: F401
     except ImportError:
         raise EvaluationError(f"memory_limit_mb needs POSIX resource limits, unavailable on {sys.platform}") from None
     if not sys.platform.startswith("linux"):
         logger.warning("memory_limit_mb: RLIMIT_AS may not be enforced on %s", sys.platform)
-    limit = int(memory_limit_mb * 1024 * 1024)
+    return int(memory_limit_mb * 1024 * 1024)
+
+
+def _rlimit_setter(limit: int) -> Callable[[], None]:
+    import resource
 
     def limit_memory() -> None:  # runs in the child between fork and exec
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -103,6 +197,13 @@ def _signal_group(proc: subprocess.Popen, sig: int) -> bool:
         return True
     except (ProcessLookupError, PermissionError):
         return False  # the group is already gone
+
+
+def _signal_process(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def terminate_group(proc: subprocess.Popen) -> str:

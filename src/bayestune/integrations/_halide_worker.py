@@ -43,7 +43,7 @@ def main() -> int:
     pipeline = getattr(importlib.import_module(module), fname)(hl)
     if request["mode"] == "measure":
         try:
-            apply_schedule(hl, pipeline.funcs, knobs_from_json(request["knobs"]), request["config"])
+            apply_schedule(hl, pipeline.funcs, knobs_from_json(request["knobs"]), request["config"], pipeline.rvars)
         except hl.HalideError as exc:
             _answer("schedule", error=str(exc).strip())
             return 0

@@ -12,6 +12,12 @@ Vars by string, so a worker process can rebuild the pipeline and apply one confi
     tuner = HalideTuner("mypkg.blur:build", knobs, timeout=60)
     best = Optimizer(tuner.space(), seed=0).optimize(tuner, budget=10)
 
+A knob's meaning may depend on other knobs: knobs sharing a ``param`` make one choice drive
+several calls, ``when`` applies a knob only for some values of other parameters, a
+:class:`Loop` names "the innermost tile loop in whatever order the reorder knob chose", and
+``update=`` schedules an update definition, with reduction variables named through
+:attr:`Pipeline.rvars` (``benchmarks/halide_problems.py`` declares its blur and matmul so).
+
 Each evaluation runs ``python -m bayestune.integrations._halide_worker`` in its own process
 group: rebuild, apply the knobs in declared order, ``compile_jit``, realize, compare with the
 reference (the unscheduled pipeline, realized once the same way), then time min-of-N
@@ -67,13 +73,78 @@ STAGE_KINDS = {
 @dataclass
 class Pipeline:
     """What a builder returns: the output Func, every schedulable Func by name, the input
-    ``(ImageParam, numpy array)`` pairs and the output shape (Halide order: x first)."""
+    ``(ImageParam, numpy array)`` pairs and the output shape (Halide order: x first).
+    ``rvars`` names the reduction variables knobs may schedule (e.g. ``{"k": k.x}`` for an
+    ``RDom`` k), so an update-stage knob can say ``"k"``."""
 
     output: Any
     funcs: Mapping[str, Any]
     inputs: Sequence[tuple[Any, Any]] = ()
     shape: Sequence[int] = ()
     input_mins: Sequence[Sequence[int] | None] = ()  # per input, buffer mins (None = zeros)
+    rvars: Mapping[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------------------
+# Loops chosen by other knobs, and the context a schedule is applied in
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Loop:
+    """A loop whose identity depends on another knob: the innermost (or outermost) of ``among``
+    in the order that the :class:`Reorder` knob with parameter ``order`` gives its vars
+    (``among`` empty: all of them). E.g. "compute at the inner tile loop, whichever of xo/yo
+    the reorder put inside": ``Loop("out_order", ("xo", "yo"))``."""
+
+    order: str
+    among: Sequence[str] = ()
+    pick: str = "innermost"
+
+    def __post_init__(self) -> None:
+        if self.pick not in ("innermost", "outermost"):
+            raise ValueError(f"Loop.pick must be 'innermost' or 'outermost', but got {self.pick!r}")
+
+
+class ScheduleContext:
+    """One configuration being applied: the Funcs, the reduction variables (declared by the
+    pipeline or made by splitting one), and the Reorder knobs that :class:`Loop` refers to."""
+
+    def __init__(self, hl: Any, funcs: Mapping[str, Any], knobs: Sequence["Knob"], config: Mapping[str, Any],
+                 rvars: Mapping[str, Any] | None = None) -> None:
+        self.hl, self.funcs, self.config = hl, funcs, config
+        self.rvars = dict(rvars or {})
+        self.split_rvars: set[tuple[str, str]] = set()  # (func, name) made by splitting an RVar
+        self.reorders = {k.name: k for k in knobs if isinstance(k, Reorder)}
+
+    def loop_name(self, ref: "str | Loop") -> str:
+        if isinstance(ref, str):
+            return ref
+        reorder = self.reorders.get(ref.order)
+        if reorder is None:
+            raise KeyError(f"Loop refers to reorder parameter {ref.order!r}, but no Reorder knob has that name; "
+                           f"Reorder knobs: {sorted(self.reorders)}")
+        positions = reorder.value_in(self.config)
+        among = list(ref.among) or list(reorder.vars)
+        unknown = [v for v in among if v not in reorder.vars]
+        if unknown:
+            raise KeyError(f"Loop names var(s) {unknown} that Reorder {ref.order!r} does not order ({list(reorder.vars)})")
+        rank = {v: int(positions[i]) for i, v in enumerate(reorder.vars)}  # 0 = outermost
+        return (max if ref.pick == "innermost" else min)(among, key=rank.__getitem__)
+
+    def var(self, func: str, ref: "str | Loop") -> Any:
+        """The Var or RVar named by ``ref`` in ``func``'s schedule."""
+        name = self.loop_name(ref)
+        if name in self.rvars:
+            return self.rvars[name]
+        if (func, name) in self.split_rvars:
+            return self.hl.RVar(name)
+        return self.hl.Var(name)
+
+    def is_rvar(self, func: str, name: str) -> bool:
+        return name in self.rvars or (func, name) in self.split_rvars
+
+    def stage(self, knob: "Knob") -> Any:
+        f = self.funcs[knob.func]
+        return f if knob.update is None else f.update(knob.update)
 
 
 # ---------------------------------------------------------------------------------------
@@ -81,22 +152,48 @@ class Pipeline:
 # ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Knob(abc.ABC):
-    """One schedule choice on the Func named ``func``: a bayestune parameter and a scheduling call."""
+    """One schedule choice on the Func named ``func``: a bayestune parameter and a scheduling call.
+
+    Keyword options every knob takes: ``param`` names its parameter (default e.g.
+    ``out_split_x``); knobs with the same ``param`` share one parameter (they must declare the
+    same values), so one choice can drive several calls. ``when`` applies the knob only when
+    other parameters have one of the listed values (``{"compute_at": ["root"]}``). ``update``
+    schedules the Func's update definition of that index instead of its pure definition.
+    ``fixed`` makes the call with that value every time, with no parameter.
+    """
 
     func: str
+    param: str | None = field(default=None, kw_only=True)
+    when: Mapping[str, Sequence[Any]] | None = field(default=None, kw_only=True)
+    update: int | None = field(default=None, kw_only=True)
+    fixed: Any = field(default=None, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.when is not None:  # one canonical form, so knobs compare equal after a JSON round trip
+            object.__setattr__(self, "when", {str(n): tuple(v) for n, v in self.when.items()})
 
     @property
-    @abc.abstractmethod
     def name(self) -> str:
         """The parameter's name (a Python identifier, e.g. ``out_split_x``)."""
+        return self.param or self.default_name()
+
+    @abc.abstractmethod
+    def default_name(self) -> str:
+        """The parameter's name when ``param`` is not given."""
 
     @abc.abstractmethod
     def parameter(self) -> Any:
         """The bayestune parameter whose values this knob takes."""
 
     @abc.abstractmethod
-    def apply(self, hl: Any, funcs: Mapping[str, Any], value: Any) -> None:
-        """Make the scheduling call for ``value`` on ``funcs[self.func]``."""
+    def apply(self, ctx: ScheduleContext, value: Any) -> None:
+        """Make the scheduling call for ``value`` on the Func (or its update stage)."""
+
+    def value_in(self, config: Mapping[str, Any]) -> Any:
+        return self.fixed if self.fixed is not None else config[self.name]
+
+    def applies(self, config: Mapping[str, Any]) -> bool:
+        return all(config[name] in list(values) for name, values in (self.when or {}).items())
 
 
 def _positive_ints(knob: str, values: Sequence[int]) -> list[int]:
@@ -112,7 +209,8 @@ def _is_pow2_list(values: Sequence[int]) -> bool:
 
 @dataclass(frozen=True)
 class Split(Knob):
-    """``func.split(var, outer, inner, factor)``; factor chosen from ``factors``."""
+    """``func.split(var, outer, inner, factor)``; factor chosen from ``factors``. Splitting a
+    reduction variable (in an update stage) makes ``outer`` and ``inner`` reduction variables."""
 
     var: str = "x"
     outer: str = "xo"
@@ -120,16 +218,18 @@ class Split(Knob):
     factors: Sequence[int] = (8, 16, 32, 64)
     default: int | None = None
 
-    @property
-    def name(self) -> str:
+    def default_name(self) -> str:
         return f"{self.func}_split_{self.var}"
 
     def parameter(self) -> Any:
         f = _positive_ints(self.name, self.factors)
         return Ordinal(self.name, f, log=_is_pow2_list(f), default=self.default)
 
-    def apply(self, hl: Any, funcs: Mapping[str, Any], value: Any) -> None:
-        funcs[self.func].split(hl.Var(self.var), hl.Var(self.outer), hl.Var(self.inner), int(value))
+    def apply(self, ctx: ScheduleContext, value: Any) -> None:
+        var = ctx.var(self.func, self.var)
+        if ctx.is_rvar(self.func, self.var):
+            ctx.split_rvars.update({(self.func, self.outer), (self.func, self.inner)})
+        ctx.stage(self).split(var, ctx.var(self.func, self.outer), ctx.var(self.func, self.inner), int(value))
 
 
 @dataclass(frozen=True)
@@ -139,8 +239,7 @@ class Reorder(Knob):
     vars: Sequence[str] = ()
     default: Sequence[int] | None = None
 
-    @property
-    def name(self) -> str:
+    def default_name(self) -> str:
         return f"{self.func}_order"
 
     def parameter(self) -> Any:
@@ -148,9 +247,9 @@ class Reorder(Knob):
             raise ValueError(f"knob {self.name!r}: reorder needs >= 2 distinct vars, but got {list(self.vars)!r}")
         return Permutation(self.name, len(self.vars), default=self.default)
 
-    def apply(self, hl: Any, funcs: Mapping[str, Any], value: Any) -> None:
+    def apply(self, ctx: ScheduleContext, value: Any) -> None:
         innermost_first = sorted(range(len(self.vars)), key=lambda e: -int(value[e]))
-        funcs[self.func].reorder(*[hl.Var(self.vars[e]) for e in innermost_first])
+        ctx.stage(self).reorder(*[ctx.var(self.func, self.vars[e]) for e in innermost_first])
 
 
 class _VarFactorKnob(Knob):
@@ -163,16 +262,15 @@ class _VarFactorKnob(Knob):
     def choices(self) -> Sequence[int]:
         """The values ``k`` may take."""
 
-    @property
-    def name(self) -> str:
+    def default_name(self) -> str:
         return f"{self.func}_{self.call}_{self.var}"
 
     def parameter(self) -> Any:
         return Ordinal(self.name, _positive_ints(self.name, self.choices()), default=self.default)
 
-    def apply(self, hl: Any, funcs: Mapping[str, Any], value: Any) -> None:
+    def apply(self, ctx: ScheduleContext, value: Any) -> None:
         if int(value) > 1:
-            getattr(funcs[self.func], self.call)(hl.Var(self.var), int(value))
+            getattr(ctx.stage(self), self.call)(ctx.var(self.func, self.var), int(value))
 
 
 @dataclass(frozen=True)
@@ -204,46 +302,48 @@ class Unroll(_VarFactorKnob):
 
 @dataclass(frozen=True)
 class Parallel(Knob):
-    """``func.parallel(var)`` or not."""
+    """``func.parallel(var)`` or not; ``var`` may be a :class:`Loop` (e.g. the outermost loop
+    of a reorder)."""
 
-    var: str = "y"
+    var: "str | Loop" = "y"
     default: bool | None = None
 
-    @property
-    def name(self) -> str:
-        return f"{self.func}_parallel_{self.var}"
+    def default_name(self) -> str:
+        return f"{self.func}_parallel_{self.var if isinstance(self.var, str) else 'loop'}"
 
     def parameter(self) -> Any:
         return Categorical(self.name, [False, True], default=self.default)
 
-    def apply(self, hl: Any, funcs: Mapping[str, Any], value: Any) -> None:
+    def apply(self, ctx: ScheduleContext, value: Any) -> None:
         if value:
-            funcs[self.func].parallel(hl.Var(self.var))
+            ctx.stage(self).parallel(ctx.var(self.func, self.var))
 
 
 @dataclass(frozen=True)
 class ComputeAt(Knob):
-    """Where ``func`` is computed: ``"inline"``, ``"root"`` or a Var name of ``consumer``."""
+    """Where ``func`` is computed: ``"inline"``, ``"root"`` or a loop of ``consumer``. A choice
+    is a Var name, or a label that ``at`` maps to a Var name or a :class:`Loop`."""
 
     consumer: str = ""
     choices: Sequence[str] = ("inline", "root")
     default: str | None = None
+    at: Mapping[str, "str | Loop"] | None = None
 
-    @property
-    def name(self) -> str:
+    def default_name(self) -> str:
         return f"{self.func}_compute_at"
 
     def parameter(self) -> Any:
         return Categorical(self.name, [str(c) for c in self.choices], default=self.default)
 
-    def apply(self, hl: Any, funcs: Mapping[str, Any], value: Any) -> None:
-        f = funcs[self.func]
+    def apply(self, ctx: ScheduleContext, value: Any) -> None:
+        f = ctx.funcs[self.func]
         if value == "inline":
             f.compute_inline()
         elif value == "root":
             f.compute_root()
         else:
-            f.compute_at(funcs[self.consumer], hl.Var(str(value)))
+            loop = (self.at or {}).get(str(value), str(value))
+            f.compute_at(ctx.funcs[self.consumer], ctx.var(self.consumer, loop))
 
 
 @dataclass(frozen=True)
@@ -255,54 +355,98 @@ class StoreAt(Knob):
     choices: Sequence[str] = ("same", "root")
     default: str | None = None
 
-    @property
-    def name(self) -> str:
+    def default_name(self) -> str:
         return f"{self.func}_store_at"
 
     def parameter(self) -> Any:
         return Categorical(self.name, [str(c) for c in self.choices], default=self.default)
 
-    def apply(self, hl: Any, funcs: Mapping[str, Any], value: Any) -> None:
-        f = funcs[self.func]
+    def apply(self, ctx: ScheduleContext, value: Any) -> None:
+        f = ctx.funcs[self.func]
         if value == "root":
             f.store_root()
         elif value != "same":
-            f.store_at(funcs[self.consumer], hl.Var(str(value)))
+            f.store_at(ctx.funcs[self.consumer], ctx.var(self.consumer, str(value)))
 
 
 KNOB_TYPES = {cls.__name__: cls for cls in (Split, Reorder, Vectorize, Unroll, Parallel, ComputeAt, StoreAt)}
+_FUNC_LEVEL = (ComputeAt, StoreAt)
 
 
-def knob_space(knobs: Sequence[Knob], constraints: Sequence[str] = ()) -> Space:
-    """The bayestune :class:`Space` of ``knobs`` (one parameter each, named e.g. ``out_split_x``)."""
-    names = [k.name for k in knobs]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise ValueError(f"knob names must be unique, but {dup} appear more than once; a Func/Var pair takes one knob of each type")
-    return Space([k.parameter() for k in knobs], list(constraints))
+def knob_space(knobs: Sequence[Knob], constraints: Sequence[str] = (), *, parameters: Sequence[Any] = (),
+               parameter_order: Sequence[str] | None = None) -> Space:
+    """The bayestune :class:`Space` of ``knobs``: one parameter per distinct knob name (knobs
+    sharing a ``param`` share it), plus ``parameters`` that only ``when`` conditions read.
+    ``parameter_order`` lists every parameter name in the order the space should have (default:
+    the order of first use)."""
+    found: dict[str, Any] = {}
+    for k in knobs:
+        if isinstance(k, _FUNC_LEVEL) and k.update is not None:
+            raise ValueError(f"knob {k.name!r}: {type(k).__name__} places a whole Func; it takes no update=")
+        if k.fixed is not None:
+            continue
+        p = k.parameter()
+        if k.name in found and found[k.name] != p:
+            raise ValueError(f"knobs sharing parameter {k.name!r} must declare the same values (parameter names "
+                             f"must be unique otherwise), but got {found[k.name]!r} and {p!r}")
+        found.setdefault(k.name, p)
+    for p in parameters:
+        if p.name in found:
+            raise ValueError(f"parameter {p.name!r} is declared both by a knob and in parameters=")
+        found[p.name] = p
+    for k in knobs:
+        unknown = [n for n in (k.when or {}) if n not in found]
+        if unknown:
+            raise ValueError(f"knob {k.name!r}: `when` names {unknown}, which are not parameters; known: {sorted(found)}")
+    if parameter_order is not None:
+        if sorted(parameter_order) != sorted(found):
+            raise ValueError(f"parameter_order must list each parameter once: {sorted(found)}, "
+                             f"but got {list(parameter_order)}")
+        return Space([found[n] for n in parameter_order], list(constraints))
+    return Space(list(found.values()), list(constraints))
 
 
-def apply_schedule(hl: Any, funcs: Mapping[str, Any], knobs: Sequence[Knob], config: Mapping[str, Any]) -> None:
+def apply_schedule(hl: Any, funcs: Mapping[str, Any], knobs: Sequence[Knob], config: Mapping[str, Any],
+                   rvars: Mapping[str, Any] | None = None) -> None:
     """Apply ``config`` to ``funcs`` knob by knob, in declared order (so splits precede the
-    reorder/vectorize that use their new Vars). Halide errors propagate."""
-    missing = [k.name for k in knobs if k.name not in config]
+    reorder/vectorize that use their new Vars), skipping knobs whose ``when`` does not hold.
+    ``rvars``: the pipeline's reduction variables by name. Halide errors propagate."""
+    needed = {k.name for k in knobs if k.fixed is None} | {n for k in knobs for n in (k.when or {})}
+    missing = sorted(n for n in needed if n not in config)
     if missing:
         raise KeyError(f"configuration lacks knob value(s) {missing}")
+    ctx = ScheduleContext(hl, funcs, knobs, config, rvars)
     for k in knobs:
         unknown = [f for f in {k.func, getattr(k, "consumer", "") or k.func} if f not in funcs]
         if unknown:
             raise KeyError(f"knob {k.name!r} names Func(s) {unknown} the pipeline does not define; it has {sorted(funcs)}")
-        k.apply(hl, funcs, config[k.name])
+        if k.applies(config):
+            k.apply(ctx, k.value_in(config))
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, Loop):
+        return {"Loop": {"order": value.order, "among": list(value.among), "pick": value.pick}}
+    if isinstance(value, (tuple, list)):
+        return [_to_json(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _to_json(v) for k, v in value.items()}
+    return value
+
+
+def _from_json(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        if set(value) == {"Loop"}:
+            d = value["Loop"]
+            return Loop(d["order"], tuple(d["among"]), d["pick"])
+        return {k: _from_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return tuple(_from_json(v) for v in value)
+    return value
 
 
 def knobs_to_json(knobs: Sequence[Knob]) -> list[dict[str, Any]]:
-    out = []
-    for k in knobs:
-        d = {"type": type(k).__name__}
-        for key, v in k.__dict__.items():
-            d[key] = list(v) if isinstance(v, tuple) else v
-        out.append(d)
-    return out
+    return [{"type": type(k).__name__, **{key: _to_json(v) for key, v in k.__dict__.items()}} for k in knobs]
 
 
 def knobs_from_json(data: Sequence[Mapping[str, Any]]) -> list[Knob]:
@@ -310,7 +454,7 @@ def knobs_from_json(data: Sequence[Mapping[str, Any]]) -> list[Knob]:
     for d in data:
         d = dict(d)
         cls = KNOB_TYPES[d.pop("type")]
-        out.append(cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()}))
+        out.append(cls(**{k: _from_json(v) for k, v in d.items()}))
     return out
 
 
@@ -372,12 +516,14 @@ class HalideTuner:
     gets ``paths`` prepended). ``timeout`` bounds one compile + verify + timing; ``repeats`` timed
     runs are taken (min). The reference output is the unscheduled pipeline, realized once in a
     worker on the first call and kept as ``.npy`` in ``workdir`` (a temporary directory by default).
+    ``parameters`` and ``parameter_order``: see :func:`knob_space`.
     """
 
     def __init__(self, builder: str, knobs: Sequence[Knob], *, timeout: float = 60.0, repeats: int = 10,
                  rtol: float = 1e-4, atol: float = 1e-4, constraints: Sequence[str] = (),
                  paths: Sequence[str | os.PathLike[str]] = (), workdir: str | os.PathLike[str] | None = None,
-                 python: str | None = None) -> None:
+                 python: str | None = None, parameters: Sequence[Any] = (),
+                 parameter_order: Sequence[str] | None = None) -> None:
         if ":" not in builder:
             raise ValueError(f"builder must be 'module:function', but got {builder!r}")
         if timeout <= 0 or repeats < 1:
@@ -392,11 +538,14 @@ class HalideTuner:
         self.python = python
         self._tmp = None if workdir is not None else tempfile.TemporaryDirectory(prefix="bayestune-halide-")
         self.workdir = Path(workdir if workdir is not None else self._tmp.name)
+        self.parameters = list(parameters)
+        self.parameter_order = list(parameter_order) if parameter_order is not None else None
         self._reference: Path | None = None
-        knob_space(self.knobs, self.constraints)  # validate the declaration now
+        self.space()  # validate the declaration now
 
     def space(self) -> Space:
-        return knob_space(self.knobs, self.constraints)
+        return knob_space(self.knobs, self.constraints, parameters=self.parameters,
+                          parameter_order=self.parameter_order)
 
     def _request(self, mode: str, config: Mapping[str, Any]) -> dict[str, Any]:
         return {"mode": mode, "builder": self.builder, "paths": self.paths, "knobs": knobs_to_json(self.knobs),

@@ -25,6 +25,12 @@ both. What it does with them:
   hidden-constraint failure (kinds ``compile``, ``runtime``, ``verification``, ``timeout``) and
   written to the cache as Kernel Tuner's failure marker; the run goes on.
 * **Budget**: Kernel Tuner's ``max_fevals`` / ``time_limit`` (its ``TuningBudget``) end the run.
+* **Objectives** are Kernel Tuner's: ``objective`` / ``objective_higher_is_better``, or several
+  through ``objectives={"time": False, "GFLOP/s": True}`` (then bayestune's multi-objective
+  search, ParEGO by default). An objective may be a user-defined metric (``metrics=``), which
+  Kernel Tuner computes into every result record.
+* **Device**: the worker process uses the ``device``/``platform``/``compiler`` that
+  ``tune_kernel`` was given (read from its own arguments, see :func:`tune_kernel_device_options`).
 * **Warm start / resume.** Configurations already in Kernel Tuner's cache file are told to the
   optimizer before the first suggestion, free (not in simulation mode, where the cache is the
   simulated device). A SQLite journal is kept beside the cache (``<cache>.bayestune.sqlite``);
@@ -46,6 +52,7 @@ import math
 import numbers
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -202,13 +209,18 @@ def failure_kind_of(record: Mapping[str, Any], objective: str) -> str | None:
     return None
 
 
-def result_of(record: Mapping[str, Any], objective: str) -> Result:
-    """A Kernel Tuner record as the optimizer's Result."""
-    kind = failure_kind_of(record, objective)
-    if kind is not None:
-        return Result.failure(str(record.get("bayestune_error") or record.get("__error__") or record.get(objective)),
-                              kind)
-    values = {objective: float(record[objective])}
+def result_of(record: Mapping[str, Any], objective: str | Sequence[str]) -> Result:
+    """A Kernel Tuner record as the optimizer's Result (``objective``: one name or several)."""
+    names = [objective] if isinstance(objective, str) else list(objective)
+    for name in names:
+        kind = failure_kind_of(record, name)
+        if kind is None:
+            continue
+        if kind == FailureKind.PARSE and name not in record:
+            return Result.failure(f"Kernel Tuner's result has no objective {name!r} (it has {sorted(record)}); "
+                                  "a derived objective must be defined in tune_kernel's metrics=", kind)
+        return Result.failure(str(record.get("bayestune_error") or record.get("__error__") or record.get(name)), kind)
+    values = {name: float(record[name]) for name in names}
     for extra in ("compile_time", "verification_time", "benchmark_time"):
         if isinstance(record.get(extra), (int, float)):
             values[extra] = float(record[extra])
@@ -246,13 +258,16 @@ class BayestuneStrategy:
     ``isolate``: run configurations in a worker process that is killed at ``config_timeout`` (None:
     whenever Kernel Tuner's runner is its SequentialRunner, a limit is set and the kernel's
     options can be pickled -- a lambda ``verify`` cannot; then in-process with SIGALRM);
-    ``device``/``platform`` are the worker's (pass the same as to ``tune_kernel``).
+    ``device``/``platform`` override the worker's, which are otherwise those ``tune_kernel`` was
+    given. ``strategy=None`` picks ``bo`` for one objective and ``parego`` for several.
     """
 
-    def __init__(self, *, seed: int | None = 0, strategy: str = "bo", strategy_options: dict[str, Any] | None = None,
+    def __init__(self, *, seed: int | None = 0, strategy: str | None = None,
+                 strategy_options: dict[str, Any] | None = None,
                  design: DesignSpec | None = None, journal: str | os.PathLike | None = "auto",
                  config_timeout: float | None = DEFAULT_CONFIG_TIMEOUT, defaults: Mapping[str, Any] | None = None,
-                 warm_start: bool = True, isolate: bool | None = None, device: int = 0, platform: int = 0) -> None:
+                 warm_start: bool = True, isolate: bool | None = None, device: int | None = None,
+                 platform: int | None = None) -> None:
         if config_timeout is not None and not config_timeout > 0:
             raise BayestuneError(f"config_timeout must be > 0 seconds or None, but got {config_timeout!r}")
         self.seed = seed
@@ -287,11 +302,13 @@ class BayestuneStrategy:
 
     # the loop ------------------------------------------------------------------------------
     def _run(self, searchspace: Any, runner: Any, tuning_options: Any, results: list[dict[str, Any]]) -> None:
-        objective, higher = _objective(tuning_options)
+        directions = kernel_tuner_objectives(tuning_options)
+        objective = [name for name, _ in directions]
         simulation = bool(getattr(runner, "simulation_mode", False))
         space = KernelTunerSpace.from_searchspace(searchspace, self.defaults)
         journal, resume = self._open_journal(tuning_options, simulation)
-        opt = Optimizer(space.space, objectives=[Objective(objective, "maximize" if higher else "minimize")],
+        opt = Optimizer(space.space, objectives=[Objective(n, "maximize" if higher else "minimize")
+                                                 for n, higher in directions],
                         strategy=self.strategy, strategy_options=self.strategy_options or None,
                         design=self.design, seed=self.seed, journal=journal, resume=resume)
         self.optimizer_, self.space_ = opt, space
@@ -329,10 +346,9 @@ class BayestuneStrategy:
             return None
         if self.isolate is None and type(runner).__name__ != "SequentialRunner":
             return None
-        backend = getattr(getattr(runner, "dev", None), "dev", None)
-        device_options = dict(device=self.device, platform=self.platform, quiet=True,
-                              compiler=getattr(backend, "compiler", None),
-                              compiler_options=getattr(backend, "compiler_options", None))
+        device_options = tune_kernel_device_options(runner)
+        device_options.update({k: v for k, v in (("device", self.device), ("platform", self.platform)) if v is not None},
+                              quiet=True)
         try:
             return IsolatedRunner(runner, tuning_options, device_options)
         except Exception as exc:  # noqa: BLE001 - unpicklable options: fall back, or refuse if asked to isolate
@@ -357,7 +373,8 @@ class BayestuneStrategy:
             logger.info("resuming the run journaled in %s", path)
         return journal, resume
 
-    def _warm_start(self, opt: Optimizer, space: KernelTunerSpace, tuning_options: Any, objective: str) -> None:
+    def _warm_start(self, opt: Optimizer, space: KernelTunerSpace, tuning_options: Any,
+                    objective: Sequence[str]) -> None:
         """Tell the optimizer what Kernel Tuner's cache already knows (free: nothing is run)."""
         known = {space.cache_key(space.element(t.config)) for t in opt.trials}
         told = 0
@@ -372,7 +389,7 @@ class BayestuneStrategy:
             logger.info("warm start: %d configuration(s) from Kernel Tuner's cache", told)
 
     def _evaluate(self, runner: Any, tuning_options: Any, space: KernelTunerSpace, config: Mapping[str, Any],
-                  objective: str, timeout: float | None) -> dict[str, Any] | None:
+                  objective: Sequence[str], timeout: float | None) -> dict[str, Any] | None:
         """Run one configuration; any failure becomes a failure record (and a cache entry)."""
         from bayestune.integrations._kernel_tuner_worker import IsolatedRunner
 
@@ -390,7 +407,7 @@ class BayestuneStrategy:
             if record is None:
                 return None
             elapsed = perf_counter() - started
-            if timeout is not None and elapsed > timeout and failure_kind_of(record, objective) is None:
+            if timeout is not None and elapsed > timeout and failure_kind_of(record, objective[0]) is None:
                 raise ConfigTimeout(f"took {elapsed:.1f} s, over the per-configuration limit of {timeout:g} s")
             return record
         except ConfigTimeout as exc:
@@ -403,7 +420,8 @@ class BayestuneStrategy:
                        message.splitlines()[0][:300] if message else kind)
         marker = _error_marker(kind)
         record = dict(zip(space.keys, element))
-        record.update({objective: marker, "__error__": marker, "bayestune_failure": kind,
+        record.update({name: marker for name in ([objective] if isinstance(objective, str) else objective)})
+        record.update({"__error__": marker, "bayestune_failure": kind,
                        "bayestune_error": message[:2000], "compile_time": 0, "verification_time": 0,
                        "benchmark_time": 1000 * (perf_counter() - started)})
         from kernel_tuner import util
@@ -438,12 +456,57 @@ def _option(tuning_options: Any, name: str) -> Any:
         return None
 
 
-def _objective(tuning_options: Any) -> tuple[str, bool]:
-    objective = tuning_options.objective
+def kernel_tuner_objectives(tuning_options: Any) -> list[tuple[str, bool]]:
+    """``(name, higher_is_better)`` of each objective Kernel Tuner was given: ``objective`` and
+    ``objective_higher_is_better`` (one each, or lists from ``objectives={...}``)."""
+    names = tuning_options.objective if tuning_options.objective is not None else "time"
     higher = tuning_options.objective_higher_is_better
-    if isinstance(objective, (list, tuple)):
-        if len(objective) != 1:
-            raise BayestuneError(f"BayestuneStrategy tunes one objective, but Kernel Tuner was given {list(objective)}")
-        objective = objective[0]
-        higher = higher[0] if isinstance(higher, (list, tuple)) else higher
-    return str(objective), bool(higher)
+    names = [names] if isinstance(names, str) else list(names)
+    if higher is None:  # Kernel Tuner's own default: only time-like objectives omit it
+        higher = [False] * len(names)
+    higher = [higher] * len(names) if isinstance(higher, bool) else list(higher)
+    if not names or len(higher) != len(names) or len(set(names)) != len(names):
+        raise BayestuneError(f"Kernel Tuner's objectives {names} and objective_higher_is_better {higher} must "
+                             "name distinct objectives, one direction each")
+    return [(str(n), bool(h)) for n, h in zip(names, higher)]
+
+
+def tune_kernel_device_options(runner: Any) -> dict[str, Any]:
+    """``device``, ``platform``, ``compiler`` and ``compiler_options`` as given to ``tune_kernel``.
+
+    Kernel Tuner 1.5 hands a strategy its runner, which does not keep them (a SequentialRunner
+    passes them on to its device interface). They are read from ``tune_kernel``'s own
+    ``device_options`` in the calling frame; when the strategy is not called from there, the
+    OpenCL device is found from the runner's context, and the rest from its backend.
+    """
+    keys = ("device", "platform", "compiler", "compiler_options")
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "tune_kernel" and frame.f_globals.get("__name__") == "kernel_tuner.interface":
+            options = frame.f_locals.get("device_options")
+            if options is not None:
+                return {k: options[k] for k in keys if k in options}
+        frame = frame.f_back
+    backend = getattr(getattr(runner, "dev", None), "dev", None)
+    found = {"device": 0, "platform": 0, "compiler": getattr(backend, "compiler", None),
+             "compiler_options": getattr(backend, "compiler_options", None)}
+    found.update(_opencl_indices(backend))
+    return found
+
+
+def _opencl_indices(backend: Any) -> dict[str, int]:
+    """The platform and device index of an OpenCL backend's context ({} for other backends)."""
+    context = getattr(backend, "ctx", None)
+    if context is None:
+        return {}
+    try:
+        import pyopencl as cl
+
+        used = context.devices[0]
+        for p, platform in enumerate(cl.get_platforms()):
+            for d, device in enumerate(platform.get_devices()):
+                if device == used:
+                    return {"platform": p, "device": d}
+    except Exception as exc:  # noqa: BLE001 - an OpenCL query failing leaves the defaults
+        logger.warning("cannot tell which OpenCL device Kernel Tuner uses (%s); the worker uses device 0", exc)
+    return {}
