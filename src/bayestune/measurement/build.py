@@ -1,0 +1,39 @@
+"""A scenario's evaluator under its ``measurement`` section: the correctness check innermost
+(every run is checked), the repeat policy around it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from bayestune.evaluators.base import Evaluator
+from bayestune.evaluators.python_callable import load_callable
+from bayestune.measurement.correctness import CheckedEvaluator, CorrectnessCheck
+from bayestune.measurement.policy import MeasuredEvaluator
+from bayestune.measurement.settings import MeasurementSpec
+
+
+def measured(evaluator: Evaluator, spec: MeasurementSpec | None, *, minimize: bool = True,
+             base_dir: str | Path | None = None) -> Evaluator:
+    """``evaluator`` wrapped as ``spec`` asks (returned unchanged when it asks for nothing)."""
+    if spec is None:
+        return evaluator
+    if spec.check is not None:
+        function = load_callable(spec.check.function, base_dir) if spec.check.function else None
+        check = CorrectnessCheck(expected=dict(spec.check.expected), rtol=spec.check.rtol, atol=spec.check.atol,
+                                 check=function)
+        evaluator = CheckedEvaluator(evaluator, check)
+    if spec.policy.is_single_run:
+        return evaluator
+    return MeasuredEvaluator(evaluator, spec.policy, minimize=minimize)
+
+
+def for_remeasurement(evaluator: Evaluator) -> Evaluator:
+    """The evaluator one re-measurement round calls: the policy's warm-up, then a single run.
+
+    A round is one sample per candidate; the statistic is taken over the rounds.
+    """
+    if isinstance(evaluator, MeasuredEvaluator):
+        single = replace(evaluator.policy, repeats=1, max_repeats=None, precision=None, early_abort=False)
+        return MeasuredEvaluator(evaluator.inner, single, minimize=evaluator.minimize)
+    return evaluator
