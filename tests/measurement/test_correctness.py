@@ -8,7 +8,8 @@ import pytest
 
 from bayestune.evaluators.python_callable import CallableEvaluator
 from bayestune.exceptions import EvaluationError
-from bayestune.measurement.correctness import CheckedEvaluator, CorrectnessCheck
+from bayestune.measurement.correctness import CheckedEvaluator
+from bayestune.measurement.settings import CorrectnessCheck
 from bayestune.optimizer import Optimizer
 from bayestune.space import Integer, Space
 from bayestune.trial import FailureKind, TrialStatus
@@ -43,10 +44,10 @@ def test_check_function_verdicts() -> None:
     def reason(config: dict, values: dict) -> Any:
         return None if values["checksum"] == 42 else f"sum {values['checksum']} for unroll {config['unroll']}"
 
-    assert evaluator(CorrectnessCheck(check=reason)).evaluate({"unroll": 8}).error == "wrong answer: sum 41.0 for unroll 8"
-    assert evaluator(CorrectnessCheck(check=lambda c, v: False)).evaluate({"unroll": 1}).error == \
+    assert evaluator(CorrectnessCheck(function=reason)).evaluate({"unroll": 8}).error == "wrong answer: sum 41.0 for unroll 8"
+    assert evaluator(CorrectnessCheck(function=lambda c, v: False)).evaluate({"unroll": 1}).error == \
         "wrong answer: the check function rejected the output"
-    broken = evaluator(CorrectnessCheck(check=lambda c, v: 1 / 0)).evaluate({"unroll": 1})
+    broken = evaluator(CorrectnessCheck(function=lambda c, v: 1 / 0)).evaluate({"unroll": 1})
     assert broken.kind == FailureKind.VERIFICATION and "ZeroDivisionError" in broken.error
 
 
@@ -59,10 +60,10 @@ def test_a_wrong_answer_is_never_the_best() -> None:
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({}, "needs expected outputs, a check function, or both"),
+    ({}, "needs .expected. outputs, a .function., or both"),
     ({"expected": {"crc": "x"}}, "expected output 'crc' must be a finite number"),
-    ({"expected": {"crc": 1.0}, "rtol": -1}, "rtol must be a number >= 0"),
-    ({"check": "module:function"}, "check must be a function"),
+    ({"expected": {"crc": 1.0}, "rtol": -1}, "check rtol must be a number >= 0"),
+    ({"function": 3}, "check function must be a function"),
 ])
 def test_bad_checks_are_named(kwargs: dict, message: str) -> None:
     with pytest.raises(EvaluationError, match=message):

@@ -7,8 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bayestune.evaluators.base import Evaluator
-from bayestune.evaluators.python_callable import load_callable
-from bayestune.measurement.correctness import CheckedEvaluator, CorrectnessCheck
+from bayestune.measurement.correctness import CheckedEvaluator
 from bayestune.measurement.policy import MeasuredEvaluator
 from bayestune.measurement.settings import MeasurementSpec
 
@@ -19,10 +18,7 @@ def measured(evaluator: Evaluator, spec: MeasurementSpec | None, *, minimize: bo
     if spec is None:
         return evaluator
     if spec.check is not None:
-        function = load_callable(spec.check.function, base_dir) if spec.check.function else None
-        check = CorrectnessCheck(expected=dict(spec.check.expected), rtol=spec.check.rtol, atol=spec.check.atol,
-                                 check=function)
-        evaluator = CheckedEvaluator(evaluator, check)
+        evaluator = CheckedEvaluator(evaluator, spec.check, base_dir=base_dir)
     if spec.policy.is_single_run:
         return evaluator
     return MeasuredEvaluator(evaluator, spec.policy, minimize=minimize)

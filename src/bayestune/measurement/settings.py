@@ -8,7 +8,8 @@ wraps a scenario's evaluator with them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,20 +79,34 @@ class MeasurementPolicy:
 
 
 @dataclass(frozen=True)
-class CheckSpec:
-    """A correctness check as a scenario states it: ``expected`` outputs and/or a ``"module:function"``."""
+class CorrectnessCheck:
+    """What a right answer looks like: ``expected`` outputs within ``rtol``/``atol``, and/or a
+    ``function`` ``(config, values) -> True | False | "reason"`` (a callable, or its
+    ``"module:function"`` / ``"path/to/file.py:function"`` name, loaded by the evaluator)."""
 
     expected: Mapping[str, float] = field(default_factory=dict)
     rtol: float = 1e-6
     atol: float = 0.0
-    function: str | None = None
+    function: str | Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
-        if not self.expected and not self.function:
-            raise EvaluationError("check needs 'expected' outputs, a 'function' (\"module:function\"), or both")
-        if self.function is not None and (not isinstance(self.function, str) or ":" not in self.function):
+        if not isinstance(self.expected, Mapping):
+            raise EvaluationError(f"check expected must map output names to numbers, but got {self.expected!r}")
+        for name, value in self.expected.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise EvaluationError(f"expected output {name!r} must be a finite number, but got {value!r}")
+        for name in ("rtol", "atol"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise EvaluationError(f"check {name} must be a number >= 0, but got {value!r}")
+        if isinstance(self.function, str) and ":" not in self.function:
             raise EvaluationError(f'check function must be "module:function" or "path/to/file.py:function", '
                                   f"but got {self.function!r}")
+        if self.function is not None and not isinstance(self.function, str) and not callable(self.function):
+            raise EvaluationError(f"check function must be a function (config, values) -> bool or reason, "
+                                  f"but got {self.function!r}")
+        if not self.expected and self.function is None:
+            raise EvaluationError("a correctness check needs 'expected' outputs, a 'function', or both")
 
 
 @dataclass(frozen=True)
@@ -102,7 +117,7 @@ class MeasurementSpec:
     policy: MeasurementPolicy = field(default_factory=MeasurementPolicy)
     remeasure_top: int = 0
     remeasure_rounds: int = 5
-    check: CheckSpec | None = None
+    check: CorrectnessCheck | None = None
 
     def __post_init__(self) -> None:
         for name, least in (("remeasure_top", 0), ("remeasure_rounds", 1)):
@@ -122,7 +137,7 @@ class MeasurementSpec:
             if not isinstance(raw, Mapping):
                 raise EvaluationError(f"measurement check must be an object with keys {list(CHECK_KEYS)}, but got {raw!r}")
             _known(raw, CHECK_KEYS, "measurement.check")
-            check = CheckSpec(**dict(raw))
+            check = CorrectnessCheck(**dict(raw))
         extra = {k: data[k] for k in ("remeasure_top", "remeasure_rounds") if k in data}
         return cls(policy=policy, check=check, **extra)
 
@@ -140,7 +155,7 @@ class MeasurementSpec:
             check: dict[str, Any] = {"rtol": self.check.rtol, "atol": self.check.atol}
             if self.check.expected:
                 check["expected"] = dict(self.check.expected)
-            if self.check.function:
+            if self.check.function is not None:
                 check["function"] = self.check.function
             out["check"] = check
         return out
