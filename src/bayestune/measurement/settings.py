@@ -16,6 +16,8 @@ from typing import Any
 from bayestune.exceptions import EvaluationError
 from bayestune.measurement.statistics import STATISTICS
 
+#: Journal metadata key under which a run keeps its measurement section (``MeasurementSpec.to_dict``).
+META_MEASUREMENT = "measurement"
 #: Keys of a scenario's ``measurement`` section and of its ``check``.
 MEASUREMENT_KEYS = ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort",
                     "remeasure_top", "remeasure_rounds", "check")
