@@ -20,7 +20,7 @@ import click
 
 from bayestune._version import __version__
 from bayestune.exceptions import BayestuneError, JournalError
-from bayestune.console import TqdmLogHandler, run_with_progress
+from bayestune.console import TqdmLogHandler, run_with_progress, sigterm_as_interrupt
 from bayestune.formatting import display
 from bayestune.trial import FailureKind, TrialStatus
 from bayestune.scenario import format_key_handling
@@ -300,9 +300,15 @@ def _remeasure(journal: Any, evaluator: Any, scenario: Any) -> str | None:
         return None
     click.echo(f"re-measuring the best {spec.remeasure_top} in {spec.remeasure_rounds} interleaved round(s) ...",
                err=True)
-    outcome = remeasure_top(journal, for_remeasurement(evaluator), scenario.objectives[0], k=spec.remeasure_top,
-                            rounds=spec.remeasure_rounds, statistic=spec.policy.statistic,
-                            confidence=spec.policy.confidence, space=scenario.space)
+    try:
+        with sigterm_as_interrupt():
+            outcome = remeasure_top(journal, for_remeasurement(evaluator), scenario.objectives[0],
+                                    k=spec.remeasure_top, rounds=spec.remeasure_rounds,
+                                    statistic=spec.policy.statistic, confidence=spec.policy.confidence,
+                                    space=scenario.space)
+    except KeyboardInterrupt:
+        return ("re-measurement interrupted; the rounds done are in the journal, and `optimize --resume` "
+                "finishes the others")
     return _winner_line(outcome)
 
 

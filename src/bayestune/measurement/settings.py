@@ -32,7 +32,9 @@ class MeasurementPolicy:
     the most runs taken (adaptive repeats): after ``repeats``, run again until the
     ``confidence`` interval's half-width is within ``precision`` times the statistic.
     ``early_abort``: stop (from the second run on) once the interval lies wholly on the worse
-    side of the incumbent.
+    side of the incumbent. The median's distribution-free interval needs 6 runs at 95 %
+    confidence (5 at 90 %); the mean's and the minimum's (Student's t) need 2, so the mean
+    suits small adaptive budgets.
     """
 
     warmup: int = 0
