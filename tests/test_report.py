@@ -79,3 +79,22 @@ def test_optimize_a_multi_objective_scenario_then_report(tmp_path):
     assert result.exit_code == 0, result.output
     text = (tmp_path / "fpga.html").read_text()
     assert "Pareto set" in text and "fpga" in text
+
+
+def test_report_shows_the_time_breakdown_and_remeasurement_rounds(so_journal, tmp_path):
+    import shutil
+
+    from bayestune.storage import Journal
+    from bayestune.trial import Result
+
+    path = tmp_path / "copy.db"
+    shutil.copy(so_journal, path)
+    with Journal.open(path) as journal:
+        top = journal.best("throughput", minimize=False, k=2)
+        for round_number in (1, 2):
+            for t in top:
+                journal.record_remeasurement(t.trial_id, round_number, Result(values={"throughput": 1.0 + t.trial_id}))
+    text = build_report(path, tmp_path / "r.html").read_text()
+    assert "<td>time</td><td>optimizer " in text  # the loop measured the suggestions
+    assert "Re-measured in 2 interleaved rounds (throughput, 95% interval)" in text
+    assert f"winner: trial {max(t.trial_id for t in top)}" in text

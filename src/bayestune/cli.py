@@ -20,7 +20,7 @@ import click
 
 from bayestune._version import __version__
 from bayestune.exceptions import BayestuneError, JournalError
-from bayestune.console import TqdmLogHandler, run_with_progress
+from bayestune.console import TqdmLogHandler, run_with_progress, sigterm_as_interrupt
 from bayestune.formatting import display
 from bayestune.trial import FailureKind, TrialStatus
 from bayestune.scenario import format_key_handling
@@ -168,10 +168,14 @@ def _looks_numeric(text: str) -> bool:
                    "request of N rows), then ask again. Default: refill each worker as soon as it is free.")
 @click.option("--stop-after-failures", type=click.IntRange(min=0), default=10, show_default=True,
               help="Stop early when this many evaluations in a row failed and none succeeded yet (0: never).")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Wall-clock seconds (compile + run + optimizer) after which no new evaluation starts "
+                   "(overrides the scenario's time_limit); with a budget, whichever comes first ends the run.")
 @_debug_option
 def optimize(scenario_path: str, budget: int | None, journal_path: str | None, resume: bool, force: bool,
              seed: int | None, strategy: str | None, no_progress: bool, csv_path: str | None,
-             workers: int | None, dask_address: str | None, batch: int | None, stop_after_failures: int) -> None:
+             workers: int | None, dask_address: str | None, batch: int | None, stop_after_failures: int,
+             time_limit: float | None) -> None:
     """Tune the black box of SCENARIO, journaling every evaluation."""
     from bayestune import run as run_meta
     from bayestune.evaluators import make_evaluator
@@ -184,7 +188,8 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
     backend = "dask" if dask_address else "pool" if (workers or 1) > 1 else "serial"
     execution = {"backend": backend, "workers": workers if backend != "serial" else None,
                  "dask_client": dask_address, "batch": batch if batch is not None else scenario.batch,
-                 "stop_after_failures": stop_after_failures, "time_limit": scenario.time_limit}
+                 "stop_after_failures": stop_after_failures,
+                 "time_limit": time_limit if time_limit is not None else scenario.time_limit}
     path = Path(journal_path) if journal_path else _default_journal(scenario, scenario_path)
 
     evaluator = make_evaluator(scenario)  # before the journal: a setup error leaves no file behind
@@ -196,12 +201,18 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
             if resumed:
                 run_meta.check_space(journal, scenario.space)
             budget = budget or (run_meta.stored_budget(journal) if resumed else None) or scenario.budget
+            if budget is None and execution["time_limit"] is None:
+                raise CliError("the scenario's budget is null (no evaluation limit) but no time limit is set: "
+                               "give --budget or --time-limit")
             optimizer = Optimizer.from_scenario(scenario, journal=journal, resume=resumed, strategy=strategy,
                                                 seed=seed)
+            _seed_incumbent(evaluator, optimizer)
             if not resumed:
                 run_meta.record_scenario(journal, scenario)
+                _record_measurement(journal, scenario)
             if resumed:
-                click.echo(f"resuming {path}: {optimizer.n_evaluated} of {budget} evaluations done", err=True)
+                click.echo(f"resuming {path}: {optimizer.n_evaluated} of {budget or 'unlimited'} evaluations done",
+                           err=True)
             try:
                 interrupted = run_with_progress(optimizer, evaluator, budget, scenario, execution, show_progress=not no_progress)
             except AllFailedError as exc:
@@ -215,21 +226,26 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
                     f"--journal {shlex.quote(str(path))} --resume",
                     err=True)
                 raise SystemExit(EXIT_INTERRUPTED)
-            _print_summary(optimizer, scenario, budget, path)
+            _print_summary(optimizer, scenario, budget, path, remeasure=lambda: _remeasure(
+                journal, evaluator, scenario))
             if csv_path:
                 journal.export_csv(csv_path, parameter_names=scenario.space.names,
                                    objectives=scenario.objective_names)
                 click.echo(f"csv: {csv_path}")
 
 
-def _print_summary(optimizer: Any, scenario: Any, budget: int, path: Path, *, quote_failure: bool = True) -> None:
-    """The run's result; SystemExit(EXIT_ALL_FAILED), quoting the most common error, if every evaluation failed."""
+def _print_summary(optimizer: Any, scenario: Any, budget: int | None, path: Path, *, quote_failure: bool = True,
+                   remeasure: Any = None) -> None:
+    """The run's result; SystemExit(EXIT_ALL_FAILED), quoting the most common error, if every evaluation failed.
+
+    ``remeasure``: called when there is a best trial, before it is printed (the top-k re-measurement).
+    """
     from bayestune.execution import most_common_failure
 
     n, failed = optimizer.n_evaluated, optimizer.n_failed
     best = optimizer.best
     counts = f"{n} evaluation(s), {failed} failed or infeasible"
-    if n < budget and quote_failure:
+    if budget is not None and n < budget and quote_failure:
         counts += f"; every feasible configuration was evaluated before the budget of {budget}"
     if best is None:
         click.echo(f"no feasible configuration found ({counts})")
@@ -239,12 +255,15 @@ def _print_summary(optimizer: Any, scenario: Any, budget: int, path: Path, *, qu
             click.echo(f"journal: {path}")
             raise SystemExit(EXIT_ALL_FAILED)
     else:
+        winner = remeasure() if remeasure is not None else None
         values = ", ".join(f"{o.name} = {display(best.values.get(o.name, math.nan))}"
                            for o in scenario.objectives)
         click.echo(f"best: {values}  (trial {best.trial_id}; {counts})")
         width = max(len(name) for name in best.config)
         for name, value in best.config.items():
             click.echo(f"  {name.ljust(width)} = {display(value)}")
+        if winner is not None:
+            click.echo(winner)
         if len(scenario.objectives) > 1:
             from bayestune.pareto import pareto_trials
 
@@ -252,6 +271,56 @@ def _print_summary(optimizer: Any, scenario: Any, budget: int, path: Path, *, qu
             click.echo(f"Pareto front: {len(front)} configuration(s); see them with "
                        f"`bayestune report {shlex.quote(str(path))}`")
     click.echo(f"journal: {path}")
+
+
+def _record_measurement(journal: Any, scenario: Any) -> None:
+    """Keep the scenario's measurement section with the run, so `show` knows its statistic."""
+    from bayestune.measurement.settings import META_MEASUREMENT
+
+    if scenario.measurement is not None:
+        journal.set_meta(META_MEASUREMENT, scenario.measurement.to_dict())
+
+
+def _seed_incumbent(evaluator: Any, optimizer: Any) -> None:
+    """A resumed run's early abort compares with the journal's best, not only this session's."""
+    from bayestune.measurement.policy import MeasuredEvaluator
+
+    best = optimizer.best
+    if isinstance(evaluator, MeasuredEvaluator) and best is not None:
+        evaluator.incumbent = best.values.get(optimizer.objectives[0].name)
+
+
+def _remeasure(journal: Any, evaluator: Any, scenario: Any) -> str | None:
+    """The scenario's top-k re-measurement, run now; the winner's line (None when not asked for)."""
+    from bayestune.measurement.build import for_remeasurement
+    from bayestune.measurement.remeasure import remeasure_top
+
+    spec = scenario.measurement
+    if spec is None or not spec.remeasure_top or len(scenario.objectives) > 1:
+        return None
+    click.echo(f"re-measuring the best {spec.remeasure_top} in {spec.remeasure_rounds} interleaved round(s) ...",
+               err=True)
+    try:
+        with sigterm_as_interrupt():
+            outcome = remeasure_top(journal, for_remeasurement(evaluator), scenario.objectives[0],
+                                    k=spec.remeasure_top, rounds=spec.remeasure_rounds,
+                                    statistic=spec.policy.statistic, confidence=spec.policy.confidence,
+                                    space=scenario.space)
+    except KeyboardInterrupt:
+        return ("re-measurement interrupted; the rounds done are in the journal, and `optimize --resume` "
+                "finishes the others")
+    return _winner_line(outcome)
+
+
+def _winner_line(outcome: Any) -> str:
+    """``winner after re-measurement: trial 7, time = 1.02 [0.99, 1.05] (95% CI, median of 5 rounds)``."""
+    winner = outcome.winner
+    if winner is None:
+        return "winner after re-measurement: none (every candidate failed a re-measurement)"
+    interval = (f"[{display(winner.low)}, {display(winner.high)}] ({outcome.confidence:.0%} CI"
+                if math.isfinite(winner.low) and math.isfinite(winner.high) else "(interval needs more rounds")
+    return (f"winner after re-measurement: trial {winner.trial_id}, {outcome.objective} = {display(winner.value)} "
+            f"{interval}, {outcome.statistic} of {len(winner.samples)} round(s))")
 
 
 # ---- show ------------------------------------------------------------------------------------
@@ -275,6 +344,8 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
         output_constraints = run_meta.stored_output_constraints(journal)
         first = objectives[0] if objectives else None
         best = journal.best(first.name, minimize=first.minimize, k=top) if first else []
+        remeasurements = journal.remeasurements()
+        measurement = _stored_measurement(journal)
     names = [o.name for o in objectives]
 
     lost = [t for t in trials if t.failure_kind == FailureKind.LOST]
@@ -312,6 +383,11 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
         else:
             click.echo("  (none)")
 
+    if first is not None and not show_all:
+        _show_repeats(best, first.name, measurement)
+        _show_remeasurements(remeasurements, trials, first, measurement)
+    _show_time(trials)
+
     if failures:
         bad = [t for t in trials if t.status in (TrialStatus.FAILED, TrialStatus.INFEASIBLE)]
         click.echo(f"\nfailed or infeasible trials ({len(bad)}):")
@@ -323,6 +399,63 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
                 click.echo(f"      {line}")
             if len(error.splitlines()) > FAILURE_LINES:
                 click.echo(f"      ... ({len(error.splitlines()) - FAILURE_LINES} more line(s))")
+
+
+def _stored_measurement(journal: Any) -> Any:
+    """The run's measurement section (defaults when it had none or it is unreadable)."""
+    from bayestune.measurement.settings import META_MEASUREMENT, MeasurementSpec
+
+    try:
+        return MeasurementSpec.from_dict(journal.get_meta(META_MEASUREMENT) or {})
+    except (BayestuneError, TypeError):
+        return MeasurementSpec()
+
+
+def _show_repeats(best: Sequence[Any], objective: str, measurement: Any) -> None:
+    """The repeated measurements behind the best values: how many, their spread and interval."""
+    from bayestune.measurement.statistics import confidence_interval
+
+    rows = []
+    for t in best:
+        samples = t.repeats.get(objective, ())
+        if len(samples) > 1:
+            low, high = confidence_interval(samples, measurement.policy.statistic, measurement.policy.confidence)
+            interval = f"[{display(low)}, {display(high)}]" if math.isfinite(low) and math.isfinite(high) else "-"
+            rows.append([str(t.trial_id), str(len(samples)), display(min(samples)), display(max(samples)), interval])
+    if rows:
+        click.echo(f"\nrepeats of {objective} ({measurement.policy.statistic} shown above; "
+                   f"{measurement.policy.confidence:.0%} interval):")
+        click.echo(_table(["trial", "runs", "min", "max", "interval"], rows))
+
+
+def _show_remeasurements(remeasurements: Sequence[Any], trials: Sequence[Any], objective: Any,
+                         measurement: Any) -> None:
+    """The interleaved re-measurement rounds, one column per round, and the winner they declare."""
+    from bayestune.measurement.remeasure import summarise_rounds
+
+    if not remeasurements:
+        return
+    policy = measurement.policy
+    outcome = summarise_rounds(remeasurements, trials, objective, statistic=policy.statistic,
+                               confidence=policy.confidence)
+    rounds = sorted({r.round for r in remeasurements})
+    rows = []
+    for estimate in outcome.estimates:
+        by_round = {r.round: r for r in remeasurements if r.trial_id == estimate.trial_id}
+        cells = [("failed" if by_round[n].error else display(by_round[n].values.get(objective.name, math.nan)))
+                 if n in by_round else "" for n in rounds]
+        rows.append([str(estimate.trial_id), display(estimate.searched_value), *cells, display(estimate.value)])
+    click.echo(f"\nre-measured in {len(rounds)} interleaved round(s) ({objective.name}):")
+    click.echo(_table(["trial", "searched", *[f"r{n}" for n in rounds], policy.statistic], rows))
+    click.echo(_winner_line(outcome))
+
+
+def _show_time(trials: Sequence[Any]) -> None:
+    from bayestune.measurement.timing import format_breakdown, time_breakdown
+
+    text = format_breakdown(time_breakdown(trials))
+    if text:
+        click.echo(f"\ntime: {text}")
 
 
 def _infeasibility_reason(trial: Any, output_constraints: Any) -> str:
@@ -411,13 +544,15 @@ def validate(scenario_path: str) -> None:
         click.echo(f"  feasible configurations: {count:,} of {int(cartesian):,} in the cartesian product")
     objectives = ", ".join(f"{o.name} ({o.direction})" for o in scenario.objectives)
     click.echo(f"  objectives: {objectives}")
-    click.echo(f"  budget {scenario.budget}, strategy {scenario.strategy}, initial design {scenario.design.method} "
+    click.echo(f"  budget {scenario.budget if scenario.budget is not None else 'unlimited (time limit)'}, strategy {scenario.strategy}, initial design {scenario.design.method} "
                f"x {scenario.design.size}, seed {scenario.seed}")
     _check_strategy(scenario)
     if scenario.blackbox is None:
         click.echo("  black box: none (drive the optimizer from Python with ask/tell)")
     else:
         with make_evaluator(scenario) as evaluator:
+            while hasattr(evaluator, "inner"):  # measurement wrappers around the black box
+                evaluator = evaluator.inner
             if isinstance(evaluator, CommandEvaluator):
                 evaluator.check_program()
         bb = scenario.blackbox
@@ -425,11 +560,32 @@ def validate(scenario_path: str) -> None:
         click.echo(f"  black box: {bb.kind} {bb.target!r}{timeout} (set up OK)")
     if scenario.time_limit is not None or scenario.batch is not None:
         click.echo(f"  time limit {scenario.time_limit} s, batch {scenario.batch}")
+    if scenario.measurement is not None:
+        click.echo(f"  measurement: {_describe_measurement(scenario.measurement)}")
     if scenario.key_handling:
         click.echo(f"  HyperMapper/BaCO keys ({len(scenario.key_handling)}):")
         for line in format_key_handling(scenario.key_handling):
             click.echo(f"    {line}")
     click.echo("OK")
+
+
+def _describe_measurement(spec: Any) -> str:
+    """``warm-up 1, median of 3 to 10 runs until ±2 %, early abort; re-measure top 3 x 5 rounds; check``."""
+    p = spec.policy
+    runs = f"{p.repeats}" if p.max_repeats is None else f"{p.repeats} to {p.max_repeats}"
+    parts = [f"{p.statistic} of {runs} run(s)" + (f" until ±{p.precision:.1%}" if p.precision else "")]
+    if p.warmup:
+        parts.insert(0, f"warm-up {p.warmup}")
+    if p.early_abort:
+        parts.append("early abort")
+    text = ", ".join(parts)
+    if spec.remeasure_top:
+        text += f"; re-measure the best {spec.remeasure_top} in {spec.remeasure_rounds} interleaved rounds"
+    if spec.check is not None:
+        what = [f"expected {dict(spec.check.expected)}"] if spec.check.expected else []
+        what += [f"function {spec.check.function}"] if spec.check.function is not None else []
+        text += "; correctness check: " + ", ".join(what)
+    return text
 
 
 def _check_strategy(scenario: Any) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from bayestune.formatting import display
+from bayestune.measurement.timing import format_breakdown, time_breakdown
 from bayestune.trial import TrialStatus
 
 
@@ -50,27 +51,35 @@ def sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
         signal.signal(signal.SIGINT, previous_int)
 
-def run_with_progress(optimizer: Any, evaluator: Any, budget: int, scenario: Any, execution: dict[str, Any], *,
+def run_with_progress(optimizer: Any, evaluator: Any, budget: int | None, scenario: Any, execution: dict[str, Any], *,
                       show_progress: bool) -> bool:
     """The evaluation loop under a progress bar; True if stopped by Ctrl-C/SIGTERM.
 
     Worker processes get a recipe to rebuild the scenario's evaluator, this process the evaluator itself.
+    ``budget=None``: the run's time limit ends it (the bar then counts evaluations without a total).
+    The bar's postfix shows where the time went (compile / run / optimizer ...).
     """
     from tqdm import tqdm
 
     from bayestune.execution import ScenarioFactory, run
 
     objective = scenario.objectives[0]
-    bar = tqdm(total=budget, initial=min(optimizer.n_evaluated, budget), desc=scenario.name, unit="eval",
+    initial = optimizer.n_evaluated if budget is None else min(optimizer.n_evaluated, budget)
+    bar = tqdm(total=budget, initial=initial, desc=scenario.name, unit="eval",
                file=sys.stderr, dynamic_ncols=True, disable=None if show_progress else True)
 
     lines = show_progress and not is_terminal(sys.stderr)  # piped (CI, nohup): one line per evaluation
+    seen: list[Any] = []
 
     def on_trial(trial: Any) -> None:
+        seen.append(trial)
         best = optimizer.best
         best_text = display(best.values[objective.name]) if best is not None else "-"
-        bar.set_postfix_str(f"best {objective.name}={best_text}, failed={optimizer.n_failed}", refresh=False)
-        bar.update(min(optimizer.n_evaluated, budget) - bar.n)
+        time_text = format_breakdown(time_breakdown(seen), shares=False)
+        postfix = f"best {objective.name}={best_text}, failed={optimizer.n_failed}"
+        bar.set_postfix_str(postfix + (f"; {time_text}" if time_text else ""), refresh=False)
+        done = optimizer.n_evaluated if budget is None else min(optimizer.n_evaluated, budget)
+        bar.update(done - bar.n)
         if lines:
             click.echo(progress_line(trial, objective.name, optimizer.n_evaluated, budget, best_text), err=True)
 
@@ -82,6 +91,8 @@ def run_with_progress(optimizer: Any, evaluator: Any, budget: int, scenario: Any
         return True
     finally:
         bar.close()
+    if seen and show_progress:
+        click.echo(f"time: {format_breakdown(time_breakdown(seen))}", err=True)
     return False
 
 def is_terminal(stream: Any) -> bool:
@@ -91,15 +102,17 @@ def is_terminal(stream: Any) -> bool:
         return False
 
 
-def progress_line(trial: Any, objective: str, done: int, budget: int, best_text: str) -> str:
-    """One evaluation as a line for logs: ``[3/40] trial 3 ok runtime=1.2 | best 1.1``."""
+def progress_line(trial: Any, objective: str, done: int, budget: int | None, best_text: str) -> str:
+    """One evaluation as a line for logs: ``[3/40] trial 3 ok runtime=1.2 | best 1.1 | run 0.8 s, ...``."""
     if trial.status is TrialStatus.OK:
         what = f"ok {objective}={display(trial.values.get(objective, math.nan))}"
     elif trial.status is TrialStatus.INFEASIBLE:
         what = "infeasible"
     else:
         what = f"failed ({trial.failure_kind}): {first_line(trial.error, 80)}"
-    return f"[{min(done, budget)}/{budget}] trial {trial.trial_id} {what} | best {objective}={best_text}"
+    count = f"{done}" if budget is None else f"{min(done, budget)}/{budget}"
+    timings = format_breakdown(trial.timings, shares=False) if getattr(trial, "timings", None) else ""
+    return f"[{count}] trial {trial.trial_id} {what} | best {objective}={best_text}" + (f" | {timings}" if timings else "")
 
 def first_line(text: str | None, limit: int = 100) -> str:
     line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""

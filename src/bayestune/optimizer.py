@@ -292,7 +292,7 @@ class Optimizer:
                 return Result.failure(f"output constraint {c.expression!r} needs output(s) {exc.args[0]}, "
                                       f"but the black box reported {sorted(res.values)}", FailureKind.PARSE)
             if not ok:
-                return Result(values=dict(res.values), feasible=False, kind=FailureKind.OUTPUT_CONSTRAINT)
+                return replace(res, feasible=False, kind=FailureKind.OUTPUT_CONSTRAINT)  # repeats, timings kept
         return res
 
     def _absorb(self, trial: Trial, x: np.ndarray, key: bytes) -> None:

@@ -20,7 +20,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from bayestune.exceptions import BayestuneError
 from bayestune.formatting import display
+from bayestune.measurement.timing import format_breakdown, time_breakdown
 from bayestune.insight import run_importance
 from bayestune.pareto import pareto_trials
 from bayestune.run import META_BUDGET, META_SCENARIO, META_SEED, META_STRATEGY, Run, load_run
@@ -98,8 +100,36 @@ def _summary(run: Run, journal_path: str) -> str:
         ("strategy", meta.get(META_STRATEGY, "-")),
         ("seed", meta.get(META_SEED, "-")),
         ("parameters", ", ".join(f"{p.name} ({p.kind})" for p in run.space.parameters)),
+        ("time", format_breakdown(time_breakdown(run.trials)) or "-"),
     ]
     return _table(["", ""], [[k, v] for k, v in items])
+
+
+def _remeasurement_section(journal_path: str, run: Run) -> list[str]:
+    """The interleaved re-measurement rounds of the best trials and the winner they declare."""
+    from bayestune.measurement.remeasure import summarise_rounds
+    from bayestune.measurement.settings import META_MEASUREMENT, MeasurementSpec
+    from bayestune.storage import Journal
+
+    with Journal.open(journal_path) as journal:
+        remeasurements = journal.remeasurements()
+    if not remeasurements:
+        return []
+    try:
+        policy = MeasurementSpec.from_dict(run.meta.get(META_MEASUREMENT) or {}).policy
+    except (BayestuneError, TypeError):
+        policy = MeasurementSpec().policy
+    outcome = summarise_rounds(remeasurements, run.trials, run.objectives[0], statistic=policy.statistic,
+                               confidence=policy.confidence)
+    rows = [[e.trial_id, e.searched_value, e.value, e.low, e.high, len(e.samples), e.failures]
+            for e in outcome.estimates]
+    headers = ["trial", "searched", policy.statistic, "low", "high", "rounds", "failed"]
+    winner = outcome.winner
+    verdict = (f"winner: trial {winner.trial_id}" if winner is not None
+               else "no winner: every candidate failed a re-measurement")
+    return [f"<h2>Re-measured in {outcome.rounds} interleaved rounds ({_esc(outcome.objective)}, "
+            f"{policy.confidence:.0%} interval)</h2>",
+            _table(headers, rows, [True] * len(headers)), f"<p>{_esc(verdict)}</p>"]
 
 
 def build_report(journal_path: str | os.PathLike, out_path: str | os.PathLike, *, space: Space | None = None,
@@ -135,6 +165,7 @@ def build_report(journal_path: str | os.PathLike, out_path: str | os.PathLike, *
         best = _best_by(run, 10)
         parts.append(f"<h2>Best configurations by {_esc(run.names[0])} ({run.objectives[0].direction})</h2>")
         parts.append(_table(*_trial_rows(best, run)) if best else "<p>no feasible evaluation</p>")
+        parts.extend(_remeasurement_section(str(journal_path), run))
 
     importance = run_importance(run, method=importance_method) if run.trials else {}
     with tempfile.TemporaryDirectory(prefix="bayestune-report-") as tmp:

@@ -44,7 +44,7 @@ class FailureKind:
     RUNTIME = "runtime"  # a kernel that failed at run time (live, or as recorded in a replayed cache)
     SCHEDULE = "schedule"  # a schedule the compiler refused before compiling (e.g. Halide's checks)
     COMPILE = "compile"  # a kernel or schedule that failed to compile
-    VERIFICATION = "verification"  # ran, but its output differs from the reference answer
+    VERIFICATION = "verification"  # ran, but its output differs from the reference answer (a wrong answer)
     OUTPUT_CONSTRAINT = "output_constraint"  # measured, but an output constraint is broken
     WORKER_LOST = "worker_lost"  # the worker running it died, more than the retries allow
     LOST = "lost"  # in flight when the process died; re-run on resume, never modelled
@@ -76,6 +76,9 @@ class Result:
     #: Every repeated measurement behind ``values`` (objective name -> repeats), kept so the
     #: statistic can be re-derived and the model can read the measurement noise.
     repeats: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    #: Where the evaluation's time went, in seconds per phase (e.g. ``{"compile": 1.2, "run": 0.4}``);
+    #: an evaluator fills what it knows, the loop adds ``"optimizer"`` (the suggestion's time).
+    timings: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
     def failure(cls, error: str, kind: str = FailureKind.EXCEPTION) -> "Result":
@@ -154,6 +157,21 @@ def coerce_result(raw: Any, objectives: Sequence[str], feasible_key: str | None 
 
 
 @dataclass(frozen=True)
+class Remeasurement:
+    """One extra measurement of an already journaled trial, taken in a re-measurement round.
+
+    Kept apart from the trials (it is not charged to the budget and never seen by a model):
+    the rounds re-measure the best configurations interleaved, to check the declared winner.
+    """
+
+    trial_id: int
+    round: int
+    values: Mapping[str, float] = field(default_factory=dict)
+    error: str | None = None  # the re-measurement failed (e.g. a wrong answer this time)
+    measured_at: float | None = None  # unix time
+
+
+@dataclass(frozen=True)
 class Trial:
     """One journaled evaluation: the configuration asked and what came back."""
 
@@ -169,6 +187,7 @@ class Trial:
     attempt: int = 1
     origin: str = Origin.SUGGESTED
     repeats: Mapping[str, tuple[float, ...]] = field(default_factory=dict)  # see Result.repeats
+    timings: Mapping[str, float] = field(default_factory=dict)  # see Result.timings
 
     @property
     def feasible(self) -> bool:

@@ -117,6 +117,26 @@ def test_bad_arguments_are_rejected_with_the_rule():
         run(opt, square, 3, backend="dask")
 
 
+def test_every_trial_carries_the_optimizers_time_beside_the_evaluators_phases():
+    from bayestune.trial import Result
+
+    def timed(config):
+        return Result(values={"value": float(config["x"])}, timings={"compile": 0.25, "run": 0.5})
+
+    opt = Optimizer(small_space(10), strategy="cot_random", seed=0)
+    run(opt, timed, 4)
+    assert all(set(t.timings) == {"compile", "run", "optimizer"} for t in opt.trials)
+    assert all(t.timings["optimizer"] >= 0 and t.timings["compile"] == 0.25 for t in opt.trials)
+
+
+def test_budget_none_runs_until_the_time_limit_or_the_space_is_exhausted():
+    opt = Optimizer(small_space(5), strategy="cot_random", seed=0)
+    run(opt, square, None, time_limit=600)
+    assert opt.n_evaluated == 5 and opt.journal.get_meta("budget") is None
+    with pytest.raises(BayestuneError, match="budget=None needs a time_limit"):
+        run(Optimizer(small_space(), strategy="cot_random", seed=0), square, None)
+
+
 # ---- portable evaluators ------------------------------------------------------------------------
 def test_portable_factories_for_commands_targets_and_functions(tmp_path):
     cmd = CommandEvaluator("echo {x}", ["value"], timeout=3, memory_limit_mb=500)

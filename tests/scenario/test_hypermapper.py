@@ -235,7 +235,6 @@ def test_unknown_model_keys_are_warnings_as_both_schemas_tolerate_them(caplog):
 
 @pytest.mark.parametrize("top, fragment", [
     ({"time_budget": 0}, "-1 for no limit"),
-    ({"number_of_repetitions": 3}, "repeat inside the black box"),
     ({"resume_optimization": True, "resume_optimization_file": "old.csv"}, "--resume"),
     ({"hypermapper_mode": {"mode": "client-server"}}, "'external'"),
     ({"baco_mode": {"mode": "exhaustive", "exhaustive_search_file": "all.csv"}}, "'replay'"),
@@ -433,6 +432,16 @@ def test_review_keys_lists_every_problem_of_a_file_at_once():
             "local_search_step_size": 0.2, "input_parameters": {"x": {"parameter_type": "real", "values": [0, 1]}}}
     review = {h.key: (h.handling, h.detail) for h in review_keys(data)}
     assert review["optimization_iteration"] == ("unknown", "not a key of either schema (did you mean 'optimization_iterations'?)")
-    assert review["number_of_repetitions"][0] == review["baco_mode"][0] == "refused"
+    assert review["baco_mode"][0] == "refused" and review["number_of_repetitions"][0] == "mapped"
     assert review["noise"][0] == "ignored" and review["local_search_step_size"][0] == "approximated"
     assert review["input_parameters"][0] == "mapped"
+
+
+def test_number_of_repetitions_is_the_measurement_repeats():
+    from bayestune.measurement.settings import MeasurementPolicy
+
+    s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, number_of_repetitions=3)
+    assert s.measurement.policy == MeasurementPolicy(repeats=3, statistic="mean")
+    assert load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, number_of_repetitions=1).measurement is None
+    with pytest.raises(ScenarioError, match=r"\$.number_of_repetitions: `value >= 1` \(an integer\) must hold, but got 0"):
+        load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, number_of_repetitions=0)

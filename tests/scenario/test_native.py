@@ -158,7 +158,7 @@ def test_unknown_key_lists_allowed_keys():
     (native(objectives=["tile_x"]), "$.objectives[0]", "has the name of a parameter"),
     (native(objectives=[{"name": "t", "direction": "up"}]), "$.objectives[0]", 'but got {"name": "t", "direction": "up"}'),
     (native(budget=0), "$.budget", "`value >= 1` must hold, but got 0"),
-    (native(budget=2.5), "$.budget", "expected an integer, but got 2.5"),
+    (native(budget=2.5), "$.budget", "expected an integer or null, but got 2.5"),
     (native(initial_design={"method": "sobol"}), "$.initial_design.method", 'but got "sobol"'),
     (native(seed=-1), "$.seed", "`value >= 0` must hold"),
     (native(feasible_output="time"), "$.feasible_output", "must not be an objective"),

@@ -255,3 +255,34 @@ def test_a_nan_extra_metric_keeps_a_valid_objective(tmp_path):
         bad = journal.finish(journal.start({"x": 2}), Result({"runtime": float("nan"), "power": 1.0}))
     assert ok.status is TrialStatus.OK and ok.values["runtime"] == 2.0 and math.isnan(ok.values["power"])
     assert bad.status is TrialStatus.FAILED and bad.failure_kind == "nan"
+
+
+_VERSION_1_TRIALS = """
+CREATE TABLE bayestune_schema (version INTEGER NOT NULL, created_at REAL NOT NULL);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE trials (trial_id INTEGER PRIMARY KEY, config TEXT NOT NULL, config_key TEXT NOT NULL,
+    status TEXT NOT NULL, "values" TEXT NOT NULL DEFAULT '{}', error TEXT, failure_kind TEXT,
+    started_at REAL, finished_at REAL, batch INTEGER, attempt INTEGER NOT NULL DEFAULT 1,
+    origin TEXT NOT NULL DEFAULT 'suggested');
+INSERT INTO bayestune_schema VALUES (1, 0.0);
+INSERT INTO meta VALUES ('created_at', '0.0');
+INSERT INTO trials (config, config_key, status, "values", started_at, finished_at)
+    VALUES ('{"x": 1}', '{"x":1}', 'ok', '{"t": 2.0}', 1.0, 2.0);
+PRAGMA user_version = 1;
+"""
+
+
+def test_a_version_1_journal_is_migrated_and_stays_readable(path: Path) -> None:
+    con = sqlite3.connect(path)
+    con.executescript(_VERSION_1_TRIALS)
+    con.close()
+    with Journal.open(path) as journal:
+        (old,) = journal.trials()
+        assert old.values == {"t": 2.0} and old.repeats == {} and old.timings == {}
+        new = journal.record({"x": 2}, Result(values={"t": 1.0}, repeats={"t": (1.0, 1.0)}))
+        journal.record_remeasurement(old.trial_id, 1, Result(values={"t": 2.1}))
+    with Journal.open(path) as journal:
+        assert journal.trials()[1] == new and len(journal.remeasurements()) == 1
+    con = sqlite3.connect(path)
+    assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    con.close()

@@ -221,3 +221,38 @@ def test_canonical_key_folds_integral_floats_lists_and_key_order() -> None:
     assert encode_config({"x": 0.5, "order": [1, 0], "tile": 4.0})[1] == key
     assert encode_config({"x": 0.5, "order": (1, 0), "tile": np.int32(4)})[1] == key
     assert encode_config({"tile": 4, "order": (0, 1), "x": 0.5})[1] != key
+
+
+def test_repeats_and_timings_are_kept(journal) -> None:
+    result = Result(values={"t": 2.0}, repeats={"t": (2.5, 2.0, 1.5)}, timings={"compile": 0.5, "run": 1.25})
+    finished = journal.finish(journal.start({"x": 1}), result)
+    recorded = journal.record({"x": 2}, Result(values={"t": 3.0}, repeats={"t": (3.0, math.inf)}))
+    first, second = journal.trials()
+    assert first == finished and first.repeats == {"t": (2.5, 2.0, 1.5)}
+    assert first.timings == {"compile": 0.5, "run": 1.25}
+    assert second == recorded and second.repeats["t"][0] == 3.0 and math.isnan(second.repeats["t"][1])
+    assert second.timings == {}
+
+
+def test_bad_repeats_or_timings_are_refused_naming_them(journal) -> None:
+    trial_id = journal.start({"x": 1})
+    with pytest.raises(JournalError, match="repeats of 't'"):
+        journal.finish(trial_id, Result(values={"t": 1.0}, repeats={"t": ("fast",)}))
+    with pytest.raises(JournalError, match="timing 'run'"):
+        journal.finish(trial_id, Result(values={"t": 1.0}, timings={"run": -1.0}))
+    assert journal.pending()[0].trial_id == trial_id
+
+
+def test_remeasurement_rounds_are_kept_in_order(journal) -> None:
+    a = journal.record({"x": 1}, Result(values={"t": 1.0}))
+    b = journal.record({"x": 2}, Result(values={"t": 2.0}))
+    journal.record_remeasurement(a.trial_id, 1, Result(values={"t": 1.1}))
+    journal.record_remeasurement(b.trial_id, 1, Result(values={"t": 1.9}))
+    journal.record_remeasurement(a.trial_id, 2, Result.failure("wrong answer", FailureKind.VERIFICATION))
+    rounds = journal.remeasurements()
+    assert [(r.trial_id, r.round) for r in rounds] == [(a.trial_id, 1), (b.trial_id, 1), (a.trial_id, 2)]
+    assert rounds[0].values == {"t": 1.1} and rounds[0].error is None and rounds[0].measured_at is not None
+    assert rounds[2].values == {} and rounds[2].error == "wrong answer"
+    assert [r.round for r in journal.remeasurements(a.trial_id)] == [1, 2]
+    with pytest.raises(JournalError, match="no trial 99"):
+        journal.record_remeasurement(99, 1, Result(values={"t": 1.0}))

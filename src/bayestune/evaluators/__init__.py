@@ -38,9 +38,13 @@ def make_evaluator(scenario: Scenario) -> Evaluator:
         raise EvaluationError(
             f"scenario {scenario.name!r} ({scenario.source}) has no 'blackbox' section: add one, "
             "or drive the optimizer from Python with ask()/tell()")
-    return build_evaluator(spec, base_dir=scenario.base_dir, objectives=scenario.objective_names,
-                           parameter_names=scenario.space.names, feasible_output=scenario.feasible_output,
-                           scenario_name=scenario.name)
+    evaluator = build_evaluator(spec, base_dir=scenario.base_dir, objectives=scenario.objective_names,
+                                parameter_names=scenario.space.names, feasible_output=scenario.feasible_output,
+                                scenario_name=scenario.name)
+    from bayestune.measurement.build import measured  # the scenario's measurement section, if any
+
+    return measured(evaluator, scenario.measurement, minimize=scenario.objectives[0].minimize,
+                    base_dir=scenario.base_dir)
 
 
 def build_evaluator(spec: BlackBoxSpec, *, base_dir: Path, objectives: Sequence[str],

@@ -124,13 +124,17 @@ class ScenarioFactory(EvaluatorFactory):
         self.objectives = list(scenario.objective_names)
         self.parameter_names = list(scenario.space.names)
         self.feasible_output = scenario.feasible_output
+        self.measurement = scenario.measurement
+        self.minimize = scenario.objectives[0].minimize
 
     def build(self) -> Evaluator:
         from bayestune.evaluators import build_evaluator
+        from bayestune.measurement.build import measured
 
-        return build_evaluator(self.spec, base_dir=Path(self.base_dir), objectives=self.objectives,
-                               parameter_names=self.parameter_names, feasible_output=self.feasible_output,
-                               scenario_name=self.name)
+        evaluator = build_evaluator(self.spec, base_dir=Path(self.base_dir), objectives=self.objectives,
+                                    parameter_names=self.parameter_names, feasible_output=self.feasible_output,
+                                    scenario_name=self.name)
+        return measured(evaluator, self.measurement, minimize=self.minimize, base_dir=self.base_dir)
 
     def __repr__(self) -> str:
         return f"ScenarioFactory({self.name!r}, {self.spec.kind}={self.spec.target!r})"

@@ -9,7 +9,11 @@ as one request), ask again.
 
 Guarantees, whatever the backend:
 
-- the budget counts finished evaluations plus those in flight, so it is never exceeded;
+- the budget counts finished evaluations plus those in flight, so it is never exceeded; a
+  ``time_limit`` (wall-clock seconds: compile, run and optimizer time alike) stops new
+  evaluations too, and with ``budget=None`` it is the only limit;
+- each trial's ``timings`` gets ``"optimizer"``: its share of the time spent in ``ask``
+  (the strategy's suggestion), beside the phases the evaluator reported;
 - every result is journaled as it arrives; evaluations in flight when the process dies stay
   ``pending`` in the journal and are re-run by a resumed optimizer;
 - an evaluation whose worker dies is resubmitted once (``resubmit=1``); if its worker dies
@@ -26,20 +30,24 @@ import re
 import time
 from collections import Counter, deque
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from bayestune import run as run_meta
 from bayestune.exceptions import BayestuneError, EvaluationError
 from bayestune.execution.backends import Backend, Task, WorkerLost, make_backend
+from bayestune.measurement.timing import OPTIMIZER_PHASE
 from bayestune.trial import FailureKind, Result, Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
 
 #: Failed evaluations in a row, with none successful yet, after which a run stops early.
 DEFAULT_STOP_AFTER_FAILURES = 10
+#: The evaluation budget of a run bounded only by its time limit.
+UNLIMITED = 2**62
 
 
-def run(optimizer: Any, evaluator: Any, budget: int, *, backend: str | Backend = "serial",
+def run(optimizer: Any, evaluator: Any, budget: int | None, *, backend: str | Backend = "serial",
         workers: int | None = None, dask_client: Any = None, batch: int | None = None,
         resubmit: int = 1, callback: Callable[[Trial], None] | None = None,
         mp_context: Any = None, stop_after_failures: int | None = DEFAULT_STOP_AFTER_FAILURES,
@@ -61,9 +69,13 @@ def run(optimizer: Any, evaluator: Any, budget: int, *, backend: str | Backend =
     ``stop_after_failures``: stop early when this many evaluations in a row have failed and none
     of the run has succeeded yet (a broken black box should not spend the whole budget); None
     or 0 never stops. The optimizer's ``stopped_reason`` then says why.
-    ``time_limit``: wall-clock seconds after which no new evaluation starts (those running finish).
+    ``time_limit``: wall-clock seconds after which no new evaluation starts (those running finish);
+    ``budget=None`` runs until then (or until the space is exhausted).
     """
-    budget = _positive_int(budget, "budget")
+    if budget is None and time_limit is None:
+        raise BayestuneError("budget=None needs a time_limit: a run must be bounded by evaluations, seconds, or both")
+    unlimited = budget is None
+    budget = UNLIMITED if budget is None else _positive_int(budget, "budget")
     if batch is not None:
         batch = _positive_int(batch, "batch")
     if not isinstance(resubmit, int) or resubmit < 0:
@@ -78,7 +90,8 @@ def run(optimizer: Any, evaluator: Any, budget: int, *, backend: str | Backend =
     objectives = [o.name for o in optimizer.objectives]
     chosen = make_backend(backend, evaluator, objectives, workers=workers, dask_client=dask_client,
                           batch=batch, mp_context=mp_context, feasible_key=optimizer.feasible_output)
-    run_meta.record_budget(optimizer.journal, budget)
+    if not unlimited:
+        run_meta.record_budget(optimizer.journal, budget)
     loop = EvaluationLoop(optimizer, chosen, budget, batch=batch, resubmit=resubmit, callback=callback,
                           stop_after_failures=stop_after_failures or None, time_limit=time_limit)
     try:
@@ -149,6 +162,7 @@ class EvaluationLoop:
         self.stop_after_failures = stop_after_failures
         self.stopped_reason: str | None = None
         self.failures_in_a_row = 0
+        self.suggestion_seconds: dict[int, float] = {}  # task id -> its share of the time in ask()
         self.succeeded = any(t.status is not TrialStatus.FAILED for t in optimizer.trials if t.status.is_finished)
 
     def unclaimed(self) -> int:
@@ -183,10 +197,15 @@ class EvaluationLoop:
             want = min(self.backend.slots - self.in_flight - len(self.queue), self.unclaimed())
         if want <= 0:
             return
+        started = time.perf_counter()
         configs = self.optimizer.ask(want)
+        share = (time.perf_counter() - started) / max(len(configs), 1)
         if len(configs) < want:
             self.exhausted = True
-        self.queue.extend(Task(config, next(self._ids)) for config in configs)
+        for config in configs:
+            task = Task(config, next(self._ids))
+            self.suggestion_seconds[task.task_id] = share
+            self.queue.append(task)
 
     def _finish(self, task: Task, outcome: Any) -> None:
         if isinstance(outcome, WorkerLost):
@@ -199,6 +218,9 @@ class EvaluationLoop:
             outcome = Result.failure(
                 f"the worker died on each of {task.attempt} attempt(s) to evaluate this configuration; "
                 f"last: {outcome.reason}", FailureKind.WORKER_LOST)
+        share = self.suggestion_seconds.pop(task.task_id, None)
+        if isinstance(outcome, Result) and share is not None:
+            outcome = replace(outcome, timings={**outcome.timings, OPTIMIZER_PHASE: share})
         trial = self.optimizer.tell(task.config, outcome)
         if self.callback is not None:
             self.callback(trial)

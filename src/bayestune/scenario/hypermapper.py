@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bayestune.exceptions import ScenarioError
+from bayestune.measurement.settings import MeasurementPolicy, MeasurementSpec
 from bayestune.scenario._common import parse_objectives
 from bayestune.scenario.hypermapper_keys import (
     BACO_KEYS, BACO_PARAMETER_KEYS, DOE_KEYS, FEASIBLE_KEYS, HYPERMAPPER_KEYS, MODE_KEYS, MODEL_KEYS,
@@ -373,6 +374,11 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if not (is_number(time_budget) and (time_budget == -1 or time_budget > 0)):
         ctx.fail(("time_budget",), f"minutes > 0, or -1 for no limit, must hold, but got {show(time_budget)}")
     time_limit = None if time_budget == -1 else float(time_budget) * 60.0
+    repetitions = data.get("number_of_repetitions", 1)
+    if not (is_integral(repetitions) and repetitions >= 1):
+        ctx.fail(("number_of_repetitions",), f"`value >= 1` (an integer) must hold, but got {show(repetitions)}")
+    measurement = (MeasurementSpec(policy=MeasurementPolicy(repeats=int(repetitions), statistic="mean"))
+                   if repetitions > 1 else None)
     include_default = all(isinstance(s, Mapping) and s.get("parameter_default") is not None for s in inputs.values())
     design = DesignSpec(method=method, size=int(n_doe), include_default=include_default)
 
@@ -471,6 +477,6 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
         return Scenario(name=name, space=space, objectives=objectives, budget=budget, design=design,
                         strategy=strategy, strategy_options=options, feasible_output=feasible, source=ctx.source,
                         time_limit=time_limit, batch=int(per_iter) if per_iter > 1 else None,
-                        key_handling=tuple(handled))
+                        measurement=measurement, key_handling=tuple(handled))
     except ScenarioError as exc:
         raise ctx.error((), str(exc)) from None

@@ -134,8 +134,8 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     # ---- real effects bayestune cannot take from a scenario file
     "time_budget": ("mapped", "time_limit = 60 x time_budget seconds (minutes in BaCO and HyperMapper); "
                               "-1: no limit", _NO_DEFAULT),
-    "number_of_repetitions": ("refused", "bayestune measures each configuration once; repeat inside "
-                                         "the black box and return the mean or median", 1),
+    "number_of_repetitions": ("mapped", "measurement repeats: each configuration is run that many times, "
+                                        "its value is the mean and every run is journaled", _NO_DEFAULT),
     "resume_optimization": ("refused", "resume a bayestune run from its journal with "
                                        "`bayestune optimize --resume`", False),
     "resume_optimization_file": ("ignored", "read only with resume_optimization", _NO_DEFAULT),

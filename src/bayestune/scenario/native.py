@@ -14,7 +14,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
-from bayestune.exceptions import ScenarioError
+from bayestune.exceptions import BayestuneError, ScenarioError
+from bayestune.measurement.settings import MeasurementSpec
 from bayestune.jsonable import to_jsonable
 from bayestune.objectives import OutputConstraint
 from bayestune.scenario._common import default_name, parse_objectives
@@ -33,7 +34,7 @@ DESIGN_METHODS = ("uniform", "cot", "lhs", "maximin", "prior")
 NATIVE_KEYS = (
     "$schema", "name", "description", "parameters", "constraints", "objectives", "budget", "initial_design",
     "strategy", "strategy_options", "blackbox", "seed", "journal", "feasible_output", "output_constraints",
-    "time_limit", "batch",
+    "time_limit", "batch", "measurement",
 )
 
 
@@ -135,6 +136,11 @@ def parse_native(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
         kwargs["strategy"] = DEFAULT_MULTI_OBJECTIVE_STRATEGY
     if "budget" in data:
         kwargs["budget"] = data["budget"]
+    if "measurement" in data:
+        try:
+            kwargs["measurement"] = MeasurementSpec.from_dict(data["measurement"])
+        except BayestuneError as exc:
+            raise ctx.error(("measurement",), str(exc)) from None
     try:
         return Scenario(
             name=data.get("name", default_name(ctx.source)), space=space, objectives=objectives, design=design,
@@ -202,4 +208,6 @@ def scenario_to_dict(s: Scenario) -> dict[str, Any]:
         out["time_limit"] = s.time_limit
     if s.batch is not None:
         out["batch"] = s.batch
+    if s.measurement is not None:
+        out["measurement"] = to_jsonable(s.measurement.to_dict())
     return out

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bayestune.exceptions import ScenarioError
+from bayestune.measurement.settings import MeasurementSpec
 from bayestune.objectives import Objective, parse_output_constraints
 from bayestune.space.space import Space
 
@@ -62,7 +63,7 @@ class Scenario:
     name: str
     space: Space
     objectives: tuple[Objective, ...] = (Objective("value"),)
-    budget: int = 50
+    budget: int | None = 50  # None: no limit on evaluations, the time_limit ends the run
     design: DesignSpec = field(default_factory=DesignSpec)
     strategy: str = DEFAULT_STRATEGY
     strategy_options: dict[str, Any] = field(default_factory=dict)
@@ -73,6 +74,7 @@ class Scenario:
     output_constraints: tuple[str, ...] = ()  # e.g. "utilisation <= 100": breaking one makes a result infeasible
     time_limit: float | None = None  # wall-clock seconds after which no new evaluation starts
     batch: int | None = None  # evaluations asked for together, in lock-step (None: one as each finishes)
+    measurement: MeasurementSpec | None = None  # repeats, re-measurement of the best, correctness check
     source: str = "<python>"  # file the scenario came from (for error messages and relative paths)
     #: What became of each key of a HyperMapper/BaCO file (``KeyHandling`` records: mapped,
     #: ignored, approximated; refused keys are errors); empty for the other formats.
@@ -87,8 +89,14 @@ class Scenario:
         clash = sorted(set(names) & set(self.space.names))
         if clash:
             raise ScenarioError(f"objective names {clash} clash with parameter names")
-        if not isinstance(self.budget, int) or isinstance(self.budget, bool) or self.budget < 1:
+        if self.budget is None:
+            if self.time_limit is None:
+                raise ScenarioError("a run needs a budget of evaluations, a time_limit in seconds, or both; "
+                                    "budget is null and there is no time_limit")
+        elif not isinstance(self.budget, int) or isinstance(self.budget, bool) or self.budget < 1:
             raise ScenarioError(f"budget must be a positive integer, but got {self.budget!r}")
+        if self.measurement is not None and not isinstance(self.measurement, MeasurementSpec):
+            raise ScenarioError(f"measurement must be a MeasurementSpec, but got {self.measurement!r}")
         parse_output_constraints(self.output_constraints)
         if self.time_limit is not None and (isinstance(self.time_limit, bool) or not isinstance(self.time_limit, (int, float))
                                             or not self.time_limit > 0):

@@ -19,7 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from bayestune.exceptions import JournalError
 from bayestune.jsonable import to_jsonable
-from bayestune.trial import FailureKind, Result, Trial, TrialStatus
+from bayestune.trial import FailureKind, Remeasurement, Result, Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +57,12 @@ class TrialJournal(Protocol):
 
     def abandon_pending(self) -> list[Trial]:
         """Mark pending trials as FAILED of kind ``lost`` and return them, to be re-run."""
+
+    def record_remeasurement(self, trial_id: int, round: int, result: Result) -> Remeasurement:
+        """Keep one re-measurement of a finished trial (round ``round`` of the top-k check)."""
+
+    def remeasurements(self, trial_id: int | None = None) -> list[Remeasurement]:
+        """Re-measurements in the order they were taken, of one trial or of all."""
 
     def trials(self, status: StatusFilter = None, *, space: Any = None) -> list[Trial]:
         """Trials ordered by id; ``space`` (anything with ``validate_config``) canonicalises configs."""
@@ -167,6 +173,61 @@ def result_fields(result: Result, trial_id: int | None, objectives: Sequence[str
         status = TrialStatus.FAILED
         logger.warning("trial %s: %s; recorded as a failure", trial_id if trial_id is not None else "(new)", error)
     return status, values, error, kind
+
+
+def measurement_fields(result: Result) -> tuple[dict[str, tuple[float, ...]], dict[str, float]]:
+    """``(repeats, timings)`` of a Result as plain floats; JournalError naming what is not a number.
+
+    Non-finite repeats are kept as NaN (a journal stores them as null), so the record of what
+    was measured stays complete; timings must be finite and non-negative.
+    """
+    repeats: dict[str, tuple[float, ...]] = {}
+    for name, samples in (result.repeats or {}).items():
+        if isinstance(samples, (str, bytes)) or not isinstance(samples, Iterable):
+            raise JournalError(f"repeats of {name!r} must be a sequence of numbers, but got {samples!r}")
+        try:
+            floats = tuple(float(v) for v in samples)
+        except (TypeError, ValueError):
+            raise JournalError(f"repeats of {name!r} must be numbers, but got {samples!r}") from None
+        repeats[str(name)] = tuple(v if math.isfinite(v) else math.nan for v in floats)
+    timings: dict[str, float] = {}
+    for phase, seconds in (result.timings or {}).items():
+        try:
+            value = float(seconds)
+        except (TypeError, ValueError):
+            value = math.nan
+        if not (math.isfinite(value) and value >= 0):
+            raise JournalError(f"timing {phase!r} must be a non-negative number of seconds, but got {seconds!r}")
+        timings[str(phase)] = value
+    return repeats, timings
+
+
+def remeasurement_fields(result: Result) -> tuple[dict[str, float], str | None]:
+    """``(values, error)`` to keep for one re-measurement: a failed or infeasible one keeps its reason."""
+    if not isinstance(result, Result):
+        raise JournalError(f"expected a bayestune Result, but got {result!r}")
+    if result.status is not TrialStatus.OK:
+        return {}, result.error or "the black box reported it infeasible"
+    values = {}
+    for name, v in result.values.items():
+        try:
+            values[str(name)] = float(v)
+        except (TypeError, ValueError):
+            raise JournalError(f"value {name!r} is not a number: {v!r}") from None
+    bad = sorted(n for n, v in values.items() if not math.isfinite(v))
+    if bad:
+        return {}, f"value(s) not finite: {bad}"
+    return values, None
+
+
+def encode_repeats(repeats: Mapping[str, Sequence[float]]) -> str:
+    """JSON object ``name -> [samples]`` with NaN as null."""
+    return json.dumps({k: [None if math.isnan(v) else v for v in vs] for k, vs in repeats.items()}, allow_nan=False)
+
+
+def decode_repeats(text: str | None) -> dict[str, tuple[float, ...]]:
+    raw = json.loads(text) if text else {}
+    return {k: tuple(math.nan if v is None else float(v) for v in vs) for k, vs in raw.items()}
 
 
 def objective_names(meta_value: Any) -> list[str] | None:

@@ -7,12 +7,19 @@ told is also on disk. A run resumes by reopening the file: finished rows are rep
 the models, and rows still ``PENDING`` (in flight when the process died) are marked *lost*
 by :meth:`Journal.abandon_pending` and re-run without being charged to the budget.
 
-Layout (schema version 1)::
+Layout (schema version 2)::
 
     bayestune_schema(version, created_at)        -- marker: "this file is a bayestune journal"
     meta(key PRIMARY KEY, value)                 -- run metadata, JSON values
     trials(trial_id, config, config_key, status, "values", error, failure_kind,
-           started_at, finished_at, batch, attempt, origin)
+           started_at, finished_at, batch, attempt, origin, repeats, timings)
+    remeasurements(id, trial_id, round, "values", error, measured_at)
+
+``repeats`` (JSON ``name -> [samples]``) keeps every repeated measurement behind a value and
+``timings`` (JSON ``phase -> seconds``) where its time went; ``remeasurements`` holds the
+interleaved rounds that re-measure the best trials before a winner is declared. A version 1
+journal is migrated in place when opened (the two columns and the table are added; nothing
+is rewritten), so old runs stay readable and resumable.
 
 ``config`` is the configuration as JSON (permutation tuples become JSON lists and come back
 as lists unless a ``space`` is passed to the reading methods); ``config_key`` is a canonical
@@ -46,22 +53,27 @@ from bayestune.storage.base import (
     JournalQueries,
     StatusFilter,
     encode_config,
+    decode_repeats,
     encode_meta,
+    encode_repeats,
+    measurement_fields,
     objective_names,
+    remeasurement_fields,
     result_fields,
     status_filter,
     with_space,
 )
-from bayestune.trial import FailureKind, Origin, Result, Trial, TrialStatus
+from bayestune.trial import FailureKind, Origin, Remeasurement, Result, Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
 
 #: Version of the table layout written by this module (also stored as ``PRAGMA user_version``).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: ``PRAGMA application_id`` of bayestune journals ("BTun"), so tools like ``file`` can tell them apart.
 APPLICATION_ID = 0x4254756E
 _INSERT_COLUMNS = (
-    'config, config_key, status, "values", error, failure_kind, started_at, finished_at, batch, attempt, origin'
+    'config, config_key, status, "values", error, failure_kind, started_at, finished_at, batch, attempt, origin, '
+    'repeats, timings'
 )
 _TRIAL_COLUMNS = "trial_id, " + _INSERT_COLUMNS
 
@@ -86,11 +98,28 @@ CREATE TABLE trials (
     finished_at  REAL,
     batch        INTEGER,
     attempt      INTEGER NOT NULL DEFAULT 1,
-    origin       TEXT    NOT NULL DEFAULT 'suggested'
+    origin       TEXT    NOT NULL DEFAULT 'suggested',
+    repeats      TEXT    NOT NULL DEFAULT '{}',
+    timings      TEXT    NOT NULL DEFAULT '{}'
 );
 CREATE INDEX trials_config_key ON trials (config_key);
 CREATE INDEX trials_status ON trials (status);
 """
+
+#: What turns a version 1 journal into version 2 (the columns' defaults fill the old rows).
+_MIGRATE_1_TO_2 = (
+    "ALTER TABLE trials ADD COLUMN repeats TEXT NOT NULL DEFAULT '{}'",
+    "ALTER TABLE trials ADD COLUMN timings TEXT NOT NULL DEFAULT '{}'",
+)
+_REMEASUREMENTS_TABLE = """
+CREATE TABLE remeasurements (
+    id          INTEGER PRIMARY KEY,
+    trial_id    INTEGER NOT NULL REFERENCES trials (trial_id),
+    round       INTEGER NOT NULL,
+    "values"    TEXT    NOT NULL DEFAULT '{}',
+    error       TEXT,
+    measured_at REAL
+)"""
 
 
 def _values_json(values: Mapping[str, float]) -> str:
@@ -177,12 +206,24 @@ class Journal(JournalQueries):
             )
         if version < 1:
             raise JournalError(f"journal {self.path!r} has an invalid schema version {version}")
+        if version == 1:
+            self._migrate_from_1(conn)
+
+    def _migrate_from_1(self, conn: sqlite3.Connection) -> None:
+        """Add what version 2 keeps (repeats, timings, re-measurement rounds) to a version 1 journal."""
+        for statement in _MIGRATE_1_TO_2:
+            conn.execute(statement)
+        conn.execute(_REMEASUREMENTS_TABLE)
+        conn.execute("UPDATE bayestune_schema SET version = ?", (SCHEMA_VERSION,))
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        logger.info("journal %s: migrated from schema 1 to %d", self.path, SCHEMA_VERSION)
 
     def _create_schema(self, conn: sqlite3.Connection) -> None:
         now = time.time()
         for statement in _SCHEMA.split(";"):
             if statement.strip():
                 conn.execute(statement)
+        conn.execute(_REMEASUREMENTS_TABLE)
         conn.execute("INSERT INTO bayestune_schema (version, created_at) VALUES (?, ?)", (SCHEMA_VERSION, now))
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -269,6 +310,7 @@ class Journal(JournalQueries):
     def finish(self, trial_id: int, result: Result) -> Trial:
         """Store the result of a started trial; JournalError if the id is unknown or already finished."""
         status, values, error, kind = result_fields(result, trial_id, self._objective_names())
+        repeats, timings = measurement_fields(result)
         with self._write() as conn:
             row = conn.execute("SELECT status FROM trials WHERE trial_id = ?", (int(trial_id),)).fetchone()
             if row is None:
@@ -276,9 +318,10 @@ class Journal(JournalQueries):
             if row[0] != TrialStatus.PENDING.value:
                 raise JournalError(f"trial {trial_id} is already finished (status {row[0]!r}) in journal {self.path!r}")
             conn.execute(
-                'UPDATE trials SET status = ?, "values" = ?, error = ?, failure_kind = ?, finished_at = ? '
-                "WHERE trial_id = ?",
-                (status.value, _values_json(values), error, kind, time.time(), int(trial_id)),
+                'UPDATE trials SET status = ?, "values" = ?, error = ?, failure_kind = ?, finished_at = ?, '
+                "repeats = ?, timings = ? WHERE trial_id = ?",
+                (status.value, _values_json(values), error, kind, time.time(), encode_repeats(repeats),
+                 json.dumps(timings), int(trial_id)),
             )
             trial = self._fetch(conn, int(trial_id))
         logger.debug("finished trial %d: %s", trial_id, status.value)
@@ -305,12 +348,13 @@ class Journal(JournalQueries):
                          finished_at: float | None = None, attempt: int = 1) -> int:
         config_text, key = encode_config(config)
         status, values, error, kind = result_fields(result, None, self._objective_names())
+        repeats, timings = measurement_fields(result)
         finished_at = time.time() if finished_at is None else float(finished_at)
         started_at = finished_at if started_at is None else float(started_at)
         cur = conn.execute(
-            f"INSERT INTO trials ({_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO trials ({_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (config_text, key, status.value, _values_json(values), error, kind, started_at, finished_at,
-             batch, int(attempt), origin),
+             batch, int(attempt), origin, encode_repeats(repeats), json.dumps(timings)),
         )
         return int(cur.lastrowid)
 
@@ -334,6 +378,27 @@ class Journal(JournalQueries):
             logger.warning("journal %s: %d evaluation(s) were in flight when the optimizer stopped: %s",
                            self.path, len(lost), [t.trial_id for t in lost])
         return lost
+
+    # ---- re-measurement rounds ---------------------------------------------------------
+    def record_remeasurement(self, trial_id: int, round: int, result: Result) -> Remeasurement:
+        """Keep one re-measurement of a finished trial (round ``round`` of the top-k check)."""
+        values, error = remeasurement_fields(result)
+        now = time.time()
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM trials WHERE trial_id = ?", (int(trial_id),)).fetchone() is None:
+                raise JournalError(f"journal {self.path!r} has no trial {trial_id}")
+            conn.execute('INSERT INTO remeasurements (trial_id, round, "values", error, measured_at) '
+                         "VALUES (?, ?, ?, ?, ?)", (int(trial_id), int(round), _values_json(values), error, now))
+        return Remeasurement(int(trial_id), int(round), values, error, now)
+
+    def remeasurements(self, trial_id: int | None = None) -> list[Remeasurement]:
+        """Re-measurements in the order they were taken, of one trial or of all."""
+        sql = 'SELECT trial_id, round, "values", error, measured_at FROM remeasurements'
+        params: tuple[Any, ...] = ()
+        if trial_id is not None:
+            sql, params = sql + " WHERE trial_id = ?", (int(trial_id),)
+        return [Remeasurement(int(t), int(r), _decode_values(v), e, at)
+                for t, r, v, e, at in self._read(sql + " ORDER BY id", params)]
 
     # ---- reading trials ----------------------------------------------------------------
     def trials(self, status: StatusFilter = None, *,
@@ -453,7 +518,7 @@ def _damage(row: Sequence[Any], exc: Exception) -> str:
     status, values, config = row[3], row[4], row[1]
     if status not in {s.value for s in TrialStatus}:
         return f"status {status!r} is not one of {[s.value for s in TrialStatus]}"
-    for column, text in (("config", config), ("values", values)):
+    for column, text in (("config", config), ("values", values), ("repeats", row[12]), ("timings", row[13])):
         try:
             json.loads(text) if text else None
         except (ValueError, TypeError):
@@ -463,7 +528,7 @@ def _damage(row: Sequence[Any], exc: Exception) -> str:
 
 def _row_to_trial(row: Sequence[Any]) -> Trial:
     (trial_id, config, _key, status, values, error, failure_kind,
-     started_at, finished_at, batch, attempt, origin) = row
+     started_at, finished_at, batch, attempt, origin, repeats, timings) = row
     return Trial(
         trial_id=int(trial_id),
         config=json.loads(config),
@@ -476,4 +541,6 @@ def _row_to_trial(row: Sequence[Any]) -> Trial:
         batch=batch,
         attempt=int(attempt),
         origin=origin,
+        repeats=decode_repeats(repeats),
+        timings={k: float(v) for k, v in json.loads(timings or "{}").items()},
     )

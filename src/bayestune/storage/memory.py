@@ -25,12 +25,14 @@ from bayestune.storage.base import (
     StatusFilter,
     encode_config,
     encode_meta,
+    measurement_fields,
     objective_names,
+    remeasurement_fields,
     result_fields,
     status_filter,
     with_space,
 )
-from bayestune.trial import FailureKind, Origin, Result, Trial, TrialStatus
+from bayestune.trial import FailureKind, Origin, Remeasurement, Result, Trial, TrialStatus
 
 
 class MemoryJournal(JournalQueries):
@@ -41,6 +43,7 @@ class MemoryJournal(JournalQueries):
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._trials: dict[int, Trial] = {}
+        self._remeasurements: list[Remeasurement] = []
         self._meta: dict[str, str] = {META_CREATED_AT: json.dumps(time.time()),
                                       META_VERSION: json.dumps(__version__)}
         self._closed = False
@@ -81,6 +84,7 @@ class MemoryJournal(JournalQueries):
 
     def finish(self, trial_id: int, result: Result) -> Trial:
         status, values, error, kind = result_fields(result, trial_id, objective_names(self.get_meta(META_OBJECTIVES)))
+        repeats, timings = measurement_fields(result)
         with self._lock:
             self._check_open()
             trial = self._trials.get(int(trial_id))
@@ -90,7 +94,7 @@ class MemoryJournal(JournalQueries):
                 raise JournalError(f"trial {trial_id} is already finished (status {trial.status.value!r}) "
                                    "in journal ':memory:'")
             trial = replace(trial, status=status, values=values, error=error, failure_kind=kind,
-                            finished_at=time.time())
+                            finished_at=time.time(), repeats=repeats, timings=timings)
             self._trials[trial.trial_id] = trial
             return trial
 
@@ -99,10 +103,11 @@ class MemoryJournal(JournalQueries):
                attempt: int = 1) -> Trial:
         stored = json.loads(encode_config(config)[0])
         status, values, error, kind = result_fields(result, None, objective_names(self.get_meta(META_OBJECTIVES)))
+        repeats, timings = measurement_fields(result)
         finished_at = time.time() if finished_at is None else float(finished_at)
         started_at = finished_at if started_at is None else float(started_at)
         return self._insert(Trial(0, stored, status, values, error, kind, started_at, finished_at, batch,
-                                  int(attempt), origin))
+                                  int(attempt), origin, repeats, timings))
 
     def abandon_pending(self) -> list[Trial]:
         with self._lock:
@@ -112,6 +117,21 @@ class MemoryJournal(JournalQueries):
                     for t in self._trials.values() if t.status is TrialStatus.PENDING]
             self._trials.update((t.trial_id, t) for t in lost)
             return lost
+
+    def record_remeasurement(self, trial_id: int, round: int, result: Result) -> Remeasurement:
+        values, error = remeasurement_fields(result)
+        with self._lock:
+            self._check_open()
+            if int(trial_id) not in self._trials:
+                raise JournalError(f"journal ':memory:' has no trial {trial_id}")
+            item = Remeasurement(int(trial_id), int(round), values, error, time.time())
+            self._remeasurements.append(item)
+            return item
+
+    def remeasurements(self, trial_id: int | None = None) -> list[Remeasurement]:
+        with self._lock:
+            self._check_open()
+            return [r for r in self._remeasurements if trial_id is None or r.trial_id == int(trial_id)]
 
     def trials(self, status: StatusFilter = None, *, space: Any = None) -> list[Trial]:
         statuses = status_filter(status)

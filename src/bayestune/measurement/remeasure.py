@@ -1,0 +1,109 @@
+"""Before a winner is declared: re-measure the best k configurations in interleaved rounds.
+
+Why: the best of many noisy measurements is biased towards luck (the winner's curse), and
+a machine drifts (thermal state, other tenants), so "A measured at 10:00 beat B measured at
+10:05" says little. Each round measures every candidate once, in an order rotated by one
+place per round, so each candidate sits in each position equally often and slow drift hits
+them alike. The winner is the best by the statistic of its re-measurements only (the search's
+own number is the biased one) and is reported with a confidence interval. Every round is
+kept in the journal (``TrialJournal.record_remeasurement``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bayestune.evaluators.base import Evaluator, evaluate_safely
+from bayestune.exceptions import EvaluationError
+from bayestune.measurement.statistics import check_statistic, confidence_interval, summarise
+from bayestune.objectives import Objective
+from bayestune.trial import Remeasurement, Trial
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One candidate after the rounds: its statistic over the re-measurements, with an interval."""
+
+    trial_id: int
+    value: float  # NaN when no re-measurement succeeded
+    low: float
+    high: float
+    samples: tuple[float, ...]
+    failures: int  # re-measurements that failed (e.g. a wrong answer this time)
+    searched_value: float  # what the search itself measured
+
+
+@dataclass(frozen=True)
+class Remeasured:
+    """The rounds' outcome: candidates best first (by re-measurement), the winner first of them."""
+
+    objective: str
+    statistic: str
+    confidence: float
+    estimates: tuple[Estimate, ...]
+    rounds: int
+
+    @property
+    def winner(self) -> Estimate | None:
+        first = self.estimates[0] if self.estimates else None
+        return first if first is not None and math.isfinite(first.value) else None
+
+
+def interleaved_order(trial_ids: Sequence[int], round_number: int) -> list[int]:
+    """The candidates' order in round ``round_number`` (1-based): rotated one place per round."""
+    if not trial_ids:
+        return []
+    shift = (round_number - 1) % len(trial_ids)
+    return list(trial_ids[shift:]) + list(trial_ids[:shift])
+
+
+def remeasure_top(journal: Any, evaluator: Evaluator, objective: Objective, *, k: int = 3, rounds: int = 5,
+                  statistic: str = "median", confidence: float = 0.95, space: Any = None) -> Remeasured:
+    """Re-measure the ``k`` best feasible trials of ``journal`` in ``rounds`` interleaved rounds.
+
+    Rounds already in the journal (an interrupted check) are continued, not repeated.
+    """
+    for name, value, least in (("k", k, 1), ("rounds", rounds, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise EvaluationError(f"re-measurement {name} must be an integer >= {least}, but got {value!r}")
+    check_statistic(statistic)
+    top = journal.best(objective.name, minimize=objective.minimize, k=k)
+    done = {r.round for r in journal.remeasurements()}
+    ids = [t.trial_id for t in top]
+    configs = {t.trial_id: (t.config if space is None else space.validate_config(t.config)) for t in top}
+    for round_number in range(1, rounds + 1):
+        if round_number in done:
+            continue
+        for trial_id in interleaved_order(ids, round_number):
+            result = evaluate_safely(evaluator, configs[trial_id])
+            journal.record_remeasurement(trial_id, round_number, result)
+        logger.info("re-measurement round %d of %d done", round_number, rounds)
+    return summarise_rounds(journal.remeasurements(), top, objective, statistic=statistic, confidence=confidence)
+
+
+def summarise_rounds(remeasurements: Sequence[Remeasurement], trials: Sequence[Trial], objective: Objective, *,
+                     statistic: str = "median", confidence: float = 0.95) -> Remeasured:
+    """The estimates of the re-measured ``trials`` (those without re-measurements are left out)."""
+    by_trial = {t.trial_id: t for t in trials}
+    estimates = []
+    for trial_id in dict.fromkeys(r.trial_id for r in remeasurements):
+        if trial_id not in by_trial:
+            continue
+        mine = [r for r in remeasurements if r.trial_id == trial_id]
+        samples = tuple(r.values[objective.name] for r in mine if r.error is None and objective.name in r.values)
+        low, high = confidence_interval(samples, statistic, confidence) if samples else (math.nan, math.nan)
+        estimates.append(Estimate(trial_id, summarise(samples, statistic), low, high, samples,
+                                  sum(1 for r in mine if r.error is not None),
+                                  by_trial[trial_id].values.get(objective.name, math.nan)))
+    sign = 1.0 if objective.minimize else -1.0
+    # A candidate that failed a re-measurement cannot win: it is not reliably right or runnable.
+    estimates.sort(key=lambda e: (e.failures > 0 or not math.isfinite(e.value), sign * e.value
+                                  if math.isfinite(e.value) else 0.0, e.trial_id))
+    rounds = max((r.round for r in remeasurements), default=0)
+    return Remeasured(objective.name, statistic, confidence, tuple(estimates), rounds)

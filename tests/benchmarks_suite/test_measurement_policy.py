@@ -1,0 +1,53 @@
+"""The measurement-policy benchmark: judging the arms, the table, and (slow) one live repetition."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from benchmarks.measurement_policy import judge, main, markdown, parse_seeds, read_records
+
+
+def arm(declared: str | None, seconds: float, evaluations: int) -> dict:
+    return {"declared": declared, "declared_value": 1.0, "winner_interval": None, "evaluations": evaluations,
+            "runs_per_schedule": [1], "seconds": seconds, "time_breakdown": {"compile": 1.0, "run": seconds - 1.0}}
+
+
+def test_judge_names_the_true_best_its_regret_and_near_misses() -> None:
+    truth = {"a": 1.0, "b": 1.01, "c": 1.5}
+    assert judge(arm("a", 5, 5), truth)["is_best"] and judge(arm("a", 5, 5), truth)["regret"] == 0.0
+    near = judge(arm("b", 5, 5), truth)
+    assert not near["is_best"] and near["near_best"] and near["regret"] == pytest.approx(0.01)
+    far = judge(arm("c", 5, 5), truth)
+    assert not far["near_best"] and far["regret"] == pytest.approx(0.5)
+    assert math.isnan(judge(arm(None, 5, 5), truth)["true_median"])
+
+
+def test_the_table_counts_hits_and_the_cost_ratio(tmp_path: Path) -> None:
+    truth = {"a": 1.0, "b": 1.1}
+    records = [{"pipeline": "p", "seed": s, "plain": judge(arm("b", 10, 5), truth),
+                "policy": judge(arm("a", 30, 20), truth)} for s in (0, 1)]
+    text = markdown(records)
+    assert "| p | 2 | 0/2 | 2/2 | 0/2 | 2/2 | 10.0 % | 0.0 % | 10 | 30 | 3.0x | 5 | 20 |" in text
+    assert "- plain: compile 2, run 18" in text
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(records[0]) + "\n{torn")
+    assert read_records(path) == [records[0]]
+
+
+def test_seed_ranges() -> None:
+    assert parse_seeds("0-2,5") == [0, 1, 2, 5]
+
+
+@pytest.mark.slow
+def test_one_live_repetition(tmp_path: Path) -> None:
+    pytest.importorskip("halide")
+    out = tmp_path / "mp.jsonl"
+    main(["--pipelines", "halide_matmul", "--seeds", "0", "--pool", "2", "--truth-rounds", "3", "--out", str(out)])
+    (record,) = read_records(out)
+    assert set(record["truth_median"]) == set(record["pool"]) and record["true_best"] in record["pool"]
+    assert record["plain"]["evaluations"] == 2 and record["policy"]["evaluations"] >= 2 * 3 + 2 * 5
+    assert "| halide_matmul | 1 |" in out.with_suffix(".md").read_text()

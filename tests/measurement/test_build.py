@@ -1,0 +1,32 @@
+"""A scenario's evaluator wrapped as its measurement section asks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bayestune.evaluators.python_callable import CallableEvaluator
+from bayestune.measurement.build import for_remeasurement, measured
+from bayestune.measurement.correctness import CheckedEvaluator
+from bayestune.measurement.policy import MeasuredEvaluator
+from bayestune.measurement.settings import MeasurementSpec
+from bayestune.trial import FailureKind
+
+
+def test_nothing_asked_nothing_wrapped() -> None:
+    inner = CallableEvaluator(lambda c: 1.0, ["time"])
+    assert measured(inner, None) is inner
+    assert measured(inner, MeasurementSpec.from_dict({"remeasure_top": 3})) is inner
+
+
+def test_check_inside_policy_and_function_loaded_from_the_scenario_dir(tmp_path: Path) -> None:
+    (tmp_path / "checks.py").write_text("def even(config, values):\n"
+                                        "    return values['time'] % 2 == 0 or 'odd time'\n")
+    inner = CallableEvaluator(lambda c: float(c["x"]), ["time"])
+    spec = MeasurementSpec.from_dict({"warmup": 1, "repeats": 2, "check": {"function": "checks.py:even"}})
+    wrapped = measured(inner, spec, base_dir=tmp_path)
+    assert isinstance(wrapped, MeasuredEvaluator) and isinstance(wrapped.inner, CheckedEvaluator)
+    assert wrapped.evaluate({"x": 2}).repeats == {"time": (2.0, 2.0)}
+    odd = wrapped.evaluate({"x": 3})
+    assert odd.kind == FailureKind.VERIFICATION and odd.error == "wrong answer: odd time"
+    single = for_remeasurement(wrapped)
+    assert single.policy.warmup == 1 and single.policy.most_runs == 1 and single.inner is wrapped.inner

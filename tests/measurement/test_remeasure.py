@@ -1,0 +1,84 @@
+"""Top-k re-measurement in interleaved rounds: order, journal, winner and interval."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bayestune.evaluators.base import Evaluator
+from bayestune.exceptions import EvaluationError
+from bayestune.measurement.remeasure import interleaved_order, remeasure_top, summarise_rounds
+from bayestune.objectives import Objective
+from bayestune.storage import Journal, MemoryJournal
+from bayestune.trial import FailureKind, Result
+
+
+class Drifting(Evaluator):
+    """True times per configuration plus a drift that grows with every call; logs the call order."""
+
+    def __init__(self, true: Mapping[int, float], drift: float = 0.01, wrong: int | None = None) -> None:
+        super().__init__(["time"])
+        self.true, self.drift, self.wrong = dict(true), drift, wrong
+        self.order: list[int] = []
+
+    def evaluate(self, config: Mapping[str, Any]) -> Result:
+        self.order.append(config["x"])
+        if config["x"] == self.wrong:
+            return Result.failure("wrong answer: checksum", FailureKind.VERIFICATION)
+        return Result(values={"time": self.true[config["x"]] + self.drift * len(self.order)})
+
+
+def lucky_journal(journal: Any) -> Any:
+    """The search measured x=3 luckily fast; x=1 is truly the fastest."""
+    for x, measured in ((1, 1.05), (2, 1.2), (3, 0.9), (4, 3.0)):
+        journal.record({"x": x}, Result(values={"time": measured}))
+    return journal
+
+
+def test_rounds_rotate_the_order() -> None:
+    assert [interleaved_order([7, 8, 9], r) for r in (1, 2, 3, 4)] == [[7, 8, 9], [8, 9, 7], [9, 7, 8], [7, 8, 9]]
+    assert interleaved_order([], 1) == []
+
+
+def test_the_winner_comes_from_the_remeasurements_with_an_interval() -> None:
+    journal = lucky_journal(MemoryJournal())
+    black_box = Drifting({1: 1.0, 2: 1.1, 3: 1.3})
+    outcome = remeasure_top(journal, black_box, Objective("time"), k=3, rounds=6)
+    assert black_box.order[:6] == [3, 1, 2, 1, 2, 3]  # best first as searched, then rotated
+    assert len(journal.remeasurements()) == 18 and outcome.rounds == 6
+    winner = outcome.winner
+    assert winner.trial_id == 1 and winner.searched_value == 1.05 and len(winner.samples) == 6
+    assert winner.low <= winner.value <= winner.high and winner.high < outcome.estimates[1].value
+    assert [e.trial_id for e in outcome.estimates] == [1, 2, 3]
+
+
+def test_a_candidate_failing_a_remeasurement_cannot_win() -> None:
+    journal = lucky_journal(MemoryJournal())
+    outcome = remeasure_top(journal, Drifting({1: 1.0, 2: 1.1, 3: 1.3}, wrong=1), Objective("time"), k=3, rounds=2)
+    assert outcome.winner.trial_id == 2
+    assert outcome.estimates[-1].trial_id == 1 and outcome.estimates[-1].failures == 2
+
+
+def test_maximisation_and_interrupted_rounds_continue(tmp_path: Path) -> None:
+    with lucky_journal(Journal(tmp_path / "run.db")) as journal:
+        first = Drifting({4: 3.0, 2: 1.2, 1: 1.0}, drift=0.0)
+        remeasure_top(journal, first, Objective("time", "maximize"), k=2, rounds=2)
+        second = Drifting({4: 3.0, 2: 1.2, 1: 1.0}, drift=0.0)
+        outcome = remeasure_top(journal, second, Objective("time", "maximize"), k=2, rounds=3)
+    assert len(first.order) == 4 and len(second.order) == 2  # round 3 only
+    assert outcome.winner.trial_id == 4 and outcome.winner.samples == (3.0, 3.0, 3.0)
+
+
+def test_summary_without_rounds_has_no_winner() -> None:
+    assert summarise_rounds([], [], Objective("time")).winner is None
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [({"k": 0}, "k must be an integer >= 1"),
+                                                  ({"rounds": 0}, "rounds must be an integer >= 1"),
+                                                  ({"statistic": "max"}, "statistic must be one of")])
+def test_bad_settings_are_named(kwargs: dict, message: str) -> None:
+    with pytest.raises(EvaluationError, match=message):
+        remeasure_top(MemoryJournal(), Drifting({}), Objective("time"), **kwargs)

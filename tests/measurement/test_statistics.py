@@ -1,0 +1,55 @@
+"""Statistics of repeated measurements and their confidence intervals."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bayestune.exceptions import EvaluationError
+from bayestune.measurement.statistics import confidence_interval, relative_half_width, summarise
+
+
+def test_each_statistic() -> None:
+    samples = [3.0, 1.0, 2.0, 10.0]
+    assert summarise(samples, "median") == 2.5
+    assert summarise(samples, "min") == 1.0
+    assert summarise(samples, "mean") == 4.0
+    assert math.isnan(summarise([], "median"))
+
+
+def test_unknown_statistic_is_named() -> None:
+    with pytest.raises(EvaluationError, match=r"statistic must be one of \['median', 'min', 'mean'\], but got 'max'"):
+        summarise([1.0], "max")
+
+
+def test_too_few_samples_give_an_unbounded_interval() -> None:
+    assert confidence_interval([1.0], "mean") == (-math.inf, math.inf)
+    # five samples cannot cover the median with 95 % (1 - 2/32 = 0.94), six can (0.97)
+    assert confidence_interval([1, 2, 3, 4, 5], "median") == (-math.inf, math.inf)
+    assert confidence_interval([1, 2, 3, 4, 5, 6], "median") == (1.0, 6.0)
+    assert confidence_interval([1, 2, 3, 4, 5], "median", confidence=0.9) == (1.0, 5.0)
+
+
+def test_mean_interval_is_students_t() -> None:
+    low, high = confidence_interval([1.0, 2.0, 3.0], "mean", 0.95)
+    half = 4.302652729911275 * 1.0 / math.sqrt(3)  # t(0.975, 2) * s / sqrt(n)
+    assert (low, high) == pytest.approx((2.0 - half, 2.0 + half))
+
+
+def test_median_interval_covers_the_true_median_at_least_as_often_as_promised() -> None:
+    rng = np.random.default_rng(0)
+    hits = 0
+    for _ in range(400):
+        samples = rng.lognormal(0.0, 0.5, size=15)  # true median 1
+        low, high = confidence_interval(samples, "median", 0.95)
+        hits += low <= 1.0 <= high
+    assert hits / 400 >= 0.93
+
+
+def test_relative_half_width() -> None:
+    assert relative_half_width([10.0, 10.0, 10.0], "mean") == 0.0
+    assert relative_half_width([10.0], "mean") == math.inf
+    tight, loose = relative_half_width([10, 10.1, 9.9, 10], "mean"), relative_half_width([10, 12, 8, 10], "mean")
+    assert 0 < tight < loose
