@@ -322,6 +322,7 @@ class BoGraph(Strategy):
                                      exhaustive_limit=settings.exhaustive_limit)
         rows = maximize(self.space, score, self.rng, seen=seen, n=n, candidates=self.candidates.unseen(seen),
                         evaluated_best=history.X[history.feasible][order], settings=search)
+        seen.update(self.space.row_keys(rows))
         return top_up(self.space, history, list(rows), seen, n, self.rng)
 
 
