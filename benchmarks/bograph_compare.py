@@ -32,8 +32,8 @@ REACH = 1.10
 
 #: The acquisition search every contender gets (the same for all; fewer starts than the
 #: defaults keep 10 seeds affordable on the shared machine), and BoGraph's Monte-Carlo draws.
-SEARCH = {"n_samples": 2000, "n_starts": 5}
-MC_SAMPLES = 32
+SEARCH = {"n_samples": 500, "n_starts": 3}
+MC_SAMPLES = 16
 
 
 def contenders(problem: LoggedProblem, budget: int) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -116,6 +116,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--problem", choices=sorted(PROBLEMS), default="soc")
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--first-seed", type=int, default=0, help="run seeds first-seed .. seeds-1 (to split work)")
     parser.add_argument("--budget", type=int, default=40)
     parser.add_argument("--contenders", nargs="*", default=None)
     parser.add_argument("--out", default=str(RESULTS / "bograph.jsonl"))
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
             done.add((r["problem"], r["contender"], r["seed"], r["budget"]))
     chosen = contenders(problem, args.budget)
     names = args.contenders or list(chosen)
-    for seed in range(args.seeds):
+    for seed in range(args.first_seed, args.seeds):
         for name in names:
             if (problem.name, name, seed, args.budget) in done:
                 continue

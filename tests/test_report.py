@@ -79,3 +79,19 @@ def test_optimize_a_multi_objective_scenario_then_report(tmp_path):
     assert result.exit_code == 0, result.output
     text = (tmp_path / "fpga.html").read_text()
     assert "Pareto set" in text and "fpga" in text
+
+
+def test_report_of_a_run_with_logged_metrics_shows_its_dag(tmp_path):
+    from bayestune import Real
+    from bayestune.optimizer import Optimizer
+    from bayestune.space import Space
+    from bayestune.storage import Journal
+
+    def box(c):
+        return {"y": (3 * c["a"]) ** 2 + c["b"], "comp.m": 3 * c["a"]}
+
+    with Journal(tmp_path / "run.db") as journal:
+        Optimizer(Space([Real("a", 0, 1), Real("b", 0, 1)]), objectives=["y"], strategy="random", seed=0,
+                  journal=journal).optimize(box, 12)
+    text = build_report(tmp_path / "run.db", tmp_path / "r.html").read_text()
+    assert "DAG of logged metrics (BoGraph)" in text and "effective dimension" in text

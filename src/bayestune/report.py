@@ -102,6 +102,24 @@ def _summary(run: Run, journal_path: str) -> str:
     return _table(["", ""], [[k, v] for k, v in items])
 
 
+def _dag_section(run: Run, tmp: Path) -> list[str]:
+    """The BoGraph DAG of a run that logged metrics beyond its objectives (nothing otherwise)."""
+    if not any(set(t.values) - set(run.names) for t in run.trials if t.feasible):
+        return []
+    from bayestune.bograph.drawing import draw_dag
+    from bayestune.exceptions import BayestuneError
+    from bayestune.strategies.bograph import graph_of_run
+
+    try:
+        graph = graph_of_run(run)
+        path = draw_dag(graph.dag, tmp / "dag.png", quality=graph.fit_quality())
+    except (BayestuneError, ImportError) as exc:
+        return ["<h2>DAG of logged metrics</h2>", f'<p class="muted">not drawn: {_esc(exc)}</p>']
+    return ["<h2>DAG of logged metrics (BoGraph)</h2>", _image(path, "DAG"),
+            f'<p class="muted">effective dimension {graph.effective_dimension}: the most inputs any node model '
+            "has; R² is each node's leave-one-out fit on its parents</p>"]
+
+
 def build_report(journal_path: str | os.PathLike, out_path: str | os.PathLike, *, space: Space | None = None,
                  title: str | None = None, importance_method: str = "rf") -> Path:
     """Write the HTML report of the run in ``journal_path`` to ``out_path``; returns the path."""
@@ -158,6 +176,7 @@ def build_report(journal_path: str | os.PathLike, out_path: str | os.PathLike, *
         parts.extend(_image(p, "importance") for p in files.get("importance", []))
         parts.append("<h2>Parallel coordinates</h2>")
         parts.extend(_image(p, "parallel coordinates") for p in files.get("parallel", []))
+        parts.extend(_dag_section(run, Path(tmp)))
 
     failures = [t for t in run.trials if t.status is TrialStatus.FAILED][:20]
     if failures:

@@ -22,7 +22,7 @@ PARAMETER, METRIC, OBJECTIVE = "parameter", "metric", "objective"
 ROLES = (PARAMETER, METRIC, OBJECTIVE)
 
 
-def _networkx() -> Any:
+def networkx_module() -> Any:
     try:
         import networkx
     except ImportError:  # pragma: no cover - depends on the environment
@@ -128,7 +128,7 @@ def _edges(value: Iterable[Sequence[str]] | None, what: str) -> list[tuple[str, 
 
 def new_dag(roles: Mapping[str, str], edges: Iterable[tuple[str, str]] = ()) -> Any:
     """A DiGraph with every node of ``roles`` (name -> role, stored as the ``role`` attribute)."""
-    nx = _networkx()
+    nx = networkx_module()
     g = nx.DiGraph()
     for name, role in roles.items():
         if role not in ROLES:
@@ -145,7 +145,7 @@ def nodes_of(g: Any, role: str) -> list[str]:
 def modelled_nodes(g: Any, target: str) -> list[str]:
     """The non-parameter nodes the target depends on, itself included, in topological order
     (what a sample of the target must compute)."""
-    nx = _networkx()
+    nx = networkx_module()
     needed = nx.ancestors(g, target) | {target}
     return [n for n in nx.topological_sort(g) if n in needed and g.nodes[n]["role"] != PARAMETER]
 

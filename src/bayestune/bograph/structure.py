@@ -16,8 +16,10 @@ the metric block alone (the same value, a much smaller matrix exponential).
 
 :func:`repair` then applies the post-processing rules to any edge set (learned, expert or
 both): edges into parameters or out of objectives reversed (dropped if reversing would close
-a cycle), dangling non-objective sinks pruned, and every parameter without a path to the
-objective connected to it directly.
+a cycle), dangling non-objective sinks pruned, metrics that no parameter reaches pruned too
+(the configuration cannot move them; sampled from their spread they would only add noise)
+unless the expert names them,
+and every parameter without a path to the objective connected to it directly.
 """
 
 from __future__ import annotations
@@ -174,8 +176,10 @@ def repair(roles: Mapping[str, str], edges: Iterable[tuple[str, str]], expert: E
             g.remove_edge(a, b)              # the known and stronger edges win
     objectives = [n for n in nodes_of(g, OBJECTIVE)]
     sinks = set(objectives) | {target}
-    while True:                              # dangling non-objective sinks pruned
-        dangling = [n for n in g.nodes if g.out_degree(n) == 0 and n not in sinks and roles[n] == METRIC]
+    named = expert.named()
+    while True:  # dangling non-objective sinks pruned, and metrics no parameter reaches
+        dangling = [n for n in g.nodes if roles[n] == METRIC and n not in sinks and n not in named
+                    and (g.out_degree(n) == 0 or not any(roles[a] == PARAMETER for a in nx.ancestors(g, n)))]
         if not dangling:
             break
         g.remove_nodes_from(dangling)

@@ -330,3 +330,22 @@ def _learning_scale(values: np.ndarray) -> np.ndarray:
     """A column as structure learning sees it: logged when positive and spanning a factor 2."""
     v = np.asarray(values, dtype=float)
     return np.log(v) if np.all(v > 0) and v.max() >= 2.0 * v.min() else v
+
+
+def graph_of_run(run: Any, *, seed: int = 0) -> FittedGraph:
+    """The DAG and node models of a finished run (a :class:`bayestune.run.Run`), learned from all
+    of its feasible evaluations with the run's own ``bograph`` options (defaults for runs of
+    other strategies): what ``bayestune dag`` draws and the report shows."""
+    from bayestune.run import META_STRATEGY, META_STRATEGY_OPTIONS
+
+    meta = run.meta
+    options = dict(meta.get(META_STRATEGY_OPTIONS) or {}) if meta.get(META_STRATEGY) == BoGraph.name else {}
+    options.pop("budget", None)
+    options.pop("relearn_every", None)
+    X, Y, feasible = run.matrix()
+    if int(feasible.sum()) < 3:
+        raise BayestuneError(f"a DAG needs at least 3 feasible evaluations, but the run has {int(feasible.sum())}")
+    history = History(run.space, run.objectives, X, Y, feasible, np.empty((0, run.space.width)),
+                      metrics=[t.values for t in run.trials])
+    strategy = BoGraph(run.space, run.objectives[:1], np.random.default_rng(seed), **options)
+    return strategy.fit_graph(history)
