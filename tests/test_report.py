@@ -95,3 +95,4 @@ def test_report_of_a_run_with_logged_metrics_shows_its_dag(tmp_path):
                   journal=journal).optimize(box, 12)
     text = build_report(tmp_path / "run.db", tmp_path / "r.html").read_text()
     assert "DAG of logged metrics (BoGraph)" in text and "effective dimension" in text
+    assert "Logged metrics (1)" in text and "comp.m" in text

@@ -164,6 +164,7 @@ class BoGraph(Strategy):
         self.updates: list[StructureUpdate] = []
         self._summary: LogSummary | None = None
         self._dag: Any = None
+        self._expert_used = self.expert  # the expert's knowledge restricted to the modelled nodes
         self._learned_at = -1
         self._thetas: dict[str, np.ndarray] = {}
         self._n_fits = 0
