@@ -89,3 +89,15 @@ def test_bad_options_and_unknown_names_are_refused():
         _run({"known_edges": [["x1", "nope"]]}, budget=11)
     with pytest.raises(BayestuneError, match="target 'zzz'"):
         _run({"target": "zzz"}, budget=11)
+
+
+def test_a_metric_that_stops_being_logged_triggers_a_new_structure():
+    def fading(c):
+        out = logged(c)
+        if c["x1"] + c["x2"] > 0 and fading.calls > 11:
+            del out["f2"]
+        fading.calls += 1
+        return out
+    fading.calls = 0
+    opt = _run({"relearn_every": 100}, blackbox=fading, budget=14)
+    assert opt.n_evaluated == 14 and len(opt.strategy.updates) >= 2

@@ -204,7 +204,8 @@ class BoGraph(Strategy):
                                  f"metric every feasible evaluation reported ({sorted(table)[:12]})")
         named = self.expert.named() | {target}
         protected = {n: v for n, v in table.items() if n in named}
-        due = self._dag is None or len(rows) - self._learned_at >= self.settings.structure_period
+        due = (self._dag is None or len(rows) - self._learned_at >= self.settings.structure_period
+               or not self._inputs_of_structure() <= set(table))  # a metric it reads stopped being logged
         if due:
             self._restructure(history, rows, features, raw, table, protected, objective_values)
         summary = self._summary
@@ -213,6 +214,15 @@ class BoGraph(Strategy):
             Z = summary.transform(table)
             values.update({c: Z[:, j] for j, c in enumerate(summary.names)})
         return self._fit_nodes(history, features, raw, values, summary)
+
+    def _inputs_of_structure(self) -> set[str]:
+        """The logged metrics the current summary and DAG read."""
+        if self._dag is None:
+            return set()
+        summary = self._summary
+        columns = set(summary.names) if summary is not None else set()
+        raw = {n for n, r in self._dag.nodes(data="role") if r == METRIC and n not in columns}
+        return raw | {m for c in (summary.columns if summary is not None else []) for m in c.sources}
 
     def _roles(self, columns: list[str]) -> dict[str, str]:
         roles = {b.name: PARAMETER for b in self.encoder.blocks}
