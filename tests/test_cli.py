@@ -537,3 +537,33 @@ def test_show_failures_says_which_output_constraint_a_trial_breaks(runner, tmp_p
     assert result.exit_code == 0
     x = int(broken[0].config["x"])
     assert f"breaks the output constraint(s) area <= 10 (area={x})" in result.stdout
+
+
+# ---- dag -----------------------------------------------------------------------------------
+def _logged_journal(path: Path, n: int = 14) -> Path:
+    from bayestune import Real
+    from bayestune.optimizer import Optimizer
+    from bayestune.space import Space
+
+    def box(c):
+        m = 3 * c["a"] + 0.1 * c["b"]
+        return {"y": m ** 2 + c["b"], "comp.m": m, "comp.m2": 2 * m + 0.01 * c["b"]}
+
+    with Journal(path) as journal:
+        opt = Optimizer(Space([Real("a", 0, 1), Real("b", 0, 1)]), objectives=["y"], strategy="random", seed=0,
+                        journal=journal)
+        opt.optimize(box, n)
+    return path
+
+
+def test_dag_draws_the_learned_graph_with_fit_quality(runner, tmp_path):
+    journal = _logged_journal(tmp_path / "run.db")
+    result = runner.invoke(cli, ["dag", str(journal), "-o", str(tmp_path / "dag.svg")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "dag.svg").read_text().lstrip().startswith("<?xml")
+    assert "effective dimension" in result.output and "fit R²" in result.output
+
+
+def test_dag_of_a_too_short_run_is_one_clear_error(runner, tmp_path):
+    journal = _logged_journal(tmp_path / "run.db", n=2)
+    assert_one_line_error(runner.invoke(cli, ["dag", str(journal)]), "at least 3 feasible evaluations")

@@ -98,3 +98,20 @@ def test_report_shows_the_time_breakdown_and_remeasurement_rounds(so_journal, tm
     assert "<td>time</td><td>optimizer " in text  # the loop measured the suggestions
     assert "Re-measured in 2 interleaved rounds (throughput, 95% interval)" in text
     assert f"winner: trial {max(t.trial_id for t in top)}" in text
+
+
+def test_report_of_a_run_with_logged_metrics_shows_its_dag(tmp_path):
+    from bayestune import Real
+    from bayestune.optimizer import Optimizer
+    from bayestune.space import Space
+    from bayestune.storage import Journal
+
+    def box(c):
+        return {"y": (3 * c["a"]) ** 2 + c["b"], "comp.m": 3 * c["a"]}
+
+    with Journal(tmp_path / "run.db") as journal:
+        Optimizer(Space([Real("a", 0, 1), Real("b", 0, 1)]), objectives=["y"], strategy="random", seed=0,
+                  journal=journal).optimize(box, 12)
+    text = build_report(tmp_path / "run.db", tmp_path / "r.html").read_text()
+    assert "DAG of logged metrics (BoGraph)" in text and "effective dimension" in text
+    assert "Logged metrics (1)" in text and "comp.m" in text

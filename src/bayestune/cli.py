@@ -651,5 +651,27 @@ def report(journal_path: str, out_path: str, scenario_path: str | None, importan
     click.echo(f"report: {path}")
 
 
+@cli.command()
+@click.argument("journal_path", metavar="JOURNAL")
+@click.option("-o", "--out", "out_path", default="dag.png", show_default=True, type=click.Path(dir_okay=False),
+              help="Picture to write (.png or .svg).")
+@click.option("--scenario", "scenario_path", type=click.Path(dir_okay=False),
+              help="Scenario whose search space to use (default: the space stored in the journal, else inferred).")
+@_debug_option
+def dag(journal_path: str, out_path: str, scenario_path: str | None) -> None:
+    """Draw the BoGraph DAG learned from a journal's logged metrics, with each node's fit quality."""
+    from bayestune.bograph.drawing import draw_dag
+    from bayestune.run import load_run
+    from bayestune.strategies.bograph import graph_of_run
+
+    graph = graph_of_run(load_run(journal_path, space=_run_space(scenario_path)))
+    quality = graph.fit_quality()
+    n_parameters = sum(1 for _, r in graph.dag.nodes(data="role") if r == "parameter")
+    title = f"{graph.target}: effective dimension {graph.effective_dimension} of {n_parameters} parameters"
+    click.echo(f"{draw_dag(graph.dag, out_path, quality=quality, title=title)}  ({title})")
+    click.echo(_table(["node", "parents", "fit R² (leave-one-out)"],
+                      [[n, ", ".join(graph.dag.predecessors(n)), f"{q:.3f}"] for n, q in quality.items()]))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -132,6 +132,35 @@ def _remeasurement_section(journal_path: str, run: Run) -> list[str]:
             _table(headers, rows, [True] * len(headers)), f"<p>{_esc(verdict)}</p>"]
 
 
+def _dag_section(run: Run, tmp: Path) -> list[str]:
+    """The logged metrics of a run that has metrics beyond its objectives, and their BoGraph DAG
+    (nothing otherwise)."""
+    feasible = [t for t in run.trials if t.feasible]
+    logged = sorted({m for t in feasible for m in t.values} - set(run.names))
+    if not logged:
+        return []
+    from bayestune.bograph.drawing import draw_dag
+    from bayestune.exceptions import BayestuneError
+    from bayestune.strategies.bograph import graph_of_run
+
+    best = _best_by(run, 1)
+    rows = []
+    for m in logged[:MAX_ROWS]:
+        v = [t.values[m] for t in feasible if m in t.values]
+        rows.append([m, len(v), best[0].values.get(m, math.nan) if best else math.nan, min(v), max(v)])
+    parts = [f"<h2>Logged metrics ({len(logged)})</h2>",
+             _table(["metric", "evaluations", f"at the best {run.names[0]}", "min", "max"], rows,
+                    [False, True, True, True, True])]
+    try:
+        graph = graph_of_run(run)
+        path = draw_dag(graph.dag, tmp / "dag.png", quality=graph.fit_quality())
+    except (BayestuneError, ImportError) as exc:
+        return parts + ["<h2>DAG of logged metrics</h2>", f'<p class="muted">not drawn: {_esc(exc)}</p>']
+    return parts + ["<h2>DAG of logged metrics (BoGraph)</h2>", _image(path, "DAG"),
+                    f'<p class="muted">effective dimension {graph.effective_dimension}: the most inputs any node '
+                    "model has; R² is each node's leave-one-out fit on its parents</p>"]
+
+
 def build_report(journal_path: str | os.PathLike, out_path: str | os.PathLike, *, space: Space | None = None,
                  title: str | None = None, importance_method: str = "rf") -> Path:
     """Write the HTML report of the run in ``journal_path`` to ``out_path``; returns the path."""
@@ -189,6 +218,7 @@ def build_report(journal_path: str | os.PathLike, out_path: str | os.PathLike, *
         parts.extend(_image(p, "importance") for p in files.get("importance", []))
         parts.append("<h2>Parallel coordinates</h2>")
         parts.extend(_image(p, "parallel coordinates") for p in files.get("parallel", []))
+        parts.extend(_dag_section(run, Path(tmp)))
 
     failures = [t for t in run.trials if t.status is TrialStatus.FAILED][:20]
     if failures:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bayestune.evaluators import ExternalEvaluator, make_evaluator
+from bayestune.exceptions import EvaluationError
 from bayestune.execution import run
 from bayestune.formatting import format_value
 from bayestune.optimizer import Optimizer
@@ -235,3 +236,17 @@ def test_external_tools_in_a_process_pool_one_per_worker(tmp_path):
     run(opt, ScenarioFactory(scenario), 10, backend="pool", workers=2)
     assert opt.n_evaluated == 10
     assert 1 <= starts.read_text().count("started") <= 2
+
+
+def test_any_metric_columns_are_kept_with_star(tmp_path):
+    script = tmp_path / "tool.sh"
+    script.write_text("while read r; do case $r in End*) exit 0;; esac; read h; read row; "
+                      "echo 'value,Valid,cpu.cycles,cache.misses'; echo '2.5,True,1e6,42'; done\n")
+    ev = external(f"bash {script}", metrics="*")
+    with ev:
+        (r,) = ev.evaluate_batch([{"x": 1, "y": 2}])
+        assert r.status is TrialStatus.OK and r.values == {"value": 2.5, "cpu.cycles": 1e6, "cache.misses": 42.0}
+    copy = pickle.loads(pickle.dumps(ev))
+    assert copy.any_metrics and copy.metrics == []
+    with pytest.raises(EvaluationError, match=r"list of column names or '\*'"):
+        external("cat", metrics="power")

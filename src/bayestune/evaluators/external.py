@@ -51,6 +51,8 @@ logger = logging.getLogger(__name__)
 
 #: Feasibility column names accepted when none is configured (HyperMapper writes "Valid").
 FEASIBLE_COLUMNS = ("Valid", "valid", "feasible")
+#: ``metrics`` value that accepts every extra column of the answer as a logged metric.
+ANY_METRICS = "*"
 #: Seconds the tool gets to exit after ``End`` before its process group is killed.
 CLOSE_GRACE_SECONDS = 2.0
 #: Lines of the tool's stderr kept for error messages.
@@ -198,7 +200,9 @@ class ExternalEvaluator(Evaluator):
     ``timeout``: seconds per configuration: a request of N rows must be fully answered within
     N x ``timeout`` (None: wait forever). ``feasible_column``: the only accepted name of the
     feasibility column (default: any of ``Valid``, ``valid``, ``feasible``). ``metrics``: extra
-    numeric output columns to accept and keep. ``workdir``/``env``: as for command black boxes.
+    numeric output columns to accept and keep, or ``"*"`` for every column the header adds (a tool
+    that logs many counters, e.g. for the ``bograph`` strategy). ``workdir``/``env``: as for
+    command black boxes.
 
     One request at a time per evaluator (a lock serialises callers); for parallel evaluation
     use a process pool, which starts one tool per worker.
@@ -216,15 +220,17 @@ class ExternalEvaluator(Evaluator):
         if timeout is not None and not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
                                         and timeout > 0 and math.isfinite(timeout)):
             raise EvaluationError(f"external tool timeout must be a positive number of seconds, but got {timeout!r}")
-        if isinstance(metrics, str):
-            raise EvaluationError(f"metrics must be a list of column names, but got {metrics!r}")
+        if isinstance(metrics, str) and metrics != ANY_METRICS:
+            raise EvaluationError(f"metrics must be a list of column names or {ANY_METRICS!r} (any extra "
+                                  f"column), but got {metrics!r}")
         if workdir is not None and not Path(workdir).is_dir():
             raise EvaluationError(f"external tool working directory {str(workdir)!r} does not exist")
         self.command = command
         self.parameter_names = list(parameter_names)
         self.timeout = float(timeout) if timeout is not None else None
         self.feasible_column = feasible_column
-        self.metrics = [str(m) for m in metrics]
+        self.any_metrics = metrics == ANY_METRICS
+        self.metrics = [] if self.any_metrics else [str(m) for m in metrics]
         self.workdir = str(workdir) if workdir is not None else None
         self.env_overrides = {str(k): str(v) for k, v in (env or {}).items()}
         names = [*self.parameter_names, *self.objectives, *self.metrics]
@@ -232,6 +238,7 @@ class ExternalEvaluator(Evaluator):
         if clash:
             raise EvaluationError(f"external tool: column names {clash} are used twice among parameters, "
                                   "objectives and metrics")
+        self._flags = (feasible_column,) if feasible_column else FEASIBLE_COLUMNS
         self._lock = threading.Lock()
         self._tool: _Tool | None = None
         self.requests = 0   # requests sent
@@ -240,7 +247,8 @@ class ExternalEvaluator(Evaluator):
     # pickled for worker processes as its settings (each worker starts its own tool)
     def __reduce__(self) -> tuple:
         return (_rebuild, (self.command, self.objectives, self.parameter_names, self.timeout,
-                           self.feasible_column, self.metrics, self.workdir, self.env_overrides))
+                           self.feasible_column, ANY_METRICS if self.any_metrics else self.metrics, self.workdir,
+                           self.env_overrides))
 
     def evaluate(self, config: Mapping[str, Any]) -> Result:
         return self.evaluate_batch([config])[0]
@@ -304,7 +312,7 @@ class ExternalEvaluator(Evaluator):
         for name, cell in zip(header, cells):
             if name in self.parameter_names:
                 continue
-            if name in self.objectives or name in self.metrics:
+            if name in self.objectives or name in self.metrics or (self.any_metrics and name not in self._flags):
                 values[name] = cell
             else:  # the feasibility column
                 text = cell.strip().lower()
@@ -370,15 +378,16 @@ class _AnswerReader:
         owner = self.owner
         line, where = self._line("the answer's header")
         names = [c.strip() for c in next(csv.reader([line]))]
-        flag_names = (owner.feasible_column,) if owner.feasible_column else FEASIBLE_COLUMNS
+        flag_names = owner._flags
         expected = (f"expected a header of the parameters {owner.parameter_names} (optional, all or none), the "
                     f"objectives {owner.objectives}, an optional feasibility column "
-                    f"{' or '.join(map(repr, flag_names))}" + (f" and metrics {owner.metrics}" if owner.metrics else ""))
+                    f"{' or '.join(map(repr, flag_names))}" + (f" and metrics {owner.metrics}" if owner.metrics else "")
+                    + (" and any metric columns" if owner.any_metrics else ""))
         duplicated = sorted({x for x in names if names.count(x) > 1})
         if duplicated:
             raise ProtocolError(f"{where}: {expected}, but column(s) {duplicated} appear twice in {_quote(line)}")
         known = {*owner.parameter_names, *owner.objectives, *owner.metrics}
-        unknown = [x for x in names if x not in known and x not in flag_names]
+        unknown = [] if owner.any_metrics else [x for x in names if x not in known and x not in flag_names]
         if unknown:
             raise ProtocolError(f"{where}: {expected}, but column(s) {unknown} are unknown in {_quote(line)}")
         flags = [x for x in names if x in flag_names]

@@ -115,6 +115,28 @@ class OutputRule:
         return coerce_result(values, objectives)
 
 
+def flatten_logs(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Top-level fields as they are; nested objects flattened to dotted metric names
+    (``Component.SubComponent.Metric``, the convention BoGraph groups by), keeping their numeric
+    leaves only: a log may carry text (versions, host names) that is no measurement."""
+    flat: dict[str, Any] = {}
+
+    def walk(prefix: str, node: Mapping[str, Any]) -> None:
+        for key, value in node.items():
+            name = f"{prefix}.{key}"
+            if isinstance(value, Mapping):
+                walk(name, value)
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                flat[name] = value
+
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            walk(str(key), value)
+        else:
+            flat[key] = value
+    return flat
+
+
 def _last_line(stdout: str) -> str:
     lines = [ln.strip() for ln in stdout.splitlines() if ln.strip()]
     return lines[-1] if lines else ""
@@ -140,7 +162,8 @@ def parse_output(stdout: str, objectives: Sequence[str], feasible_key: str | Non
 
     0. with a ``rule`` (the black box's ``output_regex`` or ``output_json``), that rule only;
     1. the last non-empty line is a JSON object: ``{"runtime": 1.2, "feasible": true}``
-       (objective names, extra metrics, optional ``feasible``/``Valid``);
+       (objective names, extra metrics, optional ``feasible``/``Valid``); a nested object is a
+       log, ``{"cache": {"misses": 12}}`` -> metric ``cache.misses`` (see :func:`flatten_logs`);
     2. ``name: value`` or ``name = value`` lines for every objective (anywhere in the output,
        the last one wins; a unit after the number is ignored: ``runtime: 3.2 ms``), plus an
        optional ``feasible``/``Valid`` line (``True``/``False``); other numeric lines are kept
@@ -169,7 +192,7 @@ def parse_output(stdout: str, objectives: Sequence[str], feasible_key: str | Non
         except ValueError:
             data = None
         if isinstance(data, dict):
-            return coerce_result(data, objectives, feasible_key)
+            return coerce_result(flatten_logs(data), objectives, feasible_key)
 
     pairs: dict[str, str] = {}
     for line in lines:

@@ -1,0 +1,177 @@
+"""Plain GP-BO against BoGraph with the true DAG, the true DAG + the objective's formula, and a
+DAG learned from the logs (issue 14, item 7).
+
+    PYTHONPATH=src python -m benchmarks.bograph_compare --problem soc --seeds 10 --budget 40
+
+Each (problem, contender, seed) run is one JSON line of ``benchmarks/results/bograph.jsonl``
+(resumable: finished runs are skipped); the table goes to ``benchmarks/results/bograph.md``.
+Runs are scored by the noise-free value of what they evaluated: ``quality`` is
+``1 + (best - optimum) / |optimum|`` (best/optimum for a positive optimum), and "reach" is the
+first evaluation with quality <= 1.10. Per-suggestion seconds and every structure update's
+cost and effective dimension are recorded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bayestune.optimizer import Optimizer
+from benchmarks.bograph_problems import PROBLEMS, LoggedProblem
+
+RESULTS = Path(__file__).parent / "results"
+CHECKPOINTS = (10, 20, 40)
+REACH = 1.10
+
+
+#: The acquisition search every contender gets (the same for all; fewer starts than the
+#: defaults keep 10 seeds affordable on the shared machine), and BoGraph's Monte-Carlo draws.
+SEARCH = {"n_samples": 500, "n_starts": 3}
+MC_SAMPLES = 16
+
+
+def contenders(problem: LoggedProblem, budget: int) -> dict[str, tuple[str, dict[str, Any]]]:
+    """What competes: name -> (strategy, options)."""
+    graph = {**SEARCH, "mc_samples": MC_SAMPLES}
+    true = {**graph, "structure": "expert", "known_edges": [list(e) for e in problem.true_edges]}
+    return {
+        "bo": ("bo", dict(SEARCH)),
+        "bograph-true-dag": ("bograph", true),
+        "bograph-true-dag+formula": ("bograph", {**true, "formulas": dict(problem.formulas)}),
+        "bograph-learned": ("bograph", {**graph, "structure": "learn", "budget": budget}),
+    }
+
+
+def run_one(problem: LoggedProblem, contender: str, strategy: str, options: dict[str, Any], seed: int,
+            budget: int) -> dict[str, Any]:
+    opt = Optimizer(problem.space, objectives=[problem.objective], strategy=strategy, strategy_options=options,
+                    seed=seed)
+    noise = np.random.default_rng(10_000 + seed)
+    true_values: list[float] = []
+    suggest_seconds: list[float] = []
+    while opt.n_evaluated < budget:
+        start = time.perf_counter()
+        config = opt.ask()[0]
+        if opt.trials and opt.n_evaluated >= 10:
+            suggest_seconds.append(time.perf_counter() - start)
+        opt.tell(config, problem.evaluate(config, noise))
+        true_values.append(float(problem.true_value(config)))
+    updates = [vars(u) for u in getattr(opt.strategy, "updates", [])]
+    return {"problem": problem.name, "contender": contender, "seed": seed, "budget": budget,
+            "optimum": problem.optimum, "true_values": true_values, "suggest_seconds": suggest_seconds,
+            "structure_updates": updates}
+
+
+def quality_trace(record: dict[str, Any]) -> np.ndarray:
+    best = np.minimum.accumulate(np.asarray(record["true_values"], dtype=float))
+    opt = record["optimum"]
+    return 1.0 + (best - opt) / abs(opt)
+
+
+def reach(record: dict[str, Any]) -> int | None:
+    hit = np.flatnonzero(quality_trace(record) <= REACH)
+    return int(hit[0]) + 1 if len(hit) else None
+
+
+def table(records: list[dict[str, Any]]) -> str:
+    lines = []
+    for problem in sorted({r["problem"] for r in records}):
+        mine = [r for r in records if r["problem"] == problem]
+        budget = max(r["budget"] for r in mine)
+        marks = [k for k in CHECKPOINTS if k <= budget]
+        lines += [f"### {problem} ({len({r['seed'] for r in mine})} seeds, budget {budget})", "",
+                  "| contender | " + " | ".join(f"best/opt @{k} (median [q25, q75])" for k in marks)
+                  + f" | evals to {REACH:.2f}x (median; reached) | s/suggestion | structure s/update | "
+                  "effective dim (last) |",
+                  "|---" * (len(marks) + 5) + "|"]
+        for name in dict.fromkeys(r["contender"] for r in mine):
+            runs = [r for r in mine if r["contender"] == name]
+            cells = []
+            for k in marks:
+                q = np.array([quality_trace(r)[k - 1] for r in runs if len(r["true_values"]) >= k])
+                cells.append(f"{np.median(q):.3f} [{np.quantile(q, .25):.3f}, {np.quantile(q, .75):.3f}]")
+            hits = [reach(r) for r in runs]
+            censored = [h if h is not None else math.inf for h in hits]
+            med = float(np.median(censored))
+            cells.append(f"{'>' + str(budget) if math.isinf(med) else f'{med:.0f}'}; "
+                         f"{sum(h is not None for h in hits)}/{len(hits)}")
+            secs = [s for r in runs for s in r["suggest_seconds"]]
+            cells.append(f"{np.mean(secs):.2f}" if secs else "-")
+            ups = [u for r in runs for u in r["structure_updates"]]
+            cells.append(f"{np.mean([u['seconds'] for u in ups]):.2f}" if ups else "-")
+            last = [r["structure_updates"][-1]["effective_dimension"] for r in runs if r["structure_updates"]]
+            cells.append(f"{np.median(last):.0f} of {runs[0].get('n_parameters', '?')}" if last else "-")
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append("")
+        lines += _structure_steps(mine)
+    return "\n".join(lines)
+
+
+def _structure_steps(records: list[dict[str, Any]]) -> list[str]:
+    """Structure-learning cost and effective dimension per update step of the learned DAG."""
+    runs = [r for r in records if r["contender"] == "bograph-learned" and r["structure_updates"]]
+    if not runs:
+        return []
+    steps: dict[int, list[dict[str, Any]]] = {}
+    for r in runs:
+        for u in r["structure_updates"]:
+            steps.setdefault(u["n_rows"], []).append(u)
+    lines = ["Structure learning of `bograph-learned` per update (NOTEARS + summary + repair):", "",
+             "| observations | updates | seconds (mean, max) | effective dimension (median, min-max) | edges (median) |",
+             "|---|---|---|---|---|"]
+    for n, ups in sorted(steps.items()):
+        secs = [u["seconds"] for u in ups]
+        dims = [u["effective_dimension"] for u in ups]
+        lines.append(f"| {n} | {len(ups)} | {np.mean(secs):.2f}, {np.max(secs):.2f} | {np.median(dims):.0f}, "
+                     f"{min(dims)}-{max(dims)} | {np.median([u['n_edges'] for u in ups]):.0f} |")
+    return lines + [""]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--problem", choices=sorted(PROBLEMS), default="soc")
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--first-seed", type=int, default=0, help="run seeds first-seed .. seeds-1 (to split work)")
+    parser.add_argument("--budget", type=int, default=40)
+    parser.add_argument("--contenders", nargs="*", default=None)
+    parser.add_argument("--out", default=str(RESULTS / "bograph.jsonl"))
+    parser.add_argument("--table-only", action="store_true", help="only rewrite the table from --out")
+    args = parser.parse_args(argv)
+    problem = PROBLEMS[args.problem]()
+    out = Path(args.out)
+    done: set[tuple[str, str, int, int]] = set()
+    if out.exists():
+        for line in out.read_text().splitlines():
+            r = json.loads(line)
+            done.add((r["problem"], r["contender"], r["seed"], r["budget"]))
+    chosen = contenders(problem, args.budget)
+    names = args.contenders or list(chosen)
+    for seed in range(args.first_seed, args.seeds if not args.table_only else 0):
+        for name in names:
+            if (problem.name, name, seed, args.budget) in done:
+                continue
+            strategy, options = chosen[name]
+            start = time.perf_counter()
+            record = run_one(problem, name, strategy, options, seed, args.budget)
+            record["n_parameters"] = len(problem.space.parameters)
+            record["seconds"] = time.perf_counter() - start
+            with out.open("a") as f:
+                f.write(json.dumps(record) + "\n")
+            print(f"{problem.name} {name} seed {seed}: best/opt {quality_trace(record)[-1]:.3f}, "
+                  f"reach {reach(record)}, {record['seconds']:.0f} s", flush=True)
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    md = out.with_suffix(".md")
+    md.write_text("# BoGraph against plain GP-BO\n\nWritten by `python -m benchmarks.bograph_compare`; "
+                  "quality = 1 + (best - optimum)/|optimum| of the noise-free values evaluated.\n\n"
+                  + table(records) + "\n")
+    print(table(records))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""NOTEARS-linear recovers a chain, respects forbidden edges, and the repair rules hold."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from bayestune.bograph.dag import Expert
+from bayestune.bograph.structure import allowed_mask, learn_structure, notears_linear, repair
+from bayestune.exceptions import BayestuneError
+
+ROLES = {"p0": "parameter", "p1": "parameter", "p2": "parameter", "m": "metric", "y": "objective"}
+NAMES = list(ROLES)
+
+
+def _data(n: int = 40, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    P = rng.uniform(size=(n, 3))
+    m = P[:, 0] - P[:, 1] + 0.05 * rng.normal(size=n)
+    y = m + 0.05 * rng.normal(size=n)
+    return np.column_stack([P, m, y])
+
+
+def test_notears_finds_the_chain_through_the_metric():
+    X = _data()
+    X = (X - X.mean(0)) / X.std(0)
+    mask = allowed_mask(NAMES, ROLES, Expert())
+    W = notears_linear(X, mask, np.array([r == "metric" for r in ROLES.values()]))
+    edges = {(NAMES[i], NAMES[j]) for i, j in zip(*np.nonzero(W))}
+    assert {("p0", "m"), ("p1", "m"), ("m", "y")} <= edges
+    assert not any(b.startswith("p") for _, b in edges)      # parameters stay roots
+    assert not any(a == "y" for a, _ in edges)                # the objective stays a sink
+    assert np.all(W[~mask] == 0)
+
+
+def test_forbidden_edges_are_never_learned_and_orphans_reach_the_objective():
+    expert = Expert(forbidden_edges=[("p0", "m")])
+    result = learn_structure(_data(), NAMES, ROLES, expert, "y")
+    g = result.dag
+    assert not g.has_edge("p0", "m")
+    assert nx.is_directed_acyclic_graph(g)
+    for p in ("p0", "p1", "p2"):
+        assert nx.has_path(g, p, "y")
+    assert result.seconds >= 0 and result.n_rows == 40
+
+
+def test_repair_reverses_edges_into_parameters_and_prunes_dangling_metrics():
+    roles = {**ROLES, "d": "metric"}
+    g = repair(roles, [("m", "p0"), ("y", "m"), ("p1", "d"), ("p2", "p1")], Expert(), "y")
+    assert g.has_edge("p0", "m") and g.has_edge("m", "y")      # both reversed
+    assert "d" not in g                                        # a dangling sink, pruned
+    assert not g.has_edge("p2", "p1")
+    assert g.has_edge("p1", "y") and g.has_edge("p2", "y")     # no path otherwise
+
+
+def test_known_edges_win_and_formula_objectives_take_orphans_on_their_inputs():
+    roles = {"a": "parameter", "b": "parameter", "power": "metric", "latency": "metric", "edp": "objective"}
+    expert = Expert.from_options(known_edges=[["a", "power"]], formulas={"edp": "power * latency**2"})
+    g = repair(roles, [("power", "a")], expert, "edp")
+    assert set(g.predecessors("edp")) == {"power", "latency"}
+    assert g.has_edge("b", "power") and g.has_edge("b", "latency")
+
+
+def test_known_edges_that_cycle_are_refused():
+    roles = {"a": "parameter", "m1": "metric", "m2": "metric", "y": "objective"}
+    with pytest.raises(BayestuneError, match="cycle"):
+        repair(roles, [], Expert.from_options(known_edges=[["m1", "m2"], ["m2", "m1"]]), "y")

@@ -1,0 +1,103 @@
+"""The ``bograph`` strategy end to end on small logged black boxes."""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from bayestune import Real
+from bayestune.exceptions import BayestuneError
+from bayestune.optimizer import Optimizer
+from bayestune.space import Space
+from bayestune.strategies import make_strategy
+
+FAST = {"n_samples": 300, "n_starts": 2, "mc_samples": 16}
+
+
+def forrester(x: float) -> float:
+    return (6 * x - 2) ** 2 * math.sin(12 * x - 4)
+
+
+def logged(c):
+    a, b = forrester(c["x1"]), 0.5 * forrester(c["x2"]) + 10 * (c["x2"] - 0.5) + 5
+    return {"y": a + b, "f1": a, "f2": b, "noise.c1": float(np.sin(1e3 * c["x1"] * c["x2"]))}
+
+
+SPACE = Space([Real("x1", 0.0, 1.0), Real("x2", 0.0, 1.0)])
+
+
+def _run(options, budget=14, blackbox=logged, seed=0, objectives=("y",)):
+    opt = Optimizer(SPACE, objectives=list(objectives), strategy="bograph",
+                    strategy_options={**FAST, **options}, seed=seed)
+    opt.optimize(blackbox, budget)
+    return opt
+
+
+def test_learned_structure_is_logged_and_reaches_the_objective():
+    opt = _run({"relearn_every": 5})
+    updates = opt.strategy.updates
+    assert [u.n_rows for u in updates] == [10]
+    assert all(u.seconds >= 0 and u.effective_dimension >= 1 for u in updates)
+    g = opt.strategy._dag
+    assert nx.is_directed_acyclic_graph(g)
+    assert nx.has_path(g, "x1", "y") and nx.has_path(g, "x2", "y")
+    assert len({tuple(sorted(t.config.items())) for t in opt.trials}) == len(opt.trials)
+
+
+def test_same_seed_same_trajectory():
+    a = [t.config for t in _run({"structure": "expert", "known_edges": [["x1", "f1"], ["f1", "y"]]}).trials]
+    b = [t.config for t in _run({"structure": "expert", "known_edges": [["x1", "f1"], ["f1", "y"]]}).trials]
+    assert a == b
+
+
+def test_expert_formula_and_dag_give_the_objective_exactly():
+    opt = _run({"structure": "expert", "known_edges": [["x1", "f1"], ["x2", "f2"]], "formulas": {"y": "f1 + f2"}})
+    graph = opt.strategy.fit_graph(opt.history())
+    assert set(graph.dag.predecessors("y")) == {"f1", "f2"}
+    assert graph.effective_dimension == 2 and graph.fit_quality()["y"] == pytest.approx(1.0)
+
+
+def test_without_metrics_the_dag_is_parameters_to_objective():
+    opt = _run({}, budget=12, blackbox=lambda c: forrester(c["x1"]) + c["x2"])
+    assert sorted(opt.strategy._dag.edges) == [("x1", "y"), ("x2", "y")]
+
+
+def test_any_logged_metric_can_be_the_target():
+    opt = _run({"target": "f1", "structure": "expert", "known_edges": [["x1", "f1"]]})
+    suggested = [t.config["x1"] for t in opt.trials[10:]]
+    assert np.mean([forrester(x) for x in suggested]) < 0   # f1 is driven down
+
+
+def test_failures_switch_on_the_feasibility_model():
+    def sometimes(c):
+        if c["x1"] > 0.8:
+            raise RuntimeError("crashed")
+        return logged(c)
+    opt = _run({}, blackbox=sometimes, budget=13)
+    assert opt.n_evaluated == 13
+
+
+def test_bad_options_and_unknown_names_are_refused():
+    with pytest.raises(BayestuneError, match="structure"):
+        make_strategy("bograph", SPACE, [], np.random.default_rng(0), {"structure": "magic"})
+    with pytest.raises(BayestuneError, match="unknown option"):
+        make_strategy("bograph", SPACE, [], np.random.default_rng(0), {"dag": 1})
+    with pytest.raises(BayestuneError, match=r"unknown node\(s\) \['nope'\]"):
+        _run({"known_edges": [["x1", "nope"]]}, budget=11)
+    with pytest.raises(BayestuneError, match="target 'zzz'"):
+        _run({"target": "zzz"}, budget=11)
+
+
+def test_a_metric_that_stops_being_logged_triggers_a_new_structure():
+    def fading(c):
+        out = logged(c)
+        if c["x1"] + c["x2"] > 0 and fading.calls > 11:
+            del out["f2"]
+        fading.calls += 1
+        return out
+    fading.calls = 0
+    opt = _run({"relearn_every": 100}, blackbox=fading, budget=14)
+    assert opt.n_evaluated == 14 and len(opt.strategy.updates) >= 2
