@@ -6,7 +6,7 @@ importing any strategy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,7 +24,9 @@ class History:
     """Finished and in-flight evaluations as raw rows.
 
     ``Y[i, j]`` is objective ``j`` of row ``i`` in its own units (NaN where the evaluation
-    failed); ``feasible[i]`` is False for failures and infeasible outputs.
+    failed); ``feasible[i]`` is False for failures and infeasible outputs. ``metrics[i]`` is
+    everything row ``i`` reported (objectives and extra logged metrics), for strategies that
+    model the system's logs; it is empty when the caller keeps no metrics.
     """
 
     space: Space
@@ -34,6 +36,7 @@ class History:
     feasible: np.ndarray
     pending: np.ndarray
     seen: set[bytes] = field(default_factory=set)
+    metrics: Sequence[Mapping[str, float]] = field(default_factory=list)
 
     @classmethod
     def empty(cls, space: Space, objectives: Sequence[Objective]) -> "History":

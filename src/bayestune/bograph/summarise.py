@@ -1,0 +1,203 @@
+"""Logged metrics reduced to a few informative columns before structure learning (BoGraph §3.1.1).
+
+Systems log hundreds of counters; a DAG over all of them would face the curse of
+dimensionality it exists to avoid. The summary drops constant and low-variance metrics,
+optionally logs positive counters, standardises, then groups metrics by their dotted name
+prefix (``Component.SubComponent.Metric``) and compresses each group with factor analysis into
+one factor, since counters of one component move together. When the summary still has more
+than ``max_columns`` columns, the factors are grouped again one prefix level up (the paper's
+recursion towards the top of the name hierarchy). Every column remembers the original
+metrics it stands for.
+
+The summariser is fitted once per structure update and then only *applied* to new rows, so
+node names stay stable between updates.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bayestune.exceptions import BayestuneError
+
+logger = logging.getLogger(__name__)
+
+#: Relative spread (std / (|mean| + tiny)) below which a metric counts as constant.
+DEFAULT_MIN_RELATIVE_STD = 1e-6
+
+
+@dataclass(frozen=True)
+class SummarySettings:
+    """How logs are summarised.
+
+    ``group_depth``: name parts (from the left) that form a group key at the first level
+    (``None``: all but the last part). ``max_columns``: groups are merged one level up while the
+    summary has more columns than this (0: never regroup). ``grouping=False`` keeps every
+    informative metric as its own column. ``log_positive``: log metrics that are positive
+    everywhere and span at least a factor ``log_span`` (counters, latencies, power).
+    """
+
+    grouping: bool = True
+    group_depth: int | None = None
+    max_columns: int = 12
+    log_positive: bool = True
+    log_span: float = 2.0
+    min_relative_std: float = DEFAULT_MIN_RELATIVE_STD
+
+    def __post_init__(self) -> None:
+        if self.group_depth is not None and self.group_depth < 1:
+            raise BayestuneError(f"summary group_depth must be >= 1 or None, but got {self.group_depth!r}")
+        if self.max_columns < 0:
+            raise BayestuneError(f"summary max_columns must be >= 0, but got {self.max_columns!r}")
+        if not self.min_relative_std >= 0:
+            raise BayestuneError(f"summary min_relative_std must be >= 0, but got {self.min_relative_std!r}")
+
+
+@dataclass
+class _Column:
+    """One summary column: the metrics it reads (after their own scaling) and how it combines them."""
+
+    name: str
+    sources: list[str]                     # original metric names
+    loadings: np.ndarray | None = None     # factor-analysis projection over the standardised sources
+    mean: np.ndarray | None = None         # factor-analysis mean of the standardised sources
+
+
+@dataclass
+class LogSummary:
+    """A fitted summary: ``transform`` maps raw metric rows to its columns."""
+
+    settings: SummarySettings
+    kept: list[str] = field(default_factory=list)          # informative metrics, in column order of scaling
+    logged: set[str] = field(default_factory=set)
+    centre: dict[str, float] = field(default_factory=dict)
+    scale: dict[str, float] = field(default_factory=dict)
+    columns: list[_Column] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)        # constant or low-variance metrics
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    def sources(self) -> dict[str, list[str]]:
+        """Each summary column and the original metrics behind it (the mapping back)."""
+        return {c.name: list(c.sources) for c in self.columns}
+
+    def _scaled(self, metrics: Mapping[str, np.ndarray], name: str) -> np.ndarray:
+        raw = np.asarray(metrics[name], dtype=float)
+        if name in self.logged:
+            raw = np.log(np.maximum(raw, 1e-300))
+        return (raw - self.centre[name]) / self.scale[name]
+
+    def transform(self, metrics: Mapping[str, np.ndarray]) -> np.ndarray:
+        """The summary columns (N, k) of metric columns ``metrics`` (name -> (N,) values)."""
+        missing = sorted({s for c in self.columns for s in c.sources} - set(metrics))
+        if missing:
+            raise BayestuneError(f"log summary: metric(s) {missing[:8]} are missing from the rows to summarise")
+        n = len(next(iter(metrics.values()))) if metrics else 0
+        out = np.empty((n, len(self.columns)))
+        for j, column in enumerate(self.columns):
+            Z = np.column_stack([self._scaled(metrics, s) for s in column.sources])
+            if column.loadings is None:
+                out[:, j] = Z[:, 0]
+            else:
+                out[:, j] = (Z - column.mean) @ column.loadings
+        return out
+
+
+def _group_key(name: str, depth: int | None) -> str:
+    parts = name.split(".")
+    if len(parts) == 1:
+        return name
+    keep = len(parts) - 1 if depth is None else min(depth, len(parts) - 1)
+    return ".".join(parts[:keep])
+
+
+def _parent_key(key: str) -> str:
+    return key.rsplit(".", 1)[0] if "." in key else key
+
+
+def _factor(Z: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One factor of the columns of ``Z``: scores, projection and mean (scores = (Z - mean) @ projection)."""
+    from sklearn.decomposition import FactorAnalysis
+
+    fa = FactorAnalysis(n_components=1, random_state=seed).fit(Z)
+    # FactorAnalysis.transform is linear: (Z - mean) @ W.T (Ψ⁻¹-weighted); recover it once as a matrix.
+    mean = fa.mean_.copy()
+    basis = fa.transform(mean + np.eye(Z.shape[1])) - fa.transform(mean.reshape(1, -1))
+    projection = basis[:, 0]
+    scores = (Z - mean) @ projection
+    sd = float(np.std(scores))
+    if sd > 1e-12:
+        projection = projection / sd
+        scores = scores / sd
+    # orient the factor like the group's mean, so "high" reads as "the counters are high"
+    if float(np.dot(scores, Z.mean(axis=1))) < 0:
+        projection, scores = -projection, -scores
+    return scores, projection, mean
+
+
+def summarise(metrics: Mapping[str, Sequence[float]], *, settings: SummarySettings | None = None,
+              protected: Sequence[str] = (), seed: int = 0) -> LogSummary:
+    """Fit a :class:`LogSummary` to metric columns (name -> values of N evaluations).
+
+    ``protected`` metrics (those an expert names, the target) are kept as their own columns,
+    never grouped nor dropped.
+    """
+    settings = settings or SummarySettings()
+    data = {str(k): np.asarray(v, dtype=float) for k, v in metrics.items()}
+    lengths = {len(v) for v in data.values()}
+    if len(lengths) > 1:
+        raise BayestuneError(f"log summary: metric columns have different lengths {sorted(lengths)}")
+    bad = sorted(k for k, v in data.items() if not np.all(np.isfinite(v)))
+    if bad:
+        raise BayestuneError(f"log summary: metric(s) {bad[:8]} hold NaN or infinite values")
+    summary = LogSummary(settings)
+    for name, values in data.items():
+        positive = bool(np.all(values > 0))
+        use_log = (settings.log_positive and positive and values.max() >= settings.log_span * values.min())
+        t = np.log(values) if use_log else values
+        centre, spread = float(np.mean(t)), float(np.std(t))
+        if name not in protected and not spread > settings.min_relative_std * (abs(centre) + 1e-300):
+            summary.dropped.append(name)
+            continue
+        if use_log:
+            summary.logged.add(name)
+        summary.kept.append(name)
+        summary.centre[name], summary.scale[name] = centre, (spread if spread > 0 else 1.0)
+    if summary.dropped:
+        logger.debug("log summary: dropped %d constant metric(s): %s", len(summary.dropped), summary.dropped[:10])
+    own = [n for n in summary.kept if n in protected or not settings.grouping]
+    grouped = [n for n in summary.kept if n not in own]
+    columns = [_Column(n, [n]) for n in own]
+    # the first level: groups by prefix; a group of one stays that metric
+    groups: dict[str, list[str]] = {}
+    for name in grouped:
+        groups.setdefault(_group_key(name, settings.group_depth), []).append(name)
+    level = _reduce(groups, summary, data, seed)
+    while settings.max_columns and len(columns) + len(level) > settings.max_columns:
+        regrouped: dict[str, list[str]] = {}
+        for column in level:
+            regrouped.setdefault(_parent_key(column.name), []).extend(column.sources)
+        if len(regrouped) == len(level):  # the top of the hierarchy: nothing left to merge
+            break
+        level = _reduce(regrouped, summary, data, seed)
+    summary.columns = columns + level
+    return summary
+
+
+def _reduce(groups: Mapping[str, list[str]], summary: LogSummary, data: Mapping[str, np.ndarray],
+            seed: int) -> list[_Column]:
+    """One column per group: the metric itself for a group of one, else its factor."""
+    out: list[_Column] = []
+    for key, names in groups.items():
+        if len(names) == 1:
+            out.append(_Column(names[0], [names[0]]))
+            continue
+        Z = np.column_stack([summary._scaled(data, n) for n in names])
+        _, projection, mean = _factor(Z, seed)
+        out.append(_Column(key, list(names), projection, mean))
+    return out

@@ -1,0 +1,331 @@
+"""``bograph``: structured Bayesian optimisation over a DAG of logged metrics (BoGraph).
+
+Each suggestion: the logged metrics of the feasible evaluations are summarised
+(:mod:`bayestune.bograph.summarise`); on a schedule (default: every quarter of ``budget``,
+else every 10 observations) a DAG parameters → metrics → objective is learned with NOTEARS and
+merged with the expert's knowledge (:mod:`bayestune.bograph.structure`); every node the target
+depends on gets a model on its parents (:mod:`bayestune.bograph.node_models`); candidates are
+scored by Monte-Carlo EI through the DAG (:mod:`bayestune.bograph.acquisition`), times
+P(feasible) once failures are seen, and maximised with the shared acquisition search.
+
+``structure="expert"`` skips learning: the DAG is the expert's edges (plus the repair rules).
+Without logged metrics the DAG is parameters → objective, i.e. plain BO with MC-EI.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bayestune.acquisition.functions import feasibility_weighted
+from bayestune.acquisition.scoring import FEASIBILITY_THRESHOLDS
+from bayestune.bograph.acquisition import DagPosterior, TargetScale, mc_expected_improvement, normal_draws
+from bayestune.bograph.dag import METRIC, OBJECTIVE, PARAMETER, Expert, effective_dimension, modelled_nodes
+from bayestune.bograph.node_models import CustomNode, FormulaNode, GPNode, MarginalNode
+from bayestune.bograph.structure import NotearsSettings, learn_structure, repair
+from bayestune.bograph.summarise import LogSummary, SummarySettings, summarise
+from bayestune.exceptions import BayestuneError
+from bayestune.history import History, draw_unseen, top_up
+from bayestune.models.encoding import FeatureEncoder
+from bayestune.models.linalg import limit_blas_threads
+from bayestune.models.targets import LOG_TRANSFORM_CHOICES
+from bayestune.models.training import feasibility_classifier, model_rows
+from bayestune.search.candidates import EnumeratedCandidates
+from bayestune.search.local_search import LocalSearchSettings, maximize
+from bayestune.strategies.base import Rule, Settings, Strategy, register
+from bayestune.trial import FEASIBLE_KEYS
+
+logger = logging.getLogger(__name__)
+
+#: Every this many fits a node's GP gets the full hyperparameter search, else a warm light one.
+FULL_FIT_EVERY = 5
+#: Structure updates without a budget to take a quarter of: every this many observations.
+DEFAULT_RELEARN_EVERY = 10
+#: Weight of the predicted mean in the score, far below any non-zero EI: it only orders
+#: candidates where every Monte-Carlo draw is worse than the incumbent (EI exactly 0).
+TIE_BREAK = 1e-9
+
+
+@dataclass(frozen=True)
+class BoGraphSettings(Settings):
+    """Options of the ``bograph`` strategy (``strategy_options`` in a scenario)."""
+
+    structure: str = "learn"           # learn (NOTEARS + expert) | expert (the expert's edges only)
+    known_edges: list | None = None    # [[from, to], ...] always in the DAG
+    forbidden_edges: list | None = None  # [[from, to], ...] never in the DAG
+    formulas: dict | None = None       # {node: "power * latency**2"}: deterministic nodes
+    target: str | None = None          # the node to minimise (default: the objective)
+    metrics: list | None = None        # logged metrics to use (default: every one reported)
+    budget: int | None = None          # the run's budget: structure updates every quarter of it
+    relearn_every: int | None = None   # observations between structure updates (overrides budget)
+    min_rows_to_learn: int = 6         # feasible observations before the first structure learning
+    l1: float = 0.1                    # NOTEARS L1 weight
+    w_threshold: float = 0.3           # NOTEARS edge threshold
+    grouping: bool = True              # summarise metrics by dotted-prefix groups (factor analysis)
+    group_depth: int | None = None     # name parts of a first-level group (None: all but the last)
+    max_summary_columns: int = 12      # regroup one prefix level up while the summary is wider
+    log_metrics: bool = True           # log positive metrics spanning a factor 2 or more
+    mc_samples: int = 64               # quasi-random draws through the DAG
+    log_transform: bool | str = "auto"  # log of a positive objective (bayestune.models.targets)
+    n_samples: int = 2000              # acquisition search: random starts scored
+    n_starts: int = 10
+    exhaustive_limit: int = 20_000     # score every feasible configuration up to this many
+    feasibility_model: bool | str = "auto"  # auto: on once a failure has been seen
+    feasibility_threshold: float = 0.1
+
+    def rules(self) -> list[Rule]:
+        return [
+            self.one_of("structure", ("learn", "expert")),
+            self.one_of("log_transform", LOG_TRANSFORM_CHOICES),
+            self.one_of("feasibility_model", (True, False, "auto")),
+            ("budget", self.budget is None or self.budget >= 1, "`budget >= 1`"),
+            ("relearn_every", self.relearn_every is None or self.relearn_every >= 1, "`relearn_every >= 1`"),
+            ("min_rows_to_learn", self.min_rows_to_learn >= 3, "`min_rows_to_learn >= 3`"),
+            ("l1", self.l1 >= 0, "`l1 >= 0`"),
+            ("w_threshold", self.w_threshold >= 0, "`w_threshold >= 0`"),
+            ("mc_samples", 1 <= self.mc_samples <= 4096, "`1 <= mc_samples <= 4096`"),
+            ("max_summary_columns", self.max_summary_columns >= 0, "`max_summary_columns >= 0`"),
+            ("group_depth", self.group_depth is None or self.group_depth >= 1, "`group_depth >= 1`"),
+            ("n_samples", self.n_samples >= 1, "`n_samples >= 1`"),
+            ("n_starts", self.n_starts >= 1, "`n_starts >= 1`"),
+            ("feasibility_threshold", 0.0 <= self.feasibility_threshold <= 1.0, "`0 <= feasibility_threshold <= 1`"),
+        ]
+
+    @property
+    def structure_period(self) -> int:
+        """Observations between structure updates."""
+        if self.relearn_every is not None:
+            return self.relearn_every
+        if self.budget is not None:
+            return max(1, self.budget // 4)
+        return DEFAULT_RELEARN_EVERY
+
+
+@dataclass
+class StructureUpdate:
+    """One structure update, for reports and benchmarks: when, its cost and its effect."""
+
+    n_rows: int
+    seconds: float
+    effective_dimension: int
+    n_edges: int
+    learned_edges: int
+    summary_columns: int
+
+
+@dataclass
+class FittedGraph:
+    """Everything a suggestion (or the ``dag`` command) knows: the DAG, its node models and data."""
+
+    dag: Any                              # networkx.DiGraph with node roles
+    target: str
+    posterior: DagPosterior
+    scale: TargetScale
+    best: float                           # incumbent in the scale's units
+    summary: LogSummary | None
+    sources: dict[str, list[str]] = field(default_factory=dict)  # summary column -> original metrics
+
+    @property
+    def effective_dimension(self) -> int:
+        return effective_dimension(self.dag, self.target)
+
+    def fit_quality(self) -> dict[str, float]:
+        """Per modelled node, how well its parents explain it (leave-one-out R² for GPs)."""
+        return {n: float(m.fit_quality()) for n, m in self.posterior.models.items()}
+
+
+@register
+class BoGraph(Strategy):
+    """Structured BO over a DAG of logged metrics: see the module docstring. Python users may
+    pass ``expert=Expert(...)`` for what options cannot carry (custom node models, callables)."""
+
+    name = "bograph"
+    settings_class = BoGraphSettings
+    settings: BoGraphSettings
+
+    def __init__(self, space, objectives, rng, *, expert: Expert | None = None, **options: Any) -> None:
+        super().__init__(space, objectives, rng, **options)
+        s = self.settings
+        given = Expert.from_options(s.known_edges, s.forbidden_edges, s.formulas)
+        if expert is not None:
+            given = Expert(expert.known_edges + given.known_edges, expert.forbidden_edges + given.forbidden_edges,
+                           {**expert.formulas, **given.formulas}, dict(expert.models))
+        self.expert = given
+        self.target = s.target or self.objectives[0].name
+        self.encoder = FeatureEncoder(space)
+        self.candidates = EnumeratedCandidates(space, s.exhaustive_limit)
+        self.notears = NotearsSettings(l1=s.l1, w_threshold=s.w_threshold)
+        self.summary_settings = SummarySettings(grouping=s.grouping, group_depth=s.group_depth,
+                                                max_columns=s.max_summary_columns, log_positive=s.log_metrics)
+        self.updates: list[StructureUpdate] = []
+        self._summary: LogSummary | None = None
+        self._dag: Any = None
+        self._learned_at = -1
+        self._thetas: dict[str, np.ndarray] = {}
+        self._n_fits = 0
+
+    # ---- data ---------------------------------------------------------------------------
+    def _metric_table(self, history: History, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """Logged metrics reported by every row of ``rows`` as finite numbers (objectives and
+        feasibility flags excluded); ``metrics`` narrows the choice."""
+        reserved = {o.name for o in self.objectives} | set(FEASIBLE_KEYS) | set(self.space.names)
+        if not len(history.metrics) or not len(rows):
+            return {}
+        names = set.intersection(*(set(history.metrics[i]) for i in rows)) - reserved
+        if self.settings.metrics is not None:
+            names &= set(self.settings.metrics)
+        table = {n: np.array([float(history.metrics[i][n]) for i in rows]) for n in sorted(names)}
+        return {n: v for n, v in table.items() if np.all(np.isfinite(v))}
+
+    def _parameter_data(self, X: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """Encoded features (n, width) and raw values (n,) of each modelled parameter."""
+        F = self.encoder.transform(X)
+        features = {b.name: F[:, b.start:b.start + b.width] for b in self.encoder.blocks}
+        raw = {b.name: X[:, self.space.slices[b.name]][:, 0].astype(float) for b in self.encoder.blocks}
+        return features, raw
+
+    # ---- the graph ----------------------------------------------------------------------
+    def fit_graph(self, history: History) -> FittedGraph:
+        """Summarise, (re)learn the structure when due, and fit every node's model."""
+        rows = np.flatnonzero(history.feasible)
+        X = history.X[rows]
+        features, raw = self._parameter_data(X)
+        objective = self.objectives[0]
+        objective_values = history.Y[rows, 0]
+        table = self._metric_table(history, rows)
+        target = self.target
+        if target != objective.name and target not in table:
+            raise BayestuneError(f"bograph target {target!r} is neither the objective {objective.name!r} nor a "
+                                 f"metric every feasible evaluation reported ({sorted(table)[:12]})")
+        named = self.expert.named() | {target}
+        protected = {n: v for n, v in table.items() if n in named}
+        due = self._dag is None or len(rows) - self._learned_at >= self.settings.structure_period
+        if due:
+            self._restructure(history, rows, features, raw, table, protected, objective_values)
+        summary = self._summary
+        values: dict[str, np.ndarray] = {objective.name: objective_values, **protected}
+        if summary is not None and summary.columns:
+            Z = summary.transform(table)
+            values.update({c: Z[:, j] for j, c in enumerate(summary.names)})
+        return self._fit_nodes(history, features, raw, values, summary)
+
+    def _roles(self, columns: list[str]) -> dict[str, str]:
+        roles = {b.name: PARAMETER for b in self.encoder.blocks}
+        roles.update({c: METRIC for c in columns})
+        roles.update({o.name: OBJECTIVE for o in self.objectives})
+        return roles
+
+    def _restructure(self, history: History, rows: np.ndarray, features: dict, raw: dict,
+                     table: dict[str, np.ndarray], protected: dict[str, np.ndarray], objective: np.ndarray) -> None:
+        start = time.perf_counter()
+        others = {n: v for n, v in table.items() if n not in protected}
+        summary = summarise(others, settings=self.summary_settings, seed=0) if others else None
+        columns = list(protected) + (summary.names if summary is not None else [])
+        roles = self._roles(columns)
+        self.expert.check({**{p: PARAMETER for p in self.space.names}, **{n: METRIC for n in table}, **roles})
+        # parameters of a single value are not modelled: edges naming them are dropped
+        expert = Expert([e for e in self.expert.known_edges if e[0] in roles and e[1] in roles],
+                        [e for e in self.expert.forbidden_edges if e[0] in roles and e[1] in roles],
+                        self.expert.formulas, self.expert.models)
+        learned = 0
+        if self.settings.structure == "learn" and len(rows) >= self.settings.min_rows_to_learn:
+            data = [features[b.name][:, 0] for b in self.encoder.blocks]
+            data += [_learning_scale(protected[c]) for c in protected]
+            if summary is not None and summary.columns:
+                data += list(summary.transform(others).T)
+            data.append(_learning_scale(objective))
+            names = [b.name for b in self.encoder.blocks] + columns + [self.objectives[0].name]
+            result = learn_structure(np.column_stack(data), names, roles, expert, self.target, self.notears)
+            dag, learned = result.dag, result.learned_edges
+        else:
+            dag = repair(roles, [], expert, self.target)
+        self._dag, self._summary, self._learned_at, self._expert_used = dag, summary, len(rows), expert
+        update = StructureUpdate(len(rows), time.perf_counter() - start, effective_dimension(dag, self.target),
+                                 dag.number_of_edges(), learned, len(columns))
+        self.updates.append(update)
+        logger.info("bograph structure update at %d observations: %.2f s, effective dimension %d of %d "
+                    "parameters, %d edges", update.n_rows, update.seconds, update.effective_dimension,
+                    len(self.encoder.blocks), update.n_edges)
+
+    def _fit_nodes(self, history: History, features: dict, raw: dict, values: dict[str, np.ndarray],
+                   summary: LogSummary | None) -> FittedGraph:
+        dag, expert, target = self._dag, self._expert_used, self.target
+        light = self._n_fits % FULL_FIT_EVERY != 0
+        self._n_fits += 1
+        order = modelled_nodes(dag, target)
+        models: dict[str, Any] = {}
+        blocks = {b.name: b for b in self.encoder.blocks}
+        for node in order:
+            parents = list(dag.predecessors(node))
+            if node in expert.formulas:
+                model: Any = FormulaNode(expert.formulas[node])
+                inputs = {p: (raw[p] if p in raw else values[p]) for p in model.parents}
+            else:
+                if node in expert.models:
+                    model = CustomNode(node, parents, expert.models[node])
+                elif not parents:
+                    model = MarginalNode(node)
+                else:
+                    log = self.settings.log_transform if dag.nodes[node]["role"] == OBJECTIVE else "auto"
+                    model = GPNode(node, parents, blocks, log_transform=log,
+                                   seed=int(self.rng.integers(2**31)), light=light)
+                source = features if isinstance(model, GPNode) else raw
+                inputs = {p: (source[p] if p in source else values[p]) for p in parents}
+            if isinstance(model, GPNode):
+                model.fit(inputs, values[node], warm=None if not light else self._thetas.get(node))
+                self._thetas[node] = model.hyperparameters
+            else:
+                model.fit(inputs, values[node])
+            models[node] = model
+        minimize = self.objectives[0].minimize if target == self.objectives[0].name else True
+        scale = TargetScale(values[target], minimize=minimize, log=self.settings.log_transform is not False)
+        best = float(np.min(scale(values[target])))
+        sources = summary.sources() if summary is not None else {}
+        return FittedGraph(dag, target, DagPosterior(order, models, target), scale, best, summary, sources)
+
+    # ---- suggestion ---------------------------------------------------------------------
+    def suggest(self, history: History, n: int) -> np.ndarray:
+        with limit_blas_threads(1):
+            return self._suggest(history, n)
+
+    def _suggest(self, history: History, n: int) -> np.ndarray:
+        if history.n_feasible < 2 or self.encoder.width == 0:
+            return draw_unseen(self.space, history, n, self.rng)
+        graph = self.fit_graph(history)
+        settings = self.settings
+        classifier, epsilon = None, 0.0
+        mode = settings.feasibility_model
+        if mode is True or (mode == "auto" and not history.feasible.all()):
+            targets = np.where(history.feasible, 0.0, np.nan)
+            classifier = feasibility_classifier(self.encoder, history, model_rows(history, targets, None, self.rng),
+                                                self.rng)
+            epsilon = float(self.rng.choice(FEASIBILITY_THRESHOLDS * settings.feasibility_threshold / 0.1))
+        Z = normal_draws(settings.mc_samples, len(graph.posterior.order), int(self.rng.integers(2**31)))
+
+        def score(X: np.ndarray) -> np.ndarray:
+            features, raw = self._parameter_data(X)
+            draws = graph.scale(graph.posterior.sample(features, raw, Z))
+            acq = mc_expected_improvement(draws, graph.best)
+            mean = np.where(np.isfinite(draws), draws, np.nan)
+            acq = acq + TIE_BREAK / (1.0 + np.exp(np.clip(np.nanmean(mean, axis=0) - graph.best, -50, 50)))
+            if classifier is not None:
+                acq = feasibility_weighted(acq, classifier.predict_proba(self.encoder.transform(X)), epsilon)
+            return acq
+
+        seen = set(history.seen)
+        order = np.argsort(history.signed_Y()[history.feasible, 0])
+        search = LocalSearchSettings(n_samples=settings.n_samples, n_starts=settings.n_starts,
+                                     exhaustive_limit=settings.exhaustive_limit)
+        rows = maximize(self.space, score, self.rng, seen=seen, n=n, candidates=self.candidates.unseen(seen),
+                        evaluated_best=history.X[history.feasible][order], settings=search)
+        return top_up(self.space, history, list(rows), seen, n, self.rng)
+
+
+def _learning_scale(values: np.ndarray) -> np.ndarray:
+    """A column as structure learning sees it: logged when positive and spanning a factor 2."""
+    v = np.asarray(values, dtype=float)
+    return np.log(v) if np.all(v > 0) and v.max() >= 2.0 * v.min() else v
