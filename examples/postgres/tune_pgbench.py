@@ -46,8 +46,9 @@ def main() -> None:
     resume = bool(args.journal) and Path(args.journal).exists()
     journal = Journal(args.journal) if args.journal else None
     with tuner:
-        opt = Optimizer(tuner.space(), objectives=[tuner.objective()], strategy=args.strategy, seed=args.seed,
-                        journal=journal, resume=resume)
+        options = {"budget": args.budget} if args.strategy == "bograph" else None  # relearns every quarter of it
+        opt = Optimizer(tuner.space(), objectives=[tuner.objective()], strategy=args.strategy,
+                        strategy_options=options, seed=args.seed, journal=journal, resume=resume)
         start = time.perf_counter()
         best = opt.optimize(tuner, budget=args.budget, callback=show)
         wall = time.perf_counter() - start
