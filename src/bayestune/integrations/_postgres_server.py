@@ -172,14 +172,14 @@ class Workspace:
         self.user = user
         self.root = Path(tempfile.mkdtemp(prefix="bayestune-pg-", dir=parent))
         user.give(self.root)
-        self._running: list[Cluster] = []
+        self.running: list[Cluster] = []
 
     def cluster(self, name: str, binaries: Binaries) -> "Cluster":
         return Cluster(self, name, binaries)
 
     def cleanup(self) -> None:
         """Stop every server still running and remove the directory (safe to call twice)."""
-        for cluster in list(self._running):
+        for cluster in list(self.running):
             cluster.stop()
         shutil.rmtree(self.root, ignore_errors=True)
 
@@ -218,7 +218,7 @@ class Cluster:
 
     def start(self, timeout: float) -> None:
         """Start the server and wait until it accepts connections; ServerStartError quotes its log."""
-        self.workspace._running.append(self)
+        self.workspace.running.append(self)
         try:
             self._run("pg_ctl", ["-D", str(self.data_dir), "-l", str(self.log_file), "-w", "-s",
                                  "-t", str(max(1, int(timeout))), "start"], step="starting the server",
@@ -254,8 +254,8 @@ class Cluster:
 
     def stop(self) -> None:
         """Stop the server if it runs: fast shutdown, else immediate, else SIGKILL. Never raises."""
-        if self in self.workspace._running:
-            self.workspace._running.remove(self)
+        if self in self.workspace.running:
+            self.workspace.running.remove(self)
         pid = self._postmaster_pid()
         if pid is None:
             return

@@ -154,7 +154,8 @@ class PostgresTuner(Evaluator):
     ``workdir`` where the temporary workspace goes (default: the system's temp directory,
     which must be short enough for a Unix socket path). ``timeout`` bounds one evaluation
     (default: warm-up + duration + 120 s). The template cluster is made on the first
-    evaluation (or by :meth:`prepare`).
+    evaluation (or by :meth:`prepare`). One evaluation at a time per tuner (they share the
+    workspace's socket); parallel workers each build their own tuner.
     """
 
     def __init__(self, knobs: Sequence[Knob] = DEFAULT_KNOBS, workload: Pgbench | None = None, *,
