@@ -6,7 +6,7 @@ importing any strategy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,7 +24,9 @@ class History:
     """Finished and in-flight evaluations as raw rows.
 
     ``Y[i, j]`` is objective ``j`` of row ``i`` in its own units (NaN where the evaluation
-    failed); ``feasible[i]`` is False for failures and infeasible outputs.
+    failed); ``feasible[i]`` is False for failures and infeasible outputs. ``repeats[i]`` holds
+    the repeated measurements behind row ``i``'s values (objective name -> repeats; empty when
+    none were kept), so a model can read the measurement noise.
     """
 
     space: Space
@@ -34,6 +36,7 @@ class History:
     feasible: np.ndarray
     pending: np.ndarray
     seen: set[bytes] = field(default_factory=set)
+    repeats: Sequence[Mapping[str, tuple[float, ...]]] = field(default_factory=list)
 
     @classmethod
     def empty(cls, space: Space, objectives: Sequence[Objective]) -> "History":

@@ -184,7 +184,8 @@ class Optimizer:
         Y = np.array(self._Y).reshape(-1, len(self.objectives))
         pending = [space.to_matrix([cfg])[0] for _, cfg in self._pending.values()]
         P = np.array(pending).reshape(-1, space.width)
-        return History(space, self.objectives, X, Y, np.array(self._feasible, dtype=bool), P, set(self._seen))
+        return History(space, self.objectives, X, Y, np.array(self._feasible, dtype=bool), P, set(self._seen),
+                       repeats=[t.repeats for t in self._trials])
 
     # ---- ask -------------------------------------------------------------------------
     def ask(self, n: int = 1) -> list[dict[str, Any]]:
