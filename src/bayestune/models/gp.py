@@ -63,18 +63,43 @@ NOISE_VARIANCE_FLOOR = 1e-6
 
 
 class _TrainingData:
-    """What every likelihood evaluation of one fit reads: the per-block squared distances
-    flattened to ``(P, N²)`` (C-contiguous, so no evaluation copies them), the latent targets
-    and the measured per-point noise in latent units (``None``: homoscedastic)."""
+    """What every likelihood evaluation of one fit reads: the per-block squared distances of the
+    lower triangle (diagonal included) packed into ``(P, N(N+1)/2)`` — K is symmetric and the
+    Cholesky factorisation reads one triangle, so half the kernel entries are never computed —
+    the latent targets and the measured per-point noise in latent units (``None``: homoscedastic).
+    """
 
-    def __init__(self, D2: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> None:
-        self.D2_flat = np.ascontiguousarray(D2.reshape(D2.shape[0], -1))
+    def __init__(self, D2_packed: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> None:
+        self.D2 = np.ascontiguousarray(D2_packed)
         self.y, self.noise = y, noise
+        n = y.shape[0]
+        self.rows, self.cols = np.tril_indices(n)
+        self.flat = self.rows * n + self.cols  # position of each packed entry in a flattened n x n matrix
+        #: Weight of each packed entry in a sum over the full symmetric matrix.
+        self.weight = np.where(self.rows == self.cols, 1.0, 2.0)
+
+    @classmethod
+    def from_full(cls, D2: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> _TrainingData:
+        rows, cols = np.tril_indices(y.shape[0])
+        return cls(D2[:, rows, cols], y, noise)
 
     def subset(self, rows: np.ndarray) -> _TrainingData:
-        n, P = self.y.shape[0], self.D2_flat.shape[0]
-        D2 = self.D2_flat.reshape(P, n, n)[:, rows][:, :, rows]
-        return _TrainingData(D2, self.y[rows], None if self.noise is None else self.noise[rows])
+        """The data of the (sorted) ``rows`` only."""
+        r, c = np.tril_indices(len(rows))
+        a, b = rows[r], rows[c]  # a >= b because rows are sorted
+        return _TrainingData(self.D2[:, a * (a + 1) // 2 + b], self.y[rows],
+                             None if self.noise is None else self.noise[rows])
+
+    def kernel_matrix(self, values: np.ndarray, diagonal: float) -> np.ndarray:
+        """The symmetric matrix with the packed ``values`` in its lower triangle (the upper one is
+        left at zero: LAPACK's lower Cholesky never reads it), plus ``diagonal`` and the noise."""
+        n = self.y.shape[0]
+        K = np.zeros((n, n))
+        K.ravel()[self.flat] = values
+        K.flat[:: n + 1] += diagonal
+        if self.noise is not None:
+            K.flat[:: n + 1] += self.noise
+        return K
 
 
 class GaussianProcess:
@@ -237,34 +262,31 @@ class GaussianProcess:
         per-point noise (heteroscedastic fits) is a constant on the diagonal: no θ-gradient.
         """
         ls, s2, noise = self._unpack(theta)
-        y, D2 = data.y, data.D2_flat
-        n, P = y.shape[0], len(ls)
+        y, n, P = data.y, data.y.shape[0], len(ls)
         inv_l2 = 1.0 / (ls * ls)
-        r2 = (inv_l2 @ D2).reshape(n, n)
+        r2 = inv_l2 @ data.D2
         if eval_gradient:
             g, h = matern52_with_derivative(r2)
         else:
             g, h = matern52(r2), None
-        K = g * s2
-        K.flat[:: n + 1] += noise
-        if data.noise is not None:
-            K.flat[:: n + 1] += data.noise
         try:
-            L, _ = cholesky(K)
+            L, _ = cholesky(data.kernel_matrix(g * s2, noise))
         except CholeskyError:
             return -_FAILED_OBJECTIVE, (np.zeros_like(theta) if eval_gradient else None)
         alpha = cho_solve(L, y)
         lml = -0.5 * float(y @ alpha) - float(np.sum(np.log(np.diag(L)))) - 0.5 * n * _LOG_2PI
         if not eval_gradient:
             return lml, None
-        W = cho_inverse(L)
+        K_inv = cho_inverse(L, lower_only=True)
+        W = K_inv.ravel()[data.flat]  # packed ααᵀ − K⁻¹, each entry weighted by its count in the full matrix
         np.negative(W, out=W)
-        W += np.outer(alpha, alpha)  # W = ααᵀ − K⁻¹
+        W += alpha[data.rows] * alpha[data.cols]
+        W *= data.weight
         grad = np.empty_like(theta)
-        grad[P] = 0.5 * s2 * float(np.vdot(W, g))
-        grad[P + 1] = 0.5 * noise * float(np.trace(W))
+        grad[P] = 0.5 * s2 * float(W @ g)
+        grad[P + 1] = 0.5 * noise * (float(alpha @ alpha) - float(np.trace(K_inv)))
         h *= W  # in place: h becomes (ααᵀ − K⁻¹) ∘ h, the weight of every d_j²
-        grad[:P] = (0.5 * s2) * (D2 @ h.ravel()) * inv_l2
+        grad[:P] = (0.5 * s2) * (data.D2 @ h) * inv_l2
         return lml, grad
 
     def _neg_log_posterior(self, x: np.ndarray, template: np.ndarray, free: np.ndarray,
@@ -379,7 +401,7 @@ class GaussianProcess:
         noise = None if noise_variances is None else self._latent_noise(noise_variances, y)
         with limit_blas_threads(self.blas_threads):
             # Distances are cached for every θ tried below: they do not depend on ℓ.
-            data = _TrainingData(self._kernel.sq_distances(F), y_latent, noise)
+            data = _TrainingData.from_full(self._kernel.sq_distances(F), y_latent, noise)
             theta = self._optimise(template, free, warm_start, data) if free.any() else template
             self._set_posterior(F, y, data, theta)
         return self
@@ -403,10 +425,7 @@ class GaussianProcess:
         ls, s2, noise = self._unpack(theta)
         y_latent = data.y
         n = y_latent.shape[0]
-        K = s2 * matern52(((1.0 / (ls * ls)) @ data.D2_flat).reshape(n, n))
-        K.flat[:: n + 1] += noise
-        if data.noise is not None:
-            K.flat[:: n + 1] += data.noise
+        K = data.kernel_matrix(s2 * matern52((1.0 / (ls * ls)) @ data.D2), noise)
         self.L_, self.jitter_ = cholesky(K)
         self.alpha_ = cho_solve(self.L_, y_latent)
         self.X_train_, self.y_train_, self.y_latent_ = F.copy(), y.copy(), y_latent

@@ -20,7 +20,7 @@ import numpy as np
 #: Largest number of bins per feature; features with at most this many distinct values are split exactly.
 MAX_BINS = 32
 #: Up to this many (row, tree) pairs, prediction walks them all in one array; beyond, tree by tree.
-_PAIRS_AT_ONCE = 20_000
+_PAIRS_AT_ONCE = 200_000
 
 
 def _thresholds(column: np.ndarray) -> np.ndarray:
