@@ -83,44 +83,51 @@ def warm_optimizer(count: int, cap: int | None, seed: int, failures: float = 0.0
     return opt, evaluate
 
 
-def time_suggestions(opt: Optimizer, evaluate, repeats: int) -> tuple[list[float], float]:
-    """Seconds of ``repeats`` suggestions and peak MB of one more, traced: tracing slows every
-    allocation down, so it never overlaps the timed ones."""
-    times = []
+def time_suggestions(opt: Optimizer, evaluate, repeats: int) -> tuple[list[float], list[float], float]:
+    """Wall and CPU seconds of ``repeats`` suggestions and peak MB of one more, traced: tracing
+    slows every allocation down, so it never overlaps the timed ones."""
+    times, cpu = [], []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         (cfg,) = opt.ask()
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
         opt.tell(cfg, evaluate(cfg))
     tracemalloc.start()
     (cfg,) = opt.ask()
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     opt.tell(cfg, evaluate(cfg))
-    return times, peak / 1e6
+    return times, cpu, peak / 1e6
 
 
 def measure(count: int, repeats: int, cap: int | None, seed: int = 0, failures: float = 0.0,
             problem: str | None = None) -> dict:
     opt, evaluate = warm_optimizer(count, cap, seed, failures, problem)
-    times, peak = time_suggestions(opt, evaluate, repeats)
-    return {"median": statistics.median(times), "mean": statistics.fmean(times), "peak_mb": peak}
+    times, cpu, peak = time_suggestions(opt, evaluate, repeats)
+    return {"median": statistics.median(times), "mean": statistics.fmean(times), "peak_mb": peak,
+            "cpu_median": statistics.median(cpu), "cpu_mean": statistics.fmean(cpu)}
 
 
 def first_suggestion(seed: int, failures: float, problem: str | None) -> dict:
     """Seconds of the first model-based suggestion in this (fresh) process."""
     opt, _ = warm_optimizer(20, None, seed, failures, problem)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     opt.ask()
-    return {"first": time.perf_counter() - t0}
+    return {"first": time.perf_counter() - t0, "cpu_first": time.process_time() - c0}
 
 
-def _in_fresh_process(src: str, args: list[str]) -> dict:
-    """Run this module's worker with the library from ``src``; its JSON answer."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([src, str(REPO)]))
-    out = subprocess.run([sys.executable, "-m", "benchmarks.overhead", "--worker", *args], env=env, cwd=REPO,
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+def _side_by_side_processes(sources: list[str], args: list[str]) -> list[dict]:
+    """Run this module's worker once per library ``sources`` entry, all at the same time so that
+    a shared machine's load hits them alike; their JSON answers."""
+    procs = [subprocess.Popen([sys.executable, "-m", "benchmarks.overhead", "--worker", *args], cwd=REPO,
+                              env=dict(os.environ, PYTHONPATH=os.pathsep.join([src, str(REPO)])),
+                              stdout=subprocess.PIPE, text=True) for src in sources]
+    outs = [p.communicate()[0] for p in procs]
+    for p in procs:
+        if p.returncode:
+            raise RuntimeError(f"overhead worker failed with exit code {p.returncode}")
+    return [json.loads(out.strip().splitlines()[-1]) for out in outs]
 
 
 def main() -> None:
@@ -156,8 +163,11 @@ def main() -> None:
 
 
 def side_by_side(args: argparse.Namespace, counts: list[int]) -> None:
-    """Baseline and this version, interleaved per count, each measurement in a fresh process."""
+    """Baseline and this version, each measurement in a fresh process, the two run at the same
+    time. CPU seconds (BLAS is capped at one thread) are what a suggestion costs on an idle
+    machine; wall seconds on a shared one also hold the waiting for a core."""
     own = str(REPO / "src")
+    sources = [args.baseline, own]
     common = ["--repeats", str(args.repeats), "--failures", str(args.failures), "--seed", str(args.seed)]
     if args.problem:
         common += ["--problem", args.problem]
@@ -165,19 +175,19 @@ def side_by_side(args: argparse.Namespace, counts: list[int]) -> None:
         common += ["--cap", str(args.cap)]
     print(f"baseline {args.baseline} vs {own}; {args.repeats} suggestions per count, failures={args.failures}, "
           f"problem={args.problem or 'synthetic mixed space'}")
-    print("| observations | baseline median s | this median s | ratio | baseline mean s | this mean s | ratio |")
-    print("|---|---|---|---|---|---|---|")
+    print("| observations | baseline CPU s (median) | this CPU s | ratio | baseline CPU s (mean) | this | ratio "
+          "| baseline wall s (median) | this wall s | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for c in counts:
-        base = _in_fresh_process(args.baseline, ["--counts", str(c), *common])
-        this = _in_fresh_process(own, ["--counts", str(c), *common])
-        print(f"| {c} | {base['median']:.3f} | {this['median']:.3f} | {base['median'] / this['median']:.1f}x "
-              f"| {base['mean']:.3f} | {this['mean']:.3f} | {base['mean'] / this['mean']:.1f}x |", flush=True)
-    firsts = {"baseline": [], "this": []}
-    for _ in range(3):
-        firsts["baseline"].append(_in_fresh_process(args.baseline, ["--first", *common])["first"])
-        firsts["this"].append(_in_fresh_process(own, ["--first", *common])["first"])
-    b, t = statistics.median(firsts["baseline"]), statistics.median(firsts["this"])
-    print(f"| first suggestion (fresh process, median of 3) | {b:.3f} | {t:.3f} | {b / t:.1f}x | | | |")
+        base, this = _side_by_side_processes(sources, ["--counts", str(c), *common])
+        print(f"| {c} | " + " | ".join(
+            f"{base[k]:.3f} | {this[k]:.3f} | {base[k] / this[k]:.1f}x" for k in ("cpu_median", "cpu_mean", "median"))
+            + " |", flush=True)
+    firsts = [_side_by_side_processes(sources, ["--first", *common]) for _ in range(3)]
+    b, t = (statistics.median(f[i]["cpu_first"] for f in firsts) for i in (0, 1))
+    bw, tw = (statistics.median(f[i]["first"] for f in firsts) for i in (0, 1))
+    print(f"| first suggestion (fresh process, median of 3) | {b:.3f} | {t:.3f} | {b / t:.1f}x | | | "
+          f"| {bw:.3f} | {tw:.3f} | {bw / tw:.1f}x |")
 
 
 if __name__ == "__main__":
