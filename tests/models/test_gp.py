@@ -299,6 +299,10 @@ def test_heteroscedastic_fit_learns_the_nugget_on_top_and_falls_back_for_unknown
     fitted = hetero_gp(v)
     latent = np.array([0.04, 0.0, 0.04, 0.04, 0.09, 0.04]) / HETERO_Y.std() ** 2
     np.testing.assert_allclose(fitted.noise_variances_, np.maximum(latent, 1e-6))
+    # Nothing measured at all: the homoscedastic model, exactly.
+    unknown = hetero_gp(np.full(6, np.nan))
+    assert unknown.noise_variances_ is None
+    np.testing.assert_array_equal(unknown.predict(HETERO_X), hetero_gp(None).predict(HETERO_X))
 
 
 def test_heteroscedastic_noise_goes_through_the_log_by_the_delta_method():

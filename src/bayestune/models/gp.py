@@ -384,7 +384,8 @@ class GaussianProcess:
         log by the delta method ``var / y²``, then the standardisation), floored at
         :data:`NOISE_VARIANCE_FLOOR`, unknown ones set to the median of the known ones, and added
         to the diagonal as they are; the fitted nugget σ_n² stays on top of them for what the
-        measurements do not explain (model misfit), so low-noise points are trusted more.
+        measurements do not explain (model misfit), so low-noise points are trusted more. With no
+        known variance at all the fit is the homoscedastic one.
         """
         self._check_settings()
         self._kernel = MixedMatern52(self.blocks)
@@ -406,8 +407,8 @@ class GaussianProcess:
             self._set_posterior(F, y, data, theta)
         return self
 
-    def _latent_noise(self, noise_variances: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Per-point noise variances in the latent space (see :meth:`fit`)."""
+    def _latent_noise(self, noise_variances: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+        """Per-point noise variances in the latent space (see :meth:`fit`); ``None`` when none is known."""
         v = np.asarray(noise_variances, dtype=float).reshape(-1)
         if v.shape != y.shape:
             raise ValueError(f"noise_variances needs one entry per observation ({y.shape[0]}), but got {v.shape[0]}")
@@ -417,8 +418,9 @@ class GaussianProcess:
             v = v / (y * y)
         v = v / (self.y_std_ * self.y_std_)
         known = ~np.isnan(v)
-        fallback = float(np.median(v[known])) if known.any() else 0.0
-        return np.maximum(np.where(known, v, fallback), NOISE_VARIANCE_FLOOR)
+        if not known.any():
+            return None  # nothing measured: the homoscedastic model
+        return np.maximum(np.where(known, v, float(np.median(v[known]))), NOISE_VARIANCE_FLOOR)
 
     def _set_posterior(self, F: np.ndarray, y: np.ndarray, data: _TrainingData, theta: np.ndarray) -> None:
         """Factorise K once at the chosen θ; predictions reuse the factor and α."""
