@@ -136,7 +136,8 @@ class GaussianProcess:
     light_refit:
         The cheap refit between full searches, when ``fit`` gets a ``warm_start``: a random
         start is polished only if it already screens better than the warm start, and above
-        ``screen_max_points`` only the best candidate is polished again on all points. One new
+        ``screen_max_points`` only the best candidate is polished again on all points (the warm
+        start alone goes to all points directly). One new
         observation rarely moves the optimum, so the warm start's basin is usually kept.
     blas_threads:
         BLAS threads used inside ``fit``/``predict`` (``None``: leave the process setting).
@@ -362,6 +363,8 @@ class GaussianProcess:
         light = self.light_refit and warm is not None
         if light:  # a random start must beat the warm start before it earns a polish
             best = best[scores[best] < self._screen(warm[None, :], small)[0]]
+        if light and subset and not len(best):  # the previous optimum, polished on all points, is all it takes
+            return self._polish(warm, template, free, bounds, data)[0]
         starts = [thetas[i] for i in best] + ([warm] if warm is not None else [])
         polished = [self._polish(t0, template, free, bounds, small) for t0 in starts]
         if not subset:
