@@ -26,7 +26,9 @@ class History:
     ``Y[i, j]`` is objective ``j`` of row ``i`` in its own units (NaN where the evaluation
     failed); ``feasible[i]`` is False for failures and infeasible outputs. ``metrics[i]`` is
     everything row ``i`` reported (objectives and extra logged metrics), for strategies that
-    model the system's logs; it is empty when the caller keeps no metrics.
+    model the system's logs; it is empty when the caller keeps no metrics. ``repeats[i]`` holds
+    the repeated measurements behind row ``i``'s values (objective name -> repeats; empty when
+    none were kept), so a model can read the measurement noise.
     """
 
     space: Space
@@ -37,6 +39,7 @@ class History:
     pending: np.ndarray
     seen: set[bytes] = field(default_factory=set)
     metrics: Sequence[Mapping[str, float]] = field(default_factory=list)
+    repeats: Sequence[Mapping[str, tuple[float, ...]]] = field(default_factory=list)
 
     @classmethod
     def empty(cls, space: Space, objectives: Sequence[Objective]) -> "History":

@@ -185,7 +185,7 @@ class Optimizer:
         pending = [space.to_matrix([cfg])[0] for _, cfg in self._pending.values()]
         P = np.array(pending).reshape(-1, space.width)
         return History(space, self.objectives, X, Y, np.array(self._feasible, dtype=bool), P, set(self._seen),
-                       metrics=[t.values for t in self._trials])
+                       metrics=[t.values for t in self._trials], repeats=[t.repeats for t in self._trials])
 
     # ---- ask -------------------------------------------------------------------------
     def ask(self, n: int = 1) -> list[dict[str, Any]]:

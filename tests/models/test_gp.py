@@ -254,3 +254,99 @@ def test_bad_inputs_raise_clear_errors():
         GaussianProcess(blocks).predict(F)
     with pytest.raises(ValueError, match="log_transform_y"):
         GaussianProcess(blocks, log_transform_y="yes").fit(F, y)
+
+
+# ---- heteroscedastic noise -------------------------------------------------------------------
+
+HETERO_X = np.array([[0.1], [0.3], [0.5], [0.5], [0.7], [0.9]])
+HETERO_Y = np.array([0.0, 0.0, 1.0, -1.0, 0.0, 0.0])
+HETERO_FIXED = {"lengthscales": 0.2, "outputscale": 1.0, "noise": 1e-6}
+
+
+def hetero_gp(variances, fixed=HETERO_FIXED):
+    return GaussianProcess(numeric_blocks(1), log_transform_y=False, fixed_hyperparameters=fixed,
+                           seed=0).fit(HETERO_X, HETERO_Y, noise_variances=variances)
+
+
+def test_heteroscedastic_posterior_trusts_low_noise_points_more():
+    # Two observations at x = 0.5 disagree (+1 and -1); the one measured precisely wins.
+    x = np.array([[0.5]])
+    trust_plus = hetero_gp(np.array([1e-4, 1e-4, 1e-4, 1.0, 1e-4, 1e-4])).predict(x)[0]
+    trust_minus = hetero_gp(np.array([1e-4, 1e-4, 1.0, 1e-4, 1e-4, 1e-4])).predict(x)[0]
+    equal = hetero_gp(np.full(6, 1e-4)).predict(x)[0]
+    assert trust_plus > 0.8 and trust_minus < -0.8 and abs(equal) < 0.05
+    # Posterior uncertainty follows the measurements too: a noisy lone point pins f down less.
+    lone = np.array([[0.1]])
+    quiet = hetero_gp(np.full(6, 1e-4)).predict_latent(lone)[1][0]
+    noisy = hetero_gp(np.array([0.5, 1e-4, 1e-4, 1e-4, 1e-4, 1e-4])).predict_latent(lone)[1][0]
+    assert noisy > 3 * quiet
+
+
+def test_heteroscedastic_fit_learns_the_nugget_on_top_and_falls_back_for_unknown_noise():
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 1))
+    sd = np.where(X[:, 0] < 0.5, 0.01, 0.3)  # known per-point noise: quiet left half, loud right half
+    y = np.sin(6 * X[:, 0]) + sd * rng.normal(size=40)
+    gp = GaussianProcess(numeric_blocks(1), log_transform_y=False, seed=0).fit(X, y, noise_variances=sd**2)
+    np.testing.assert_allclose(gp.noise_variances_, np.maximum(sd**2 / y.std() ** 2, 1e-6))
+    assert gp.noise_ < 0.01  # the measured variances explain the noise: little nugget needed
+    grid = np.array([[0.25], [0.75]])
+    truth = np.sin(6 * grid[:, 0])
+    err = np.abs(gp.predict(grid) - truth)
+    assert err[0] < 0.05 and err[0] < err[1] + 0.05
+    # Unknown noise (NaN) is the median of the known; repeats that agree are floored.
+    v = np.array([np.nan, 0.0, 0.04, 0.04, 0.09, np.nan])
+    fitted = hetero_gp(v)
+    latent = np.array([0.04, 0.0, 0.04, 0.04, 0.09, 0.04]) / HETERO_Y.std() ** 2
+    np.testing.assert_allclose(fitted.noise_variances_, np.maximum(latent, 1e-6))
+    # Nothing measured at all: the homoscedastic model, exactly.
+    unknown = hetero_gp(np.full(6, np.nan))
+    assert unknown.noise_variances_ is None
+    np.testing.assert_array_equal(unknown.predict(HETERO_X), hetero_gp(None).predict(HETERO_X))
+
+
+def test_heteroscedastic_noise_goes_through_the_log_by_the_delta_method():
+    X = np.linspace(0, 1, 8).reshape(-1, 1)
+    y = np.exp(X[:, 0])
+    v = (0.1 * y) ** 2  # 10 % relative noise everywhere: constant on the log scale
+    gp = GaussianProcess(numeric_blocks(1), log_transform_y=True, seed=0).fit(X, y, noise_variances=v)
+    np.testing.assert_allclose(gp.noise_variances_, np.full(8, 0.01 / np.log(y).std() ** 2))
+
+
+def test_heteroscedastic_gradient_matches_finite_differences():
+    F, y, blocks = mixed_problem(25)
+    v = np.random.default_rng(1).uniform(0.0, 0.05, 25)
+    gp = GaussianProcess(blocks, seed=0, log_transform_y=False).fit(F, y, noise_variances=v)
+    theta = gp.hyperparameters_ + 0.3
+    _, grad = gp.log_posterior(theta, eval_gradient=True)
+    fd = central_differences(lambda t: gp.log_posterior(t), theta)
+    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-5 * max(1.0, np.abs(fd).max()))
+
+
+@pytest.mark.parametrize("v, match", [
+    (np.zeros(5), "one entry per observation"),
+    (np.array([0.1, -0.1, 0, 0, 0, 0]), ">= 0"),
+    (np.array([0.1, np.inf, 0, 0, 0, 0]), ">= 0"),
+])
+def test_bad_noise_variances_are_rejected(v, match):
+    with pytest.raises(ValueError, match=match):
+        hetero_gp(v)
+
+
+def test_light_refit_keeps_a_good_warm_start_with_fewer_polishes():
+    F, y, blocks = mixed_problem(60, seed=2)
+    full = GaussianProcess(blocks, seed=0, screen_max_points=30).fit(F, y)
+    y2 = y + 0.01 * np.random.default_rng(9).normal(size=y.size)
+
+    def refit(light_refit):
+        gp = GaussianProcess(blocks, seed=1, screen_max_points=30, light_refit=light_refit)
+        polishes = []
+        polish = gp._polish
+        gp._polish = lambda *args: polishes.append(args[-1].y.size) or polish(*args)
+        return gp.fit(F, y2, warm_start=full.hyperparameters_), polishes
+
+    light, light_polishes = refit(True)
+    normal, normal_polishes = refit(False)
+    assert light_polishes.count(60) == 1 < normal_polishes.count(60)  # one polish on all points
+    assert len(light_polishes) < len(normal_polishes)
+    assert light.log_posterior() >= normal.log_posterior() - 0.5

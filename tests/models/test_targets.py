@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from bayestune.models.targets import ChebyshevScalarization, chebyshev, uses_log, weight_lattice
+from bayestune.models.targets import ChebyshevScalarization, chebyshev, repeat_variances, uses_log, weight_lattice
 
 
 def test_auto_logs_exactly_when_every_value_is_positive():
@@ -51,3 +51,11 @@ def test_weights_come_from_the_lattice_or_a_dirichlet_and_follow_the_rng():
     assert np.array_equal(a, lattice(S, np.random.default_rng(5)))
     weights = lattice.draw_weights(np.random.default_rng(5))
     assert np.allclose(a, chebyshev(lattice.normalized(S), weights, 0.05))
+
+
+def test_repeat_variances_is_the_variance_of_the_mean_and_nan_without_repeats():
+    repeats = [{"t": (1.0, 2.0, 3.0)}, {"t": (5.0,)}, {}, {"t": (2.0, 2.0)}, {"other": (1.0, 9.0)},
+               {"t": (1.0, float("nan"), 3.0)}]
+    v = repeat_variances(repeats, "t")
+    np.testing.assert_allclose(v[[0, 3, 5]], [1.0 / 3, 0.0, 1.0])
+    assert np.isnan(v[[1, 2, 4]]).all()

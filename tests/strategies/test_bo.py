@@ -2,9 +2,12 @@ import numpy as np
 import pytest
 
 from bayestune.exceptions import BayestuneError
+from bayestune.history import History
+from bayestune.objectives import Objective
 from bayestune.optimizer import Optimizer
 from bayestune.scenario.records import DesignSpec
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
+from bayestune.strategies.base import make_strategy
 from bayestune.trial import Result
 
 
@@ -89,3 +92,28 @@ def test_hidden_constraints_reduce_failures():
     bo = np.mean([failures("bo", s) for s in range(3)])
     rnd = np.mean([failures("random", s) for s in range(3)])
     assert bo < 0.6 * rnd
+
+
+def test_heteroscedastic_noise_reads_the_repeats_of_the_first_objective():
+    space = mixed_space()
+    rng = np.random.default_rng(0)
+    X = space.sample(12, rng)
+    Y = np.array([[objective(space.to_config(x))] for x in X])
+    repeats = [{"t": (y[0] * 0.9, y[0] * 1.1)} if i % 2 else {} for i, y in enumerate(Y)]
+    history = History(space, [Objective("t")], X, Y, np.ones(12, bool), np.empty((0, space.width)),
+                      repeats=repeats)
+    bo = make_strategy("bo", space, [Objective("t")], rng, {"noise": "heteroscedastic"})
+    v = bo._noise_variances(history, np.arange(12))
+    np.testing.assert_allclose(v[1::2], (0.1 * Y[1::2, 0]) ** 2)
+    assert np.isnan(v[::2]).all()
+    assert make_strategy("bo", space, [Objective("t")], rng)._noise_variances(history, np.arange(12)) is None
+    (row,) = bo.suggest(history, 1)
+    assert space.is_feasible(row.reshape(1, -1))[0]
+
+
+@pytest.mark.parametrize("strategy, options", [("bo", {"noise": "loud"}), ("bo", {"noise": "heteroscedastic", "model": "rf"}),
+                                               ("parego", {"noise": "heteroscedastic"})])
+def test_heteroscedastic_noise_is_refused_where_it_cannot_apply(strategy, options):
+    with pytest.raises(BayestuneError, match="noise"):
+        Optimizer(mixed_space(), objectives=["t", "u"] if strategy == "parego" else ["t"], strategy=strategy,
+                  strategy_options=options)

@@ -14,6 +14,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from bayestune.models.gp import GaussianProcess
+from bayestune.models.linalg import limit_blas_threads
+
+
+def _row_positions(rows: np.ndarray, table: np.ndarray) -> np.ndarray | None:
+    """Index in ``table`` of every row of ``rows`` (``None`` if one is missing)."""
+    where = {r.tobytes(): i for i, r in enumerate(np.ascontiguousarray(table))}
+    found = [where.get(r.tobytes()) for r in np.ascontiguousarray(rows)]
+    return None if any(i is None for i in found) else np.array(found, dtype=np.int64)
 
 
 class FailureAwarePosterior:
@@ -45,12 +53,24 @@ class FailureAwarePosterior:
                                    blas_threads=self.blas_threads)
         self.variance_model_ = variance.fit(self.locations, np.zeros(len(self.locations)))
         self.best_y_latent_ = m.best_y_latent_
+        self._mean_columns = _row_positions(m.X_train_, self.variance_model_.X_train_)
         return self
 
     def predict_latent(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        mu, _ = self.mean_model.predict_latent(F)
-        _, sd = self.variance_model_.predict_latent(F)
-        return mu, sd
+        if self._mean_columns is None:
+            mu, _ = self.mean_model.predict_latent(F)
+            _, sd = self.variance_model_.predict_latent(F)
+            return mu, sd
+        # The mean model's training rows are among the locations: one kernel block serves both.
+        variance = self.variance_model_
+        F = variance._kernel.check_features(F, "F")
+        mu, var = np.empty(F.shape[0]), np.empty(F.shape[0])
+        with limit_blas_threads(self.blas_threads):
+            for rows in variance.prediction_chunks(F.shape[0]):
+                Ks = variance.cross_covariance(F[rows])
+                mu[rows] = Ks[:, self._mean_columns] @ self.mean_model.alpha_
+                var[rows] = variance.moments(Ks)[1]
+        return mu, np.sqrt(np.maximum(var, 0.0))
 
     def feature_importance(self, names: Sequence[str] | None = None) -> dict[str, float]:
         return self.mean_model.feature_importance(names)

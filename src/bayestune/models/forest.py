@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from bayestune.models.targets import uses_log
+from bayestune.models.trees import ClassificationForest
 
 
 class RandomForestSurrogate:
@@ -58,7 +59,8 @@ class RandomForestSurrogate:
 
 
 class FeasibilityClassifier:
-    """P(feasible | configuration) from evaluations that succeeded or failed."""
+    """P(feasible | configuration) from evaluations that succeeded or failed: a random forest
+    of :mod:`bayestune.models.trees` (BaCO's classifier, without scikit-learn's per-call cost)."""
 
     def __init__(self, *, n_estimators: int = 100, max_features: float = 0.5, seed: int | None = None) -> None:
         self.n_estimators = n_estimators
@@ -66,22 +68,18 @@ class FeasibilityClassifier:
         self.seed = seed
 
     def fit(self, F: np.ndarray, feasible: np.ndarray) -> "FeasibilityClassifier":
-        from sklearn.ensemble import RandomForestClassifier
-
         labels = np.asarray(feasible, dtype=bool)
         self.constant_ = None if labels.any() and not labels.all() else float(labels.all())
         if self.constant_ is None:
             # With few features, subsampling them leaves many trees splitting on irrelevant
             # ones only, which blurs P(feasible) towards the base rate; use them all then.
             max_features = self.max_features if F.shape[1] >= 6 else 1.0
-            self.forest_ = RandomForestClassifier(
-                n_estimators=self.n_estimators, max_features=max_features, bootstrap=True,
-                random_state=self.seed, n_jobs=1).fit(F, labels)
+            self.forest_ = ClassificationForest(n_trees=self.n_estimators, max_features=max_features,
+                                                seed=self.seed).fit(F, labels)
         return self
 
     def predict_proba(self, F: np.ndarray) -> np.ndarray:
         """Probability that each row is feasible."""
         if self.constant_ is not None:
             return np.full(len(F), self.constant_)
-        classes = list(self.forest_.classes_)
-        return self.forest_.predict_proba(F)[:, classes.index(True)]
+        return self.forest_.predict(F)

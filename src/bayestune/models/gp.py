@@ -35,7 +35,7 @@ from scipy import optimize
 from scipy.linalg import solve_triangular
 from scipy.special import gammaln
 
-from bayestune.models.hyperparameters import distinct, fixed_theta, random_thetas
+from bayestune.models.hyperparameters import FULL_POLISH_STARTS, distinct, fixed_theta, random_thetas
 from bayestune.models.kernels import (
     FeatureBlock,
     MixedMatern52,
@@ -57,6 +57,49 @@ _FAILED_OBJECTIVE = 1e25
 _LBFGS_FTOL = 1e-7
 #: Largest number of kernel entries (candidates × training points) computed at once in predict.
 _PREDICT_CHUNK_ENTRIES = 2_000_000
+#: Smallest per-point noise variance of a heteroscedastic fit, in latent (standardised) units:
+#: repeats that all agree (timer resolution) must not make a point exact.
+NOISE_VARIANCE_FLOOR = 1e-6
+
+
+class _TrainingData:
+    """What every likelihood evaluation of one fit reads: the per-block squared distances of the
+    lower triangle (diagonal included) packed into ``(P, N(N+1)/2)`` — K is symmetric and the
+    Cholesky factorisation reads one triangle, so half the kernel entries are never computed —
+    the latent targets and the measured per-point noise in latent units (``None``: homoscedastic).
+    """
+
+    def __init__(self, D2_packed: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> None:
+        self.D2 = np.ascontiguousarray(D2_packed)
+        self.y, self.noise = y, noise
+        n = y.shape[0]
+        self.rows, self.cols = np.tril_indices(n)
+        self.flat = self.rows * n + self.cols  # position of each packed entry in a flattened n x n matrix
+        #: Weight of each packed entry in a sum over the full symmetric matrix.
+        self.weight = np.where(self.rows == self.cols, 1.0, 2.0)
+
+    @classmethod
+    def from_full(cls, D2: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> _TrainingData:
+        rows, cols = np.tril_indices(y.shape[0])
+        return cls(D2[:, rows, cols], y, noise)
+
+    def subset(self, rows: np.ndarray) -> _TrainingData:
+        """The data of the (sorted) ``rows`` only."""
+        r, c = np.tril_indices(len(rows))
+        a, b = rows[r], rows[c]  # a >= b because rows are sorted
+        return _TrainingData(self.D2[:, a * (a + 1) // 2 + b], self.y[rows],
+                             None if self.noise is None else self.noise[rows])
+
+    def kernel_matrix(self, values: np.ndarray, diagonal: float) -> np.ndarray:
+        """The symmetric matrix with the packed ``values`` in its lower triangle (the upper one is
+        left at zero: LAPACK's lower Cholesky never reads it), plus ``diagonal`` and the noise."""
+        n = self.y.shape[0]
+        K = np.zeros((n, n))
+        K.ravel()[self.flat] = values
+        K.flat[:: n + 1] += diagonal
+        if self.noise is not None:
+            K.flat[:: n + 1] += self.noise
+        return K
 
 
 class GaussianProcess:
@@ -90,6 +133,12 @@ class GaussianProcess:
         polished on a random subset of this size (ranking needs the shape of the
         likelihood, not every point, and this keeps that cost flat in N); the best few
         subset optima are then polished again on all points.
+    light_refit:
+        The cheap refit between full searches, when ``fit`` gets a ``warm_start``: a random
+        start is polished only if it already screens better than the warm start, and above
+        ``screen_max_points`` only the best candidate is polished again on all points (the warm
+        start alone goes to all points directly). One new
+        observation rarely moves the optimum, so the warm start's basin is usually kept.
     blas_threads:
         BLAS threads used inside ``fit``/``predict`` (``None``: leave the process setting).
     seed:
@@ -110,6 +159,7 @@ class GaussianProcess:
         fixed_hyperparameters: Mapping[str, Any] | None = None,
         max_iter: int = 100,
         screen_max_points: int = 100,
+        light_refit: bool = False,
         blas_threads: int | None = 1,
         seed: int | np.random.Generator | None = None,
     ) -> None:
@@ -124,6 +174,7 @@ class GaussianProcess:
         self.fixed_hyperparameters = fixed_hyperparameters
         self.max_iter = max_iter
         self.screen_max_points = screen_max_points
+        self.light_refit = light_refit
         self.blas_threads = blas_threads
         self.seed = seed
 
@@ -202,47 +253,49 @@ class GaussianProcess:
         grad[:P] = a - b * ls
         return value, grad
 
-    def _lml(self, theta: np.ndarray, D2: np.ndarray, y: np.ndarray,
+    def _lml(self, theta: np.ndarray, data: _TrainingData,
              eval_gradient: bool) -> tuple[float, np.ndarray | None]:
-        """Log marginal likelihood of latent targets ``y`` given per-block distances ``D2``.
+        """Log marginal likelihood of ``data``'s latent targets under θ.
 
         The gradient is ``½ tr((ααᵀ − K⁻¹) ∂K/∂θ_i)`` with
         ``∂K/∂log ℓ_j = σ² h(r) ∘ D_j/ℓ_j²``, ``∂K/∂log σ² = K_f`` and
-        ``∂K/∂log σ_n² = σ_n² I`` (see :func:`matern52_with_derivative` for ``h``).
+        ``∂K/∂log σ_n² = σ_n² I`` (see :func:`matern52_with_derivative` for ``h``). Measured
+        per-point noise (heteroscedastic fits) is a constant on the diagonal: no θ-gradient.
         """
         ls, s2, noise = self._unpack(theta)
-        n, P = y.shape[0], len(ls)
+        y, n, P = data.y, data.y.shape[0], len(ls)
         inv_l2 = 1.0 / (ls * ls)
-        r2 = (inv_l2 @ D2.reshape(P, -1)).reshape(n, n)
+        r2 = inv_l2 @ data.D2
         if eval_gradient:
             g, h = matern52_with_derivative(r2)
         else:
             g, h = matern52(r2), None
-        K = g * s2
-        K.flat[:: n + 1] += noise
         try:
-            L, _ = cholesky(K)
+            L, _ = cholesky(data.kernel_matrix(g * s2, noise))
         except CholeskyError:
             return -_FAILED_OBJECTIVE, (np.zeros_like(theta) if eval_gradient else None)
         alpha = cho_solve(L, y)
         lml = -0.5 * float(y @ alpha) - float(np.sum(np.log(np.diag(L)))) - 0.5 * n * _LOG_2PI
         if not eval_gradient:
             return lml, None
-        W = np.outer(alpha, alpha)
-        W -= cho_inverse(L)
+        K_inv = cho_inverse(L, lower_only=True)
+        W = K_inv.ravel()[data.flat]  # packed ααᵀ − K⁻¹, each entry weighted by its count in the full matrix
+        np.negative(W, out=W)
+        W += alpha[data.rows] * alpha[data.cols]
+        W *= data.weight
         grad = np.empty_like(theta)
-        grad[P] = 0.5 * s2 * float(np.vdot(W, g))
-        grad[P + 1] = 0.5 * noise * float(np.trace(W))
+        grad[P] = 0.5 * s2 * float(W @ g)
+        grad[P + 1] = 0.5 * noise * (float(alpha @ alpha) - float(np.trace(K_inv)))
         h *= W  # in place: h becomes (ααᵀ − K⁻¹) ∘ h, the weight of every d_j²
-        grad[:P] = (0.5 * s2) * (D2.reshape(P, -1) @ h.ravel()) * inv_l2
+        grad[:P] = (0.5 * s2) * (data.D2 @ h) * inv_l2
         return lml, grad
 
     def _neg_log_posterior(self, x: np.ndarray, template: np.ndarray, free: np.ndarray,
-                           D2: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
+                           data: _TrainingData) -> tuple[float, np.ndarray]:
         """The minimised objective over the free entries of θ, with its gradient."""
         theta = template.copy()
         theta[free] = x
-        lml, g = self._lml(theta, D2, y, eval_gradient=True)
+        lml, g = self._lml(theta, data, eval_gradient=True)
         lp, gp = self._log_prior(theta)
         value = -(lml + lp)
         if not math.isfinite(value):
@@ -267,18 +320,18 @@ class GaussianProcess:
             )
         return F, y
 
-    def _screen(self, thetas: np.ndarray, D2: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def _screen(self, thetas: np.ndarray, data: _TrainingData) -> np.ndarray:
         """Negative log posterior of each θ (no gradient): the cheap ranking step."""
         out = np.empty(len(thetas))
         for i, theta in enumerate(thetas):
-            lml, _ = self._lml(theta, D2, y, eval_gradient=False)
+            lml, _ = self._lml(theta, data, eval_gradient=False)
             out[i] = -(lml + self._log_prior(theta)[0])
         return out
 
     def _polish(self, theta0: np.ndarray, template: np.ndarray, free: np.ndarray,
-                bounds: np.ndarray, D2: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+                bounds: np.ndarray, data: _TrainingData) -> tuple[np.ndarray, float]:
         res = optimize.minimize(
-            self._neg_log_posterior, theta0[free], args=(template, free, D2, y), jac=True,
+            self._neg_log_posterior, theta0[free], args=(template, free, data), jac=True,
             method="L-BFGS-B", bounds=bounds[free], options={"maxiter": self.max_iter, "ftol": _LBFGS_FTOL},
         )
         theta = template.copy()
@@ -286,44 +339,56 @@ class GaussianProcess:
         return theta, float(res.fun)
 
     def _optimise(self, template: np.ndarray, free: np.ndarray, warm_start: np.ndarray | None,
-                  D2: np.ndarray, y: np.ndarray) -> np.ndarray:
+                  data: _TrainingData) -> np.ndarray:
         """Sample, screen, polish the best few; coarse-to-fine when N is large.
 
         Up to ``screen_max_points`` everything runs on all data. Above it, screening and the
         multi-start polish run on a random subset (cost flat in N), the subset optima and
         the warm start are re-ranked on all data, and only the best few are polished on all
-        data — the expensive steps then start close to their optima.
+        data — the expensive steps then start close to their optima. ``light_refit`` trims
+        both polishing steps (see the class docstring).
         """
         bounds = self._bounds()
         rng = self.seed if isinstance(self.seed, np.random.Generator) else np.random.default_rng(self.seed)
         thetas = random_thetas(rng, self.lengthscale_prior, template, free, bounds, int(self.n_restarts_sample))
-        n = y.shape[0]
+        n = data.y.shape[0]
         subset = n > self.screen_max_points
-        if subset:
-            sub = np.sort(rng.choice(n, size=int(self.screen_max_points), replace=False))
-            D2s, ys = D2[:, sub][:, :, sub], y[sub]
-        else:
-            D2s, ys = D2, y
-        scores = self._screen(thetas, D2s, ys)
+        small = data.subset(np.sort(rng.choice(n, size=int(self.screen_max_points), replace=False))) if subset else data
+        scores = self._screen(thetas, small)
         n_keep = max(1, math.ceil(self.keep_fraction * len(thetas)))
-        starts = [thetas[i] for i in np.argsort(scores, kind="stable")[:n_keep]]
+        best = np.argsort(scores, kind="stable")[:n_keep]
         warm = None
         if warm_start is not None:
             warm = np.where(free, np.clip(warm_start, bounds[:, 0], bounds[:, 1]), template)
-            starts.append(warm)
-        polished = [self._polish(t0, template, free, bounds, D2s, ys) for t0 in starts]
+        light = self.light_refit and warm is not None
+        if light:  # a random start must beat the warm start before it earns a polish
+            best = best[scores[best] < self._screen(warm[None, :], small)[0]]
+        if light and subset and not len(best):  # the previous optimum, polished on all points, is all it takes
+            return self._polish(warm, template, free, bounds, data)[0]
+        starts = [thetas[i] for i in best] + ([warm] if warm is not None else [])
+        polished = [self._polish(t0, template, free, bounds, small) for t0 in starts]
         if not subset:
             return min(polished, key=lambda tv: tv[1])[0]
         candidates = np.array([t for t, _ in polished] + ([warm] if warm is not None else []))
-        order = np.argsort(self._screen(candidates, D2, y), kind="stable")
-        finals = [self._polish(t0, template, free, bounds, D2, y) for t0 in distinct(candidates[order])]
+        order = np.argsort(self._screen(candidates, data), kind="stable")
+        limit = 1 if light else FULL_POLISH_STARTS
+        finals = [self._polish(t0, template, free, bounds, data) for t0 in distinct(candidates[order], limit)]
         return min(finals, key=lambda tv: tv[1])[0]
 
-    def fit(self, F: np.ndarray, y: np.ndarray, *, warm_start: np.ndarray | None = None) -> GaussianProcess:
+    def fit(self, F: np.ndarray, y: np.ndarray, *, warm_start: np.ndarray | None = None,
+            noise_variances: np.ndarray | None = None) -> GaussianProcess:
         """Fit hyperparameters and the posterior to features ``F`` (N, D) and outputs ``y`` (N,).
 
         ``warm_start`` is a previous ``hyperparameters_`` vector, polished as one more start
         (the optimiser loop passes the last optimum every iteration).
+
+        ``noise_variances`` makes the fit heteroscedastic: the measured variance of each ``y``
+        in its own units (NaN where unknown). They are carried to the latent scale (through the
+        log by the delta method ``var / y²``, then the standardisation), floored at
+        :data:`NOISE_VARIANCE_FLOOR`, unknown ones set to the median of the known ones, and added
+        to the diagonal as they are; the fitted nugget σ_n² stays on top of them for what the
+        measurements do not explain (model misfit), so low-noise points are trusted more. With no
+        known variance at all the fit is the homoscedastic one.
         """
         self._check_settings()
         self._kernel = MixedMatern52(self.blocks)
@@ -337,23 +402,40 @@ class GaussianProcess:
                     f"({', '.join(self.hyperparameter_names)}), but got {warm_start.tolist()}"
                 )
         y_latent = self._fit_y_transform(y)
+        noise = None if noise_variances is None else self._latent_noise(noise_variances, y)
         with limit_blas_threads(self.blas_threads):
-            D2 = self._kernel.sq_distances(F)  # cached for every θ tried below: it does not depend on ℓ
-            theta = self._optimise(template, free, warm_start, D2, y_latent) if free.any() else template
-            self._set_posterior(F, y, y_latent, D2, theta)
+            # Distances are cached for every θ tried below: they do not depend on ℓ.
+            data = _TrainingData.from_full(self._kernel.sq_distances(F), y_latent, noise)
+            theta = self._optimise(template, free, warm_start, data) if free.any() else template
+            self._set_posterior(F, y, data, theta)
         return self
 
-    def _set_posterior(self, F: np.ndarray, y: np.ndarray, y_latent: np.ndarray, D2: np.ndarray,
-                       theta: np.ndarray) -> None:
+    def _latent_noise(self, noise_variances: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+        """Per-point noise variances in the latent space (see :meth:`fit`); ``None`` when none is known."""
+        v = np.asarray(noise_variances, dtype=float).reshape(-1)
+        if v.shape != y.shape:
+            raise ValueError(f"noise_variances needs one entry per observation ({y.shape[0]}), but got {v.shape[0]}")
+        if np.any(v < 0) or np.any(np.isinf(v)):
+            raise ValueError(f"noise_variances must be >= 0 and finite (NaN: unknown), but got {v.tolist()[:10]}")
+        if self.log_y_:
+            v = v / (y * y)
+        v = v / (self.y_std_ * self.y_std_)
+        known = ~np.isnan(v)
+        if not known.any():
+            return None  # nothing measured: the homoscedastic model
+        return np.maximum(np.where(known, v, float(np.median(v[known]))), NOISE_VARIANCE_FLOOR)
+
+    def _set_posterior(self, F: np.ndarray, y: np.ndarray, data: _TrainingData, theta: np.ndarray) -> None:
         """Factorise K once at the chosen θ; predictions reuse the factor and α."""
         ls, s2, noise = self._unpack(theta)
-        n, P = y_latent.shape[0], len(ls)
-        K = s2 * matern52(((1.0 / (ls * ls)) @ D2.reshape(P, -1)).reshape(n, n))
-        K.flat[:: K.shape[0] + 1] += noise
+        y_latent = data.y
+        n = y_latent.shape[0]
+        K = data.kernel_matrix(s2 * matern52((1.0 / (ls * ls)) @ data.D2), noise)
         self.L_, self.jitter_ = cholesky(K)
         self.alpha_ = cho_solve(self.L_, y_latent)
         self.X_train_, self.y_train_, self.y_latent_ = F.copy(), y.copy(), y_latent
-        self._D2_train = D2
+        self._data = data
+        self.noise_variances_ = None if data.noise is None else data.noise.copy()
         self.hyperparameters_ = theta.copy()
         self.lengthscales_ = {b.name: float(v) for b, v in zip(self.blocks, ls)}
         self.outputscale_, self.noise_ = s2, noise
@@ -361,7 +443,7 @@ class GaussianProcess:
         self.n_features_in_ = F.shape[1]
         self.log_marginal_likelihood_value_ = (
             -0.5 * float(y_latent @ self.alpha_) - float(np.sum(np.log(np.diag(self.L_))))
-            - 0.5 * y_latent.shape[0] * _LOG_2PI
+            - 0.5 * n * _LOG_2PI
         )
         if self.jitter_ > 0:
             logger.debug("GP kernel matrix needed jitter %.3g (duplicate rows with tiny noise?)", self.jitter_)
@@ -388,14 +470,14 @@ class GaussianProcess:
         """``log p(y_latent | θ)`` on the training data (no prior); with its θ-gradient if asked."""
         self._check_fitted()
         theta = self._theta_or_fitted(theta)
-        lml, grad = self._lml(theta, self._D2_train, self.y_latent_, eval_gradient)
+        lml, grad = self._lml(theta, self._data, eval_gradient)
         return (lml, grad) if eval_gradient else lml
 
     def log_posterior(self, theta: np.ndarray | None = None, eval_gradient: bool = False):
         """The maximised objective: log marginal likelihood + log prior density of ``log ℓ``."""
         self._check_fitted()
         theta = self._theta_or_fitted(theta)
-        lml, grad = self._lml(theta, self._D2_train, self.y_latent_, eval_gradient)
+        lml, grad = self._lml(theta, self._data, eval_gradient)
         lp, gp = self._log_prior(theta)
         return (lml + lp, grad + gp) if eval_gradient else lml + lp
 
@@ -403,25 +485,36 @@ class GaussianProcess:
         """Posterior mean and standard deviation in the latent space (where EI is computed).
 
         ``noiseless=True`` gives the posterior of the noise-free function ``f``; otherwise
-        the observation noise is added to the variance.
+        the fitted nugget σ_n² is added to the variance (measured per-point noise belongs to
+        the training points, not to new ones).
         """
         self._check_fitted()
         F = self._kernel.check_features(F, "F")
-        ls = np.exp(self.hyperparameters_[: len(self.blocks)])
-        n_train = self.X_train_.shape[0]
-        chunk = max(1, _PREDICT_CHUNK_ENTRIES // max(n_train, 1))
         mu = np.empty(F.shape[0])
         var = np.empty(F.shape[0])
         with limit_blas_threads(self.blas_threads):
-            for s in range(0, F.shape[0], chunk):
-                part = F[s:s + chunk]
-                Ks = self.outputscale_ * matern52(scaled_sq_distances(self.blocks, part, self.X_train_, ls))
-                mu[s:s + chunk] = Ks @ self.alpha_
-                v = solve_triangular(self.L_, Ks.T, lower=True, check_finite=False)
-                var[s:s + chunk] = self.outputscale_ - np.einsum("ij,ij->j", v, v)
+            for rows in self.prediction_chunks(F.shape[0]):
+                mu[rows], var[rows] = self.moments(self.cross_covariance(F[rows]))
         if not noiseless:
             var += self.noise_
         return mu, np.sqrt(np.maximum(var, 0.0))
+
+    def prediction_chunks(self, n_rows: int) -> list[slice]:
+        """Row slices small enough that one cross-covariance block stays within memory bounds."""
+        chunk = max(1, _PREDICT_CHUNK_ENTRIES // max(self.X_train_.shape[0], 1))
+        return [slice(s, s + chunk) for s in range(0, n_rows, chunk)]
+
+    def cross_covariance(self, F: np.ndarray) -> np.ndarray:
+        """``k(F, training rows)`` at the fitted hyperparameters, shape (M, N)."""
+        self._check_fitted()
+        ls = np.exp(self.hyperparameters_[: len(self.blocks)])
+        return self.outputscale_ * matern52(scaled_sq_distances(self.blocks, F, self.X_train_, ls))
+
+    def moments(self, Ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Noise-free latent posterior mean and variance from a :meth:`cross_covariance` block."""
+        self._check_fitted()
+        v = solve_triangular(self.L_, Ks.T, lower=True, check_finite=False)
+        return Ks @ self.alpha_, self.outputscale_ - np.einsum("ij,ij->j", v, v)
 
     def predict(self, F: np.ndarray, return_std: bool = False, noiseless: bool = True):
         """Prediction in original ``y`` units.

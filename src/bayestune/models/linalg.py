@@ -43,6 +43,7 @@ def cholesky(K: np.ndarray) -> tuple[np.ndarray, float]:
     Returns the factor and the jitter that was added (0.0 when none was needed). Only
     duplicate (or near-duplicate) rows combined with a tiny noise make ``K`` numerically
     singular; the jitter then acts as extra noise of at most 1e-4 of the signal variance.
+    Only the lower triangle of ``K`` is read, so callers may leave the upper one unfilled.
     """
     for rel in JITTERS:
         jitter = rel * float(np.mean(np.diag(K))) if rel else 0.0
@@ -60,15 +61,18 @@ def cho_solve(L: np.ndarray, b: np.ndarray) -> np.ndarray:
     return x
 
 
-def cho_inverse(L: np.ndarray) -> np.ndarray:
+def cho_inverse(L: np.ndarray, *, lower_only: bool = False) -> np.ndarray:
     """``K⁻¹`` from the lower Cholesky factor.
 
     LAPACK potri fills the lower triangle and leaves the (zeroed) upper one alone, so the
-    full inverse is that triangle plus its transpose minus the doubled diagonal.
+    full inverse is that triangle plus its transpose minus the doubled diagonal;
+    ``lower_only`` skips that step for callers that read the lower triangle only.
     """
     inv, info = lapack.dpotri(L, lower=1)
     if info != 0:  # pragma: no cover
         raise np.linalg.LinAlgError(f"dpotri failed with info={info}")
+    if lower_only:
+        return inv
     diag = inv.diagonal().copy()
     inv += inv.T
     inv.flat[:: inv.shape[0] + 1] -= diag

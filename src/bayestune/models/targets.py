@@ -8,6 +8,9 @@ matters, and unlike a ratio threshold (``max/min >= c``) it does not flip as dat
 Negated (maximised) objectives are never positive, hence never logged. The Gaussian
 process, the random forest and ParEGO's per-objective normalisation all ask this module.
 
+The measured noise of a target comes from here too: :func:`repeat_variances` reads the
+repeated measurements behind each value, for a heteroscedastic model.
+
 ParEGO (Knowles, 2006) turns M objectives into one with a random augmented Chebyshev
 function ``f_λ(z) = max_j λ_j z_j + ρ Σ_j λ_j z_j`` of the objectives normalised to [0, 1].
 Minimising any ``f_λ`` with positive weights yields a Pareto-optimal point, and the Chebyshev
@@ -16,6 +19,8 @@ every suggestion spreads the suggestions along the front.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -35,6 +40,24 @@ def uses_log(y: np.ndarray, setting: bool | str) -> bool:
         raise ValueError(f"log_transform=True needs every y > 0, but got min(y)={float(np.min(y))!r}; "
                          "use log_transform='auto' or False")
     return positive if setting == "auto" else bool(setting)
+
+
+def repeat_variances(repeats: Sequence[Mapping[str, Sequence[float]]], name: str) -> np.ndarray:
+    """Per evaluation, the variance of its reported value of objective ``name`` estimated from
+    the repeated measurements (``Trial.repeats``): the sample variance over the number of
+    repeats, the variance of their mean. NaN where fewer than two finite repeats were kept:
+    the noise of such a point is unknown (a heteroscedastic GP fills it in, see ``GaussianProcess.fit``).
+
+    The variance is in the objective's own units; a model that logs its targets carries it
+    through the log itself (``var / y²``), so this rule does not need to know the log rule.
+    """
+    out = np.full(len(repeats), np.nan)
+    for i, per_objective in enumerate(repeats):
+        values = np.asarray(per_objective.get(name, ()) if per_objective else (), dtype=float)
+        values = values[np.isfinite(values)]
+        if values.size >= 2:
+            out[i] = float(np.var(values, ddof=1)) / values.size
+    return out
 
 
 #: ParEGO's lattice resolution s per number of objectives (11 vectors for 2, 15 for 3, ...).

@@ -29,7 +29,7 @@ from bayestune.models.failure_aware import FailureAwarePosterior
 from bayestune.models.forest import FeasibilityClassifier, RandomForestSurrogate
 from bayestune.models.gp import GaussianProcess
 from bayestune.models.linalg import limit_blas_threads
-from bayestune.models.targets import LOG_TRANSFORM_CHOICES, WEIGHT_DRAWS, ChebyshevScalarization
+from bayestune.models.targets import LOG_TRANSFORM_CHOICES, WEIGHT_DRAWS, ChebyshevScalarization, repeat_variances
 from bayestune.models.training import MEMORY_POLICIES, capped_rows, feasibility_classifier, model_rows
 from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.search.local_search import LocalSearchSettings, maximize
@@ -46,6 +46,8 @@ FULL_FIT_EVERY = 5
 #: that otherwise traps the warm-started optimiser on small data sets.
 NOISE_BOUNDS = (1e-6, 0.25)
 OUTPUTSCALE_BOUNDS = (0.05, 20.0)
+#: How the GP treats observation noise: one fitted nugget, or per point from the measured repeats.
+NOISE_MODELS = ("homoscedastic", "heteroscedastic")
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,7 @@ class BOSettings(Settings):
     rf_bootstrap: bool = True         # model rf: bagging
     rf_min_samples_split: int = 2     # model rf: smallest node that is split
     feasibility_threshold: float = 0.1  # candidates with P(feasible) <= a draw from this x {0, 0.1, ..., 1} are ruled out
+    noise: str = "homoscedastic"      # heteroscedastic: the GP takes each point's noise from its measured repeats
 
     def rules(self) -> list[Rule]:
         return [
@@ -93,6 +96,8 @@ class BOSettings(Settings):
             self.one_of("acquisition", ("ei", "pi", "lcb", "portfolio")),
             self.one_of("acquisition_search", ("local", "random")),
             self.one_of("log_transform", LOG_TRANSFORM_CHOICES),
+            self.one_of("noise", NOISE_MODELS),
+            ("noise", self.noise == "homoscedastic" or self.model == "gp", "`noise='heteroscedastic'` needs model='gp'"),
             ("max_training_points", self.max_training_points is None or self.max_training_points >= 10,
              "`max_training_points >= 10`"),
             self.one_of("memory_policy", MEMORY_POLICIES),
@@ -129,7 +134,14 @@ class BayesianOptimization(Strategy):
         return self.settings.log_transform
 
     # ---- models ------------------------------------------------------------------------
-    def _fit_surrogate(self, F: np.ndarray, y: np.ndarray, *, fixed: dict[str, Any] | None = None) -> Surrogate:
+    def _noise_variances(self, history: History, rows: np.ndarray) -> np.ndarray | None:
+        """Measured noise of the training ``rows`` for a heteroscedastic GP (``None``: homoscedastic)."""
+        if self.settings.noise != "heteroscedastic" or not len(history.repeats):
+            return None
+        return repeat_variances([history.repeats[i] for i in rows], self.objectives[0].name)
+
+    def _fit_surrogate(self, F: np.ndarray, y: np.ndarray, *, fixed: dict[str, Any] | None = None,
+                       noise: np.ndarray | None = None) -> Surrogate:
         settings = self.settings
         seed = int(self.rng.integers(2**31))
         if settings.model == "rf":
@@ -142,9 +154,9 @@ class BayesianOptimization(Strategy):
         gp = GaussianProcess(self.encoder.blocks, lengthscale_prior=(1.3, 0.1) if settings.lengthscale_prior else None,
                              log_transform_y=self._surrogate_log_transform, fixed_hyperparameters=fixed, seed=seed,
                              noise_bounds=NOISE_BOUNDS, outputscale_bounds=OUTPUTSCALE_BOUNDS,
-                             n_restarts_sample=24 if light else 100, max_iter=60 if light else 100,
+                             n_restarts_sample=24 if light else 100, max_iter=60 if light else 100, light_refit=light,
                              blas_threads=None)  # the whole suggestion runs under one BLAS cap
-        gp.fit(F, y, warm_start=warm)
+        gp.fit(F, y, warm_start=warm, noise_variances=noise)
         if fixed is None:
             self._theta = gp.hyperparameters_
             self._n_fits += 1
@@ -182,7 +194,8 @@ class BayesianOptimization(Strategy):
         train = capped_rows(history, targets, cap, self.rng, feasible=True, policy=settings.memory_policy)
         X, y = history.X[train], targets[train]
         F = self.encoder.transform(X)
-        fitted = self._fit_surrogate(F, y)
+        noise = self._noise_variances(history, train)
+        fitted = self._fit_surrogate(F, y, noise=noise)
         model: Surrogate = fitted
         classifier = self._feasibility(history, targets)
         if classifier is not None and isinstance(fitted, GaussianProcess) and settings.failure_variance:
@@ -212,7 +225,8 @@ class BayesianOptimization(Strategy):
             if k + 1 < n:  # pretend a value was observed at the pick, then re-plan
                 f_new = self.encoder.transform(row.reshape(1, -1))
                 F_aug, y_aug = np.vstack([F_aug, f_new]), np.append(y_aug, self._believed(fitted, f_new, y))
-                fitted = model = self._refit(fitted, F_aug, y_aug)
+                noise = None if noise is None else np.append(noise, np.nan)  # a believed value has no repeats
+                fitted = model = self._refit(fitted, F_aug, y_aug, noise)
         return top_up(self.space, history, chosen, seen, n, self.rng)
 
     @staticmethod
@@ -223,10 +237,10 @@ class BayesianOptimization(Strategy):
             return float(fitted.predict(f_new)[0])
         return float(y.min())
 
-    def _refit(self, fitted: Surrogate, F: np.ndarray, y: np.ndarray) -> Surrogate:
+    def _refit(self, fitted: Surrogate, F: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> Surrogate:
         """The surrogate refitted with the believed values; a GP keeps its hyperparameters."""
         if isinstance(fitted, GaussianProcess):
-            return self._fit_surrogate(F, y, fixed=fitted.fitted_hyperparameters())
+            return self._fit_surrogate(F, y, fixed=fitted.fitted_hyperparameters(), noise=noise)
         return self._fit_surrogate(F, y)
 
 
@@ -247,6 +261,8 @@ class ParEGOSettings(BOSettings):
                                                              and self.lattice_steps >= 1),
              "`lattice_steps >= 1` (an integer)"),
             ("rho", self.rho >= 0, "`rho >= 0`"),
+            ("noise", self.noise == "homoscedastic",
+             "`noise='homoscedastic'` (a scalarised target has no measured repeats)"),
         ]
 
 
