@@ -8,6 +8,11 @@ just another entry: call :func:`register_strategy` with a factory whose contende
 peer's own loop through a :class:`benchmarks.budget.CountedObjective`, so that everyone runs
 under the same budget rules.
 
+A *variant* ``strategy:key=value+key=value`` (e.g. ``bo:local_every=3+design=maximin``) is a
+bayestune strategy with options (``design``, ``design_size``, ``design_default`` set the initial
+design instead): registered on first use under its full name, so its runs are recorded and
+reported apart from the defaults — the ablations and default-selection screens of issue 17.
+
 An entry says whether it takes single-objective problems, multi-objective ones or both
 (:meth:`StrategyEntry.unsupported`); the harness skips the pairs that do not fit.
 """
