@@ -4,21 +4,47 @@ Numeric parameters (real, integer, ordinal) become their (log-)normalised unit v
 categoricals their index (compared by Hamming distance), permutations the positions of their
 elements (compared by the parameter's metric). Parameters with a single value carry no
 information and are left out, so they cannot distort length-scale fitting.
+
+``ordinal_scale`` overrides the space's per-parameter log/linear rule for every ordinal
+(``"log"`` where all values are positive, ``"linear"``, or ``"index"``: equally spaced ranks) —
+the alternatives a learned input warping would choose between (see
+``benchmarks/surrogate_fit.py`` for how well each ranks the recorded GPU spaces).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from bayestune.exceptions import BayestuneError
 from bayestune.models.kernels import FeatureBlock
 from bayestune.space.space import Space
+
+ORDINAL_SCALES = ("log", "linear", "index")
+
+
+def _ordinal_units(values: np.ndarray, scale: str) -> np.ndarray:
+    """Each ordinal value's position in [0, 1] on ``scale`` (log falls back to linear when a
+    value is not positive)."""
+    if scale == "index":
+        t = np.arange(len(values), dtype=float)
+    elif scale == "log" and values[0] > 0:
+        t = np.log(values)
+    else:
+        t = values.astype(float)
+    span = t[-1] - t[0]
+    return (t - t[0]) / span if span > 0 else np.zeros_like(t)
 
 
 class FeatureEncoder:
     """Maps raw rows of ``space`` to the model-feature matrix described by ``blocks``."""
 
-    def __init__(self, space: Space, *, permutation_metric: str | None = None) -> None:
+    def __init__(self, space: Space, *, permutation_metric: str | None = None,
+                 ordinal_scale: str | None = None) -> None:
+        if ordinal_scale is not None and ordinal_scale not in ORDINAL_SCALES:
+            raise BayestuneError(f"ordinal_scale must be one of {ORDINAL_SCALES} or None, but got {ordinal_scale!r}")
         self.space = space
+        self._ordinal_units = {p.name: _ordinal_units(np.asarray(p.values, dtype=float), ordinal_scale)
+                               for p in space.parameters if ordinal_scale is not None and p.kind == "ordinal"}
         self.blocks: list[FeatureBlock] = []
         self._sources: list[tuple[str, slice]] = []
         start = 0
@@ -41,5 +67,9 @@ class FeatureEncoder:
         X = np.asarray(X, dtype=float).reshape(-1, self.space.width)
         F = np.empty((len(X), max(self.width, 0)))
         for block, (name, s) in zip(self.blocks, self._sources):
-            F[:, block.start:block.start + block.width] = self.space[name].unit(X[:, s])
+            p = self.space[name]
+            if name in self._ordinal_units:
+                F[:, block.start] = self._ordinal_units[name][p.index_of(X[:, s])]
+            else:
+                F[:, block.start:block.start + block.width] = p.unit(X[:, s])
         return F
