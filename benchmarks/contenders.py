@@ -8,6 +8,11 @@ just another entry: call :func:`register_strategy` with a factory whose contende
 peer's own loop through a :class:`benchmarks.budget.CountedObjective`, so that everyone runs
 under the same budget rules.
 
+A *variant* ``strategy:key=value+key=value`` (e.g. ``bo:local_every=3+design=maximin``) is a
+bayestune strategy with options (``design``, ``design_size``, ``design_default`` set the initial
+design instead): registered on first use under its full name, so its runs are recorded and
+reported apart from the defaults — the ablations and default-selection screens of issue 17.
+
 An entry says whether it takes single-objective problems, multi-objective ones or both
 (:meth:`StrategyEntry.unsupported`); the harness skips the pairs that do not fit.
 """
@@ -23,6 +28,7 @@ import numpy as np
 from bayestune.exceptions import BayestuneError
 from bayestune.objectives import Objective
 from bayestune.optimizer import Optimizer
+from bayestune.scenario.records import DesignSpec
 from bayestune.space import Integer, Space
 from bayestune.strategies import available_strategies, make_strategy
 
@@ -36,16 +42,19 @@ class Contender(Protocol):
 
 
 class BayestuneContender:
-    """A bayestune strategy through the Optimizer's own loop."""
+    """A bayestune strategy through the Optimizer's own loop (with its options and, if given, an
+    initial design other than the default)."""
 
-    def __init__(self, strategy: str, options: dict[str, Any] | None = None) -> None:
+    def __init__(self, strategy: str, options: dict[str, Any] | None = None,
+                 design: DesignSpec | None = None) -> None:
         self.strategy = strategy
         self.options = options
+        self.design = design
 
     def run(self, problem: Problem, budget: int, seed: int) -> Trajectory:
         def drive(objective: CountedObjective) -> None:
             opt = Optimizer(problem.space, objectives=list(problem.objectives), strategy=self.strategy,
-                            strategy_options=self.options, seed=seed)
+                            strategy_options=self.options, design=self.design, seed=seed)
             opt.optimize(objective, budget)
 
         return run_measured(problem, budget, drive)
@@ -109,6 +118,63 @@ def _register_bayestune() -> None:
 _register_bayestune()
 load_all()  # every peer adapter registers itself
 
+#: Keys of a variant name that set the initial design instead of a strategy option.
+DESIGN_KEYS = {"design": "method", "design_size": "size", "design_default": "include_default"}
+
+
+def _option_value(text: str) -> Any:
+    """``1`` -> 1, ``0.2`` -> 0.2, ``true``/``false``/``none`` -> True/False/None, else the text."""
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered == "none":
+        return None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_variant(name: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """``"bo:epsilon=0.1+design=maximin"`` -> (``"bo"``, strategy options, design fields).
+
+    A variant is a bayestune strategy with options, named in full so that its runs are recorded
+    (and reported) apart from the defaults: the ablations and the default-selection screens."""
+    base, _, spec = name.partition(":")
+    options: dict[str, Any] = {}
+    design: dict[str, Any] = {}
+    for item in filter(None, spec.split("+")):
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"variant {name!r}: each option must read key=value, but got {item!r}")
+        if key in DESIGN_KEYS:
+            design[DESIGN_KEYS[key]] = _option_value(value)
+        else:
+            options[key] = _option_value(value)
+    return base, options, design
+
+
+def _ensure_registered(name: str) -> None:
+    """Register a variant name (``strategy:key=value+...``) of a bayestune strategy on first use;
+    its options are checked now, so a typo fails before any run starts."""
+    if name in STRATEGIES or ":" not in name:
+        return
+    base, options, design = parse_variant(name)
+    entry = STRATEGIES.get(base)
+    if entry is None or entry.family != "bayestune":
+        raise ValueError(f"variant {name!r}: {base!r} is not a bayestune strategy; known: "
+                         f"{sorted(n for n, e in STRATEGIES.items() if e.family == 'bayestune')}")
+    try:
+        make_strategy(base, Space([Integer("x", 0, 1)]), [Objective("a")], np.random.default_rng(0), options)
+        spec = DesignSpec(**design) if design else None
+    except (BayestuneError, TypeError) as exc:
+        raise ValueError(f"variant {name!r}: {exc}") from exc
+    register_strategy(name, lambda problem, seed: BayestuneContender(base, options, spec),
+                      description=f"bayestune strategy {base!r} with {options or {}} {design or ''}".strip(),
+                      family="bayestune", multi_objective=entry.multi_objective)
+
 
 def strategy_names() -> list[str]:
     return list(STRATEGIES)
@@ -122,6 +188,7 @@ def resolve_strategies(spec: str) -> list[str]:
         if item == "all":
             out.extend(n for n in STRATEGIES if n not in out)
             continue
+        _ensure_registered(item)
         if item not in STRATEGIES:
             raise ValueError(f"unknown strategy {item!r}; known: {sorted(STRATEGIES)}")
         if item not in out:
@@ -130,6 +197,7 @@ def resolve_strategies(spec: str) -> list[str]:
 
 
 def make_contender(name: str, problem: Problem, seed: int) -> Contender:
+    _ensure_registered(name)
     entry = STRATEGIES[name]
     why = entry.available() or entry.unsupported(problem.name, problem.multi_objective)
     if why:

@@ -26,6 +26,14 @@ failure. Failures count towards the budget but never as values.
   gives every strategy the factor 1. Budget points without a feasible value are skipped.
 * :func:`win_fractions` — in how many (problem, budget) cells strategy A's mean best is
   strictly lower than each peer's (ties counted separately).
+* :func:`geometric_mean` / :func:`bootstrap_geomean_ci` — the issue-17 summary: the geometric mean
+  over spaces of each space's mean best/optimum, with a percentile bootstrap interval that
+  resamples the seeds within each space (the spaces are fixed: they are what is being averaged).
+* :func:`paired_wilcoxon` — a two-sided Wilcoxon signed-rank test over spaces, paired per space
+  on the log of the mean best/optimum of two strategies (scipy's exact test for small n).
+* :func:`baco_budget_points` — BaCO's one-third / two-thirds / full-budget view.
+* :func:`leave_one_out` — default selection by leave-one-space-out: for each space, the candidate
+  with the best mean log score on the *other* spaces is chosen and scored on the left-out one.
 * :func:`hypervolume_ratio_curves` — several objectives: the hypervolume of a run's feasible
   evaluations after k counted evaluations, divided by the hypervolume of the reference front.
   With a known front (a dense sample of it), the objectives are scaled to [0, 1] by the front's
@@ -196,6 +204,67 @@ def win_fractions(cell_means: Mapping[tuple[str, int], Mapping[str, float]], a: 
         n = wins + ties + losses
         out[peer] = {"wins": wins, "ties": ties, "losses": losses, "cells": n,
                      "fraction": (wins / n if n else math.nan)}
+    return out
+
+
+def geometric_mean(xs: Iterable[float]) -> float:
+    """exp(mean(log x)) of the finite positive entries (NaN if there are none)."""
+    a = np.array([x for x in xs if x is not None and math.isfinite(x) and x > 0], dtype=float)
+    return float(np.exp(np.mean(np.log(a)))) if len(a) else math.nan
+
+
+def bootstrap_geomean_ci(per_space: Mapping[str, Sequence[float]], *, n_boot: int = 2000, level: float = 0.95,
+                         seed: int = 0) -> tuple[float, float, float]:
+    """(estimate, low, high): the geometric mean over spaces of each space's mean value, and its
+    percentile-bootstrap interval from resampling the seeds of every space with replacement."""
+    groups = [np.array([v for v in vals if math.isfinite(v)], dtype=float) for vals in per_space.values()]
+    groups = [g for g in groups if len(g)]
+    if not groups:
+        return math.nan, math.nan, math.nan
+    estimate = geometric_mean(float(g.mean()) for g in groups)
+    rng = np.random.default_rng(seed)
+    logs = np.zeros(n_boot)
+    for g in groups:
+        idx = rng.integers(len(g), size=(n_boot, len(g)))
+        logs += np.log(g[idx].mean(axis=1))
+    boot = np.exp(logs / len(groups))
+    alpha = (1.0 - level) / 2.0
+    return estimate, float(np.quantile(boot, alpha)), float(np.quantile(boot, 1.0 - alpha))
+
+
+def paired_wilcoxon(a: Mapping[str, float], b: Mapping[str, float]) -> dict[str, float | int]:
+    """Wilcoxon signed-rank test over the spaces both strategies have, on log(a / b) of their
+    per-space means; ``median_ratio`` < 1 means A is better. ``p`` is NaN below 2 non-tied spaces."""
+    from scipy.stats import wilcoxon
+
+    common = [k for k in a if k in b and math.isfinite(a[k]) and math.isfinite(b[k]) and a[k] > 0 and b[k] > 0]
+    d = np.array([math.log(a[k] / b[k]) for k in common])
+    out: dict[str, float | int] = {"n": len(d), "median_ratio": float(np.exp(np.median(d))) if len(d) else math.nan,
+                                   "better": int(np.sum(d < 0)), "worse": int(np.sum(d > 0)), "p": math.nan}
+    if np.count_nonzero(d) >= 2:
+        out["p"] = float(wilcoxon(d, zero_method="wilcox", alternative="two-sided").pvalue)
+    return out
+
+
+def baco_budget_points(budget: int) -> list[int]:
+    """BaCO's view of a run: its best after a third, two thirds and all of ``budget``."""
+    if budget < 3:
+        raise ValueError(f"the thirds view needs a budget >= 3, but got {budget}")
+    return [math.ceil(budget / 3), math.ceil(2 * budget / 3), budget]
+
+
+def leave_one_out(scores: Mapping[str, Mapping[str, float]], spaces: Sequence[str]) -> dict[str, tuple[str, float]]:
+    """``scores[candidate][space]`` (lower is better, e.g. the mean log best/optimum over budgets)
+    -> ``{left-out space: (candidate chosen on the others, its score there)}``. Only candidates
+    scored on every space take part; ties go to the earlier candidate (put the default first)."""
+    complete = [c for c, per in scores.items() if all(s in per and math.isfinite(per[s]) for s in spaces)]
+    if not complete or len(spaces) < 2:
+        raise ValueError("leave-one-out needs at least two spaces and one candidate scored on all of them")
+    out: dict[str, tuple[str, float]] = {}
+    for held in spaces:
+        rest = [s for s in spaces if s != held]
+        chosen = min(complete, key=lambda c: (float(np.mean([scores[c][s] for s in rest])), complete.index(c)))
+        out[held] = (chosen, float(scores[chosen][held]))
     return out
 
 

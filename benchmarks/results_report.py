@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import metrics
+from benchmarks.generalisation import is_variant, issue_section
 from benchmarks.contenders import STRATEGIES
 from benchmarks.harness import load_records
 from benchmarks.multiobjective_problems import DESCRIPTIONS, MULTIOBJECTIVE_PROBLEMS, known_front
@@ -515,8 +516,10 @@ def write_report(paths: Sequence[str], out: str | os.PathLike, *, plots: str | N
                                      plots=plots)
         out_path.write_text(text, encoding="utf-8")
         return out_path
-    res = Results(records)
-    budgets = list(budgets or res.budgets)
+    every = Results(records)  # variants of a strategy (ablations, screens) only in the issue-17 section
+    main = [r for r in records if not is_variant(r["strategy"])]
+    res = Results(main) if main else every
+    budgets = list(budgets or every.budgets)
     commands = []
     for r in records:
         c = r.get("command")
@@ -534,6 +537,7 @@ def write_report(paths: Sequence[str], out: str | os.PathLike, *, plots: str | N
                                        f"Mean deviation factor over {len(res.problems)} problems"))
     text = build_report(res, budgets=budgets, reference=reference, commands=commands, plot_paths=plot_paths,
                         out_path=out_path, mdf_points=points, note=note)
+    text += "\n".join(issue_section(every, reference, budgets)) + "\n"
     if several:
         text += "\n" + multiobjective_report(several, command=command or "python -m benchmarks report",
                                              out_path=out_path, plots=plots, heading="##") + "\n"

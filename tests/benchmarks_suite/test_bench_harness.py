@@ -142,3 +142,19 @@ def test_result_for_failures_keeps_kind():
     cfg = dict(bp.STATED_OPTIMA["taco_like"][1], order=(1, 2, 3, 4, 0))
     assert isinstance(f(cfg), Result)
     assert f.trajectory.evaluations[0].kind == "runtime"
+
+
+def test_variant_names_carry_strategy_options_and_design():
+    from benchmarks.contenders import make_contender, parse_variant
+
+    assert parse_variant("bo:epsilon=0.1+local_every=3+design=maximin+design_size=20") == (
+        "bo", {"epsilon": 0.1, "local_every": 3}, {"method": "maximin", "size": 20})
+    assert resolve_strategies("bo:model=rf,random") == ["bo:model=rf", "random"]
+    contender = make_contender("bo:model=rf+design_default=false", bp.get_problem("sparse_chain"), 0)
+    assert contender.options == {"model": "rf"} and contender.design.include_default is False
+    with pytest.raises(ValueError, match="unknown option"):
+        resolve_strategies("bo:kernel=rbf")
+    with pytest.raises(ValueError, match="key=value"):
+        resolve_strategies("bo:epsilon")
+    with pytest.raises(ValueError, match="not a bayestune strategy"):
+        resolve_strategies("nope:x=1")

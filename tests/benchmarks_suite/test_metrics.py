@@ -121,3 +121,41 @@ def test_win_fractions():
     w = metrics.win_fractions(cells, "A")
     assert w["B"] == {"wins": 2, "ties": 0, "losses": 1, "cells": 3, "fraction": pytest.approx(2 / 3)}
     assert w["C"] == {"wins": 0, "ties": 1, "losses": 0, "cells": 1, "fraction": 0.0}
+
+
+def test_geometric_mean_ignores_missing_and_non_positive_entries():
+    assert metrics.geometric_mean([1.0, 4.0, None, float("nan")]) == pytest.approx(2.0)
+    assert math.isnan(metrics.geometric_mean([]))
+
+
+def test_bootstrap_interval_contains_the_estimate_and_collapses_without_spread():
+    est, lo, hi = metrics.bootstrap_geomean_ci({"a": [1.0, 1.2, 1.4], "b": [2.0, 2.0]})
+    assert est == pytest.approx(math.sqrt(1.2 * 2.0))
+    assert lo < est < hi
+    assert metrics.bootstrap_geomean_ci({"a": [1.5, 1.5]}) == pytest.approx((1.5, 1.5, 1.5))
+
+
+def test_paired_wilcoxon_counts_spaces_and_detects_a_consistent_winner():
+    a = {f"s{i}": 1.0 for i in range(8)}
+    b = {f"s{i}": 1.1 + 0.01 * i for i in range(8)}
+    t = metrics.paired_wilcoxon(a, b)
+    assert (t["n"], t["better"], t["worse"]) == (8, 8, 0)
+    assert t["p"] < 0.01 and t["median_ratio"] < 1
+    assert math.isnan(metrics.paired_wilcoxon({"s": 1.0}, {"s": 2.0})["p"])
+
+
+def test_baco_thirds_of_a_budget():
+    assert metrics.baco_budget_points(100) == [34, 67, 100]
+    with pytest.raises(ValueError, match="budget >= 3"):
+        metrics.baco_budget_points(2)
+
+
+def test_leave_one_out_chooses_on_the_other_spaces_only():
+    # "tuned" wins on x and y, loses badly on z: left out z it is chosen and scored there.
+    scores = {"default": {"x": 0.10, "y": 0.10, "z": 0.10},
+              "tuned": {"x": 0.05, "y": 0.05, "z": 0.40}}
+    chosen = metrics.leave_one_out(scores, ["x", "y", "z"])
+    assert chosen["z"] == ("tuned", 0.40)
+    assert chosen["x"][0] == "default"  # on y and z the default is better on average
+    with pytest.raises(ValueError, match="two spaces"):
+        metrics.leave_one_out(scores, ["x"])

@@ -37,3 +37,20 @@ def test_permutation_metric_override_and_a_flat_row_is_accepted():
     assert encoder.blocks[-1].metric == "kendall"
     X = space.sample(4, np.random.default_rng(0))
     assert np.array_equal(encoder.transform(X[0]), encoder.transform(X[:1]))
+
+
+@pytest.mark.parametrize("scale, expected", [("log", 2 / 3), ("linear", 3 / 7), ("index", 2 / 3), (None, 2 / 3)])
+def test_ordinal_scale_overrides_the_parameters_own_rule(scale, expected):
+    space = space_()
+    X = space.to_matrix([{"t": 4, "r": 3.0, "c": "c", "p": (2, 0, 1), "fixed": 5}])
+    F = FeatureEncoder(space, ordinal_scale=scale).transform(X)
+    assert F[0, 0] == pytest.approx(expected)
+    assert F[0, 1] == pytest.approx(0.5)  # reals keep their own scale
+
+
+def test_log_scale_of_an_ordinal_with_zero_falls_back_to_linear_and_bad_scales_are_refused():
+    space = Space([Ordinal("z", [0, 1, 3])])
+    F = FeatureEncoder(space, ordinal_scale="log").transform(space.to_matrix([{"z": 1}]))
+    assert F[0, 0] == pytest.approx(1 / 3)
+    with pytest.raises(Exception, match="ordinal_scale"):
+        FeatureEncoder(space, ordinal_scale="sqrt")

@@ -51,7 +51,7 @@ def test_bo_never_repeats_and_stays_feasible():
 @pytest.mark.parametrize("options", [
     {"model": "rf"}, {"acquisition": "pi"}, {"acquisition": "lcb"}, {"acquisition": "portfolio"}, {"acquisition_search": "random"},
     {"permutation_metric": "kendall"}, {"permutation_metric": "hamming"}, {"lengthscale_prior": False},
-    {"log_transform": False}, {"max_training_points": 12},
+    {"log_transform": False}, {"max_training_points": 12}, {"local_every": 2}, {"local_every": 1, "epsilon": 0.2},
 ])
 def test_bo_options_run(options):
     opt = run("bo", 1, budget=16, **options)
@@ -61,6 +61,24 @@ def test_bo_options_run(options):
 def test_unknown_bo_option_is_rejected_with_allowed_list():
     with pytest.raises(BayestuneError, match="allowed"):
         Optimizer(mixed_space(), strategy="bo", strategy_options={"kernel": "rbf"})
+
+
+def test_every_model_suggestion_local_changes_few_parameters_of_the_incumbent():
+    opt = Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=2, design=DesignSpec(size=8),
+                    strategy_options={"local_every": 1, "local_fail_tolerance": 50})
+    opt.optimize(objective, 8)
+    for _ in range(4):  # with a large tolerance the ball keeps radius 1 around the incumbent (or a tie of it)
+        best = opt.best.values["t"]
+        incumbents = [t.config for t in opt.trials if t.values and t.values["t"] == best]
+        cfg = opt.ask(1)[0]
+        assert min(sum(cfg[k] != inc[k] for k in inc) for inc in incumbents) == 1
+        opt.tell(cfg, objective(cfg))
+
+
+@pytest.mark.parametrize("options", [{"local_every": -1}, {"local_fail_tolerance": 0}])
+def test_bad_trust_region_options_are_refused(options):
+    with pytest.raises(BayestuneError, match="local_"):
+        Optimizer(mixed_space(), strategy="bo", strategy_options=options)
 
 
 def test_batch_ask_returns_distinct_feasible_configs():

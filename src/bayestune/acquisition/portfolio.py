@@ -7,6 +7,26 @@ of its own proposals — ranks among all feasible observations, so the score doe
 the objective's scale; a failed proposal counts as the median. A member that trails the
 portfolio mean by more than ``required_improvement`` for ``skip_threshold`` consecutive
 judgements is dropped; one that leads by that much for as long becomes the only one.
+
+Kernel Tuner's paper and its code disagree on the constants (checked against kernel_tuner
+1.5.0, ``strategies/bayes_opt.py``); the defaults here follow Table I:
+
+=====================  ===================  ==================  ======================
+constant               text (§III-G)        Table I             code
+=====================  ===================  ==================  ======================
+discount               0.9 (``multi``)      0.65 multi,         0.65 multi, 0.95 every
+                                            0.75 adv. multi     other portfolio
+required improvement   5 %                  0.1                 0.1 (0.15 "precise")
+skip threshold         "skip threshold"     5                   ``skip_duplicate_after``
+score of a member      discounted sum of    –                   discounted *sum* of raw
+                       observations                             observations (a member
+                                                                that proposed more looks
+                                                                worse); here a discounted
+                                                                *mean of ranks*
+exploration factor     λ = (σ̄²/(μs/f⁺))/σ̄²s  "CV"                mean *std*, not variance:
+(§III-F)               (variances)                              λ = σ̄/(μs/f⁺)/σ̄s, and 0.01
+                                                                before any optimum
+=====================  ===================  ==================  ======================
 """
 
 from __future__ import annotations

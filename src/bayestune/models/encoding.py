@@ -6,22 +6,51 @@ elements (compared by the parameter's metric), perfect tiles one numeric feature
 (log2 factor over log2 extent; per level, because the kernel's numeric blocks are one column
 wide and each level deserves its own length-scale). Parameters with a single value carry no
 information and are left out, so they cannot distort length-scale fitting.
+
+``ordinal_scale`` overrides the space's per-parameter log/linear rule for every ordinal
+(``"log"`` where all values are positive, ``"linear"``, or ``"index"``: equally spaced ranks) —
+the alternatives a learned input warping would choose between (see
+``benchmarks/surrogate_fit.py`` for how well each ranks the recorded GPU spaces).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from bayestune.exceptions import BayestuneError
 from bayestune.models.kernels import FeatureBlock
 from bayestune.space.space import Space
+
+ORDINAL_SCALES = ("log", "linear", "index")
+
+
+def _ordinal_units(values: np.ndarray, scale: str) -> np.ndarray:
+    """Each ordinal value's position in [0, 1] on ``scale`` (log falls back to linear when a
+    value is not positive)."""
+    if scale == "index":
+        t = np.arange(len(values), dtype=float)
+    elif scale == "log" and values[0] > 0:
+        t = np.log(values)
+    else:
+        t = values.astype(float)
+    span = t[-1] - t[0]
+    return (t - t[0]) / span if span > 0 else np.zeros_like(t)
 
 
 class FeatureEncoder:
     """Maps raw rows of ``space`` to the model-feature matrix described by ``blocks``."""
 
-    def __init__(self, space: Space, *, permutation_metric: str | None = None) -> None:
+    def __init__(self, space: Space, *, permutation_metric: str | None = None,
+                 ordinal_scale: str | None = None) -> None:
+        if ordinal_scale is not None and ordinal_scale not in ORDINAL_SCALES:
+            raise BayestuneError(f"ordinal_scale must be one of {ORDINAL_SCALES} or None, but got {ordinal_scale!r}")
         self.space = space
+        self._ordinal_units = {p.name: _ordinal_units(np.asarray(p.values, dtype=float), ordinal_scale)
+                               for p in space.parameters if ordinal_scale is not None and p.kind == "ordinal"}
         self.blocks: list[FeatureBlock] = []
+        #: per block, the raw-matrix column of its parameter's first value it reads (for models
+        #: that need raw values block by block, such as BoGraph's node models)
+        self.raw_columns: list[int] = []
         self._sources: list[tuple[str, slice]] = []
         start = 0
         for p in space.parameters:
@@ -35,12 +64,14 @@ class FeatureEncoder:
             elif p.kind == "perfect_tile":
                 for level in range(p.width):
                     self.blocks.append(FeatureBlock(f"{p.name}[{level}]", "numeric", start + level, 1, "euclidean"))
+                    self.raw_columns.append(space.slices[p.name].start + level)
                 self._sources.append((p.name, space.slices[p.name]))
                 start += p.width
                 continue
             else:
                 block = FeatureBlock(p.name, "numeric", start, 1, "euclidean")
             self.blocks.append(block)
+            self.raw_columns.append(space.slices[p.name].start)
             self._sources.append((p.name, space.slices[p.name]))
             start += block.width
         self.width = start
@@ -50,7 +81,12 @@ class FeatureEncoder:
         F = np.empty((len(X), max(self.width, 0)))
         start = 0
         for name, s in self._sources:
-            unit = self.space[name].unit(X[:, s])
+            p = self.space[name]
+            if name in self._ordinal_units:
+                F[:, start] = self._ordinal_units[name][p.index_of(X[:, s])]
+                start += 1
+                continue
+            unit = p.unit(X[:, s])
             F[:, start:start + unit.shape[1]] = unit
             start += unit.shape[1]
         return F

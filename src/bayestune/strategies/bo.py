@@ -33,6 +33,7 @@ from bayestune.models.targets import LOG_TRANSFORM_CHOICES, WEIGHT_DRAWS, Chebys
 from bayestune.models.training import MEMORY_POLICIES, capped_rows, feasibility_classifier, model_rows
 from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.search.local_search import LocalSearchSettings, maximize
+from bayestune.search.trust_region import HammingTrustRegion
 from bayestune.strategies.base import Rule, Settings, Strategy, register
 
 logger = logging.getLogger(__name__)
@@ -81,6 +82,8 @@ class BOSettings(Settings):
     rf_min_samples_split: int = 2     # model rf: smallest node that is split
     feasibility_threshold: float = 0.1  # candidates with P(feasible) <= a draw from this x {0, 0.1, ..., 1} are ruled out
     noise: str = "homoscedastic"      # heteroscedastic: the GP takes each point's noise from its measured repeats
+    local_every: int = 0              # every Nth model suggestion is the trust region's (bayestune.search.trust_region); 0: off
+    local_fail_tolerance: int = 3     # local proposals without a new incumbent before the trust region grows
 
     def rules(self) -> list[Rule]:
         return [
@@ -92,6 +95,9 @@ class BOSettings(Settings):
              "`rf_min_samples_split >= 2`"),
             ("feasibility_threshold", isinstance(self.feasibility_threshold, (int, float))
              and 0.0 <= self.feasibility_threshold <= 1.0, "`0 <= feasibility_threshold <= 1`"),
+            ("local_every", isinstance(self.local_every, int) and self.local_every >= 0, "`local_every >= 0`"),
+            ("local_fail_tolerance", isinstance(self.local_fail_tolerance, int) and self.local_fail_tolerance >= 1,
+             "`local_fail_tolerance >= 1`"),
             self.one_of("model", ("gp", "rf")),
             self.one_of("acquisition", ("ei", "pi", "lcb", "portfolio")),
             self.one_of("acquisition_search", ("local", "random")),
@@ -121,6 +127,9 @@ class BayesianOptimization(Strategy):
         self._theta: np.ndarray | None = None
         self._n_fits = 0
         self.candidates = EnumeratedCandidates(space, self.settings.exhaustive_limit)
+        self.trust_region = (HammingTrustRegion(fail_tolerance=self.settings.local_fail_tolerance)
+                             if self.settings.local_every else None)
+        self._n_model_suggestions = 0
 
     # ---- what the surrogate learns -----------------------------------------------------
     def _targets(self, history: History) -> np.ndarray:
@@ -210,11 +219,16 @@ class BayesianOptimization(Strategy):
         F_aug, y_aug = F, y
         if self.portfolio is not None:
             self.portfolio.update(self.space.row_keys(history.X), targets, history.feasible)
+        self._n_model_suggestions += 1
+        local_turn = self.trust_region is not None and self._n_model_suggestions % settings.local_every == 0
         for k in range(n):
             acquisition = self.portfolio.next_member() if self.portfolio is not None else settings.acquisition
             score = self._scorer(model, classifier, history.n, acquisition)
-            rows = maximize(self.space, score, self.rng, seen=seen, n=1, candidates=self.candidates.unseen(seen),
-                            evaluated_best=X[order], settings=search, local=settings.acquisition_search == "local")
+            rows = self._local_pick(score, X[order[0]], float(y[order[0]]), seen) if local_turn and k == 0 else None
+            if rows is None:
+                rows = maximize(self.space, score, self.rng, seen=seen, n=1, candidates=self.candidates.unseen(seen),
+                                evaluated_best=X[order], settings=search,
+                                local=settings.acquisition_search == "local")
             if not len(rows):
                 break
             row = rows[0]
@@ -228,6 +242,13 @@ class BayesianOptimization(Strategy):
                 noise = None if noise is None else np.append(noise, np.nan)  # a believed value has no repeats
                 fitted = model = self._refit(fitted, F_aug, y_aug, noise)
         return top_up(self.space, history, chosen, seen, n, self.rng)
+
+    def _local_pick(self, score, incumbent: np.ndarray, best: float, seen: set[bytes]) -> np.ndarray | None:
+        """The trust region's proposal as a one-row matrix (None: fall back to the global search)."""
+        self.trust_region.update(best)
+        row = self.trust_region.propose(self.space, score, incumbent, self.rng, seen=seen,
+                                        candidates=self.candidates.unseen(seen))
+        return None if row is None else row.reshape(1, -1)
 
     @staticmethod
     def _believed(fitted: Surrogate, f_new: np.ndarray, y: np.ndarray) -> float:

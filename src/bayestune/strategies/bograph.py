@@ -186,7 +186,7 @@ class BoGraph(Strategy):
         """Encoded features (n, width) and raw values (n,) of each modelled parameter."""
         F = self.encoder.transform(X)
         features = {b.name: F[:, b.start:b.start + b.width] for b in self.encoder.blocks}
-        raw = {b.name: X[:, self.space.slices[b.name]][:, 0].astype(float) for b in self.encoder.blocks}
+        raw = {b.name: X[:, c].astype(float) for b, c in zip(self.encoder.blocks, self.encoder.raw_columns)}
         return features, raw
 
     # ---- the graph ----------------------------------------------------------------------
