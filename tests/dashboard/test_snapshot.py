@@ -20,14 +20,16 @@ def test_snapshot_of_a_finished_run(tmp_path):
     rows = [(config(1, 0.0), {"runtime": 5.0}), (config(2, 0.0), None), (config(3, 0.0), {"runtime": 2.0}),
             (config(4, 0.0), {"runtime": 3.0}), (config(5, 0.0), {"runtime": 1.0})]
     path = write_journal(tmp_path / "r.db", rows)
-    state = RunView(str(path), importance_interval=0).snapshot()
+    view = RunView(str(path), importance_interval=0)
+    state = view.snapshot()
     assert state["state"] == "finished" and state["owner"] is None
     assert state["counts"] == {"finished": 5, "pending": 0, "ok": 4, "infeasible": 0, "failed": 1, "lost": 0}
     assert [r[4] for r in state["convergence"]["runtime"]] == [5.0, 5.0, 2.0, 2.0, 1.0]
     assert state["trials"][1]["status"] == "failed" and state["trials"][1]["error"] == "crashed"
     assert state["trials"][0]["config"]["rank"] == "(0,1,2)"
     assert state["failures"]["kinds"] == {"crash": 1}
-    assert set(state["importance"]) == {"runtime", "feasible"}
+    assert set(view.wait_for_importance(60)) == {"runtime", "feasible"}
+    assert set(view.snapshot()["importance"]) == {"runtime", "feasible"}
     assert state["pareto"] == []
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import math
 import socket
+import threading
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -37,14 +38,17 @@ RECENT_FAILURES = 20
 
 
 class RunView:
-    """Snapshots of one journal; the feature importance is refitted only when new evaluations
-    arrived and ``importance_interval`` seconds passed (a random forest per poll would load the
-    machine the run measures on)."""
+    """Snapshots of one journal. The feature importance (a random forest per objective) is fitted
+    in a background thread, again only when new evaluations arrived and ``importance_interval``
+    seconds passed: a snapshot never waits for it, and the machine the run measures on is not
+    loaded by a fit per poll."""
 
     def __init__(self, journal_path: str, *, importance_interval: float = 15.0) -> None:
         self.journal_path = str(journal_path)
         self.importance_interval = importance_interval
-        self._importance: tuple[int, float, Any] | None = None  # (evaluations, time, result)
+        self._importance: Any = None
+        self._fitted: tuple[int, float] | None = None  # (evaluations, time) of the last fit started
+        self._fitting: threading.Thread | None = None
 
     def snapshot(self) -> dict[str, Any]:
         with Journal.open(self.journal_path, read_only=True) as journal:
@@ -56,23 +60,34 @@ class RunView:
                 logger.debug("%s: no run to read yet (%s)", self.journal_path, exc)
                 run = None
             meta = journal.meta() if run is None else run.meta
-        return build_snapshot(self.journal_path, raw, run, budget, meta, self._importance_of(run))
+        if run is not None:
+            self._refit_importance(run)
+        return build_snapshot(self.journal_path, raw, run, budget, meta, self._importance)
 
-    def _importance_of(self, run: Run | None) -> Any:
-        if run is None:
-            return None
+    def wait_for_importance(self, timeout: float | None = None) -> Any:
+        """The importance once the fit under way (if any) is done (for tests and scripts)."""
+        fitting = self._fitting
+        if fitting is not None:
+            fitting.join(timeout)
+        return self._importance
+
+    def _refit_importance(self, run: Run) -> None:
         n, now = len(run.trials), time.monotonic()
-        cached = self._importance
-        if cached is not None and (cached[0] == n or now - cached[1] < self.importance_interval):
-            return cached[2]
+        if self._fitting is not None and self._fitting.is_alive():
+            return
+        if self._fitted is not None and (self._fitted[0] == n or now - self._fitted[1] < self.importance_interval):
+            return
+        self._fitted = (n, now)
+        self._fitting = threading.Thread(target=self._fit, args=(run,), name="dashboard-importance", daemon=True)
+        self._fitting.start()
+
+    def _fit(self, run: Run) -> None:
         from bayestune.insight import run_importance
 
         try:
-            result: Any = run_importance(run)
+            self._importance = run_importance(run)
         except Exception as exc:  # noqa: BLE001 - an estimate that cannot be made is shown, not fatal
-            result = {"error": f"{type(exc).__name__}: {exc}"}
-        self._importance = (n, now, result)
-        return result
+            self._importance = {"error": f"{type(exc).__name__}: {exc}"}
 
 
 def build_snapshot(journal_path: str, raw: Sequence[Trial], run: Run | None, budget: int | None,

@@ -74,7 +74,7 @@ def to_c_header(table: TunedTable, name: str = "tuned") -> str:
         column.kind = "double"
     struct, array, count = f"{prefix}_config", f"{prefix}_configs", f"{prefix.upper()}_COUNT"
     guard = f"{prefix.upper()}_H"
-    what = "the Pareto set" if table.pareto else "the best configuration(s)"
+    what = "The Pareto set" if table.pareto else "The best configuration(s)"
     lines = [
         f"/* {what} exported by bayestune {__version__}; generated, do not edit.",
         f" * Sources: {_comment(', '.join(table.sources))}",
