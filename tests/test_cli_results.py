@@ -73,7 +73,8 @@ def test_export_errors_are_one_line(runner, journal, tmp_path):
 
 def test_compare_prints_the_table_and_writes_the_figure(runner, journal, tmp_path):
     pytest.importorskip("matplotlib")
-    other = write_journal(tmp_path / "other.db", [(config(1, 0.0), {"runtime": 1.5}), (config(3, 0.0), {"runtime": 0.9})])
+    other = write_journal(tmp_path / "other.db", [(config(1, 0.0), {"runtime": 1.5}),
+                                                  (config(3, 0.0), {"runtime": 0.9})])
     result = runner.invoke(cli, ["compare", journal, str(other), "-o", "cmp.svg"])
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()

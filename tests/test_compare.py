@@ -17,8 +17,10 @@ from tests.export.conftest import config, write_journal
 @pytest.fixture
 def two_runs(tmp_path):
     slow = write_journal(tmp_path / "slow.db", [(config(1, 0.0), None), (config(2, 0.0), {"runtime": 10.0}),
-                                                (config(3, 0.0), {"runtime": 4.0}), (config(4, 0.0), {"runtime": 1.02})])
-    fast = write_journal(tmp_path / "fast.db", [(config(1, 0.0), {"runtime": 1.0}), (config(2, 0.0), {"runtime": 3.0})])
+                                                (config(3, 0.0), {"runtime": 4.0}),
+                                                (config(4, 0.0), {"runtime": 1.02})])
+    fast = write_journal(tmp_path / "fast.db", [(config(1, 0.0), {"runtime": 1.0}),
+                                                (config(2, 0.0), {"runtime": 3.0})])
     return str(slow), str(fast)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 from bayestune._version import __version__
-from bayestune.exceptions import BayestuneError, JournalError
+from bayestune.exceptions import BayestuneError
 from bayestune.console import TqdmLogHandler, run_with_progress
 from bayestune.cli_results import compare, dashboard, export
 from bayestune.formatting import display

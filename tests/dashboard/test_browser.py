@@ -45,7 +45,8 @@ def test_the_page_follows_a_live_run(tmp_path, serve_journal):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    path = write_journal(tmp_path / "live.db", [(config(t, 0.1 * t), {"runtime": 10.0 / t}) for t in range(1, INITIAL + 1)])
+    rows = [(config(t, 0.1 * t), {"runtime": 10.0 / t}) for t in range(1, INITIAL + 1)]
+    path = write_journal(tmp_path / "live.db", rows)
     with Journal(path) as journal:
         record_budget(journal, INITIAL + APPENDED)
     lock = RunLock.acquire(path)

@@ -43,8 +43,9 @@ def device_journals(tmp_path) -> dict[str, Path]:
     """Three devices, each best at a different tile; one failed trial each."""
     out = {}
     for device, best_tile in (("A100", 32), ("MI250X", 8), ("V100", 16)):
-        rows = [(config(t, 0.1 * t / 64, "on" if t != best_tile else 'o"ff?', (2, 0, 1)), {"runtime": abs(t - best_tile) + 0.5 + t / 1000})
-                for t in (4, 8, 16, 32, 64)]
+        rows = [(config(t, 0.1 * t / 64, "on" if t != best_tile else 'o"ff?', (2, 0, 1)),
+                 {"runtime": abs(t - best_tile) + 0.5 + t / 1000}) for t in (4, 8, 16, 32, 64)]
         rows.append((config(2, 0.3), None))
-        out[device] = write_journal(tmp_path / f"{device}.db", rows, meta={"device": device, "n": len(out) * 1000 + 1000})
+        meta = {"device": device, "n": len(out) * 1000 + 1000}
+        out[device] = write_journal(tmp_path / f"{device}.db", rows, meta=meta)
     return out

@@ -53,6 +53,9 @@ def test_nearest_key_matches_exactly_then_falls_back(device_journals):
     assert lookup(table, {"device": "H100", "n": 1100}).config["größe"] == 32
     with pytest.raises(BayestuneError, match=r"key field\(s\) \['n'\]"):
         nearest_key(table, {"device": "A100"})
+    assert nearest_key(table, {"device": "A100", "n": "2000"})["device"] == "A100"  # text read as a number
+    with pytest.raises(BayestuneError, match="'n' is numeric"):
+        nearest_key(table, {"device": "A100", "n": "big"})
 
 
 @pytest.mark.parametrize("keys, message", [

@@ -201,6 +201,10 @@ def nearest_key(table: TunedTable, query: Mapping[str, Any]) -> Mapping[str, Any
     missing = [f for f in table.key_fields if f not in query]
     if missing:
         raise BayestuneError(f"lookup needs the key field(s) {missing}; the table is keyed by {list(table.key_fields)}")
+    for field in table.key_fields:
+        if table.numeric_key(field) and not _is_number(_key_value(query[field])):
+            raise BayestuneError(f"key field {field!r} is numeric in the table, but the lookup gives {query[field]!r}")
+    query = {f: _key_value(query[f]) for f in table.key_fields}
     keys = table.keys
     distances = [key_distance(table, k, query) for k in keys]
     return keys[distances.index(min(distances))]
