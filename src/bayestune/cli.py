@@ -19,8 +19,9 @@ from typing import Any
 import click
 
 from bayestune._version import __version__
-from bayestune.exceptions import BayestuneError, JournalError
+from bayestune.exceptions import BayestuneError
 from bayestune.console import TqdmLogHandler, run_with_progress, sigterm_as_interrupt
+from bayestune.cli_results import compare, dashboard, export
 from bayestune.formatting import display
 from bayestune.trial import FailureKind, TrialStatus
 from bayestune.scenario import format_key_handling
@@ -492,29 +493,6 @@ def backup(journal_path: str, out_path: str) -> None:
     click.echo(f"{out_path}: a copy of {journal_path} ({n} finished evaluation(s))")
 
 
-# ---- export ----------------------------------------------------------------------------------
-@cli.command()
-@click.argument("journal_path", metavar="JOURNAL")
-@click.argument("out_path", metavar="OUT.csv", type=click.Path(dir_okay=False))
-@click.option("--errors", is_flag=True, help="Add an 'Error' column with the error text of failed trials.")
-@_debug_option
-def export(journal_path: str, out_path: str, errors: bool) -> None:
-    """Write a journal's evaluations as a HyperMapper/BaCO CSV file."""
-    from bayestune import run as run_meta
-    from bayestune.storage import Journal
-
-    with Journal.open(journal_path) as journal:
-        trials = journal.trials()
-        objectives = [o.name for o in run_meta.stored_objectives(journal, trials)]
-        params = run_meta.stored_parameters(journal, trials)
-        if not objectives:
-            raise JournalError(f"journal {journal_path!r} records no objectives and no measured trial to infer them")
-        journal.export_csv(out_path, parameter_names=params, objectives=objectives,
-                           error_column="Error" if errors else None)
-    n = len(run_meta.measured(trials))
-    click.echo(f"exported {n} evaluation(s) to {out_path}")
-
-
 # ---- validate --------------------------------------------------------------------------------
 @cli.command()
 @click.argument("scenario_path", metavar="SCENARIO")
@@ -672,6 +650,10 @@ def dag(journal_path: str, out_path: str, scenario_path: str | None) -> None:
     click.echo(_table(["node", "parents", "fit R² (leave-one-out)"],
                       [[n, ", ".join(graph.dag.predecessors(n)), f"{q:.3f}"] for n, q in quality.items()]))
 
+
+# ---- export, compare, dashboard: defined in cli_results.py ---------------------------------------
+for _command in (export, compare, dashboard):
+    cli.add_command(_debug_option(_command))
 
 if __name__ == "__main__":  # pragma: no cover
     main()

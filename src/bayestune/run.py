@@ -208,16 +208,24 @@ class Run:
         return X, Y, feasible
 
 
-def load_run(journal_path: str, *, space: Space | None = None) -> Run:
-    """Read a journal: its finished trials, objectives and search space (stored, else inferred)."""
-    with Journal.open(journal_path) as journal:
-        meta = journal.meta()
-        raw = measured(journal.trials())
-        objectives = stored_objectives(journal, raw)
+def load_run(journal_path: str, *, space: Space | None = None, read_only: bool = False) -> Run:
+    """Read a journal: its finished trials, objectives and search space (stored, else inferred).
+
+    ``read_only``: open it without any write (a viewer of a live run; see :meth:`Journal.open`).
+    """
+    with Journal.open(journal_path, read_only=read_only) as journal:
+        return read_run(journal, space=space)
+
+
+def read_run(journal: TrialJournal, *, space: Space | None = None) -> Run:
+    """:func:`load_run` of an open journal."""
+    meta = journal.meta()
+    raw = measured(journal.trials())
+    objectives = stored_objectives(journal, raw)
     if not objectives:
         raise BayestuneError("the journal records no objectives and no measured trial to infer them")
     if space is None:
-        space = _stored_space(meta.get(META_SPACE), journal_path)
+        space = _stored_space(meta.get(META_SPACE), getattr(journal, "path", ""))
     if space is None:
         space = infer_space([t.config for t in raw])
     trials = [t if t.status is TrialStatus.PENDING else _typed(t, space) for t in raw]

@@ -140,8 +140,10 @@ class Journal(JournalQueries):
     method is one atomic, durable transaction.
     """
 
-    def __init__(self, path: str | os.PathLike, *, create: bool = True, run_lock: Any = None) -> None:
+    def __init__(self, path: str | os.PathLike, *, create: bool = True, run_lock: Any = None,
+                 read_only: bool = False) -> None:
         self.path = str(path)
+        self.read_only = read_only
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         #: The run's owner lock (:class:`bayestune.storage.lock.RunLock`), released by :meth:`close`.
@@ -149,6 +151,12 @@ class Journal(JournalQueries):
         if self.path != ":memory:" and not create and not Path(self.path).is_file():
             raise JournalError(f"journal {self.path!r} does not exist")
         try:
+            if read_only:  # a viewer beside a live run (dashboard): SQLite refuses every write
+                self._conn = sqlite3.connect(Path(self.path).resolve().as_uri() + "?mode=ro", uri=True,
+                                             isolation_level=None, check_same_thread=False, timeout=30.0)
+                self._conn.execute("PRAGMA query_only=ON")
+                self._check_read_only_schema()
+                return
             self._conn = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=False, timeout=30.0
             )
@@ -165,9 +173,12 @@ class Journal(JournalQueries):
             raise
 
     @classmethod
-    def open(cls, path: str | os.PathLike) -> "Journal":
-        """Open an existing journal; JournalError naming the path if missing or not a journal."""
-        return cls(path, create=False)
+    def open(cls, path: str | os.PathLike, *, read_only: bool = False) -> "Journal":
+        """Open an existing journal; JournalError naming the path if missing or not a journal.
+
+        ``read_only``: never write, not even the schema check's transaction (a viewer of a live run).
+        """
+        return cls(path, create=False, read_only=read_only)
 
     # ---- connection setup --------------------------------------------------------------
     def _configure(self) -> None:
@@ -196,6 +207,15 @@ class Journal(JournalQueries):
                 raise JournalError(f"{self.path!r} is not a bayestune journal (the database is empty)")
             else:
                 self._create_schema(conn)
+
+    def _check_read_only_schema(self) -> None:
+        tables = {r[0] for r in self._read("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "bayestune_schema" not in tables:
+            raise JournalError(f"{self.path!r} is not a bayestune journal (tables: {sorted(tables)})")
+        version = self._read("PRAGMA user_version")[0][0]
+        if not 1 <= version <= SCHEMA_VERSION:
+            raise JournalError(f"journal {self.path!r} has schema version {version}; this version reads "
+                               f"1 to {SCHEMA_VERSION}")
 
     def _check_version(self, conn: sqlite3.Connection) -> None:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -494,7 +514,7 @@ class Journal(JournalQueries):
         Nothing is lost: every write is already committed.
         """
         with self._lock:
-            if self._conn is not None and self.path != ":memory:":
+            if self._conn is not None and self.path != ":memory:" and not self.read_only:
                 self.checkpoint()
             self._close_quietly()
 

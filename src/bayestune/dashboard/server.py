@@ -1,0 +1,113 @@
+"""The dashboard's web server: the standard library's ``http.server``, two routes, no dependency.
+
+Why no web framework: the page is one static file that polls one JSON endpoint, so
+``ThreadingHTTPServer`` is all it needs, and ``pip install bayestune`` stays light. ``GET /``
+is the page, ``GET /api/state`` the snapshot (:mod:`bayestune.dashboard.snapshot`). Bound to
+127.0.0.1 unless ``--host`` says otherwise (then with a warning: the page shows every
+configuration and error text of the run).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import threading
+from collections.abc import Callable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any
+
+from bayestune.dashboard.snapshot import RunView
+from bayestune.exceptions import BayestuneError
+
+logger = logging.getLogger(__name__)
+
+
+def page_html(interval: float) -> bytes:
+    """The page, told how often to poll (milliseconds)."""
+    text = resources.files("bayestune.dashboard").joinpath("page.html").read_text(encoding="utf-8")
+    return text.replace("__POLL_MS__", str(int(interval * 1000))).encode("utf-8")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class DashboardServer(ThreadingHTTPServer):
+    """An HTTP server over one :class:`RunView`; snapshots are taken one at a time."""
+
+    daemon_threads = True
+
+    def __init__(self, journal_path: str, host: str = "127.0.0.1", port: int = 0, *, interval: float = 2.0,
+                 importance_interval: float = 15.0) -> None:
+        self.view = RunView(journal_path, importance_interval=importance_interval)
+        self.page = page_html(interval)
+        self._snapshot_lock = threading.Lock()
+        try:
+            super().__init__((host, port), _Handler)
+        except OSError as exc:
+            raise BayestuneError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        shown = f"[{host}]" if ":" in str(host) else host
+        return f"http://{shown}:{port}/"
+
+    def state_json(self) -> tuple[int, bytes]:
+        """``(HTTP status, body)`` of ``/api/state``; a journal that cannot be read is a 503 naming why."""
+        with self._snapshot_lock:
+            try:
+                body: dict[str, Any] = self.view.snapshot()
+                status = HTTPStatus.OK
+            except BayestuneError as exc:
+                body, status = {"error": " ".join(str(exc).split())}, HTTPStatus.SERVICE_UNAVAILABLE
+        return status, json.dumps(body, allow_nan=False).encode("utf-8")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: DashboardServer
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        path = self.path.split("?", 1)[0]
+        if path in ("/", "/index.html"):
+            self._send(HTTPStatus.OK, "text/html; charset=utf-8", self.server.page)
+        elif path == "/api/state":
+            status, body = self.server.state_json()
+            self._send(status, "application/json", body)
+        else:
+            self._send(HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", b"not found\n")
+
+    def _send(self, status: int, content_type: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
+        logger.debug("%s %s", self.address_string(), format % args)
+
+
+def serve(journal_path: str, *, host: str = "127.0.0.1", port: int = 8765, interval: float = 2.0,
+          announce: Callable[[str], None] = logger.warning) -> None:
+    """Serve the dashboard of ``journal_path`` until Ctrl-C."""
+    server = DashboardServer(journal_path, host, port, interval=interval)
+    if not is_loopback(host):
+        announce(f"warning: listening on {host}, not loopback: anyone who can reach this machine on port "
+                 f"{server.server_address[1]} can read the run's configurations and errors")
+    announce(f"dashboard of {journal_path}: {server.url} (read only; Ctrl-C stops it)")
+    try:
+        server.serve_forever(poll_interval=0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
