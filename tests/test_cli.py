@@ -357,9 +357,11 @@ def test_console_script_runs_a_command_black_box(tmp_path):
 
 
 def test_console_script_sigint_then_resume(tmp_path):
-    # The 4th evaluation sends SIGINT to bayestune itself ($PPID of the command's shell), like Ctrl-C.
+    # The 4th evaluation sends SIGINT to bayestune itself, like Ctrl-C: the parent of the
+    # command's supervisor ($PPID of the command's shell is the supervisor).
     template = ("n=$(cat calls 2>/dev/null || echo 0); n=$((n + 1)); echo $n > calls; "
-                "if [ $n -eq 4 ]; then kill -INT $PPID; sleep 30; fi; echo value: {x}")
+                "if [ $n -eq 4 ]; then kill -INT $(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2); sleep 30; fi; "
+                "echo value: {x}")
     scenario = write_scenario(tmp_path, budget=6, blackbox={"command": template})
     journal = tmp_path / "run.db"
     cmd = [console_script(), "optimize", str(scenario), "--journal", str(journal)]

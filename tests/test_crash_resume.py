@@ -32,7 +32,8 @@ def write_scenario(tmp_path: Path, *, sleep: float = 0.2, budget: int = BUDGET) 
         "seed": 5,
         "strategy": "cot_random",
         "initial_design": {"size": 5},
-        "blackbox": {"command": f"echo $PPID >> pids.txt; sleep {sleep}; "
+        "blackbox": {"command": "echo $PPID $(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2) >> pids.txt; "  # supervisor, its parent
+                               f"sleep {sleep}; "
                                "echo runtime: $(( ({x} - 50) * ({x} - 50) + {y} ))",
                      "timeout": 20},
     }
