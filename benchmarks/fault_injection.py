@@ -270,6 +270,113 @@ def stdout_flood(tmp: Path) -> Outcome:
     return Outcome(ok == 1 and peak_mb < 300, lost=1 - ok, note=f"peak RSS {peak_mb:.0f} MB")
 
 
+def _refused(tmp: Path, name: str, text: str, *, seconds: float = 30) -> str:
+    """'' when ``bayestune validate`` refuses the file with exit 2 and no traceback in time, else why not."""
+    (tmp / name).write_text(text)
+    start = time.monotonic()
+    try:
+        done = subprocess.run(_bayestune("validate", name), cwd=tmp, capture_output=True, text=True, timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return f"{name}: no answer in {seconds:.0f} s"
+    if done.returncode != 2 or "Traceback" in done.stderr:
+        return f"{name}: exit {done.returncode}{' with a traceback' if 'Traceback' in done.stderr else ''}"
+    return "" if time.monotonic() - start < seconds else f"{name}: slow"
+
+
+def hostile_scenario_files(tmp: Path) -> Outcome:
+    yaml_bomb = 'a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
+        f"a{i}: &a{i} [{','.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 9))
+    deep = "[" * 5000 + "]" * 5000
+    t1 = {"General": {"BenchmarkName": "t"}, "ConfigurationSpace": {"Conditions": [], "TuningParameters": [
+        {"Name": "x", "Type": "int", "Values": None}]}}
+    binop, bomb = json.loads(json.dumps(t1)), json.loads(json.dumps(t1))
+    binop["ConfigurationSpace"]["TuningParameters"][0]["Values"] = "+".join(["1"] * 20000)
+    bomb["ConfigurationSpace"]["TuningParameters"][0]["Values"] = "sum([[1]*999999 for i in range(500)], [])"
+    huge_memory = dict(_SCENARIO, budget=1, blackbox={"command": "echo {x}", "memory_limit_mb": 1e30})
+    problems = [_refused(tmp, "bomb.yaml", yaml_bomb), _refused(tmp, "deep.json", deep),
+                _refused(tmp, "t1_binop.json", json.dumps(binop)), _refused(tmp, "t1_bomb.json", json.dumps(bomb)),
+                _refused(tmp, "memory.json", json.dumps(huge_memory))]
+    perm = dict(_SCENARIO, budget=1, parameters=[{"name": "p", "type": "permutation", "n": 22}],
+                blackbox={"command": "echo 1 #{p}"})
+    (tmp / "perm.json").write_text(json.dumps(perm))
+    done = subprocess.run(_bayestune("validate", "perm.json"), cwd=tmp, capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        problems.append(f"permutation of 22: exit {done.returncode}")
+    problems = [p for p in problems if p]
+    return Outcome(not problems, note="; ".join(problems))
+
+
+def validate_catches_setup_errors(tmp: Path) -> Outcome:
+    missing = _scenario(tmp, "/no/such/program {x}", budget=1)
+    first = subprocess.run(_bayestune("validate", str(missing)), cwd=tmp, capture_output=True, text=True, timeout=60)
+    data = dict(_SCENARIO, budget=1, strategy="bo", strategy_options={"aquisition": "ei"},
+                blackbox={"command": "echo {x}"})
+    (tmp / "opt.json").write_text(json.dumps(data))
+    second = subprocess.run(_bayestune("validate", "opt.json"), cwd=tmp, capture_output=True, text=True, timeout=60)
+    problems = [f"{what}: exit {done.returncode}" for what, done in
+                (("missing program", first), ("misspelled strategy option", second)) if done.returncode != 2]
+    return Outcome(not problems, note="; ".join(problems))
+
+
+def show_into_a_closed_pipe(tmp: Path) -> Outcome:
+    scenario = _scenario(tmp, "echo runtime: {x}", budget=30)
+    subprocess.run(_bayestune("optimize", str(scenario), "--journal", "h.db", "--no-progress"), cwd=tmp,
+                   capture_output=True, timeout=120)
+    cmd = " ".join(f"'{a}'" for a in _bayestune("show", "h.db", "--all")) + " | head -n 2"
+    done = subprocess.run(["bash", "-c", cmd], cwd=tmp, capture_output=True, text=True, timeout=60)
+    return Outcome("BrokenPipe" not in done.stderr and "Traceback" not in done.stderr,
+                   note="error text on a closed pipe" if done.stderr.strip() else "")
+
+
+def backup_while_running(tmp: Path) -> Outcome:
+    scenario = _scenario(tmp, "sleep 0.2; echo runtime: {x}", budget=30)
+    proc = _start(tmp, "optimize", str(scenario), "--journal", "live.db", "--no-progress")
+    if not _wait_rows(proc, tmp / "live.db", 5):
+        proc.kill()
+        return Outcome(False, note="the run did not get going")
+    done = subprocess.run(_bayestune("backup", "live.db", "copy.db"), cwd=tmp, capture_output=True, text=True,
+                          timeout=60)
+    copied = _finished(tmp / "copy.db") if done.returncode == 0 else 0
+    proc.wait(120)
+    return Outcome(done.returncode == 0 and copied >= 5 and proc.returncode == 0 and _finished(tmp / "live.db") == 30,
+                   note="" if copied >= 5 else f"the copy holds {copied} finished evaluations")
+
+
+def dask_scheduler_lost(tmp: Path) -> Outcome:
+    if shutil.which("dask") is None:
+        return Outcome(False, note="dask is not installed")
+    port = 20000 + os.getpid() % 20000
+    address = f"tcp://127.0.0.1:{port}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": tmp}
+    scheduler = subprocess.Popen(["dask", "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                  "--dashboard-address", ":0"], **quiet)
+    worker = subprocess.Popen(["dask", "worker", address, "--nworkers", "1", "--nthreads", "2",
+                               "--dashboard-address", ":0"], **quiet)
+    try:
+        scenario = _scenario(tmp, "sleep 0.3; echo runtime: {x}", budget=30)
+        proc = _start(tmp, "optimize", str(scenario), "--journal", "dask.db", "--no-progress", "--dask", address)
+        if not _wait_rows(proc, tmp / "dask.db", 3, timeout=90):
+            proc.kill()
+            return Outcome(False, note="the run did not get going on the cluster")
+        scheduler.kill()
+        try:
+            _, err = proc.communicate(timeout=90)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            return Outcome(False, note="the run hung after the scheduler was lost")
+        resumed = subprocess.run(_bayestune("optimize", str(scenario), "--journal", "dask.db", "--resume",
+                                            "--no-progress"), cwd=tmp, capture_output=True, text=True, timeout=180)
+        finished = _finished(tmp / "dask.db")
+        clean = (proc.returncode not in (0, None) and "Traceback" not in err and "scheduler" in err
+                 and resumed.returncode == 0 and finished == 30)
+        return Outcome(clean, lost=max(0, 30 - finished),
+                       note="" if clean else f"exit {proc.returncode}: {err.strip().splitlines()[-1:]}, resumed to {finished} of 30")
+    finally:
+        for p in (worker, scheduler):
+            p.kill()
+            p.wait(30)
+
+
 FAULTS: dict[str, tuple[Callable[[Path], Outcome], bool]] = {
     # name: (injector, repeat it --trials times (process-level, timing-dependent) or once)
     "kill -9 mid-run, then --resume": (kill9_then_resume, True),
@@ -284,6 +391,11 @@ FAULTS: dict[str, tuple[Callable[[Path], Outcome], bool]] = {
     "timeout: SIGTERM before SIGKILL": (timeout_grace, False),
     "every evaluation fails": (every_evaluation_fails, False),
     "100 MB of stdout": (stdout_flood, False),
+    "Dask scheduler lost, then --resume": (dask_scheduler_lost, True),
+    "hostile scenario files (6 forms)": (hostile_scenario_files, False),
+    "validate: missing program, misspelled option": (validate_catches_setup_errors, False),
+    "show piped into head": (show_into_a_closed_pipe, False),
+    "backup of a running journal": (backup_while_running, False),
 }
 
 

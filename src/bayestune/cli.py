@@ -187,6 +187,8 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
         raise CliError("--resume and --force exclude each other")
     scenario = _load(scenario_path)
     backend = "dask" if dask_address else "pool" if (workers or 1) > 1 else "serial"
+    if dask_address:
+        _quiet_dask_client()
     execution = {"backend": backend, "workers": workers if backend != "serial" else None,
                  "dask_client": dask_address, "batch": batch if batch is not None else scenario.batch,
                  "stop_after_failures": stop_after_failures,
@@ -233,6 +235,22 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
                 journal.export_csv(csv_path, parameter_names=scenario.space.names,
                                    objectives=scenario.objective_names)
                 click.echo(f"csv: {csv_path}")
+
+
+def _quiet_dask_client() -> None:
+    """Without --debug, mute Dask's own loggers for the rest of this process: when the scheduler
+    goes away its client logs reconnection tracebacks from a background thread (also after the
+    run has ended), while the backend already reports the loss in one line."""
+    if click.get_current_context().meta.get(_DEBUG_KEY):
+        return
+    try:
+        import distributed  # noqa: F401 - configures its loggers, which are then muted
+    except ImportError:
+        return  # the backend says what to install
+
+    names = [n for n in logging.root.manager.loggerDict if n == "distributed" or n.startswith("distributed.")]
+    for name in {"distributed", "distributed.client", "distributed.utils", *names}:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 def _print_summary(optimizer: Any, scenario: Any, budget: int | None, path: Path, *, quote_failure: bool = True,

@@ -171,3 +171,20 @@ def test_losing_the_scheduler_stops_the_run_with_one_line_and_a_resumable_journa
         run(opt, None, 40, backend=backend, callback=on_trial)
     assert 2 <= journal.n_finished() < 40
     journal.close()
+
+
+def test_a_result_that_cannot_be_fetched_is_a_lost_task_while_the_scheduler_answers(client, monkeypatch):
+    """Fetching a finished task's result needs the scheduler; a closed connection there (an OSError,
+    like distributed's CommClosedError) must not escape as a one-line error without a reason."""
+    from bayestune.execution.backends import Task, WorkerLost
+
+    backend = DaskBackend(CommandFactory("echo {x}", ["value"], timeout=30), client, workers=1)
+
+    def no_connection(_future):
+        raise OSError("in <TCP (closed) ConnectionPool.gather>: Stream is closed")
+
+    monkeypatch.setattr(backend, "_outcome", no_connection)
+    backend.submit(Task({"x": 3}, task_id=1))
+    [(task, outcome)] = backend.wait()
+    assert task.task_id == 1 and isinstance(outcome, WorkerLost)
+    backend.close()

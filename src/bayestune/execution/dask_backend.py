@@ -90,8 +90,13 @@ class DaskBackend(Backend):
             return self._connection_lost(exc)
         out: list[tuple[Task, Outcome]] = []
         for future in done:
-            task = self._running.pop(future)
-            out.append((task, self._outcome(future)))
+            try:
+                outcome = self._outcome(future)
+            except OSError as exc:  # CommClosedError: fetching the result needs the scheduler
+                if out:  # hand over what arrived; the next wait() meets the loss again
+                    return out
+                return self._connection_lost(exc)
+            out.append((self._running.pop(future), outcome))
             future.release()
         return out
 
