@@ -8,6 +8,7 @@ line on stderr and exit code 2; ``--debug`` shows the traceback instead.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import math
 import shlex
@@ -244,7 +245,7 @@ def _quiet_dask_client() -> None:
     if click.get_current_context().meta.get(_DEBUG_KEY):
         return
     try:
-        import distributed  # noqa: F401 - configures its loggers, which are then muted
+        importlib.import_module("distributed")  # configures its loggers, which are then muted
     except ImportError:
         return  # the backend says what to install
 
