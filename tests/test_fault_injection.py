@@ -1,7 +1,7 @@
 """The fault-injection benchmark (``benchmarks/fault_injection.py``) in CI size: one injection of
 each fault that is quick to replay; every one must end clean with no evaluation lost. (kill -9
 and resume, a second writer, and orphans are covered at length in ``test_crash_resume.py`` and
-``evaluators/test_command.py``.)"""
+``evaluators/test_command.py``; losing the Dask scheduler in ``execution/test_dask_backend.py``.)"""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PO
 
 fault_injection = pytest.importorskip("benchmarks.fault_injection")
 
-QUICK = ["background job", "setsid grandchild", "ambiguous output", "quoted placeholder", "damaged journal", "SIGTERM before SIGKILL",
-         "every evaluation fails"]
+QUICK = ["background job", "setsid grandchild", "ambiguous output", "quoted placeholder", "damaged journal",
+         "SIGTERM before SIGKILL", "every evaluation fails", "hostile scenario files", "validate:", "show piped",
+         "backup of a running"]
 
 
 def test_every_quick_fault_ends_clean():
