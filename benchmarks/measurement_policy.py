@@ -56,7 +56,7 @@ from benchmarks.jsonl import append_record
 from benchmarks.problem import config_key
 
 RESULTS = Path(__file__).resolve().parent / "results"
-PIPELINES = ("halide_blur", "halide_matmul")
+PIPELINES = ("halide_blur", "halide_matmul", "kt_matmul")
 POLICY = MeasurementPolicy(repeats=3, max_repeats=6, precision=0.03, statistic="mean", early_abort=True)
 TOP_K = 3
 ROUNDS = 5
@@ -94,19 +94,34 @@ class PhasedHalide(Evaluator):
         self.inner.close()
 
 
-def candidate_pool(pipeline: str, size: int, seed: int) -> list[dict[str, Any]]:
-    """``size`` schedules drawn (seeded) from the ``3 * size`` fastest distinct ones in the cache."""
+def black_box(pipeline: str) -> Evaluator:
+    """A fresh live evaluator: a Halide server, or a Kernel Tuner OpenCL worker (``kt_*``)."""
+    if pipeline.startswith("kt_"):
+        from benchmarks.kernel_tuner_live import KernelTunerEvaluator
+
+        return KernelTunerEvaluator(pipeline)
+    return PhasedHalide(pipeline)
+
+
+def cache_of(pipeline: str) -> Path:
+    """The measurement cache the pools are drawn from (a Kernel Tuner kernel is screened into one,
+    every valid configuration measured once, when it has none)."""
+    if pipeline.startswith("kt_"):
+        from benchmarks.kernel_tuner_live import cache_file, screen
+
+        path = cache_file(pipeline)
+        return path if path.exists() else screen(pipeline, path)
     from benchmarks.halide_problems import cache_path
 
-    path = cache_path(pipeline) or RESULTS / f"{pipeline}.cache.jsonl"
-    best: dict[str, float] = {}
-    for line in path.read_text().splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue  # a torn last line of a killed run
-        if row.get("error") is None and "time" in (row.get("values") or {}):
-            best[row["key"]] = min(best.get(row["key"], math.inf), float(row["values"]["time"]))
+    return cache_path(pipeline) or RESULTS / f"{pipeline}.cache.jsonl"
+
+
+def candidate_pool(pipeline: str, size: int, seed: int) -> list[dict[str, Any]]:
+    """``size`` schedules drawn (seeded) from the ``3 * size`` fastest distinct ones in the cache."""
+    from benchmarks.kernel_tuner_live import fastest as fastest_in
+
+    path = cache_of(pipeline)
+    best = fastest_in(path)
     fastest = sorted(best, key=best.__getitem__)[: 3 * size]
     if len(fastest) < size:
         raise SystemExit(f"{path} holds only {len(fastest)} measured schedules; need {size}")
@@ -116,11 +131,11 @@ def candidate_pool(pipeline: str, size: int, seed: int) -> list[dict[str, Any]]:
 
 def run_arm(pool: Sequence[Mapping[str, Any]], pipeline: str, *, with_policy: bool) -> dict[str, Any]:
     """Measure the pool as one arm does; the declared best's key, what it cost, where time went."""
-    black_box = PhasedHalide(pipeline)
+    box = black_box(pipeline)
     journal = MemoryJournal()
     started = time.perf_counter()
     try:
-        evaluator: Evaluator = MeasuredEvaluator(black_box, POLICY) if with_policy else black_box
+        evaluator: Evaluator = MeasuredEvaluator(box, POLICY) if with_policy else box
         runs = []
         for config in pool:
             t0 = time.time()
@@ -137,25 +152,25 @@ def run_arm(pool: Sequence[Mapping[str, Any]], pipeline: str, *, with_policy: bo
                 declared = next(t for t in journal.trials() if t.trial_id == outcome.winner.trial_id)
                 winner_interval = [outcome.winner.low, outcome.winner.high]
     finally:
-        black_box.close()
+        box.close()
     return {"declared": config_key(declared.config) if declared else None,
             "declared_value": declared.values["time"] if declared else None,
-            "winner_interval": winner_interval, "evaluations": black_box.calls, "runs_per_schedule": runs,
+            "winner_interval": winner_interval, "evaluations": box.calls, "runs_per_schedule": runs,
             "seconds": time.perf_counter() - started, "time_breakdown": time_breakdown(journal.trials())}
 
 
 def ground_truth(pool: Sequence[Mapping[str, Any]], pipeline: str, rounds: int) -> dict[str, list[float]]:
     """Every schedule of the pool measured ``rounds`` times, interleaved and rotated per round."""
-    black_box = PhasedHalide(pipeline)
+    box = black_box(pipeline)
     samples: dict[str, list[float]] = {config_key(c): [] for c in pool}
     try:
         for round_number in range(1, rounds + 1):
             for i in interleaved_order(list(range(len(pool))), round_number):
-                result = evaluate_safely(black_box, pool[i])
+                result = evaluate_safely(box, pool[i])
                 if result.status is TrialStatus.OK:
                     samples[config_key(pool[i])].append(result.values["time"])
     finally:
-        black_box.close()
+        box.close()
     return samples
 
 
@@ -169,9 +184,12 @@ def judge(arm: dict[str, Any], truth: Mapping[str, float]) -> dict[str, Any]:
 
 def one_pair(pipeline: str, seed: int, pool_size: int, truth_rounds: int) -> dict[str, Any]:
     pool = candidate_pool(pipeline, pool_size, seed)
+    load_start = list(__import__("os").getloadavg())
     plain = run_arm(pool, pipeline, with_policy=False)
     policy = run_arm(pool, pipeline, with_policy=True)
+    started = time.perf_counter()
     samples = ground_truth(pool, pipeline, truth_rounds)
+    truth_seconds = time.perf_counter() - started
     truth = {k: float(np.median(v)) for k, v in samples.items() if v}
     return {"pipeline": pipeline, "seed": seed, "pool": [config_key(c) for c in pool],
             "truth_rounds": truth_rounds, "truth_median": truth,
@@ -181,6 +199,7 @@ def one_pair(pipeline: str, seed: int, pool_size: int, truth_rounds: int) -> dic
             "policy_settings": {"repeats": POLICY.repeats, "max_repeats": POLICY.max_repeats,
                                 "precision": POLICY.precision, "statistic": POLICY.statistic,
                                 "early_abort": POLICY.early_abort, "remeasure_top": TOP_K, "rounds": ROUNDS},
+            "truth_seconds": truth_seconds, "load_average_start": load_start,
             "load_average": list(__import__("os").getloadavg()), "finished_at": time.time()}
 
 
