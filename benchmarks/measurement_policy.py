@@ -21,9 +21,13 @@ arm's declared best is the true best, its regret (its true median over the best 
 minus 1), and what each arm cost: evaluations and wall-clock seconds, with the time breakdown
 (compile / run / other) an evaluator reports through ``Result.timings``.
 
-Run (slow; the machine's load is the noise)::
+Pipelines: ``halide_blur``, ``halide_matmul`` (live Halide) and ``kt_matmul`` (a live Kernel Tuner
+OpenCL kernel, see :mod:`benchmarks.kernel_tuner_live`).
 
-    PYTHONPATH=src nice -n 10 python -m benchmarks.measurement_policy --seeds 0-9
+Run (slow; the machine's load is the noise; at normal priority, so that the measurements see the
+machine as a tuning run would)::
+
+    PYTHONPATH=src python -m benchmarks.measurement_policy --seeds 0-9
 
 It appends one JSON line per (pipeline, seed) to ``benchmarks/results/measurement_policy.jsonl``
 (resumable: done pairs are skipped) and rewrites ``benchmarks/results/measurement_policy.md``.
@@ -215,48 +219,121 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     return records
 
 
+#: What each pipeline is, for the report.
+PIPELINE_NOTES = {
+    "halide_blur": "Halide 21 JIT on the CPU, 3x3 blur; time = min of 5-50 runs after a warm-up, in a forked process",
+    "halide_matmul": "Halide 21 JIT on the CPU, matmul; time = min of 5-50 runs after a warm-up, in a forked process",
+    "kt_matmul": ("Kernel Tuner 1.5 tiled matmul 256x256 in OpenCL on PoCL (CPU), through bayestune's Kernel Tuner "
+                  "worker; every evaluation compiles, checks the answer against NumPy and times 7 runs (mean); pools "
+                  "from the 15 fastest of the 33 valid configurations (screened once into kt_matmul.cache.jsonl)"),
+}
+#: The commands that produced benchmarks/results/measurement_policy.jsonl (in order).
+COMMANDS = (
+    "# seeds 0-3 of the Halide pipelines: an earlier session (load 16-36), run as the docstring then said:",
+    "PYTHONPATH=src nice -n 10 python -m benchmarks.measurement_policy --seeds 0-9   # stopped after seed 3",
+    "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines halide_blur,halide_matmul --seeds 4-9",
+    "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines kt_matmul --seeds 0-9",
+)
+
+
+def _loads(rows: Sequence[dict[str, Any]]) -> list[float]:
+    """The 1-minute load averages recorded at the start and the end of the repetitions."""
+    return [r[key][0] for r in rows for key in ("load_average_start", "load_average") if r.get(key)]
+
+
+def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Rates, mean regrets and mean costs of both arms over some repetitions."""
+    def mean(arm: str, key: str) -> float:
+        values = [r[arm][key] for r in rows if r[arm][key] is not None]
+        return statistics.fmean(values) if values else math.nan
+
+    out: dict[str, Any] = {"reps": len(rows), "loads": _loads(rows),
+                           "truth_rounds": sorted({r.get("truth_rounds") for r in rows if r.get("truth_rounds")}),
+                           "pool": sorted({len(r["pool"]) for r in rows if r.get("pool")})}
+    for arm in ("plain", "policy"):
+        out[arm] = {"best": sum(bool(r[arm]["is_best"]) for r in rows),
+                    "near": sum(bool(r[arm]["near_best"]) for r in rows),
+                    "regret": mean(arm, "regret"), "seconds": mean(arm, "seconds"),
+                    "evaluations": mean(arm, "evaluations")}
+    out["ratio"] = out["policy"]["seconds"] / out["plain"]["seconds"]
+    return out
+
+
 def markdown(records: Sequence[dict[str, Any]]) -> str:
     """The table: per pipeline, how often each arm's declared best is the true best, and its cost."""
-    lines = ["# Measurement policy on live Halide schedules", "",
-             "Declared best vs the best of 30 interleaved re-measurements (median) of every schedule in the",
-             "pool; `plain` = one evaluation per schedule, `policy` = repeats (mean of 3-6, ±3 % at 95 %, early",
-             f"abort) + top-{TOP_K} re-measurement in {ROUNDS} interleaved rounds. Written by "
-             "`benchmarks/measurement_policy.py`; every repetition was measured in one run of it on the shared",
-             "(loaded) machine.", "",
-             "| pipeline | reps | plain: true best | policy: true best | plain: within 2 % | policy: within 2 % "
-             "| plain: mean regret | policy: mean regret | plain: s / rep | policy: s / rep | cost ratio | "
-             "plain evals | policy evals |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["# Measurement policy on live pipelines (Halide, Kernel Tuner OpenCL)", "",
+             "Is the declared best still the best when every candidate is re-measured 30 times? For each",
+             "repetition a pool of fast configurations is drawn (seeded) from the pipeline's measurement cache,",
+             "and both arms measure the same pool, each from a fresh evaluator. `plain` = one evaluation per",
+             "configuration, lowest value wins; `policy` = repeats (mean of 3-6, until ±3 % at 95 %, early abort",
+             f"when clearly worse than the incumbent) + top-{TOP_K} re-measurement in {ROUNDS} interleaved rounds "
+             "(median). Truth: every configuration of the pool re-measured in interleaved, rotated rounds; the true "
+             "best has the lowest median. `within 2 %`: the declared best's true median is at most 2 % above "
+             "the true best's; regret = declared's true median / true best's - 1. `s / rep`: wall-clock seconds "
+             "an arm took (evaluator start-up excluded). Load = the machine's 1-minute load average (2 cores) "
+             "at the start and end of the repetitions (min-max): other engineers' benchmarks shared the machine.",
+             "", "Pipelines:", ""]
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         groups.setdefault(r["pipeline"], []).append(r)
+    lines += [f"- `{name}`: {PIPELINE_NOTES.get(name, name)}." for name in groups]
+    lines += ["", "| pipeline | reps | plain: true best | policy: true best | plain: within 2 % | policy: within 2 % "
+              "| plain: mean regret | policy: mean regret | plain: s / rep | policy: s / rep | cost ratio | "
+              "plain evals | policy evals | pool x truth rounds | load |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     if len(groups) > 1:
         groups["all"] = list(records)
-    for name, rows in groups.items():
-        n = len(rows)
-
-        def rate(arm: str, key: str) -> str:
-            return f"{sum(r[arm][key] for r in rows)}/{n}"
-
-        def mean(arm: str, key: str) -> float:
-            values = [r[arm][key] for r in rows if r[arm][key] is not None]
-            return statistics.fmean(values) if values else math.nan
-
-        plain_s, policy_s = mean("plain", "seconds"), mean("policy", "seconds")
-        lines.append(f"| {name} | {n} | {rate('plain', 'is_best')} | {rate('policy', 'is_best')} | "
-                     f"{rate('plain', 'near_best')} | {rate('policy', 'near_best')} | "
-                     f"{100 * mean('plain', 'regret'):.1f} % | {100 * mean('policy', 'regret'):.1f} % | "
-                     f"{plain_s:.0f} | {policy_s:.0f} | {policy_s / plain_s:.1f}x | "
-                     f"{mean('plain', 'evaluations'):.0f} | {mean('policy', 'evaluations'):.0f} |")
+    summaries = {name: summarize(rows) for name, rows in groups.items()}
+    for name, m in summaries.items():
+        n, pl, po = m["reps"], m["plain"], m["policy"]
+        loads = f"{min(m['loads']):.0f}-{max(m['loads']):.0f}" if m["loads"] else "?"
+        shape = "/".join(map(str, m["pool"])) + " x " + "/".join(map(str, m["truth_rounds"]))
+        lines.append(f"| {name} | {n} | {pl['best']}/{n} | {po['best']}/{n} | {pl['near']}/{n} | {po['near']}/{n} | "
+                     f"{100 * pl['regret']:.1f} % | {100 * po['regret']:.1f} % | "
+                     f"{pl['seconds']:.0f} | {po['seconds']:.0f} | {m['ratio']:.1f}x | "
+                     f"{pl['evaluations']:.0f} | {po['evaluations']:.0f} | {shape} | {loads} |")
+    lines += ["", "## What the policy buys and what it costs", ""]
+    for name, m in summaries.items():
+        n, pl, po = m["reps"], m["plain"], m["policy"]
+        lines.append(f"- **{name}** ({n} repetitions): the declared best is the true best in {po['best']}/{n} "
+                     f"with the policy vs {pl['best']}/{n} without; within 2 % of it in {po['near']}/{n} vs "
+                     f"{pl['near']}/{n}; mean regret {100 * po['regret']:.1f} % vs {100 * pl['regret']:.1f} %. "
+                     f"Cost: {po['seconds']:.0f} s vs {pl['seconds']:.0f} s per pool of {'/'.join(map(str, m['pool']))}"
+                     f" ({m['ratio']:.1f}x the wall-clock time, {po['evaluations']:.0f} vs {pl['evaluations']:.0f} "
+                     "evaluations).")
+    lines += ["", "With this few repetitions a rate is coarse (one repetition moves it by 7-10 points); the "
+              "per-repetition rows below show which pools were close races.", ""]
     breakdown: dict[str, dict[str, float]] = {"plain": {}, "policy": {}}
     for r in records:
         for arm in breakdown:
             for phase, seconds in r[arm]["time_breakdown"].items():
                 breakdown[arm][phase] = breakdown[arm].get(phase, 0.0) + seconds
-    lines += ["", "Where the arms' time went (seconds, all repetitions; the policy's re-measurement rounds are "
+    lines += ["Where the arms' time went (seconds, all repetitions; the policy's re-measurement rounds are "
               "not trials and not in it):", ""]
     for arm, phases in breakdown.items():
         lines.append(f"- {arm}: " + ", ".join(f"{p} {s:.0f}" for p, s in phases.items()))
+    lines += ["", "## Repetitions", "",
+              "| pipeline | seed | plain: best? | policy: best? | plain: regret | policy: regret | plain s | policy s "
+              "| truth s | true best's median, p10-p90 spread | load start / end |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in records:
+        def regret(arm: str) -> str:
+            value = r[arm]["regret"]
+            return "-" if value is None else f"{100 * value:.1f} %"
+
+        spread = (r.get("truth_spread") or {}).get(r["true_best"])
+        best = r["truth_median"][r["true_best"]]
+        spread_text = f"{best:.3g} ({spread[0]:.3g}-{spread[1]:.3g})" if spread else f"{best:.3g}"
+        truth_s = f"{r['truth_seconds']:.0f}" if r.get("truth_seconds") is not None else "-"
+        start = f"{r['load_average_start'][0]:.1f}" if r.get("load_average_start") else "-"
+        lines.append(f"| {r['pipeline']} | {r['seed']} | {'yes' if r['plain']['is_best'] else 'no'} | "
+                     f"{'yes' if r['policy']['is_best'] else 'no'} | {regret('plain')} | {regret('policy')} | "
+                     f"{r['plain']['seconds']:.0f} | {r['policy']['seconds']:.0f} | {truth_s} | {spread_text} | "
+                     f"{start} / {r['load_average'][0]:.1f} |")
+    lines += ["", "## Commands", "", "```"] + list(COMMANDS) + ["```", "",
+              "The file is resumable (done pipeline/seed pairs are skipped), so "
+              "`PYTHONPATH=src python -m benchmarks.measurement_policy --seeds 0-9` reproduces the whole set on a "
+              "fresh output file; the md is rewritten from the JSON lines after every repetition."]
     return "\n".join(lines) + "\n"
 
 

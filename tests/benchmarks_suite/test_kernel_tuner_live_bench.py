@@ -51,3 +51,23 @@ def test_screen_measures_every_valid_configuration_once(small: str, tmp_path, mo
     assert len(fastest(path)) == 1
     screen(small, path)  # done configurations are skipped
     assert len(path.read_text().splitlines()) == 1
+
+
+def test_heteroscedastic_bo_runs_end_to_end_on_the_live_kernel_with_repeats(small: str) -> None:
+    from bayestune.optimizer import Optimizer
+    from bayestune.measurement.policy import MeasuredEvaluator
+    from bayestune.measurement.settings import MeasurementPolicy
+    from bayestune.scenario.records import DesignSpec
+
+    evaluator = KernelTunerEvaluator(small, iterations=3)
+    try:
+        opt = Optimizer(evaluator.space.space, objectives=["time"], strategy="bo",
+                        strategy_options={"noise": "heteroscedastic"}, design=DesignSpec(size=3), seed=0)
+        best = opt.optimize(MeasuredEvaluator(evaluator, MeasurementPolicy(repeats=2)), 5)
+    finally:
+        evaluator.close()
+    assert best is not None and len(opt.trials) == 5
+    assert all(len(t.repeats["time"]) == 2 for t in opt.trials if t.feasible)
+    # the heteroscedastic GP (fed each trial's repeat variance) proposed the trials after the design
+    assert [t.origin for t in opt.trials[3:]] == ["suggested", "suggested"]
+    assert evaluator.calls == 2 * len(opt.trials)

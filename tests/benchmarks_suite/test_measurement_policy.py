@@ -28,10 +28,14 @@ def test_judge_names_the_true_best_its_regret_and_near_misses() -> None:
 
 def test_the_table_counts_hits_and_the_cost_ratio(tmp_path: Path) -> None:
     truth = {"a": 1.0, "b": 1.1}
-    records = [{"pipeline": "p", "seed": s, "plain": judge(arm("b", 10, 5), truth),
+    records = [{"pipeline": "p", "seed": s, "pool": ["a", "b"], "truth_rounds": 30, "truth_median": truth,
+                "true_best": "a", "load_average": [2.0 + s, 1.0, 1.0], "plain": judge(arm("b", 10, 5), truth),
                 "policy": judge(arm("a", 30, 20), truth)} for s in (0, 1)]
+    records[1]["load_average_start"] = [5.0, 1.0, 1.0]
     text = markdown(records)
-    assert "| p | 2 | 0/2 | 2/2 | 0/2 | 2/2 | 10.0 % | 0.0 % | 10 | 30 | 3.0x | 5 | 20 |" in text
+    assert "| p | 2 | 0/2 | 2/2 | 0/2 | 2/2 | 10.0 % | 0.0 % | 10 | 30 | 3.0x | 5 | 20 | 2 x 30 | 2-5 |" in text
+    assert "true best in 2/2 with the policy vs 0/2 without" in text and "(3.0x the wall-clock time" in text
+    assert "| p | 1 | no | yes | 10.0 % | 0.0 % | 10 | 30 | - | 1 | 5.0 / 3.0 |" in text
     assert "- plain: compile 2, run 18" in text
     path = tmp_path / "r.jsonl"
     path.write_text(json.dumps(records[0]) + "\n{torn")
