@@ -196,7 +196,7 @@ def one_pair(pipeline: str, seed: int, pool_size: int, truth_rounds: int) -> dic
     truth_seconds = time.perf_counter() - started
     truth = {k: float(np.median(v)) for k, v in samples.items() if v}
     return {"pipeline": pipeline, "seed": seed, "pool": [config_key(c) for c in pool],
-            "truth_rounds": truth_rounds, "truth_median": truth,
+            "truth_rounds": truth_rounds, "truth_median": truth, "truth_samples": samples,
             "truth_spread": {k: [float(np.percentile(v, 10)), float(np.percentile(v, 90))] for k, v in samples.items() if v},
             "true_best": min(truth, key=truth.__getitem__),
             "plain": judge(plain, truth), "policy": judge(policy, truth),
@@ -259,6 +259,19 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def truth_stability(record: Mapping[str, Any], resamples: int = 1000) -> float | None:
+    """How sure the truth is: the fraction of bootstrap resamples of every configuration's truth
+    samples in which the recorded true best still has the lowest median (None: no samples kept)."""
+    samples = record.get("truth_samples")
+    if not samples:
+        return None
+    keys = [k for k, v in samples.items() if v]
+    rng = np.random.default_rng(0)
+    medians = np.array([[np.median(rng.choice(samples[k], size=len(samples[k]))) for k in keys]
+                        for _ in range(resamples)])
+    return float(np.mean(medians.argmin(axis=1) == keys.index(record["true_best"])))
+
+
 def markdown(records: Sequence[dict[str, Any]]) -> str:
     """The table: per pipeline, how often each arm's declared best is the true best, and its cost."""
     lines = ["# Measurement policy on live pipelines (Halide, Kernel Tuner OpenCL)", "",
@@ -314,8 +327,8 @@ def markdown(records: Sequence[dict[str, Any]]) -> str:
         lines.append(f"- {arm}: " + ", ".join(f"{p} {s:.0f}" for p, s in phases.items()))
     lines += ["", "## Repetitions", "",
               "| pipeline | seed | plain: best? | policy: best? | plain: regret | policy: regret | plain s | policy s "
-              "| truth s | true best's median, p10-p90 spread | load start / end |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "| truth s | true best's median, p10-p90 spread | truth stable | load start / end |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in records:
         def regret(arm: str) -> str:
             value = r[arm]["regret"]
@@ -326,9 +339,11 @@ def markdown(records: Sequence[dict[str, Any]]) -> str:
         spread_text = f"{best:.3g} ({spread[0]:.3g}-{spread[1]:.3g})" if spread else f"{best:.3g}"
         truth_s = f"{r['truth_seconds']:.0f}" if r.get("truth_seconds") is not None else "-"
         start = f"{r['load_average_start'][0]:.1f}" if r.get("load_average_start") else "-"
+        stable = truth_stability(r)
+        stable_text = "-" if stable is None else f"{100 * stable:.0f} %"
         lines.append(f"| {r['pipeline']} | {r['seed']} | {'yes' if r['plain']['is_best'] else 'no'} | "
                      f"{'yes' if r['policy']['is_best'] else 'no'} | {regret('plain')} | {regret('policy')} | "
-                     f"{r['plain']['seconds']:.0f} | {r['policy']['seconds']:.0f} | {truth_s} | {spread_text} | "
+                     f"{r['plain']['seconds']:.0f} | {r['policy']['seconds']:.0f} | {truth_s} | {spread_text} | {stable_text} | "
                      f"{start} / {r['load_average'][0]:.1f} |")
     lines += ["", "## Commands", "", "```"] + list(COMMANDS) + ["```", "",
               "The file is resumable (done pipeline/seed pairs are skipped), so "

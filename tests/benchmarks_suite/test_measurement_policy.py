@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.measurement_policy import judge, main, markdown, parse_seeds, read_records
+from benchmarks.measurement_policy import judge, main, markdown, parse_seeds, read_records, truth_stability
 
 
 def arm(declared: str | None, seconds: float, evaluations: int) -> dict:
@@ -35,11 +35,19 @@ def test_the_table_counts_hits_and_the_cost_ratio(tmp_path: Path) -> None:
     text = markdown(records)
     assert "| p | 2 | 0/2 | 2/2 | 0/2 | 2/2 | 10.0 % | 0.0 % | 10 | 30 | 3.0x | 5 | 20 | 2 x 30 | 2-5 |" in text
     assert "true best in 2/2 with the policy vs 0/2 without" in text and "(3.0x the wall-clock time" in text
-    assert "| p | 1 | no | yes | 10.0 % | 0.0 % | 10 | 30 | - | 1 | 5.0 / 3.0 |" in text
+    assert "| p | 1 | no | yes | 10.0 % | 0.0 % | 10 | 30 | - | 1 | - | 5.0 / 3.0 |" in text
     assert "- plain: compile 2, run 18" in text
     path = tmp_path / "r.jsonl"
     path.write_text(json.dumps(records[0]) + "\n{torn")
     assert read_records(path) == [records[0]]
+
+
+def test_truth_stability_is_the_bootstrap_share_in_which_the_true_best_stays_best() -> None:
+    clear = {"truth_samples": {"a": [1.0, 1.1, 0.9] * 10, "b": [2.0, 2.1, 1.9] * 10}, "true_best": "a"}
+    assert truth_stability(clear, 200) == 1.0
+    tie = {"truth_samples": {"a": [1.0, 2.0] * 15, "b": [1.0, 2.0] * 15}, "true_best": "a"}
+    assert 0.2 < truth_stability(tie, 200) < 0.8
+    assert truth_stability({"true_best": "a"}) is None
 
 
 def test_seed_ranges() -> None:
