@@ -316,6 +316,27 @@ def markdown(records: Sequence[dict[str, Any]]) -> str:
                      "evaluations).")
     lines += ["", "With this few repetitions a rate is coarse (one repetition moves it by 7-10 points); the "
               "per-repetition rows below show which pools were close races.", ""]
+    unbounded = sum(1 for r in records if r["policy"].get("winner_interval")
+                    and not all(map(math.isfinite, r["policy"]["winner_interval"])))
+    lines += ["Caveats:", "",
+              f"- The declared winner's 95 % interval was unbounded in {unbounded} of {len(records)} repetitions: "
+              f"the top-{TOP_K} re-measurement takes {ROUNDS} rounds and the median's distribution-free interval "
+              "needs at least 6 runs (`bayestune.measurement.statistics`). The winner is still chosen by the median; "
+              "only the reported interval is uninformative. A next run should use 8 or more rounds.",
+              "- `s / rep` and the cost ratio count the arms only: the 30-round truth, and the start-up of the "
+              "evaluators (Halide server, Kernel Tuner worker with its warm-up run) are not charged to either.",
+              ]
+    for name, m in summaries.items():
+        rows = groups[name]
+        ratios = [r["truth_spread"][r["true_best"]][1] / r["truth_spread"][r["true_best"]][0]
+                  for r in rows if r.get("truth_spread", {}).get(r["true_best"])]
+        if name != "all" and ratios and m["loads"]:
+            lines.append(f"- `{name}`: the true best's p90 / p10 over its truth rounds is {min(ratios):.2f}-"
+                         f"{max(ratios):.2f} (median {statistics.median(ratios):.2f}) at a 1-minute load of "
+                         f"{min(m['loads']):.0f}-{max(m['loads']):.0f} on 2 cores.")
+    lines += ["- `kt_matmul`'s value is Kernel Tuner's mean of 7 runs, so a descheduled run lands in it: its noise "
+              "is far wider than Halide's min-of-runs, its rates and regrets the noisiest here (`truth stable` "
+              "shows, where the truth samples were kept, how often a bootstrap of the truth agrees).", ""]
     breakdown: dict[str, dict[str, float]] = {"plain": {}, "policy": {}}
     for r in records:
         for arm in breakdown:
