@@ -221,8 +221,8 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 
 #: What each pipeline is, for the report.
 PIPELINE_NOTES = {
-    "halide_blur": "Halide 21 JIT on the CPU, 3x3 blur; time = min of 5-50 runs after a warm-up, in a forked process",
-    "halide_matmul": "Halide 21 JIT on the CPU, matmul; time = min of 5-50 runs after a warm-up, in a forked process",
+    "halide_blur": "Halide 21 JIT on the CPU, separable 3x3 blur of a 2048x2048 float32 image; time = min of 5-50 runs after a warm-up, in a forked process",
+    "halide_matmul": "Halide 21 JIT on the CPU, 256x256 float32 matmul; time = min of 5-50 runs after a warm-up, in a forked process",
     "kt_matmul": ("Kernel Tuner 1.5 tiled matmul 256x256 in OpenCL on PoCL (CPU), through bayestune's Kernel Tuner "
                   "worker; every evaluation compiles, checks the answer against NumPy and times 7 runs (mean); pools "
                   "from the 15 fastest of the 33 valid configurations (screened once into kt_matmul.cache.jsonl)"),
