@@ -233,6 +233,10 @@ COMMANDS = (
     "PYTHONPATH=src nice -n 10 python -m benchmarks.measurement_policy --seeds 0-9   # stopped after seed 3",
     "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines halide_blur,halide_matmul --seeds 4-9",
     "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines kt_matmul --seeds 0-9",
+    "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines halide_blur,halide_matmul --seeds 10-13",
+    "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines kt_matmul --seeds 10-13",
+    "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines kt_matmul --seeds 14-17",
+    "# (the Kernel Tuner and Halide commands ran concurrently; seeds 10 and up keep their truth samples)",
 )
 
 
@@ -256,7 +260,19 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
                     "regret": mean(arm, "regret"), "seconds": mean(arm, "seconds"),
                     "evaluations": mean(arm, "evaluations")}
     out["ratio"] = out["policy"]["seconds"] / out["plain"]["seconds"]
+    out["policy_only"] = sum(bool(r["policy"]["is_best"] and not r["plain"]["is_best"]) for r in rows)
+    out["plain_only"] = sum(bool(r["plain"]["is_best"] and not r["policy"]["is_best"]) for r in rows)
+    out["sign_p"] = sign_test(out["policy_only"], out["plain_only"])
     return out
+
+
+def sign_test(a: int, b: int) -> float:
+    """Two-sided exact sign test of ``a`` vs ``b`` discordant pairs (1.0 when there are none)."""
+    n = a + b
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(a, b) + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
 
 
 def truth_stability(record: Mapping[str, Any], resamples: int = 1000) -> float | None:
@@ -311,11 +327,14 @@ def markdown(records: Sequence[dict[str, Any]]) -> str:
         lines.append(f"- **{name}** ({n} repetitions): the declared best is the true best in {po['best']}/{n} "
                      f"with the policy vs {pl['best']}/{n} without; within 2 % of it in {po['near']}/{n} vs "
                      f"{pl['near']}/{n}; mean regret {100 * po['regret']:.1f} % vs {100 * pl['regret']:.1f} %. "
+                     f"Only the policy right in {m['policy_only']}, only plain right in {m['plain_only']} "
+                     f"(two-sided sign test p = {m['sign_p']:.2f}). "
                      f"Cost: {po['seconds']:.0f} s vs {pl['seconds']:.0f} s per pool of {'/'.join(map(str, m['pool']))}"
                      f" ({m['ratio']:.1f}x the wall-clock time, {po['evaluations']:.0f} vs {pl['evaluations']:.0f} "
                      "evaluations).")
-    lines += ["", "With this few repetitions a rate is coarse (one repetition moves it by 7-10 points); the "
-              "per-repetition rows below show which pools were close races.", ""]
+    fewest = min(m["reps"] for m in summaries.values()) if summaries else 1
+    lines += ["", f"With this few repetitions a rate is coarse (one repetition moves a pipeline's rate by up to "
+              f"{100 / fewest:.0f} points); the per-repetition rows below show which pools were close races.", ""]
     unbounded = sum(1 for r in records if r["policy"].get("winner_interval")
                     and not all(map(math.isfinite, r["policy"]["winner_interval"])))
     lines += ["Caveats:", "",
@@ -368,8 +387,9 @@ def markdown(records: Sequence[dict[str, Any]]) -> str:
                      f"{start} / {r['load_average'][0]:.1f} |")
     lines += ["", "## Commands", "", "```"] + list(COMMANDS) + ["```", "",
               "The file is resumable (done pipeline/seed pairs are skipped), so "
-              "`PYTHONPATH=src python -m benchmarks.measurement_policy --seeds 0-9` reproduces the whole set on a "
-              "fresh output file; the md is rewritten from the JSON lines after every repetition."]
+              "`PYTHONPATH=src python -m benchmarks.measurement_policy --seeds 0-13 --out <new file>` runs the same "
+              "protocol on all three pipelines in one go; the md is rewritten from the JSON lines after every "
+              "repetition (`benchmarks/results/measurement_policy.jsonl`)."]
     return "\n".join(lines) + "\n"
 
 

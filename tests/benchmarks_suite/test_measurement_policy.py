@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.measurement_policy import judge, main, markdown, parse_seeds, read_records, truth_stability
+from benchmarks.measurement_policy import judge, main, markdown, parse_seeds, read_records, sign_test, truth_stability
 
 
 def arm(declared: str | None, seconds: float, evaluations: int) -> dict:
@@ -34,7 +34,7 @@ def test_the_table_counts_hits_and_the_cost_ratio(tmp_path: Path) -> None:
     records[1]["load_average_start"] = [5.0, 1.0, 1.0]
     text = markdown(records)
     assert "| p | 2 | 0/2 | 2/2 | 0/2 | 2/2 | 10.0 % | 0.0 % | 10 | 30 | 3.0x | 5 | 20 | 2 x 30 | 2-5 |" in text
-    assert "true best in 2/2 with the policy vs 0/2 without" in text and "(3.0x the wall-clock time" in text
+    assert "true best in 2/2 with the policy vs 0/2 without" in text and "sign test p = 0.50" in text and "(3.0x the wall-clock time" in text
     assert "| p | 1 | no | yes | 10.0 % | 0.0 % | 10 | 30 | - | 1 | - | 5.0 / 3.0 |" in text
     assert "- plain: compile 2, run 18" in text
     path = tmp_path / "r.jsonl"
@@ -48,6 +48,11 @@ def test_truth_stability_is_the_bootstrap_share_in_which_the_true_best_stays_bes
     tie = {"truth_samples": {"a": [1.0, 2.0] * 15, "b": [1.0, 2.0] * 15}, "true_best": "a"}
     assert 0.2 < truth_stability(tie, 200) < 0.8
     assert truth_stability({"true_best": "a"}) is None
+
+
+def test_sign_test() -> None:
+    assert sign_test(0, 0) == 1.0 and sign_test(3, 3) == 1.0
+    assert sign_test(5, 0) == pytest.approx(2 / 32) and sign_test(0, 5) == pytest.approx(2 / 32)
 
 
 def test_seed_ranges() -> None:
