@@ -236,7 +236,7 @@ COMMANDS = (
     "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines halide_blur,halide_matmul --seeds 10-13",
     "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines kt_matmul --seeds 10-13",
     "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines kt_matmul --seeds 14-17",
-    "# (the Kernel Tuner and Halide commands ran concurrently; seeds 10 and up keep their truth samples)",
+    "# (the Kernel Tuner and Halide commands ran concurrently; kt_matmul seeds 10 and up keep their truth samples)",
 )
 
 
