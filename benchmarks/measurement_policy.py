@@ -1,14 +1,17 @@
-"""Is the declared best still the best when re-measured? Live Halide schedules, with and without
-the measurement policy (repeats + early abort, then the interleaved top-k re-measurement).
+"""Is the declared best still the best when re-measured? Live Halide schedules and a live Kernel
+Tuner OpenCL kernel, with and without the measurement policy (repeats + early abort, then the
+interleaved top-k re-measurement).
 
 For each (pipeline, seed): a pool of ``--pool`` good schedules is drawn from the pipeline's
 measurement cache (``benchmarks/results/<pipeline>.cache.jsonl``, the schedules earlier tuning
-runs found fast: the close race where noise decides). Two arms measure the same pool in
-the same order, each from a fresh Halide server:
+runs found fast: the close race where noise decides; a Kernel Tuner kernel's cache is screened
+once, every valid configuration measured). Two arms measure the same pool in the same order,
+each from a fresh evaluator (Halide server or Kernel Tuner worker):
 
 ``plain``
-    one evaluation per schedule (the evaluator's own measurement: compile, verify, a warm-up
-    run, then the minimum of 5-50 timed runs), the declared best is the lowest value;
+    one evaluation per schedule (the evaluator's own measurement: Halide compiles, verifies,
+    runs once to warm up, then takes the minimum of 5-50 timed runs; Kernel Tuner compiles,
+    checks the answer and takes the mean of 7 runs), the declared best is the lowest value;
 ``policy``
     :class:`~bayestune.measurement.policy.MeasuredEvaluator` with ``POLICY`` (3 evaluations,
     up to 6 until the 95 % interval of the mean is within ±3 %, early abort when clearly worse
