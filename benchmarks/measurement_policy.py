@@ -232,15 +232,17 @@ PIPELINE_NOTES = {
 }
 #: The commands that produced benchmarks/results/measurement_policy.jsonl (in order).
 COMMANDS = (
-    "# seeds 0-3 of the Halide pipelines: an earlier session (load 16-36), run as the docstring then said:",
-    "PYTHONPATH=src nice -n 10 python -m benchmarks.measurement_policy --seeds 0-9   # stopped after seed 3",
+    "PYTHONPATH=src nice -n 10 python -m benchmarks.measurement_policy --seeds 0-9",
     "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines halide_blur,halide_matmul --seeds 4-9",
     "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines kt_matmul --seeds 0-9",
     "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines halide_blur,halide_matmul --seeds 10-13",
     "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines kt_matmul --seeds 10-13",
     "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines kt_matmul --seeds 14-17",
-    "# (the Kernel Tuner and Halide commands ran concurrently; kt_matmul seeds 10 and up keep their truth samples)",
 )
+#: What the commands' list does not say.
+COMMANDS_NOTE = ("The first command is an earlier session's (Halide only then; as its docstring said, at nice 10; "
+                 "stopped after seed 3, load 16-36); the others ran at normal priority, the Kernel Tuner and the "
+                 "Halide ones concurrently. Only kt_matmul seeds 10-17 keep their truth samples.")
 
 
 def _loads(rows: Sequence[dict[str, Any]]) -> list[float]:
@@ -388,7 +390,7 @@ def markdown(records: Sequence[dict[str, Any]]) -> str:
                      f"{'yes' if r['policy']['is_best'] else 'no'} | {regret('plain')} | {regret('policy')} | "
                      f"{r['plain']['seconds']:.0f} | {r['policy']['seconds']:.0f} | {truth_s} | {spread_text} | {stable_text} | "
                      f"{start} / {r['load_average'][0]:.1f} |")
-    lines += ["", "## Commands", "", "```"] + list(COMMANDS) + ["```", "",
+    lines += ["", "## Commands", "", "```"] + list(COMMANDS) + ["```", "", COMMANDS_NOTE, "",
               "The file is resumable (done pipeline/seed pairs are skipped), so "
               "`PYTHONPATH=src python -m benchmarks.measurement_policy --seeds 0-13 --out <new file>` runs the same "
               "protocol on all three pipelines in one go; the md is rewritten from the JSON lines after every "
