@@ -44,6 +44,7 @@ def _serve(conn: Any, kernel_source: Any, kernel_options: Any, device_options: d
         element = conn.recv()
         if element is None:
             return
+        options["cache"] = {}  # Kernel Tuner's runner answers a cached configuration without running it: re-measure
         try:
             conn.send(("ok", runner.run([element], options)[0]))
         except Exception as exc:  # noqa: BLE001 - one configuration's failure, reported
