@@ -82,6 +82,14 @@ def test_validate_describes_the_measurement(runner: CliRunner, tmp_path: Path) -
             "correctness check: expected {'checksum': 42}") in result.stdout
 
 
+def test_validate_says_when_the_rounds_cannot_bound_the_winners_interval(runner: CliRunner, tmp_path: Path) -> None:
+    measurement = {"remeasure_top": 2, "remeasure_rounds": 5}
+    result = runner.invoke(cli, ["validate", str(write_scenario(tmp_path, measurement=measurement))])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert ("re-measure the best 2 in 5 interleaved rounds (too few for a 95% interval of the median: "
+            "the winner comes without one; 6 rounds give it)") in result.stdout
+
+
 def test_a_bad_measurement_section_is_one_line(runner: CliRunner, tmp_path: Path) -> None:
     result = runner.invoke(cli, ["validate", str(write_scenario(tmp_path, measurement={"max_repeats": 5}))])
     assert result.exit_code == 2

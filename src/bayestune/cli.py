@@ -578,6 +578,12 @@ def _describe_measurement(spec: Any) -> str:
     text = ", ".join(parts)
     if spec.remeasure_top:
         text += f"; re-measure the best {spec.remeasure_top} in {spec.remeasure_rounds} interleaved rounds"
+        from bayestune.measurement.statistics import runs_for_interval
+
+        needed = runs_for_interval(p.statistic, p.confidence)
+        if spec.remeasure_rounds < needed:
+            text += (f" (too few for a {p.confidence:.0%} interval of the {p.statistic}: the winner comes "
+                     f"without one; {needed} rounds give it)")
     if spec.check is not None:
         what = [f"expected {dict(spec.check.expected)}"] if spec.check.expected else []
         what += [f"function {spec.check.function}"] if spec.check.function is not None else []

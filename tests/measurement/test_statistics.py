@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bayestune.exceptions import EvaluationError
-from bayestune.measurement.statistics import confidence_interval, relative_half_width, summarise
+from bayestune.measurement.statistics import confidence_interval, relative_half_width, runs_for_interval, summarise
 
 
 def test_each_statistic() -> None:
@@ -53,3 +53,13 @@ def test_relative_half_width() -> None:
     assert relative_half_width([10.0], "mean") == math.inf
     tight, loose = relative_half_width([10, 10.1, 9.9, 10], "mean"), relative_half_width([10, 12, 8, 10], "mean")
     assert 0 < tight < loose
+
+
+@pytest.mark.parametrize("statistic, confidence", [("median", 0.9), ("median", 0.95), ("median", 0.99),
+                                                   ("mean", 0.95), ("min", 0.99)])
+def test_runs_for_interval_is_the_first_count_with_a_bounded_interval(statistic, confidence) -> None:
+    rng = np.random.default_rng(0)
+    n = runs_for_interval(statistic, confidence)
+    assert math.isinf(confidence_interval(rng.normal(size=n - 1), statistic, confidence)[0]) or n == 2
+    assert all(map(math.isfinite, confidence_interval(rng.normal(size=n), statistic, confidence)))
+    assert (n == 6) if (statistic, confidence) == ("median", 0.95) else True

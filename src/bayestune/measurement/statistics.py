@@ -74,6 +74,18 @@ def _median_interval(ordered: np.ndarray, confidence: float) -> tuple[float, flo
     return float(ordered[best]), float(ordered[n - 1 - best])
 
 
+def runs_for_interval(statistic: str = "median", confidence: float = 0.95) -> int:
+    """The fewest runs whose ``confidence`` interval of the ``statistic`` is bounded (the median's
+    distribution-free interval needs 6 at 95 %, 8 at 99 %; Student's t needs 2)."""
+    check_statistic(statistic)
+    if statistic != "median":
+        return 2
+    n = 2
+    while 1.0 - 2.0 * 0.5 ** n < confidence:  # the widest pair, (min, max), covers with 1 - 2 / 2^n
+        n += 1
+    return n
+
+
 def relative_half_width(samples: Sequence[float], statistic: str = "median", confidence: float = 0.95) -> float:
     """Half the interval's width over the statistic's size: 0.02 means "within ±2 %" (inf when unknown)."""
     low, high = confidence_interval(samples, statistic, confidence)
