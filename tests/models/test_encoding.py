@@ -54,3 +54,12 @@ def test_log_scale_of_an_ordinal_with_zero_falls_back_to_linear_and_bad_scales_a
     assert F[0, 0] == pytest.approx(1 / 3)
     with pytest.raises(Exception, match="ordinal_scale"):
         FeatureEncoder(space, ordinal_scale="sqrt")
+
+
+def test_distinct_ordinal_scales_drops_warpings_that_change_no_feature():
+    from bayestune.models.encoding import distinct_ordinal_scales
+    pow2 = Space([Ordinal("t", [1, 2, 4, 8], log=True)])
+    assert distinct_ordinal_scales(pow2, [None, "log", "linear", "index"]) == [None, "linear"]
+    even = Space([Ordinal("e", [0, 2, 4, 6])])  # linear rule, equally spaced, log impossible
+    assert distinct_ordinal_scales(even, [None, "log", "linear", "index"]) == [None]
+    assert distinct_ordinal_scales(Space([Categorical("c", ["a", "b"])]), [None, "log"]) == [None]

@@ -52,6 +52,7 @@ def test_bo_never_repeats_and_stays_feasible():
     {"model": "rf"}, {"acquisition": "pi"}, {"acquisition": "lcb"}, {"acquisition": "portfolio"}, {"acquisition_search": "random"},
     {"permutation_metric": "kendall"}, {"permutation_metric": "hamming"}, {"lengthscale_prior": False},
     {"log_transform": False}, {"max_training_points": 12}, {"local_every": 2}, {"local_every": 1, "epsilon": 0.2},
+    {"ordinal_scale": "auto"}, {"ordinal_scale": "index"}, {"ordinal_scale": "auto", "model": "rf"},
 ])
 def test_bo_options_run(options):
     opt = run("bo", 1, budget=16, **options)
@@ -79,6 +80,36 @@ def test_every_model_suggestion_local_changes_few_parameters_of_the_incumbent():
 def test_bad_trust_region_options_are_refused(options):
     with pytest.raises(BayestuneError, match="local_"):
         Optimizer(mixed_space(), strategy="bo", strategy_options=options)
+
+
+def test_auto_ordinal_scale_keeps_the_warping_with_the_higher_marginal_likelihood(monkeypatch):
+    from types import SimpleNamespace
+    strategy = make_strategy("bo", mixed_space(), [Objective("t")], np.random.default_rng(0), {"ordinal_scale": "auto"})
+    assert [e.ordinal_scale for e in strategy.encoders] == [None, "linear"]  # log is the space's own rule here
+    lml = {None: -3.0, "linear": -1.0}
+    monkeypatch.setattr(strategy, "_fit_surrogate", lambda F, y, noise=None: SimpleNamespace(
+        log_marginal_likelihood_value_=lml[strategy.encoder.ordinal_scale], hyperparameters_=strategy.encoder.ordinal_scale))
+    X = mixed_space().sample(6, np.random.default_rng(1))
+    gp = strategy._choose_warping(X, np.arange(6.0), None)
+    assert strategy.encoder.ordinal_scale == "linear" and gp.hyperparameters_ == "linear"
+    assert strategy._n_fits == 1 and strategy._theta == "linear"
+    lml["linear"] = -5.0
+    strategy._choose_warping(X, np.arange(6.0), None)
+    assert strategy.encoder.ordinal_scale is None and strategy._n_fits == 2
+
+
+def test_auto_ordinal_scale_is_the_default_behaviour_where_no_warping_differs():
+    space = Space([Ordinal("e", [0, 2, 4, 6, 8]), Real("r", 0.0, 1.0)])
+    f = lambda c: (c["e"] - 4) ** 2 + c["r"]
+    runs = [Optimizer(space, objectives=["t"], strategy="bo", seed=5, strategy_options=o) for o in ({}, {"ordinal_scale": "auto"})]
+    for o in runs:
+        o.optimize(f, 12)
+    assert [t.config for t in runs[0].trials] == [t.config for t in runs[1].trials]
+
+
+def test_bad_ordinal_scale_is_refused():
+    with pytest.raises(BayestuneError, match="ordinal_scale"):
+        Optimizer(mixed_space(), strategy="bo", strategy_options={"ordinal_scale": "sqrt"})
 
 
 def test_batch_ask_returns_distinct_feasible_configs():

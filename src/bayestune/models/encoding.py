@@ -11,6 +11,8 @@ information and are left out, so they cannot distort length-scale fitting.
 (``"log"`` where all values are positive, ``"linear"``, or ``"index"``: equally spaced ranks) —
 the alternatives a learned input warping would choose between (see
 ``benchmarks/surrogate_fit.py`` for how well each ranks the recorded GPU spaces).
+:func:`distinct_ordinal_scales` tells which of them actually change a space's features, so a
+choice between them (``bo``'s ``ordinal_scale="auto"``) fits no model twice on the same input.
 """
 
 from __future__ import annotations
@@ -37,6 +39,25 @@ def _ordinal_units(values: np.ndarray, scale: str) -> np.ndarray:
     return (t - t[0]) / span if span > 0 else np.zeros_like(t)
 
 
+def distinct_ordinal_scales(space: Space, scales) -> list[str | None]:
+    """The members of ``scales`` (``None``: the space's own rule) whose ordinal features differ
+    from those of every earlier member, in order: on a space whose ordinals are all equally
+    spaced, linear and index are one warping, and a space without ordinals has only one."""
+    kept: list[str | None] = []
+    keys: list[tuple[bytes, ...]] = []
+    ordinals = [p for p in space.parameters if p.kind == "ordinal" and p.cardinality > 1]
+    for scale in scales:
+        if scale is not None and scale not in ORDINAL_SCALES:
+            raise BayestuneError(f"ordinal scale must be one of {ORDINAL_SCALES} or None, but got {scale!r}")
+        key = tuple(np.round(p.unit(np.arange(p.cardinality, dtype=float)).ravel() if scale is None
+                             else _ordinal_units(np.asarray(p.values, dtype=float), scale), 12).tobytes()
+                    for p in ordinals)
+        if key not in keys:
+            keys.append(key)
+            kept.append(scale)
+    return kept
+
+
 class FeatureEncoder:
     """Maps raw rows of ``space`` to the model-feature matrix described by ``blocks``."""
 
@@ -45,6 +66,7 @@ class FeatureEncoder:
         if ordinal_scale is not None and ordinal_scale not in ORDINAL_SCALES:
             raise BayestuneError(f"ordinal_scale must be one of {ORDINAL_SCALES} or None, but got {ordinal_scale!r}")
         self.space = space
+        self.ordinal_scale = ordinal_scale
         self._ordinal_units = {p.name: _ordinal_units(np.asarray(p.values, dtype=float), ordinal_scale)
                                for p in space.parameters if ordinal_scale is not None and p.kind == "ordinal"}
         self.blocks: list[FeatureBlock] = []

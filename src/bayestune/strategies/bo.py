@@ -24,7 +24,7 @@ from bayestune.acquisition.portfolio import AcquisitionPortfolio
 from bayestune.acquisition.scoring import acquisition_scorer
 from bayestune.history import History, draw_unseen, top_up
 from bayestune.models.base import Surrogate
-from bayestune.models.encoding import FeatureEncoder
+from bayestune.models.encoding import ORDINAL_SCALES, FeatureEncoder, distinct_ordinal_scales
 from bayestune.models.failure_aware import FailureAwarePosterior
 from bayestune.models.forest import FeasibilityClassifier, RandomForestSurrogate
 from bayestune.models.gp import GaussianProcess
@@ -49,6 +49,10 @@ NOISE_BOUNDS = (1e-6, 0.25)
 OUTPUTSCALE_BOUNDS = (0.05, 20.0)
 #: How the GP treats observation noise: one fitted nugget, or per point from the measured repeats.
 NOISE_MODELS = ("homoscedastic", "heteroscedastic")
+#: The ordinal warpings ``ordinal_scale="auto"`` chooses between by the GP's marginal likelihood
+#: (``None``: the space's own log/linear rule); index ranks are left out because on the recorded
+#: spaces they rarely differ from linear and never won (benchmarks/results/surrogate_fit.md).
+AUTO_ORDINAL_SCALES = (None, "log", "linear")
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,7 @@ class BOSettings(Settings):
     noise: str = "homoscedastic"      # heteroscedastic: the GP takes each point's noise from its measured repeats
     local_every: int = 0              # every Nth model suggestion is the trust region's (bayestune.search.trust_region); 0: off
     local_fail_tolerance: int = 3     # local proposals without a new incumbent before the trust region grows
+    ordinal_scale: str | None = None  # ordinals' warping: None (the space's rule) | log | linear | index | auto
 
     def rules(self) -> list[Rule]:
         return [
@@ -103,6 +108,7 @@ class BOSettings(Settings):
             self.one_of("acquisition_search", ("local", "random")),
             self.one_of("log_transform", LOG_TRANSFORM_CHOICES),
             self.one_of("noise", NOISE_MODELS),
+            self.one_of("ordinal_scale", (None, "auto") + ORDINAL_SCALES),
             ("noise", self.noise == "homoscedastic" or self.model == "gp", "`noise='heteroscedastic'` needs model='gp'"),
             ("max_training_points", self.max_training_points is None or self.max_training_points >= 10,
              "`max_training_points >= 10`"),
@@ -122,7 +128,13 @@ class BayesianOptimization(Strategy):
 
     def __init__(self, space, objectives, rng, **options: Any) -> None:
         super().__init__(space, objectives, rng, **options)
-        self.encoder = FeatureEncoder(space, permutation_metric=self.settings.permutation_metric)
+        scale = self.settings.ordinal_scale
+        scales = (distinct_ordinal_scales(space, AUTO_ORDINAL_SCALES) if scale == "auto" and self.settings.model == "gp"
+                  else [None if scale == "auto" else scale])
+        #: the input warpings in play; "auto" re-chooses among them at every full GP fit
+        self.encoders = [FeatureEncoder(space, permutation_metric=self.settings.permutation_metric, ordinal_scale=s)
+                         for s in scales]
+        self.encoder = self.encoders[0]
         self.portfolio = AcquisitionPortfolio() if self.settings.acquisition == "portfolio" else None
         self._theta: np.ndarray | None = None
         self._n_fits = 0
@@ -171,6 +183,23 @@ class BayesianOptimization(Strategy):
             self._n_fits += 1
         return gp
 
+    def _choose_warping(self, X: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> Surrogate:
+        """Input warping of the ordinals learned as a model choice: the GP is fitted (full
+        hyperparameter search) on each candidate encoding and the one with the highest log
+        marginal likelihood becomes ``self.encoder`` until the next full fit; returns its GP."""
+        theta, n_fits = self._theta, self._n_fits
+        best = None
+        for encoder in self.encoders:
+            self._theta, self._n_fits = theta, n_fits
+            self.encoder = encoder
+            gp = self._fit_surrogate(encoder.transform(X), y, noise=noise)
+            if best is None or gp.log_marginal_likelihood_value_ > best[0].log_marginal_likelihood_value_:
+                best = (gp, encoder)
+        gp, self.encoder = best
+        self._theta, self._n_fits = gp.hyperparameters_, n_fits + 1
+        logger.debug("ordinal warping %r chosen by marginal likelihood", self.encoder.ordinal_scale)
+        return gp
+
     def _feasibility(self, history: History, targets: np.ndarray) -> FeasibilityClassifier | None:
         mode = self.settings.feasibility_model
         if mode is False or (mode == "auto" and history.feasible.all()):
@@ -202,9 +231,13 @@ class BayesianOptimization(Strategy):
         cap = settings.max_training_points
         train = capped_rows(history, targets, cap, self.rng, feasible=True, policy=settings.memory_policy)
         X, y = history.X[train], targets[train]
-        F = self.encoder.transform(X)
         noise = self._noise_variances(history, train)
-        fitted = self._fit_surrogate(F, y, noise=noise)
+        if len(self.encoders) > 1 and self._n_fits % FULL_FIT_EVERY == 0:
+            fitted = self._choose_warping(X, y, noise)
+            F = self.encoder.transform(X)
+        else:
+            F = self.encoder.transform(X)
+            fitted = self._fit_surrogate(F, y, noise=noise)
         model: Surrogate = fitted
         classifier = self._feasibility(history, targets)
         if classifier is not None and isinstance(fitted, GaussianProcess) and settings.failure_variance:
