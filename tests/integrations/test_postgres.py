@@ -156,6 +156,15 @@ def test_a_failing_program_is_reported_with_its_output():
                            step="probe", timeout=30)
 
 
+def test_programs_start_outside_a_working_directory_the_server_account_cannot_enter(tmp_path, monkeypatch):
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    monkeypatch.chdir(private)
+    out = server.run_program([sys.executable, "-c", "import os; print(os.getcwd())"], server.ServerUser("me"),
+                             step="probe", timeout=30)
+    assert out.strip() == "/"
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="choosing the server's account is checked as root")
 def test_root_never_runs_the_server_as_root():
     with pytest.raises(EvaluationError, match="refuse to run as root"):

@@ -137,12 +137,14 @@ def run_program(argv: Sequence[str], user: ServerUser, *, step: str, timeout: fl
     """Run ``argv`` as ``user``; its combined output, or StepFailed / StepTimeout.
 
     The program leads its own process group; the group is killed on timeout and on any
-    exception here (Ctrl-C included), which is then raised on.
+    exception here (Ctrl-C included), which is then raised on. It starts in ``/``: the server's
+    account may not enter our working directory (PostgreSQL's programs then complain into the
+    output that is parsed).
     """
     if timeout <= 0:
         raise StepTimeout(step, 0.0)
     proc = subprocess.Popen([*user.prefix, *argv], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, env=_environment(), start_new_session=True)
+                            stderr=subprocess.STDOUT, env=_environment(), start_new_session=True, cwd="/")
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
