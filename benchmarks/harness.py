@@ -15,7 +15,6 @@ reverse) is skipped with a message.
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import shlex
@@ -29,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.contenders import STRATEGIES, make_contender
-from benchmarks.jsonl import append_record
+from benchmarks.jsonl import append_record, load_records
 from benchmarks.problems import close_problems, get_problem, problem_kind, timing_sensitive
 
 SCHEMA = 1
@@ -39,24 +38,6 @@ THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 def command_line(argv: Sequence[str] | None = None) -> str:
     args = list(sys.argv[1:] if argv is None else argv)
     return "python -m benchmarks " + shlex.join(args)
-
-
-def load_records(path: str | os.PathLike) -> list[dict[str, Any]]:
-    """Every JSON line of a results file (a torn last line, e.g. after a kill, is ignored)."""
-    p = Path(path)
-    if not p.exists():
-        return []
-    out = []
-    with open(p, encoding="utf-8") as fh:
-        for line in fh:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                out.append(json.loads(line))
-            except ValueError:
-                continue
-    return out
 
 
 def completed(records: Iterable[dict[str, Any]], budget: int) -> set[tuple[str, str, int]]:

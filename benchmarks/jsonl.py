@@ -1,4 +1,4 @@
-"""Durable appends to the JSON-lines files of the benchmarks (results and measurement caches)."""
+"""The JSON-lines files of the benchmarks (results and measurement caches): durable appends, tolerant reads."""
 
 from __future__ import annotations
 
@@ -22,3 +22,21 @@ def append_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
         fh.write((json.dumps(record) + "\n").encode("utf-8"))
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def load_records(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """Every JSON line of a results file (a torn last line, e.g. after a kill, is ignored)."""
+    p = Path(path)
+    if not p.exists():
+        return []
+    out = []
+    with open(p, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue
+    return out

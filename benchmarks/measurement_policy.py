@@ -59,7 +59,7 @@ from bayestune.objectives import Objective
 from bayestune.storage import MemoryJournal
 from bayestune.trial import Result, TrialStatus
 
-from benchmarks.jsonl import append_record
+from benchmarks.jsonl import append_record, load_records
 from benchmarks.problem import config_key
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -208,18 +208,6 @@ def one_pair(pipeline: str, seed: int, pool_size: int, truth_rounds: int) -> dic
                                 "early_abort": POLICY.early_abort, "remeasure_top": TOP_K, "rounds": ROUNDS},
             "truth_seconds": truth_seconds, "load_average_start": load_start,
             "load_average": list(__import__("os").getloadavg()), "finished_at": time.time()}
-
-
-def read_records(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    records = []
-    for line in path.read_text().splitlines():
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            continue
-    return records
 
 
 #: What each pipeline is, for the report.
@@ -415,7 +403,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--out", default=str(RESULTS / "measurement_policy.jsonl"))
     args = parser.parse_args(argv)
     out = Path(args.out)
-    done = {(r["pipeline"], r["seed"]) for r in read_records(out)}
+    done = {(r["pipeline"], r["seed"]) for r in load_records(out)}
     for seed in parse_seeds(args.seeds):
         for pipeline in args.pipelines.split(","):
             if (pipeline, seed) in done:
@@ -425,7 +413,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"{pipeline} seed {seed}: plain {'best' if record['plain']['is_best'] else 'not best'} "
                   f"({record['plain']['seconds']:.0f} s), policy {'best' if record['policy']['is_best'] else 'not best'}"
                   f" ({record['policy']['seconds']:.0f} s)", flush=True)
-            out.with_suffix(".md").write_text(markdown(read_records(out)))
+            out.with_suffix(".md").write_text(markdown(load_records(out)))
 
 
 if __name__ == "__main__":

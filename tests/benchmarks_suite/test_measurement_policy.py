@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.measurement_policy import judge, main, markdown, parse_seeds, read_records, sign_test, truth_stability
+from benchmarks.jsonl import load_records
+from benchmarks.measurement_policy import judge, main, markdown, parse_seeds, sign_test, truth_stability
 
 
 def arm(declared: str | None, seconds: float, evaluations: int) -> dict:
@@ -39,7 +40,7 @@ def test_the_table_counts_hits_and_the_cost_ratio(tmp_path: Path) -> None:
     assert "- plain: compile 2, run 18" in text
     path = tmp_path / "r.jsonl"
     path.write_text(json.dumps(records[0]) + "\n{torn")
-    assert read_records(path) == [records[0]]
+    assert load_records(path) == [records[0]]
 
 
 def test_truth_stability_is_the_bootstrap_share_in_which_the_true_best_stays_best() -> None:
@@ -64,7 +65,7 @@ def test_one_live_repetition(tmp_path: Path) -> None:
     pytest.importorskip("halide")
     out = tmp_path / "mp.jsonl"
     main(["--pipelines", "halide_matmul", "--seeds", "0", "--pool", "2", "--truth-rounds", "3", "--out", str(out)])
-    (record,) = read_records(out)
+    (record,) = load_records(out)
     assert set(record["truth_median"]) == set(record["pool"]) and record["true_best"] in record["pool"]
     assert record["plain"]["evaluations"] == 2 and record["policy"]["evaluations"] >= 2 * 3 + 2 * 5
     assert "| halide_matmul | 1 |" in out.with_suffix(".md").read_text()
