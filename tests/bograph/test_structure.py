@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from bayestune.bograph.dag import Expert
-from bayestune.bograph.structure import allowed_mask, learn_structure, notears_linear, repair
+from bayestune.bograph.structure import allowed_mask, learn_structure, notears_linear, repair, select_parents
 from bayestune.exceptions import BayestuneError
 
 ROLES = {"p0": "parameter", "p1": "parameter", "p2": "parameter", "m": "metric", "y": "objective"}
@@ -80,3 +80,15 @@ def test_known_edges_that_cycle_are_refused():
     roles = {"a": "parameter", "m1": "metric", "m2": "metric", "y": "objective"}
     with pytest.raises(BayestuneError, match="cycle"):
         repair(roles, [], Expert.from_options(known_edges=[["m1", "m2"], ["m2", "m1"]]), "y")
+
+
+def test_bic_keeps_a_modest_real_parent_and_drops_noise():
+    rng = np.random.default_rng(3)
+    n = 20
+    X = rng.normal(size=(n, 4))                     # a, b, noise, y
+    X[:, 3] = 2.0 * X[:, 0] + 0.6 * X[:, 1] + 0.3 * rng.normal(size=n)
+    W = np.zeros((4, 4))
+    W[:3, 3] = [0.9, 0.2, 0.05]                     # NOTEARS' shrunk candidates
+    kept = select_parents(X, W)
+    assert kept[0, 3] != 0 and kept[1, 3] != 0     # 0.2 < the old fixed threshold 0.3, kept by BIC
+    assert kept[2, 3] == 0
