@@ -174,7 +174,9 @@ def main(argv: list[str] | None = None) -> None:
     records = [json.loads(line) for line in out.read_text().splitlines()]
     md = out.with_suffix(".md")
     md.write_text("# BoGraph against plain GP-BO\n\nWritten by `python -m benchmarks.bograph_compare`; "
-                  "quality = 1 + (best - optimum)/|optimum| of the noise-free values evaluated.\n\n"
+                  "quality = 1 + (best - optimum)/|optimum| of the noise-free values evaluated. Seconds are wall "
+                  "clock on the shared machine (its load varies; the README gives structure learning's CPU time). "
+                  "`bograph-learned-often` relearns every budget/8 observations instead of every quarter.\n\n"
                   + table(records) + "\n")
     print(table(records))
 
