@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from bayestune.bograph.dag import Expert
-from bayestune.bograph.structure import allowed_mask, learn_structure, notears_linear, repair
+from bayestune.bograph.structure import allowed_mask, learn_structure, notears_linear, repair, select_parents
 from bayestune.exceptions import BayestuneError
 
 ROLES = {"p0": "parameter", "p1": "parameter", "p2": "parameter", "m": "metric", "y": "objective"}
@@ -34,15 +34,29 @@ def test_notears_finds_the_chain_through_the_metric():
     assert np.all(W[~mask] == 0)
 
 
-def test_forbidden_edges_are_never_learned_and_orphans_reach_the_objective():
+def test_forbidden_edges_are_never_learned_and_orphans_are_left_out_of_a_learned_dag():
     expert = Expert(forbidden_edges=[("p0", "m")])
     result = learn_structure(_data(), NAMES, ROLES, expert, "y")
     g = result.dag
     assert not g.has_edge("p0", "m")
     assert nx.is_directed_acyclic_graph(g)
-    for p in ("p0", "p1", "p2"):
-        assert nx.has_path(g, p, "y")
+    assert nx.has_path(g, "p1", "y")
+    assert not nx.has_path(g, "p2", "y")          # p2 does nothing: not modelled
     assert result.seconds >= 0 and result.n_rows == 40
+
+
+def test_a_warm_start_gives_the_same_structure():
+    first = learn_structure(_data(), NAMES, ROLES, Expert(), "y")
+    again = learn_structure(_data(seed=1), NAMES, ROLES, Expert(), "y", previous=first)
+    assert first.weights is not None and first.names == tuple(NAMES)
+    assert {("p0", "m"), ("p1", "m"), ("m", "y")} <= set(again.dag.edges)
+
+
+def test_dropped_orphans_come_back_when_no_parameter_reaches_the_target():
+    g = repair(ROLES, [("m", "y")], Expert(), "y", orphans="drop")
+    assert all(g.has_edge(p, "y") for p in ("p0", "p1", "p2"))
+    g = repair(ROLES, [("p0", "m"), ("m", "y")], Expert(), "y", orphans="drop")
+    assert not g.has_edge("p1", "y") and nx.has_path(g, "p0", "y")
 
 
 def test_repair_reverses_edges_into_parameters_and_prunes_dangling_metrics():
@@ -66,3 +80,15 @@ def test_known_edges_that_cycle_are_refused():
     roles = {"a": "parameter", "m1": "metric", "m2": "metric", "y": "objective"}
     with pytest.raises(BayestuneError, match="cycle"):
         repair(roles, [], Expert.from_options(known_edges=[["m1", "m2"], ["m2", "m1"]]), "y")
+
+
+def test_bic_keeps_a_modest_real_parent_and_drops_noise():
+    rng = np.random.default_rng(3)
+    n = 20
+    X = rng.normal(size=(n, 4))                     # a, b, noise, y
+    X[:, 3] = 2.0 * X[:, 0] + 0.6 * X[:, 1] + 0.3 * rng.normal(size=n)
+    W = np.zeros((4, 4))
+    W[:3, 3] = [0.9, 0.2, 0.05]                     # NOTEARS' shrunk candidates
+    kept = select_parents(X, W)
+    assert kept[0, 3] != 0 and kept[1, 3] != 0     # 0.2 < the old fixed threshold 0.3, kept by BIC
+    assert kept[2, 3] == 0

@@ -8,7 +8,7 @@ NOTEARS (Zheng et al., NeurIPS 2018) finds a weighted adjacency ``W`` minimising
 unmaintained and pins an old numpy, lingam's dependencies (pygam, semopy) downgrade numpy and
 scipy, gcastle is unmaintained since 2022 and pulls torch; the algorithm is two dozen lines.
 
-Forbidden edges are bounds ``(0, 0)`` on their weights, so the optimiser never sees them: no
+Forbidden edges are not variables at all (their weights stay 0), so the optimiser never sees them: no
 edge into a parameter, none out of an objective, none between parameters, the expert's
 forbidden edges, and none into a formula node other than from its inputs. Since parameters
 are roots and objectives sinks, a cycle can only run through metrics, so ``h`` is computed on
@@ -18,8 +18,8 @@ the metric block alone (the same value, a much smaller matrix exponential).
 both): edges into parameters or out of objectives reversed (dropped if reversing would close
 a cycle), dangling non-objective sinks pruned, metrics that no parameter reaches pruned too
 (the configuration cannot move them; sampled from their spread they would only add noise)
-unless the expert names them,
-and every parameter without a path to the objective connected to it directly.
+unless the expert names them, and every parameter without a path to the objective connected
+to it directly in an expert's DAG, left out of a learned one (see :func:`repair`).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, optimize
 
+from bayestune.models.linalg import limit_blas_threads
 from bayestune.bograph.dag import METRIC, OBJECTIVE, PARAMETER, Expert, new_dag, nodes_of
 
 logger = logging.getLogger(__name__)
@@ -39,10 +40,10 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class NotearsSettings:
-    """NOTEARS-linear's constants (the paper's defaults: λ = 0.1, threshold 0.3)."""
+    """NOTEARS-linear's constants (the paper's: λ = 0.1; a fixed threshold 0.3 if given)."""
 
     l1: float = 0.1
-    w_threshold: float = 0.3
+    w_threshold: float | None = None   # None: each node's parents chosen by BIC (select_parents)
     h_tol: float = 1e-8
     rho_max: float = 1e16
     max_outer: int = 100
@@ -68,20 +69,67 @@ def allowed_mask(names: Sequence[str], roles: Mapping[str, str], expert: Expert)
 
 
 def notears_linear(X: np.ndarray, mask: np.ndarray, cyclic: np.ndarray,
-                   settings: NotearsSettings = NotearsSettings()) -> np.ndarray:
-    """The learned weighted adjacency (d, d) of data ``X`` (n, d), zero outside ``mask``.
+                   settings: NotearsSettings = NotearsSettings(), w_start: np.ndarray | None = None) -> np.ndarray:
+    """The learned weighted adjacency (d, d) of data ``X`` (n, d), zero outside ``mask`` and
+    wherever ``|w| < w_threshold`` (see :func:`notears_weights`)."""
+    W = notears_weights(X, mask, cyclic, settings, w_start)
+    if settings.w_threshold is None:
+        return select_parents(X, W)
+    W[np.abs(W) < settings.w_threshold] = 0.0
+    return W
+
+
+def select_parents(X: np.ndarray, W: np.ndarray, min_weight: float = 1e-3) -> np.ndarray:
+    """``W`` with each node's parents cut to the subset BIC prefers.
+
+    A fixed threshold on standardised weights is the wrong test at 10-40 observations: it keeps
+    spurious edges at small n and drops real but modest ones. Per node, the candidate parents
+    (``|w| >= min_weight`` after NOTEARS' L1) enter by decreasing ``|w|``; the prefix minimising
+    ``n log(RSS/n) + k log n`` of the least-squares refit is kept, at most ``n // 3`` of them.
+    """
+    n = X.shape[0]
+    out = np.zeros_like(W)
+    for j in range(W.shape[1]):
+        cand = np.flatnonzero(np.abs(W[:, j]) >= min_weight)
+        if not len(cand):
+            continue
+        cand = cand[np.argsort(-np.abs(W[cand, j]))][:max(1, n // 3)]
+        y = X[:, j]
+        best_k, best_bic = 0, n * np.log(float(y @ y) / n + 1e-12)
+        for k in range(1, len(cand) + 1):
+            A = X[:, cand[:k]]
+            coef = np.linalg.lstsq(A, y, rcond=None)[0]
+            r = y - A @ coef
+            bic = n * np.log(float(r @ r) / n + 1e-12) + k * np.log(n)
+            if bic < best_bic:
+                best_k, best_bic = k, bic
+        out[cand[:best_k], j] = W[cand[:best_k], j]
+    return out
+
+
+def notears_weights(X: np.ndarray, mask: np.ndarray, cyclic: np.ndarray,
+                    settings: NotearsSettings = NotearsSettings(), w_start: np.ndarray | None = None) -> np.ndarray:
+    """NOTEARS' weights before thresholding: (d, d), zero outside ``mask``.
 
     ``cyclic`` marks the nodes a cycle could run through (the metrics); acyclicity is enforced
-    on their block only.
+    on their block only. Only the allowed entries are optimisation variables (parameters are
+    roots, so most of the d² entries are fixed at 0). ``w_start`` (d, d), the previous update's
+    unthresholded weights, warm-starts the solver: the structure changes little between updates.
     """
     n, d = X.shape
     cyc = np.flatnonzero(cyclic)
     k = len(cyc)
-    free = mask.reshape(-1)
-    bounds = [(0.0, None) if f else (0.0, 0.0) for f in free] * 2
+    free = np.flatnonzero(mask.reshape(-1))
+    nf = len(free)
+    if nf == 0:
+        return np.zeros((d, d))
+    cov = X.T @ X / n                       # the loss needs only the covariance: O(d³), not O(nd²)
+    bounds = [(0.0, None)] * (2 * nf)
 
     def weights(w: np.ndarray) -> np.ndarray:
-        return (w[:d * d] - w[d * d:]).reshape(d, d)
+        W = np.zeros(d * d)
+        W[free] = w[:nf] - w[nf:]
+        return W.reshape(d, d)
 
     def h_and_grad(W: np.ndarray) -> tuple[float, np.ndarray]:
         G = np.zeros((d, d))
@@ -94,15 +142,20 @@ def notears_linear(X: np.ndarray, mask: np.ndarray, cyclic: np.ndarray,
 
     def objective(w: np.ndarray, rho: float, alpha: float) -> tuple[float, np.ndarray]:
         W = weights(w)
-        R = X - X @ W
-        loss = 0.5 / n * float(np.sum(R * R))
-        g_loss = -1.0 / n * X.T @ R
+        # 1/(2n)||X - XW||² = ½ tr((I - W)ᵀ C (I - W)) with C = XᵀX/n
+        IW = np.eye(d) - W
+        CIW = cov @ IW
+        loss = 0.5 * float(np.sum(IW * CIW))
+        g_loss = -CIW
         h, g_h = h_and_grad(W)
         value = loss + 0.5 * rho * h * h + alpha * h + settings.l1 * float(w.sum())
-        g = (g_loss + (rho * h + alpha) * g_h).reshape(-1)
+        g = (g_loss + (rho * h + alpha) * g_h).reshape(-1)[free]
         return value, np.concatenate([g + settings.l1, -g + settings.l1])
 
-    w = np.zeros(2 * d * d)
+    w = np.zeros(2 * nf)
+    if w_start is not None and w_start.shape == (d, d):
+        start = w_start.reshape(-1)[free]
+        w = np.concatenate([np.maximum(start, 0.0), np.maximum(-start, 0.0)])
     rho, alpha, h = 1.0, 0.0, np.inf
     for _ in range(settings.max_outer):
         while rho < settings.rho_max:
@@ -116,9 +169,7 @@ def notears_linear(X: np.ndarray, mask: np.ndarray, cyclic: np.ndarray,
         alpha += rho * h
         if h <= settings.h_tol or rho >= settings.rho_max:
             break
-    W = weights(w)
-    W[np.abs(W) < settings.w_threshold] = 0.0
-    return W
+    return weights(w)
 
 
 @dataclass(frozen=True)
@@ -129,11 +180,19 @@ class LearnedStructure:
     seconds: float         # wall-clock time of structure learning (NOTEARS + repair)
     n_rows: int            # observations it was learned from
     learned_edges: int     # edges NOTEARS kept before repair
+    names: tuple[str, ...] = ()          # the columns learned over
+    weights: np.ndarray | None = None    # NOTEARS' unthresholded weights (the next update's warm start)
 
 
 def learn_structure(data: np.ndarray, names: Sequence[str], roles: Mapping[str, str], expert: Expert,
-                    target: str, settings: NotearsSettings = NotearsSettings()) -> LearnedStructure:
-    """Learn a DAG over ``names`` from ``data`` (n, d), add the expert's edges and :func:`repair` it."""
+                    target: str, settings: NotearsSettings = NotearsSettings(),
+                    previous: LearnedStructure | None = None) -> LearnedStructure:
+    """Learn a DAG over ``names`` from ``data`` (n, d), add the expert's edges and :func:`repair` it.
+
+    ``previous``: the last update, whose weights warm-start NOTEARS on the columns both share.
+    Parameters the learned edges do not connect to the target are left out (the logs say they
+    do not matter, BoGraph §4.2.4), unless none is connected at all.
+    """
     start = time.perf_counter()
     X = np.asarray(data, dtype=float)
     sd = X.std(axis=0)
@@ -144,14 +203,36 @@ def learn_structure(data: np.ndarray, names: Sequence[str], roles: Mapping[str, 
     mask[~informative, :] = False
     mask[:, ~informative] = False
     cyclic = np.array([roles[n] == METRIC for n in names])
-    W = notears_linear(Xs, mask, cyclic, settings)
-    edges = [(names[i], names[j]) for i, j in zip(*np.nonzero(W))]
-    dag = repair(roles, edges, expert, target)
-    return LearnedStructure(dag, time.perf_counter() - start, len(X), len(edges))
+    w_start = None
+    if previous is not None and previous.weights is not None:
+        old = {n: i for i, n in enumerate(previous.names)}
+        idx = np.array([old.get(n, -1) for n in names])
+        w_start = np.zeros((len(names), len(names)))
+        both = np.flatnonzero(idx >= 0)
+        w_start[np.ix_(both, both)] = previous.weights[np.ix_(idx[both], idx[both])]
+    with limit_blas_threads(1):  # tiny matrices: extra BLAS threads only spin (20x slower under load)
+        raw = notears_weights(Xs, mask, cyclic, settings, w_start)
+    if settings.w_threshold is None:
+        W = select_parents(Xs, raw)
+    else:
+        W = np.where(np.abs(raw) >= settings.w_threshold, raw, 0.0)
+    rows, cols = np.nonzero(W)
+    strongest = np.argsort(-np.abs(W[rows, cols]), kind="stable")  # repair keeps the stronger of a cycle
+    edges = [(names[rows[e]], names[cols[e]]) for e in strongest]
+    dag = repair(roles, edges, expert, target, orphans="drop")
+    return LearnedStructure(dag, time.perf_counter() - start, len(X), len(edges), tuple(names), raw)
 
 
-def repair(roles: Mapping[str, str], edges: Iterable[tuple[str, str]], expert: Expert, target: str) -> object:
-    """The post-processed DAG of ``edges`` plus the expert's known edges (see the module docstring)."""
+def repair(roles: Mapping[str, str], edges: Iterable[tuple[str, str]], expert: Expert, target: str,
+           orphans: str = "attach") -> object:
+    """The post-processed DAG of ``edges`` plus the expert's known edges (see the module docstring).
+
+    ``orphans``: what becomes of parameters with no path to the target. ``attach`` connects
+    them to it directly (an expert's DAG may simply not mention them); ``drop`` leaves them
+    out of the model, as a learned structure found no effect of theirs (attaching every one of
+    them would turn the target's model back into one GP over nearly all parameters), unless
+    no parameter reaches the target at all.
+    """
     import networkx as nx
 
     g = new_dag(roles)
@@ -189,6 +270,8 @@ def repair(roles: Mapping[str, str], edges: Iterable[tuple[str, str]], expert: E
     if target in expert.formulas:
         entries = [n for n in expert.formulas[target].inputs if roles[n] != PARAMETER and n not in expert.formulas]
     reach = nx.ancestors(g, target)
+    if orphans == "drop" and any(roles[a] == PARAMETER for a in reach):
+        return g
     for p in nodes_of(g, PARAMETER):
         if p not in reach:
             for entry in entries:

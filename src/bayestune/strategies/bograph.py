@@ -2,8 +2,10 @@
 
 Each suggestion: the logged metrics of the feasible evaluations are summarised
 (:mod:`bayestune.bograph.summarise`); on a schedule (default: every quarter of ``budget``,
-else every 10 observations) a DAG parameters → metrics → objective is learned with NOTEARS and
-merged with the expert's knowledge (:mod:`bayestune.bograph.structure`); every node the target
+else every 10 observations) a DAG parameters → metrics → objective is learned with NOTEARS (each
+node's parents chosen by BIC) and merged with the expert's knowledge
+(:mod:`bayestune.bograph.structure`); parameters it does not connect to the target are not
+modelled (the acquisition is flat in them); every node the target
 depends on gets a model on its parents (:mod:`bayestune.bograph.node_models`); candidates are
 scored by Monte-Carlo EI through the DAG (:mod:`bayestune.bograph.acquisition`), times
 P(feasible) once failures are seen, and maximised with the shared acquisition search.
@@ -64,7 +66,7 @@ class BoGraphSettings(Settings):
     relearn_every: int | None = None   # observations between structure updates (overrides budget)
     min_rows_to_learn: int = 6         # feasible observations before the first structure learning
     l1: float = 0.1                    # NOTEARS L1 weight
-    w_threshold: float = 0.3           # NOTEARS edge threshold
+    w_threshold: float | None = None   # NOTEARS edge threshold (None: parents chosen by BIC per node)
     grouping: bool = True              # summarise metrics by dotted-prefix groups (factor analysis)
     group_depth: int | None = None     # name parts of a first-level group (None: all but the last)
     max_summary_columns: int = 12      # regroup one prefix level up while the summary is wider
@@ -86,7 +88,7 @@ class BoGraphSettings(Settings):
             ("relearn_every", self.relearn_every is None or self.relearn_every >= 1, "`relearn_every >= 1`"),
             ("min_rows_to_learn", self.min_rows_to_learn >= 3, "`min_rows_to_learn >= 3`"),
             ("l1", self.l1 >= 0, "`l1 >= 0`"),
-            ("w_threshold", self.w_threshold >= 0, "`w_threshold >= 0`"),
+            ("w_threshold", self.w_threshold is None or self.w_threshold >= 0, "`w_threshold >= 0`"),
             ("mc_samples", 1 <= self.mc_samples <= 4096, "`1 <= mc_samples <= 4096`"),
             ("max_summary_columns", self.max_summary_columns >= 0, "`max_summary_columns >= 0`"),
             ("group_depth", self.group_depth is None or self.group_depth >= 1, "`group_depth >= 1`"),
@@ -166,6 +168,7 @@ class BoGraph(Strategy):
         self._dag: Any = None
         self._expert_used = self.expert  # the expert's knowledge restricted to the modelled nodes
         self._learned_at = -1
+        self._learned: Any = None  # the last LearnedStructure (warm start of the next)
         self._thetas: dict[str, np.ndarray] = {}
         self._n_fits = 0
 
@@ -250,8 +253,9 @@ class BoGraph(Strategy):
                 data += list(summary.transform(others).T)
             data.append(_learning_scale(objective))
             names = [b.name for b in self.encoder.blocks] + columns + [self.objectives[0].name]
-            result = learn_structure(np.column_stack(data), names, roles, expert, self.target, self.notears)
-            dag, learned = result.dag, result.learned_edges
+            result = learn_structure(np.column_stack(data), names, roles, expert, self.target, self.notears,
+                                     previous=self._learned)
+            dag, learned, self._learned = result.dag, result.learned_edges, result
         else:
             dag = repair(roles, [], expert, self.target)
         self._dag, self._summary, self._learned_at, self._expert_used = dag, summary, len(rows), expert
