@@ -17,7 +17,6 @@ kept) and the summary to a Markdown file.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import platform
@@ -28,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.jsonl import append_record
+from benchmarks.jsonl import append_record, load_records
 from bayestune.integrations.postgres import DEFAULT_KNOBS, DURABILITY_KNOBS, Pgbench, PostgresTuner
 from bayestune.optimizer import Optimizer
 from bayestune.trial import Trial, TrialStatus
@@ -39,18 +38,6 @@ KNOB_SETS = {"default": DEFAULT_KNOBS, "durability": DEFAULT_KNOBS + DURABILITY_
 BUDGET_AWARE = ("bograph",)
 #: Characters of a failure's error text kept in the records.
 ERROR_CHARS = 300
-
-
-def _load_records(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    records = []
-    for line in path.read_text().splitlines():
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # a line torn by a killed run
-    return records
 
 
 def _trial_record(trial: Trial, load: float) -> dict[str, Any]:
@@ -181,14 +168,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     tuner = PostgresTuner(KNOB_SETS[args.knobs], workload)
     try:
         tuner.prepare()
-        records = _load_records(args.out)
+        records = load_records(args.out)
         done = {(r["strategy"], r["seed"]) for r in records if r.get("kind") == "search"}
         for seed in seeds:  # seed-major: every strategy meets the machine's load of the same hour
             for strategy in strategies:
                 if (strategy, seed) in done:
                     continue
                 append_record(args.out, search(tuner, strategy, seed, args.budget))
-        records = _load_records(args.out)
+        records = load_records(args.out)
         targets: dict[str, dict[str, Any]] = {"default": tuner.space().default_config()}
         repeats = {"default": args.default_repeats}
         for r in records:
@@ -207,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                   "budget": args.budget,
                   "workload": f"pgbench {workload.builtin} scale {workload.scale}, {workload.clients} clients, "
                               f"{workload.threads} threads, {workload.duration} s"}
-        wanted = [r for r in _load_records(args.out)
+        wanted = [r for r in load_records(args.out)
                   if r.get("kind") != "search" or (r["strategy"] in strategies and r["seed"] in seeds)]
         summary = summarise(wanted, header)
     finally:
