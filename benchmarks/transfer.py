@@ -148,6 +148,11 @@ def table(args: argparse.Namespace) -> None:
             cells[(r["target"], r["method"])][r["seed"]] = r
     rng = np.random.default_rng(0)
     methods = [m for m in METHODS if any(m == k[1] for k in cells)]
+    print("# Transfer from earlier runs (issue 18)\n")
+    print("Tune device B's recorded space with device A's Kernel Tuner cache (same kernel), against a cold "
+          "start; `*_unrelated`: device A's cache with its times shuffled among its configurations (same "
+          "space and value distribution, no information). Methods and rules: `benchmarks/transfer.py`'s "
+          "docstring. Produced by `python -m benchmarks.transfer table " + str(args.results) + "`.\n")
     print("Median best/optimum over seeds (1.00 = the cache's optimum; lower is better), "
           "[bootstrap 95% CI of the median]; n = seeds.\n")
     print("| target ← source | N | " + " | ".join(methods) + " |")

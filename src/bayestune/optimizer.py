@@ -150,7 +150,8 @@ class Optimizer:
                    design=settings.design or scenario.design,
                    seed=scenario.seed if settings.seed is None else settings.seed,
                    journal=journal, resume=resume, feasible_output=scenario.feasible_output,
-                   output_constraints=scenario.output_constraints, transfer=scenario.transfer)
+                   output_constraints=scenario.output_constraints,
+                   transfer=scenario.transfer.resolved(scenario.base_dir) if scenario.transfer else None)
 
     def _load_journal(self) -> None:
         lost = self.journal.abandon_pending()

@@ -59,6 +59,11 @@ class TransferSpec:
         if self.top is not None and (isinstance(self.top, bool) or not isinstance(self.top, int) or self.top < 0):
             raise ScenarioError(f"transfer top must be an integer >= 0, but got {self.top!r}")
 
+    def resolved(self, base_dir: Path) -> "TransferSpec":
+        """The spec with relative run paths taken from ``base_dir`` (a scenario file's directory)."""
+        runs = tuple(str(base_dir / Path(r).expanduser()) if isinstance(r, str) else r for r in self.runs)
+        return TransferSpec(runs, self.mode, self.top)
+
     def design_top(self, design_size: int) -> int:
         """Source configurations in a design of ``design_size`` (0 in ``model`` mode)."""
         if self.mode == "model":

@@ -136,8 +136,9 @@ class BayesianOptimization(Strategy):
         """Learn with prior runs of the space (``bayestune.transfer.PriorRun``) as the GP's prior mean."""
         from bayestune.transfer.model import TransferModel
 
-        self.transfer = TransferModel(runs, self.encoder, self.settings.log_transform,
-                                      seed=int(self.rng.integers(2**31)))
+        # Its own fixed seed: drawing from self.rng would change the design and every later draw,
+        # so a run with an unused (zero-weight) source would no longer equal its cold start.
+        self.transfer = TransferModel(runs, self.encoder, self.settings.log_transform, seed=0)
 
     # ---- what the surrogate learns -----------------------------------------------------
     def _targets(self, history: History) -> np.ndarray:
