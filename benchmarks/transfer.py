@@ -49,13 +49,18 @@ SHUFFLE_SEED = 12345
 
 
 def _source(problem, source: str, unrelated: bool):
-    from bayestune.transfer.runs import PriorRun, load_prior_run
+    from bayestune.transfer.runs import load_prior_run
 
     from benchmarks.problems import data_dir
 
     run = load_prior_run(data_dir() / f"{source}.json.gz", problem.space, problem.objective)
-    if not unrelated:
-        return run
+    return shuffled(run) if unrelated else run
+
+
+def shuffled(run):
+    """The unrelated source: ``run``'s values permuted among its successful configurations."""
+    from bayestune.transfer.runs import PriorRun
+
     y = run.y.copy()
     ok = np.flatnonzero(run.feasible)
     y[ok] = y[np.random.default_rng(SHUFFLE_SEED).permutation(ok)]
