@@ -118,7 +118,7 @@ class Optimizer:
             return None, []
         from bayestune.transfer.runs import load_prior_runs
 
-        spec = transfer if isinstance(transfer, TransferSpec) else TransferSpec(tuple(transfer))
+        spec = transfer if isinstance(transfer, TransferSpec) else TransferSpec(transfer)  # type: ignore[arg-type]
         if len(self.objectives) > 1:
             raise BayestuneError(f"transfer from prior runs needs one objective, but got {len(self.objectives)}")
         runs = load_prior_runs(spec.runs, self.space, self.objectives[0])

@@ -96,3 +96,5 @@ def test_optimizer_refuses_bad_transfer_input(space, related, tmp_path):
         TransferSpec((related,), mode="sometimes")
     with pytest.raises(BayestuneError, match="list of files"):
         TransferSpec("a.db")
+    with pytest.raises(BayestuneError, match="list of files"):
+        Optimizer(space, objectives=["t"], transfer="a.db")

@@ -97,7 +97,7 @@ class PriorRun:
 def _check_names(space: Space, config_keys: Sequence[set[str]], name: str, ignore: set[str]) -> None:
     """A prior run must name the space's parameters, no more (``ignore``: a cache's constants)."""
     wanted = set(space.names)
-    for keys in config_keys[:1] or [set()]:
+    for keys in config_keys:
         missing, extra = sorted(wanted - keys), sorted(keys - wanted - ignore)
         if missing or extra:
             raise BayestuneError(f"prior run {name!r} does not match the space: "
