@@ -176,6 +176,25 @@ def table(args: argparse.Namespace) -> None:
                 med, lo, hi = _median_ci(vals, rng)
                 row.append(f"{med:.2f} [{lo:.2f}, {hi:.2f}] n={len(vals)}")
             print("| " + " | ".join(row) + " |")
+    others = [m for m in methods if m != "cold"]
+    print("\nPaired with the cold start of the same seed (`model` runs share its design, so until the "
+          "design ends they are identical): seeds better / equal / worse than cold at N (ratios equal "
+          "within 0.5%):\n")
+    print("| target ← source | N | " + " | ".join(others) + " |")
+    print("|---|---|" + "---|" * len(others))
+    for target, source in PAIRS:
+        cold = cells.get((target, "cold"), {})
+        if not cold:
+            continue
+        for n in CHECKPOINTS:
+            row = [f"{target} ← {source.split('_', 1)[1]}", str(n)]
+            for m in others:
+                pairs = [(r["ratio"][min(n, len(r["ratio"])) - 1], cold[s]["ratio"][min(n, len(cold[s]["ratio"])) - 1])
+                         for s, r in cells.get((target, m), {}).items() if s in cold]
+                better = sum(a < b / 1.005 for a, b in pairs)
+                worse = sum(a > b * 1.005 for a, b in pairs)
+                row.append(f"{better} / {len(pairs) - better - worse} / {worse}" if pairs else "-")
+            print("| " + " | ".join(row) + " |")
     print("\nThe source's transfer weight (0 = the fit was a cold start's): mean over the run's model fits, "
           "median over seeds; and in how many seeds it was ever > 0:\n")
     print("| target | " + " | ".join(m for m in methods if m not in ("cold", "design")) + " |")
