@@ -12,6 +12,8 @@ Methods:
 * ``design``: the source's best configurations open the design (half of it), no transfer model;
 * ``model``: the cold design, then the transfer model (source as the GP's prior mean, weighted);
 * ``both``: warm-start design and transfer model;
+* ``model_gate2`` / ``model_gate2_unrelated``: ``model`` with the stricter gate (τ must exceed
+  two standard errors instead of one, :data:`bayestune.transfer.weighting.GATE_STANDARD_ERRORS`);
 * ``both_unrelated`` / ``model_unrelated``: the same with a deliberately unrelated source: device
   A's cache with its times shuffled among its configurations (fixed permutation, seed 12345) —
   same space, same value distribution, no information.
@@ -43,7 +45,8 @@ PAIRS = (  # (target, source)
     ("dedispersion_W6600", "dedispersion_A100"),
     ("dedispersion_A100", "dedispersion_W6600"),
 )
-METHODS = ("cold", "design", "model", "both", "model_unrelated", "both_unrelated")
+METHODS = ("cold", "design", "model", "both", "model_unrelated", "both_unrelated", "model_gate2",
+           "model_gate2_unrelated")
 CHECKPOINTS = (5, 10, 20, 40)
 SHUFFLE_SEED = 12345
 
@@ -76,6 +79,9 @@ def run_one(target: str, source: str, method: str, seed: int, budget: int) -> di
     from benchmarks.budget import run_measured
     from benchmarks.problems import build_gpu_problem
 
+    import bayestune.transfer.weighting as weighting
+
+    weighting.GATE_STANDARD_ERRORS = 2.0 if "_gate2" in method else 1.0  # set every run: workers are reused
     problem = build_gpu_problem(target)
     transfer = None
     if method != "cold":
