@@ -13,7 +13,9 @@ Methods:
 * ``model``: the cold design, then the transfer model (source as the GP's prior mean, weighted);
 * ``both``: warm-start design and transfer model;
 * ``model_gate2`` / ``model_gate2_unrelated``: ``model`` with the stricter gate (τ must exceed
-  two standard errors instead of one, :data:`bayestune.transfer.weighting.GATE_STANDARD_ERRORS`);
+  two standard errors instead of one, :data:`bayestune.transfer.weighting.GATE_STANDARD_ERRORS`).
+  The other model methods run with the one-standard-error gate of the first version; two is the
+  library's default since, chosen on these runs;
 * ``both_unrelated`` / ``model_unrelated``: the same with a deliberately unrelated source: device
   A's cache with its times shuffled among its configurations (fixed permutation, seed 12345) —
   same space, same value distribution, no information.

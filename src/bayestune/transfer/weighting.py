@@ -3,8 +3,10 @@
 Ranks, not values, because a source on another device is typically faster or slower by some
 monotone map, not equal (the performance-portability literature's observation that rankings
 transfer better than absolute times). The weight is zero unless the correlation is positive
-by more than one standard error of τ under independence, so an unrelated source — whose τ
-wanders around zero — drops out and the model falls back to a cold start.
+by more than two standard errors of τ under independence, so an unrelated source — whose τ
+wanders around zero — drops out and the model falls back to a cold start. (One standard error
+trusted related sources sooner but let a shuffled source through in some runs, one of them 2.5×
+worse than the cold start at 20 evaluations: ``benchmarks/results/transfer.md``.)
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ MIN_OBSERVATIONS = 4
 FULL_WEIGHT_TAU = 0.5
 #: Standard errors of τ (under independence) a source's τ must exceed to get any weight: 1 lets an
 #: unrelated source through in ~16% of fits, 2 in ~2%, at the price of trusting a related one later.
-GATE_STANDARD_ERRORS = 1.0
+GATE_STANDARD_ERRORS = 2.0
 
 
 def tau_standard_error(n: int) -> float:
