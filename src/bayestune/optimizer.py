@@ -27,6 +27,7 @@ from bayestune.scenario.records import (
     DEFAULT_STRATEGY,
     DesignSpec,
     Scenario,
+    TransferSpec,
 )
 from bayestune.space.space import Space
 from bayestune.storage.base import TrialJournal
@@ -57,13 +58,18 @@ class Optimizer:
     a result that breaks one is recorded as infeasible, its measured values kept.
 
     ``strategy=None`` picks ``bo`` for one objective and ``parego`` for several.
+
+    ``transfer`` (a :class:`~bayestune.scenario.TransferSpec`, or just a list of prior-run files)
+    starts from earlier runs of the same space: their best configurations open the initial
+    design and, with ``bo``, they are the GP's prior mean while they rank this run's results
+    well (:mod:`bayestune.transfer`). It is not stored in the journal: pass it again to resume.
     """
 
     def __init__(self, space: Space, *, objectives: Sequence[Objective | str] = ("value",),
                  strategy: str | Strategy | None = None, strategy_options: dict[str, Any] | None = None,
                  design: DesignSpec | None = None, seed: int | None = None, journal: TrialJournal | None = None,
                  resume: bool = False, feasible_output: str | None = None,
-                 output_constraints: Sequence[str] = ()) -> None:
+                 output_constraints: Sequence[str] = (), transfer: TransferSpec | Sequence[Any] | None = None) -> None:
         self.space = space
         self.objectives = _as_objectives(objectives)
         self.journal: TrialJournal = MemoryJournal() if journal is None else journal
@@ -84,6 +90,7 @@ class Optimizer:
             self.strategy = strategy
         else:
             self.strategy = make_strategy(strategy, space, self.objectives, self.rng, strategy_options)
+        self.transfer, self._prior_runs = self._load_transfer(transfer)
         self._trials: list[Trial] = []
         self._X: list[np.ndarray] = []
         self._Y: list[np.ndarray] = []
@@ -105,6 +112,24 @@ class Optimizer:
                                   strategy_options=strategy_options, seed=seed,
                                   design=self.design, output_constraints=self.output_constraints)
 
+    def _load_transfer(self, transfer: TransferSpec | Sequence[Any] | None) -> tuple[TransferSpec | None, list]:
+        """The transfer spec and its prior runs, handed to the strategy when it models them."""
+        if transfer is None:
+            return None, []
+        from bayestune.transfer.runs import load_prior_runs
+
+        spec = transfer if isinstance(transfer, TransferSpec) else TransferSpec(transfer)  # type: ignore[arg-type]
+        if len(self.objectives) > 1:
+            raise BayestuneError(f"transfer from prior runs needs one objective, but got {len(self.objectives)}")
+        runs = load_prior_runs(spec.runs, self.space, self.objectives[0])
+        if spec.mode != "design":
+            use = getattr(self.strategy, "use_transfer", None)
+            if use is None:
+                raise BayestuneError(f"strategy {getattr(self.strategy, 'name', self.strategy)!r} cannot use a "
+                                     "transfer model; use transfer mode 'design' (a warm-start design only)")
+            use(runs)
+        return spec, runs
+
     # ---- construction from a scenario --------------------------------------------------
     @classmethod
     def from_scenario(cls, scenario: Scenario, *, journal: TrialJournal | None = None, resume: bool = False,
@@ -125,7 +150,8 @@ class Optimizer:
                    design=settings.design or scenario.design,
                    seed=scenario.seed if settings.seed is None else settings.seed,
                    journal=journal, resume=resume, feasible_output=scenario.feasible_output,
-                   output_constraints=scenario.output_constraints)
+                   output_constraints=scenario.output_constraints,
+                   transfer=scenario.transfer.resolved(scenario.base_dir) if scenario.transfer else None)
 
     def _load_journal(self) -> None:
         lost = self.journal.abandon_pending()
@@ -218,7 +244,9 @@ class Optimizer:
                     out.append((default, Origin.DEFAULT))
             planned = self.design.size - len(out) - self.n_evaluated - self.n_pending
             if planned > 0:  # the whole design at once, so LHS/maximin can spread it
-                rows = initial_design(self.space, planned, self.rng, self._history_with(out), self.design.method)
+                rows = self._warm_start(planned, out)
+                rows.extend(initial_design(self.space, planned - len(rows), self.rng,
+                                           self._history_with(out, rows), self.design.method))
                 self._design_rows = list(rows)
         while len(out) < n and self._in_design_phase(len(out)):
             history = self._history_with(out)
@@ -252,8 +280,20 @@ class Optimizer:
         n_done = self.n_evaluated + self.n_pending + extra
         return n_done < self.design.size or sum(self._feasible) < MIN_FEASIBLE_DESIGN
 
-    def _history_with(self, extra: list[tuple[dict[str, Any], str]]) -> History:
+    def _warm_start(self, planned: int, out: list[tuple[dict[str, Any], str]]) -> list[np.ndarray]:
+        """The prior runs' best configurations that open the design (none without a transfer)."""
+        if self.transfer is None:
+            return []
+        from bayestune.transfer.design import warm_start_rows
+
+        n = min(planned, self.transfer.design_top(self.design.size))
+        return list(warm_start_rows(self.space, self._prior_runs, n, self._history_with(out))) if n else []
+
+    def _history_with(self, extra: list[tuple[dict[str, Any], str]], rows: Sequence[np.ndarray] = ()) -> History:
         history = self.history()
+        if rows:
+            history.pending = np.concatenate([history.pending, np.array(rows)])
+            history.seen.update(self.space.row_keys(np.array(rows)))
         if extra:
             X = self.space.to_matrix([cfg for cfg, _ in extra])
             history.pending = np.concatenate([history.pending, X])

@@ -159,8 +159,8 @@ def _is_python_file_target(module_part: str) -> bool:
 
 
 def _map_paths(s: Scenario, fn: Callable[[str], str]) -> Scenario:
-    """Apply ``fn`` to the file paths a scenario holds: journal, replay file, workdir and the
-    file of a ``path/to/file.py:function`` black box."""
+    """Apply ``fn`` to the file paths a scenario holds: journal, replay file, workdir, the
+    file of a ``path/to/file.py:function`` black box and the transfer's prior runs."""
     journal = fn(s.journal) if s.journal else s.journal
     bb = s.blackbox
     if bb is not None:
@@ -172,7 +172,10 @@ def _map_paths(s: Scenario, fn: Callable[[str], str]) -> Scenario:
             if _is_python_file_target(module_part):
                 target = fn(module_part) + sep + func
         bb = replace(bb, target=target, workdir=fn(bb.workdir) if bb.workdir else bb.workdir)
-    return replace(s, journal=journal, blackbox=bb)
+    transfer = s.transfer
+    if transfer is not None:
+        transfer = replace(transfer, runs=tuple(fn(r) if isinstance(r, str) else r for r in transfer.runs))
+    return replace(s, journal=journal, blackbox=bb, transfer=transfer)
 
 
 def _rebase(old_dir: str, new_dir: str) -> Callable[[str], str]:

@@ -25,6 +25,7 @@ from bayestune.scenario.records import (
     BlackBoxSpec,
     DesignSpec,
     Scenario,
+    TransferSpec,
 )
 from bayestune.space.spec import SpecContext, read_space, show
 
@@ -34,7 +35,7 @@ DESIGN_METHODS = ("uniform", "cot", "lhs", "maximin", "prior")
 NATIVE_KEYS = (
     "$schema", "name", "description", "parameters", "constraints", "objectives", "budget", "initial_design",
     "strategy", "strategy_options", "blackbox", "seed", "journal", "feasible_output", "output_constraints",
-    "time_limit", "batch", "measurement",
+    "time_limit", "batch", "measurement", "transfer",
 )
 
 
@@ -136,6 +137,12 @@ def parse_native(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
         kwargs["strategy"] = DEFAULT_MULTI_OBJECTIVE_STRATEGY
     if "budget" in data:
         kwargs["budget"] = data["budget"]
+    if "transfer" in data:
+        t = data["transfer"]
+        try:
+            kwargs["transfer"] = TransferSpec(tuple(t["runs"]), mode=t.get("mode", "both"), top=t.get("top"))
+        except ScenarioError as exc:
+            raise ctx.error(("transfer",), str(exc)) from None
     if "measurement" in data:
         try:
             kwargs["measurement"] = MeasurementSpec.from_dict(data["measurement"])
@@ -210,4 +217,9 @@ def scenario_to_dict(s: Scenario) -> dict[str, Any]:
         out["batch"] = s.batch
     if s.measurement is not None:
         out["measurement"] = to_jsonable(s.measurement.to_dict())
+    if s.transfer is not None:
+        t = s.transfer
+        if not all(isinstance(r, str) for r in t.runs):
+            raise ScenarioError("a scenario file can name prior runs by path only, not loaded PriorRun records")
+        out["transfer"] = {"runs": list(t.runs), "mode": t.mode, **({"top": t.top} if t.top is not None else {})}
     return out

@@ -31,6 +31,46 @@ class DesignSpec:
     include_default: bool = True
 
 
+#: What a transfer from prior runs does: a warm-start design, a transfer model, or both.
+TRANSFER_MODES = ("both", "design", "model")
+
+
+@dataclass(frozen=True)
+class TransferSpec:
+    """Prior runs of the same space (journals, CSV files, Kernel Tuner caches, or loaded
+    ``bayestune.transfer.PriorRun`` records) and how to use them (see :mod:`bayestune.transfer`).
+
+    ``top``: how many of the sources' best configurations open the initial design (None: half
+    of the design, at least one); they replace random design points, not add to them.
+    """
+
+    runs: tuple[Any, ...]
+    mode: str = "both"
+    top: int | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.runs, (str, bytes)) or not isinstance(self.runs, (tuple, list)):
+            raise ScenarioError(f"transfer runs must be a list of files, but got {self.runs!r}")
+        object.__setattr__(self, "runs", tuple(self.runs))
+        if not self.runs:
+            raise ScenarioError("transfer needs at least one prior run")
+        if self.mode not in TRANSFER_MODES:
+            raise ScenarioError(f"transfer mode must be one of {list(TRANSFER_MODES)}, but got {self.mode!r}")
+        if self.top is not None and (isinstance(self.top, bool) or not isinstance(self.top, int) or self.top < 0):
+            raise ScenarioError(f"transfer top must be an integer >= 0, but got {self.top!r}")
+
+    def resolved(self, base_dir: Path) -> "TransferSpec":
+        """The spec with relative run paths taken from ``base_dir`` (a scenario file's directory)."""
+        runs = tuple(str(base_dir / Path(r).expanduser()) if isinstance(r, str) else r for r in self.runs)
+        return TransferSpec(runs, self.mode, self.top)
+
+    def design_top(self, design_size: int) -> int:
+        """Source configurations in a design of ``design_size`` (0 in ``model`` mode)."""
+        if self.mode == "model":
+            return 0
+        return self.top if self.top is not None else max(1, design_size // 2)
+
+
 @dataclass(frozen=True)
 class BlackBoxSpec:
     """How to evaluate a configuration.
@@ -75,6 +115,7 @@ class Scenario:
     time_limit: float | None = None  # wall-clock seconds after which no new evaluation starts
     batch: int | None = None  # evaluations asked for together, in lock-step (None: one as each finishes)
     measurement: MeasurementSpec | None = None  # repeats, re-measurement of the best, correctness check
+    transfer: TransferSpec | None = None  # prior runs of the same space (bayestune.transfer)
     source: str = "<python>"  # file the scenario came from (for error messages and relative paths)
     #: What became of each key of a HyperMapper/BaCO file (``KeyHandling`` records: mapped,
     #: ignored, approximated; refused keys are errors); empty for the other formats.

@@ -142,6 +142,15 @@ class BayesianOptimization(Strategy):
         self.trust_region = (HammingTrustRegion(fail_tolerance=self.settings.local_fail_tolerance)
                              if self.settings.local_every else None)
         self._n_model_suggestions = 0
+        self.transfer = None  # a bayestune.transfer.TransferModel, set by use_transfer
+
+    def use_transfer(self, runs) -> None:
+        """Learn with prior runs of the space (``bayestune.transfer.PriorRun``) as the GP's prior mean."""
+        from bayestune.transfer.model import TransferModel
+
+        # Its own fixed seed: drawing from self.rng would change the design and every later draw,
+        # so a run with an unused (zero-weight) source would no longer equal its cold start.
+        self.transfer = TransferModel(runs, self.encoder, self.settings.log_transform, seed=0)
 
     # ---- what the surrogate learns -----------------------------------------------------
     def _targets(self, history: History) -> np.ndarray:
@@ -162,8 +171,11 @@ class BayesianOptimization(Strategy):
         return repeat_variances([history.repeats[i] for i in rows], self.objectives[0].name)
 
     def _fit_surrogate(self, F: np.ndarray, y: np.ndarray, *, fixed: dict[str, Any] | None = None,
-                       noise: np.ndarray | None = None) -> Surrogate:
+                       noise: np.ndarray | None = None, log_transform: bool | str | None = None) -> Surrogate:
         settings = self.settings
+        if self.transfer is not None and fixed is None and log_transform is None and settings.model == "gp":
+            return self.transfer.fit(F, y, lambda F_, y_, log: self._fit_surrogate(F_, y_, noise=noise if y_ is y else None,
+                                                                                    log_transform=log))
         seed = int(self.rng.integers(2**31))
         if settings.model == "rf":
             return RandomForestSurrogate(log_transform_y=self._surrogate_log_transform, seed=seed,
@@ -173,7 +185,8 @@ class BayesianOptimization(Strategy):
         warm = self._theta if fixed is None else None
         light = warm is not None and self._n_fits % FULL_FIT_EVERY != 0
         gp = GaussianProcess(self.encoder.blocks, lengthscale_prior=(1.3, 0.1) if settings.lengthscale_prior else None,
-                             log_transform_y=self._surrogate_log_transform, fixed_hyperparameters=fixed, seed=seed,
+                             log_transform_y=self._surrogate_log_transform if log_transform is None else log_transform,
+                             fixed_hyperparameters=fixed, seed=seed,
                              noise_bounds=NOISE_BOUNDS, outputscale_bounds=OUTPUTSCALE_BOUNDS,
                              n_restarts_sample=24 if light else 100, max_iter=60 if light else 100, light_refit=light,
                              blas_threads=None)  # the whole suggestion runs under one BLAS cap
