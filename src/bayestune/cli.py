@@ -118,7 +118,7 @@ def _load(path: str) -> Any:
     return load_scenario(path)
 
 
-def _with_prior_runs(scenario: Any, paths: tuple[str, ...]) -> Any:
+def _with_prior_runs(scenario: Any, paths: tuple[str, ...], mode: str | None = None) -> Any:
     """The scenario with ``--prior-run`` files added to its transfer, every run loaded now: a prior
     run that does not fit the space fails before a journal is created."""
     from dataclasses import replace
@@ -131,7 +131,10 @@ def _with_prior_runs(scenario: Any, paths: tuple[str, ...]) -> Any:
         return scenario
     runs = (spec.runs if spec else ()) + tuple(str(Path(p).resolve()) for p in paths)
     loaded = load_prior_runs(runs, scenario.space, scenario.objectives[0])
-    spec = TransferSpec(tuple(loaded), mode=spec.mode, top=spec.top) if spec else TransferSpec(tuple(loaded))
+    if spec is not None:
+        spec = TransferSpec(tuple(loaded), mode=mode or spec.mode, top=spec.top)
+    else:
+        spec = TransferSpec(tuple(loaded), mode=mode) if mode else TransferSpec(tuple(loaded))
     return replace(scenario, transfer=spec)
 
 
@@ -192,13 +195,16 @@ def _looks_numeric(text: str) -> bool:
                    "(overrides the scenario's time_limit); with a budget, whichever comes first ends the run.")
 @click.option("--prior-run", "prior_runs", multiple=True, type=click.Path(dir_okay=False), metavar="PATH",
               help="An earlier run of the same space (journal .db, CSV, Kernel Tuner cache .json[.gz]) to "
-                   "start from: its best configurations open the design and it guides the model while it "
-                   "ranks this run's results well. Repeatable; adds to the scenario's 'transfer' runs.")
+                   "learn from: it guides the model while it ranks this run's results well. Repeatable; adds "
+                   "to the scenario's 'transfer' runs.")
+@click.option("--transfer-mode", type=click.Choice(["model", "design", "both"]),
+              help="How prior runs are used (overrides the scenario's transfer mode; default model): 'design' "
+                   "opens the initial design with their best configurations, 'both' does both.")
 @_debug_option
 def optimize(scenario_path: str, budget: int | None, journal_path: str | None, resume: bool, force: bool,
              seed: int | None, strategy: str | None, no_progress: bool, csv_path: str | None,
              workers: int | None, dask_address: str | None, batch: int | None, stop_after_failures: int,
-             time_limit: float | None, prior_runs: tuple[str, ...]) -> None:
+             time_limit: float | None, prior_runs: tuple[str, ...], transfer_mode: str | None) -> None:
     """Tune the black box of SCENARIO, journaling every evaluation."""
     from bayestune import run as run_meta
     from bayestune.evaluators import make_evaluator
@@ -207,7 +213,7 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
 
     if resume and force:
         raise CliError("--resume and --force exclude each other")
-    scenario = _with_prior_runs(_load(scenario_path), prior_runs)
+    scenario = _with_prior_runs(_load(scenario_path), prior_runs, transfer_mode)
     backend = "dask" if dask_address else "pool" if (workers or 1) > 1 else "serial"
     if dask_address:
         _quiet_dask_client()

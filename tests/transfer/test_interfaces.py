@@ -59,7 +59,7 @@ def test_cli_prior_run_opens_the_design_with_the_best_prior_configuration(tmp_pa
     scenario = write_scenario(tmp_path)
     write_prior_csv(tmp_path / "old.csv")
     result = CliRunner().invoke(cli, ["optimize", str(scenario), "--no-progress", "--prior-run", "old.csv",
-                                      "--journal", "new.db"])
+                                      "--transfer-mode", "both", "--journal", "new.db"])
     assert result.exit_code == 0, result.output
     with Journal.open(tmp_path / "new.db") as journal:
         configs = [dict(t.config) for t in journal.trials()]

@@ -70,7 +70,7 @@ def test_optimizer_warm_start_design_opens_with_the_sources_best(space, related)
 
 
 def test_optimizer_with_a_related_source_finds_the_optimum_early(space, related):
-    opt = Optimizer(space, objectives=["t"], seed=0, transfer=[related])
+    opt = Optimizer(space, objectives=["t"], seed=0, transfer=TransferSpec((related,), mode="both"))
     opt.optimize(target, 6)
     assert opt.best.values["t"] == 1.0
 

@@ -140,7 +140,7 @@ def parse_native(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if "transfer" in data:
         t = data["transfer"]
         try:
-            kwargs["transfer"] = TransferSpec(tuple(t["runs"]), mode=t.get("mode", "both"), top=t.get("top"))
+            kwargs["transfer"] = TransferSpec(tuple(t["runs"]), mode=t.get("mode", "model"), top=t.get("top"))
         except ScenarioError as exc:
             raise ctx.error(("transfer",), str(exc)) from None
     if "measurement" in data:

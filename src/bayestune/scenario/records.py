@@ -32,7 +32,7 @@ class DesignSpec:
 
 
 #: What a transfer from prior runs does: a warm-start design, a transfer model, or both.
-TRANSFER_MODES = ("both", "design", "model")
+TRANSFER_MODES = ("model", "design", "both")
 
 
 @dataclass(frozen=True)
@@ -40,12 +40,16 @@ class TransferSpec:
     """Prior runs of the same space (journals, CSV files, Kernel Tuner caches, or loaded
     ``bayestune.transfer.PriorRun`` records) and how to use them (see :mod:`bayestune.transfer`).
 
+    ``mode`` defaults to ``model``: the transfer model is down-weighted to a cold start when the
+    sources rank this run's results badly, while a warm-start design (``design``/``both``) is a
+    bet on the sources that nothing can undo before the first observations (measured in
+    ``benchmarks/results/transfer.md``: an unrelated source's design was worse in 10 of 10 seeds).
     ``top``: how many of the sources' best configurations open the initial design (None: half
     of the design, at least one); they replace random design points, not add to them.
     """
 
     runs: tuple[Any, ...]
-    mode: str = "both"
+    mode: str = "model"
     top: int | None = None
 
     def __post_init__(self) -> None:
