@@ -5,21 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from opencl_probe import require_opencl_device
+
 from bayestune.trial import TrialStatus
 
-pytest.importorskip("kernel_tuner", reason="kernel_tuner is not installed")
-cl = pytest.importorskip("pyopencl", reason="pyopencl is not installed")
-
-
-def _opencl_devices() -> list:
-    try:
-        return [d for p in cl.get_platforms() for d in p.get_devices()]
-    except Exception:  # noqa: BLE001 - no ICD loader / no platform: no device
-        return []
-
-
-if not _opencl_devices():
-    pytest.skip("no OpenCL device", allow_module_level=True)
+require_opencl_device()
 
 from benchmarks import kernel_tuner_live  # noqa: E402
 from benchmarks.kernel_tuner_live import KernelTunerEvaluator, fastest, screen  # noqa: E402

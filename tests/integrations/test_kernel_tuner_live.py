@@ -8,22 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from opencl_probe import require_opencl_device
+
 from bayestune.trial import FailureKind, TrialStatus
 
-pytest.importorskip("kernel_tuner", reason="kernel_tuner is not installed (pip install 'bayestune[kernel-tuner]')")
-cl = pytest.importorskip("pyopencl", reason="pyopencl is not installed (pip install 'bayestune[kernel-tuner]')")
-
-
-def _opencl_devices() -> list:
-    try:
-        return [d for p in cl.get_platforms() for d in p.get_devices()]
-    except Exception:  # noqa: BLE001 - no ICD loader / no platform: no device
-        return []
-
-
-if not _opencl_devices():
-    pytest.skip("no OpenCL device (on a CPU: apt-get install pocl-opencl-icd ocl-icd-opencl-dev)",
-                allow_module_level=True)
+cl = require_opencl_device()
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "kernel_tuner"
 sys.path.insert(0, str(EXAMPLE))
