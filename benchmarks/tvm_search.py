@@ -6,7 +6,8 @@ time and not niced (the timings are the result):
     PYTHONPATH=$PWD/src:$PWD /work/venv-tvm/bin/python -m benchmarks.tvm_search run \\
         --seeds 0,1,2,3,4 --out benchmarks/results/tvm_search.jsonl
     PYTHONPATH=$PWD/src:$PWD /work/venv-tvm/bin/python -m benchmarks.tvm_search run \\
-        --variants bo --workloads matmul --ablations --seeds 0 --out benchmarks/results/tvm_search_ablation.jsonl
+        --workloads matmul --variants bo_lru32,bo_best32,bo_reset32,bo_eps20 --seeds 0 \\
+        --out benchmarks/results/tvm_search_ablation.jsonl
     python -m benchmarks.tvm_search report benchmarks/results/tvm_search.jsonl \\
         benchmarks/results/tvm_search_ablation.jsonl --out benchmarks/results/tvm_search.md
 
@@ -41,6 +42,8 @@ from typing import Any
 
 CHECKPOINTS = (16, 32, 64, 128)
 TARGET = {"kind": "llvm", "num-cores": 2}
+#: parallel builds (a batch is built before any of it runs, so this does not touch the timings)
+BUILDERS = 2
 MAIN = ("bo", "evolutionary", "random")
 #: name -> (bayestune strategy, strategy options, epsilon)
 VARIANTS: dict[str, tuple[str, dict[str, Any], float]] = {
@@ -86,7 +89,8 @@ def run_one(workload_name: str, variant: str, seed: int, trials: int, per_iter: 
         strategy, options, epsilon = VARIANTS[variant]
         kwargs = {"strategy": strategy, "strategy_options": options, "epsilon": epsilon, "initial_design": per_iter}
     with tempfile.TemporaryDirectory() as work_dir:
-        outcome = tune(mod, TARGET, work_dir, trials, num_trials_per_iter=per_iter, seed=seed, **kwargs)
+        outcome = tune(mod, TARGET, work_dir, trials, num_trials_per_iter=per_iter, seed=seed,
+                       builder_workers=BUILDERS, **kwargs)
     secs = [m.seconds for m in outcome.measurements]
     at, remeasured, timed = {}, {}, {}
     for c in CHECKPOINTS:
