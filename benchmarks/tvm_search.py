@@ -30,6 +30,7 @@ re-measured 128-trial best (also the first trial, by in-run timings), with their
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import math
 import os
@@ -37,6 +38,7 @@ import statistics
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +81,17 @@ def workload(name: str) -> Any:
     raise SystemExit(f"unknown workload {name!r}; choose matmul or conv2d")
 
 
+def pack_module(mod: Any) -> str:
+    """A scheduled IRModule as compact text (zlib-compressed ``tvm.ir.save_json``, base64)."""
+    import tvm
+    return base64.b64encode(zlib.compress(tvm.ir.save_json(mod).encode(), 9)).decode()
+
+
+def unpack_module(text: str) -> Any:
+    import tvm
+    return tvm.ir.load_json(zlib.decompress(base64.b64decode(text)).decode())
+
+
 def run_one(workload_name: str, variant: str, seed: int, trials: int, per_iter: int) -> dict[str, Any]:
     from bayestune.integrations.tvm import measure, tune
     load_start = os.getloadavg()[0]
@@ -92,18 +105,20 @@ def run_one(workload_name: str, variant: str, seed: int, trials: int, per_iter: 
         outcome = tune(mod, TARGET, work_dir, trials, num_trials_per_iter=per_iter, seed=seed,
                        builder_workers=BUILDERS, **kwargs)
     secs = [m.seconds for m in outcome.measurements]
-    at, remeasured, timed = {}, {}, {}
+    at, remeasured, timed, schedules, pick = {}, {}, {}, [], {}
     for c in CHECKPOINTS:
         best = outcome.best_so_far(c) if c <= len(secs) else None
         at[c] = best.seconds if best else None
         if best is not None and id(best) not in timed:  # a pick kept across checkpoints is timed once
-            timed[id(best)] = measure(best.schedule, TARGET)[0]
-        remeasured[c] = timed[id(best)] if best is not None else None
+            timed[id(best)] = (measure(best.schedule, TARGET)[0], len(schedules))
+            schedules.append(pack_module(best.schedule.mod))
+        remeasured[c] = timed[id(best)][0] if best is not None else None
+        pick[c] = timed[id(best)][1] if best is not None else None
     rec = outcome.record
     return {"workload": workload_name, "variant": variant, "seed": seed, "trials": len(secs), "per_iter": per_iter,
             "wall_seconds": outcome.seconds, "failed": sum(s is None for s in secs),
             "refused_before_build": rec.skipped_invalid if rec else None, "reused": rec.reused if rec else None,
-            "best_at": at, "remeasured_at": remeasured, "trajectory": secs,
+            "best_at": at, "remeasured_at": remeasured, "trajectory": secs, "pick": pick, "schedules": schedules,
             "load_start": load_start, "load_end": os.getloadavg()[0],
             "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
@@ -129,6 +144,58 @@ def cmd_run(args: argparse.Namespace) -> None:
             f.write(json.dumps(record) + "\n")
         print(f"{w} {v} seed {seed}: best {record['remeasured_at']} in {time.perf_counter() - start:.0f} s",
               file=sys.stderr, flush=True)
+
+
+def cmd_remeasure(args: argparse.Namespace) -> None:
+    """Time every run's picks again in one process, interleaved: ``--rounds`` rounds, each
+    timing every distinct pick once (in a shuffled order) as the mean of ``--number`` runs; a
+    pick's latency is its fastest round (the load on a shared machine only ever adds time)
+    and, for reference, its median round. Written per run as ``final_at`` / ``final_median_at``."""
+    import random
+
+    import numpy as np
+
+    from bayestune.integrations.tvm import fast_build, load_tvm
+    tvm = load_tvm()
+    from tvm.s_tir.meta_schedule.arg_info import ArgInfo
+    target, dev = tvm.target.Target(TARGET), tvm.cpu(0)
+    records = [json.loads(line) for path in args.results for line in Path(path).read_text().splitlines()
+               if line.strip()]
+    jobs = []  # (record index, schedule index, timer, args)
+    for i, r in enumerate(records):
+        for j, text in enumerate(r.get("schedules") or []):
+            mod = unpack_module(text)
+            lib = fast_build(mod, target, None)
+            lib = lib.jit() if hasattr(lib, "jit") else lib
+            rng = np.random.default_rng(0)
+            tensors = [tvm.runtime.tensor(rng.random([int(d) for d in a.shape]).astype(str(a.dtype)), dev)
+                       for a in ArgInfo.from_prim_func(mod["main"])]
+            jobs.append((i, j, lib.time_evaluator(lib.entry_name, dev, number=args.number, repeat=1), tensors))
+    print(f"{len(jobs)} picks of {len(records)} runs built; timing {args.rounds} rounds", file=sys.stderr)
+    times: dict[tuple[int, int], list[float]] = {(i, j): [] for i, j, _, _ in jobs}
+    loads = [os.getloadavg()[0]]
+    order = list(range(len(jobs)))
+    shuffle = random.Random(0).shuffle
+    for _ in range(args.rounds):
+        shuffle(order)
+        for k in order:
+            i, j, timer, tensors = jobs[k]
+            times[(i, j)].append(float(timer(*tensors).mean))
+        loads.append(os.getloadavg()[0])
+    out = []
+    for i, r in enumerate(records):
+        if not r.get("schedules"):
+            continue
+        final, final_median = {}, {}
+        for c, j in r["pick"].items():
+            final[c] = min(times[(i, j)]) if j is not None else None
+            final_median[c] = statistics.median(times[(i, j)]) if j is not None else None
+        out.append({"workload": r["workload"], "variant": r["variant"], "seed": r["seed"], "final_at": final,
+                    "final_median_at": final_median, "rounds": args.rounds, "number": args.number,
+                    "load_min": min(loads), "load_max": max(loads),
+                    "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    Path(args.out).write_text("".join(json.dumps(o) + "\n" for o in out))
+    print(f"wrote {len(out)} runs to {args.out}; load average {min(loads):.2f}-{max(loads):.2f}", file=sys.stderr)
 
 
 def trials_to_reach(trajectory: list[float | None], level: float) -> int | None:
@@ -284,12 +351,17 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--per-iter", type=int, default=16)
     run.add_argument("--ablations", action="store_true", help="also the memory-policy and epsilon runs on matmul")
     run.add_argument("--out", default="benchmarks/results/tvm_search.jsonl")
+    again = sub.add_parser("remeasure", help="time every run's picks again, interleaved in one process")
+    again.add_argument("results", nargs="+", help="JSON-lines files written by run")
+    again.add_argument("--rounds", type=int, default=15)
+    again.add_argument("--number", type=int, default=10)
+    again.add_argument("--out", default="benchmarks/results/tvm_search_remeasure.jsonl")
     rep = sub.add_parser("report")
     rep.add_argument("results", nargs="+", help="JSON-lines files written by run")
     rep.add_argument("--out")
     rep.add_argument("--note", help="a paragraph to put under the introduction (conditions, what is missing)")
     args = parser.parse_args(argv)
-    (cmd_run if args.command == "run" else cmd_report)(args)
+    {"run": cmd_run, "remeasure": cmd_remeasure, "report": cmd_report}[args.command](args)
 
 
 if __name__ == "__main__":
