@@ -249,31 +249,41 @@ def report(records: list[dict[str, Any]], title_note: str = "") -> str:
     for r in records:
         groups.setdefault((r["workload"], r["variant"]), []).append(r)
     keys = sorted(groups, key=lambda k: (k[0], _order(k[1])))
+    final = any(r.get("final_at") for r in records)
+    re_key = "final_at" if final else "remeasured_at"
     loads = [r[f] for r in records for f in ("load_start", "load_end") if r.get(f) is not None]
     lines = ["# bayestune in TVM MetaSchedule: matmul and conv2d on llvm (2 cores)", "",
              "`bo` is bayestune's Bayesian optimization as MetaSchedule's search strategy, `evolutionary` "
              "MetaSchedule's default evolutionary search with its xgb cost model, `random` bayestune's uniform "
              "draws over the same decision space, `bo_*` the thesis's ablations on matmul (memory policies with "
              "a 32-observation window; 20 % epsilon-greedy). Every run measures the same number of candidates "
-             "(128, in batches of 16). At the end of each run the best schedule found by 16/32/64/128 trials "
-             "(by in-run measurement) is compiled again and re-measured (median of 5 timings of 3 runs each).",
-             ""]
+             "(128, in batches of 16). The best schedule found by 16/32/64/128 trials (by in-run measurement) "
+             "is compiled again and re-measured: right after its run (median of 5 timings of 3 runs each)"
+             + (", and after all runs, all runs' picks together in one process, interleaved in shuffled rounds "
+                "(`remeasure`: each pick's fastest round, a round being the mean of "
+                f"{next(r['number'] for r in records if r.get('final_at'))} runs; "
+                f"{next(r['rounds'] for r in records if r.get('final_at'))} rounds). "
+                "The comparisons below use this final re-measurement." if final else ".")
+             + " Latencies in ms.", ""]
     if loads:
         lines += [f"1-minute load average at the start/end of the runs: {min(loads):.2f}–{max(loads):.2f} "
                   f"(median {statistics.median(loads):.2f}) on 2 cores.", ""]
     if title_note:
         lines += [title_note, ""]
-    for key, title in (("remeasured_at", "re-measured at the end of each run"),
-                       ("best_at", "as measured during the run")):
+    tables = [("remeasured_at", "re-measured right after each run"), ("best_at", "as measured during the run")]
+    if final:
+        tables.insert(0, ("final_at", "re-measured after all runs, interleaved (fastest round)"))
+    for key, title in tables:
         lines += [f"## Best latency (ms), {title}: median over seeds (min–max)", "",
                   "| workload | strategy | seeds | " + " | ".join(f"{c} trials" for c in CHECKPOINTS)
                   + " | wall s (median) | failed / refused |",
                   "|---|---|---|" + "---|" * len(CHECKPOINTS) + "---|---|"]
         for w, v in keys:
             rs = groups[(w, v)]
-            cells = [_ms_range([r[key][str(c)] for r in rs if r[key].get(str(c)) is not None]) for c in CHECKPOINTS]
+            got = [r.get(key) or {} for r in rs]
+            cells = [_ms_range([g[str(c)] for g in got if g.get(str(c)) is not None]) for c in CHECKPOINTS]
             refused = sum(r["refused_before_build"] or 0 for r in rs)
-            lines.append(f"| {w} | {v} | {len(rs)} | " + " | ".join(cells)
+            lines.append(f"| {w} | {v} | {sum(bool(g) for g in got)} | " + " | ".join(cells)
                          + f" | {statistics.median(r['wall_seconds'] for r in rs):.0f} | "
                          f"{sum(r['failed'] for r in rs)} / {refused} |")
         lines.append("")
@@ -293,7 +303,7 @@ def report(records: list[dict[str, Any]], title_note: str = "") -> str:
         seeds = sorted(s for (ww, v, s) in by_key if ww == w and v == "evolutionary")
         for seed in seeds:
             evo = by_key[(w, "evolutionary", seed)]
-            level, level_run = evo["remeasured_at"].get("128"), evo["best_at"].get("128")
+            level, level_run = (evo.get(re_key) or {}).get("128"), evo["best_at"].get("128")
             if level is None or level_run is None:
                 continue
             cells, runs = [], []
@@ -303,7 +313,8 @@ def report(records: list[dict[str, Any]], title_note: str = "") -> str:
                     cells.append("–")
                     runs.append("–")
                     continue
-                c, n = checkpoint_to_reach(o["remeasured_at"], level), trials_to_reach(o["trajectory"], level_run)
+                c = checkpoint_to_reach(o.get(re_key) or {}, level)
+                n = trials_to_reach(o["trajectory"], level_run)
                 per[other][0].append(c)
                 per[other][1].append(n)
                 cells.append(_reach(c))
@@ -311,15 +322,15 @@ def report(records: list[dict[str, Any]], title_note: str = "") -> str:
             lines.append(f"| {w} | {seed} | {level * 1e3:.3f} | {cells[0]} | {cells[1]} | {level_run * 1e3:.3f} "
                          f"| {runs[0]} | {runs[1]} |")
         evo_rs = [by_key[(w, "evolutionary", s)] for s in seeds]
-        evo128 = [r["remeasured_at"]["128"] for r in evo_rs if r["remeasured_at"].get("128") is not None]
+        evo128 = [(r.get(re_key) or {})["128"] for r in evo_rs if (r.get(re_key) or {}).get("128") is not None]
         row = [w, str(len(per["bo"][0])), _median_reach(per["bo"][0]), _median_reach(per["bo"][1]),
                _median_reach(per["random"][0]), _median_reach(per["random"][1])]
         # the same question on the medians over seeds
         med_cells = []
         for other in ("bo", "random"):
-            rs = [r for (ww, v, s), r in by_key.items() if ww == w and v == other]
+            rs = [r.get(re_key) or {} for (ww, v, s), r in by_key.items() if ww == w and v == other]
             med = {str(c): statistics.median(vals) for c in CHECKPOINTS
-                   if (vals := [r["remeasured_at"][str(c)] for r in rs if r["remeasured_at"].get(str(c)) is not None])}
+                   if (vals := [g[str(c)] for g in rs if g.get(str(c)) is not None])}
             med_cells.append(_reach(checkpoint_to_reach(med, statistics.median(evo128))) if rs and evo128 else "–")
         summary.append(row + med_cells)
     lines += ["", "Summary per workload (seeds = seeds with both an evolutionary and a bo run):", "",
@@ -332,8 +343,13 @@ def report(records: list[dict[str, Any]], title_note: str = "") -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> None:
-    records = [json.loads(line) for path in args.results for line in Path(path).read_text().splitlines()
-               if line.strip()]
+    rows = [json.loads(line) for path in args.results for line in Path(path).read_text().splitlines()
+            if line.strip()]
+    records = [r for r in rows if "trajectory" in r]
+    again = {(r["workload"], r["variant"], r["seed"]): r for r in rows if "final_at" in r}
+    for r in records:  # the interleaved re-measurement of `remeasure`, where there is one
+        r.update({k: v for k, v in again.get((r["workload"], r["variant"], r["seed"]), {}).items()
+                  if k in ("final_at", "final_median_at", "rounds", "number")})
     text = report(records, args.note or "")
     if args.out:
         Path(args.out).write_text(text)

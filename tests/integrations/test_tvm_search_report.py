@@ -36,3 +36,20 @@ def test_report_shows_median_range_and_where_bo_reaches_evolutionary():
     # two seeds: 32 and >128 -> the upper median, >128; the median curve (2.9, 2.45, ...) never reaches 2.05
     assert "| matmul | 2 | >128 | >128 | >128 | >128 | >128 | >128 |" in text
     assert "load average" in text
+
+
+def test_report_uses_the_interleaved_remeasurement_when_there_is_one(tmp_path):
+    import json
+
+    from benchmarks.tvm_search import main
+    runs = [_record("matmul", "evolutionary", 0, [3.0, 2.5, 2.2, 2.0], [2.0] * 128),
+            _record("matmul", "bo", 0, [2.8, 1.9, 1.9, 1.9], [2.0] * 128)]
+    final = [{"workload": "matmul", "variant": v, "seed": 0, "final_at": {str(c): x * 1e-3 for c, x in zip(
+        (16, 32, 64, 128), xs)}, "final_median_at": {}, "rounds": 15, "number": 10}
+        for v, xs in (("evolutionary", [1.5, 1.5, 1.5, 1.4]), ("bo", [1.6, 1.6, 1.3, 1.3]))]
+    (tmp_path / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
+    (tmp_path / "final.jsonl").write_text("".join(json.dumps(r) + "\n" for r in final))
+    main(["report", str(tmp_path / "runs.jsonl"), str(tmp_path / "final.jsonl"), "--out", str(tmp_path / "r.md")])
+    text = (tmp_path / "r.md").read_text()
+    assert "| matmul | bo | 1 | 1.600 | 1.600 | 1.300 | 1.300 |" in text
+    assert "| matmul | 0 | 1.400 | 64 | – |" in text
