@@ -125,13 +125,15 @@ def _recorder(measurements: list[Measurement]) -> Any:
 def tune(mod: Any, target: Any, work_dir: str | Path, max_trials: int, *, strategy: str = "bo",
          strategy_options: dict[str, Any] | None = None, num_trials_per_iter: int = 16, seed: int = 0,
          initial_design: int = 16, epsilon: float = 0.0, builder_timeout: float = 120.0,
-         runner_timeout: float = 60.0, evaluator_config: Any = None, cost_model: str | None = None) -> TuneOutcome:
+         runner_timeout: float = 60.0, evaluator_config: Any = None, cost_model: str | None = None,
+         builder_workers: int = 1) -> TuneOutcome:
     """Tune one TIR module with MetaSchedule, searching with bayestune's ``strategy`` (any
     registered name, e.g. ``bo`` or ``random``) or with one of TVM's (:data:`TVM_STRATEGIES`;
     ``evolutionary`` uses the ``xgb`` cost model unless ``cost_model`` says otherwise).
 
-    Builds run in one worker process with :func:`fast_build`; results land in a JSON database
-    in ``work_dir``. ``target`` is a ``tvm.target.Target`` or its dict form.
+    Builds run in ``builder_workers`` worker processes with :func:`fast_build` (a batch is
+    built completely before any of it runs, so more workers only shorten the wall time);
+    results land in a JSON database in ``work_dir``. ``target`` is a ``tvm.target.Target`` or its dict form.
     """
     tvm = load_tvm()
     from tvm.s_tir import meta_schedule as ms
@@ -155,7 +157,7 @@ def tune(mod: Any, target: Any, work_dir: str | Path, max_trials: int, *, strate
     database = ms.tune_tir(
         mod=mod, target=target, work_dir=str(work_dir), max_trials_global=max_trials,
         num_trials_per_iter=num_trials_per_iter, strategy=search, cost_model=model, measure_callbacks=callbacks,
-        builder=ms.builder.LocalBuilder(max_workers=1, timeout_sec=builder_timeout, f_build=fast_build),
+        builder=ms.builder.LocalBuilder(max_workers=builder_workers, timeout_sec=builder_timeout, f_build=fast_build),
         runner=ms.runner.LocalRunner(timeout_sec=runner_timeout, evaluator_config=evaluator_config),
         num_tuning_cores=1, seed=seed)
     return TuneOutcome(database, measurements, time.perf_counter() - start, record)
