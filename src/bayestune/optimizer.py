@@ -60,9 +60,10 @@ class Optimizer:
     ``strategy=None`` picks ``bo`` for one objective and ``parego`` for several.
 
     ``transfer`` (a :class:`~bayestune.scenario.TransferSpec`, or just a list of prior-run files)
-    starts from earlier runs of the same space: their best configurations open the initial
-    design and, with ``bo``, they are the GP's prior mean while they rank this run's results
-    well (:mod:`bayestune.transfer`). It is not stored in the journal: pass it again to resume.
+    starts from earlier runs of the same space: with ``bo`` they are the GP's prior mean while
+    they rank this run's results well, and in modes ``design``/``both`` their best
+    configurations open the initial design (:mod:`bayestune.transfer`). It is not stored in the
+    journal: pass it again to resume.
     """
 
     def __init__(self, space: Space, *, objectives: Sequence[Objective | str] = ("value",),
