@@ -98,3 +98,8 @@ def test_optimizer_refuses_bad_transfer_input(space, related, tmp_path):
         TransferSpec("a.db")
     with pytest.raises(BayestuneError, match="list of files"):
         Optimizer(space, objectives=["t"], transfer="a.db")
+
+
+def test_a_transfer_model_refuses_the_auto_ordinal_warping(space, related):
+    with pytest.raises(BayestuneError, match="one input encoding"):
+        Optimizer(space, objectives=["t"], strategy_options={"ordinal_scale": "auto"}, transfer=[related])

@@ -22,6 +22,7 @@ import numpy as np
 
 from bayestune.acquisition.portfolio import AcquisitionPortfolio
 from bayestune.acquisition.scoring import acquisition_scorer
+from bayestune.exceptions import BayestuneError
 from bayestune.history import History, draw_unseen, top_up
 from bayestune.models.base import Surrogate
 from bayestune.models.encoding import ORDINAL_SCALES, FeatureEncoder, distinct_ordinal_scales
@@ -148,6 +149,9 @@ class BayesianOptimization(Strategy):
         """Learn with prior runs of the space (``bayestune.transfer.PriorRun``) as the GP's prior mean."""
         from bayestune.transfer.model import TransferModel
 
+        if len(self.encoders) > 1:  # the source model is encoded once; "auto" re-chooses the encoding
+            raise BayestuneError("a transfer model needs one input encoding: set ordinal_scale to None, 'log', "
+                                 "'linear' or 'index' instead of 'auto', or use transfer mode 'design'")
         # Its own fixed seed: drawing from self.rng would change the design and every later draw,
         # so a run with an unused (zero-weight) source would no longer equal its cold start.
         self.transfer = TransferModel(runs, self.encoder, self.settings.log_transform, seed=0)
