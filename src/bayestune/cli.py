@@ -128,6 +128,8 @@ def _with_prior_runs(scenario: Any, paths: tuple[str, ...], mode: str | None = N
 
     spec = scenario.transfer.resolved(scenario.base_dir) if scenario.transfer else None
     if not paths and spec is None:
+        if mode:
+            raise CliError("--transfer-mode needs prior runs: give --prior-run PATH or a 'transfer' in the scenario")
         return scenario
     runs = (spec.runs if spec else ()) + tuple(str(Path(p).resolve()) for p in paths)
     loaded = load_prior_runs(runs, scenario.space, scenario.objectives[0])

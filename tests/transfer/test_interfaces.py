@@ -76,3 +76,10 @@ def test_cli_refuses_a_prior_run_of_another_space_before_creating_a_journal(tmp_
     assert result.exit_code == 2
     assert "does not match the space" in result.stderr and "Traceback" not in result.output
     assert not (tmp_path / "new.db").exists()
+
+
+def test_cli_transfer_mode_without_prior_runs_is_an_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["optimize", str(write_scenario(tmp_path)), "--no-progress",
+                                      "--transfer-mode", "design"])
+    assert result.exit_code == 2 and "--transfer-mode needs prior runs" in result.stderr
