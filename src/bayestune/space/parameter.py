@@ -146,3 +146,17 @@ class Parameter(ABC):
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self.name))
+
+
+class IntegerTuple(Parameter):
+    """A parameter whose value is a tuple of ``width`` integers stored one per raw column
+    (permutations, perfect tiles): the raw conversions they share."""
+
+    def to_raw(self, value: Any) -> np.ndarray:
+        return np.asarray(value, dtype=float)
+
+    def from_raw(self, raw: np.ndarray) -> tuple[int, ...]:
+        return tuple(int(x) for x in np.rint(np.asarray(raw).reshape(-1)))
+
+    def columns(self, raw: np.ndarray) -> np.ndarray:
+        return np.rint(np.asarray(raw, dtype=float).reshape(-1, self.width)).astype(np.int64)

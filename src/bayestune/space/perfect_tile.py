@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from bayestune.exceptions import SpaceError
-from bayestune.space.parameter import Parameter, is_numeric
+from bayestune.space.parameter import IntegerTuple, is_numeric
 
 #: The factorisation table is built in full; larger ones are refused with a clear error.
 MAX_PERFECT_TILES = 1_000_000
@@ -71,7 +71,7 @@ def _divisors(n: int) -> list[int]:
     return sorted(set(small + [n // d for d in small]))
 
 
-class PerfectTile(Parameter):
+class PerfectTile(IntegerTuple):
     """Tile sizes ``(f_0, ..., f_{levels-1})`` of a loop of ``extent`` iterations, outermost
     first: ``prod(f) == extent`` and ``f[-1] <= max_innermost`` (``None``: no cap)."""
 
@@ -169,15 +169,6 @@ class PerfectTile(Parameter):
             raise SpaceError(f"parameter {self.name!r}: innermost tile {items[-1]} of {tuple(items)} exceeds "
                              f"max_innermost={self.max_innermost}")
         return tuple(items)
-
-    def to_raw(self, value: Any) -> np.ndarray:
-        return np.asarray(value, dtype=float)
-
-    def from_raw(self, raw: np.ndarray) -> tuple[int, ...]:
-        return tuple(int(x) for x in np.rint(np.asarray(raw).reshape(-1)))
-
-    def columns(self, raw: np.ndarray) -> np.ndarray:
-        return np.rint(np.asarray(raw, dtype=float).reshape(-1, self.levels)).astype(np.int64)
 
     def in_domain(self, raw: np.ndarray) -> np.ndarray:
         r = np.asarray(raw, dtype=float).reshape(-1, self.levels)

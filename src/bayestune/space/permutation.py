@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from bayestune.exceptions import SpaceError
-from bayestune.space.parameter import Parameter, is_numeric
+from bayestune.space.parameter import IntegerTuple, is_numeric
 
 #: Permutations up to this many elements can be enumerated (9! = 362,880 rows).
 MAX_ENUMERABLE_PERMUTATION = 9
@@ -27,7 +27,7 @@ def _permutation_table(n: int) -> np.ndarray:
     return np.array(list(itertools.permutations(range(n))), dtype=np.int16).reshape(-1, n)
 
 
-class Permutation(Parameter):
+class Permutation(IntegerTuple):
     """An ordering of ``n`` elements (e.g. a loop order); ``value[i]`` = position of element i."""
 
     kind = "permutation"
@@ -69,15 +69,6 @@ class Permutation(Parameter):
                 f"parameter {self.name!r}: expected a permutation of 0..{self.n - 1}, but got {value!r}"
             )
         return tuple(items)
-
-    def to_raw(self, value: Any) -> np.ndarray:
-        return np.asarray(value, dtype=float)
-
-    def from_raw(self, raw: np.ndarray) -> tuple[int, ...]:
-        return tuple(int(x) for x in np.rint(np.asarray(raw).reshape(-1)))
-
-    def columns(self, raw: np.ndarray) -> np.ndarray:
-        return np.rint(np.asarray(raw, dtype=float).reshape(-1, self.n)).astype(np.int64)
 
     def in_domain(self, raw: np.ndarray) -> np.ndarray:
         r = np.asarray(raw, dtype=float).reshape(-1, self.n)
