@@ -59,6 +59,10 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], float]] = {
 ABLATIONS = ("bo_lru32", "bo_best32", "bo_reset32", "bo_eps20")
 
 
+#: The operators of the benchmark, in the order the report lists them.
+WORKLOADS = ("matmul", "conv2d", "dense_relu")
+
+
 def workload(name: str) -> Any:
     """The TIR module of a benchmark operator."""
     from bayestune.integrations.tvm import load_tvm
@@ -78,7 +82,14 @@ def workload(name: str) -> Any:
         out = te.compute((n, co, h, w), lambda b, f, y, z: te.sum(
             pad[b, rc, y + rh, z + rw] * wt[f, rc, rh, rw], axis=[rc, rh, rw]), name="Y")
         return tvm.IRModule({"main": te.create_prim_func([x, wt, out])})
-    raise SystemExit(f"unknown workload {name!r}; choose matmul or conv2d")
+    if name == "dense_relu":  # 128x512 @ 512x512 + bias, then ReLU (a fused fully connected layer)
+        m, kk, nn = 128, 512, 512
+        a, w, bias = (te.placeholder(shape, name=nm) for shape, nm in (((m, kk), "A"), ((kk, nn), "W"), ((nn,), "b")))
+        k = te.reduce_axis((0, kk), name="k")
+        d = te.compute((m, nn), lambda i, j: te.sum(a[i, k] * w[k, j], axis=k), name="D")
+        y = te.compute((m, nn), lambda i, j: te.max(d[i, j] + bias[j], te.const(0.0, "float32")), name="Y")
+        return tvm.IRModule({"main": te.create_prim_func([a, w, bias, y])})
+    raise SystemExit(f"unknown workload {name!r}; choose one of {', '.join(WORKLOADS)}")
 
 
 def pack_module(mod: Any) -> str:
@@ -252,7 +263,8 @@ def report(records: list[dict[str, Any]], title_note: str = "") -> str:
     final = any(r.get("final_at") for r in records)
     re_key = "final_at" if final else "remeasured_at"
     loads = [r[f] for r in records for f in ("load_start", "load_end") if r.get(f) is not None]
-    lines = ["# bayestune in TVM MetaSchedule: matmul and conv2d on llvm (2 cores)", "",
+    present = [w for w in WORKLOADS if any(r["workload"] == w for r in records)]
+    lines = [f"# bayestune in TVM MetaSchedule: {', '.join(present)} on llvm (2 cores)", "",
              "`bo` is bayestune's Bayesian optimization as MetaSchedule's search strategy, `evolutionary` "
              "MetaSchedule's default evolutionary search with its xgb cost model, `random` bayestune's uniform "
              "draws over the same decision space, `bo_*` the thesis's ablations on matmul (memory policies with "
@@ -360,7 +372,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="bayestune vs MetaSchedule search on TVM (llvm)")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run")
-    run.add_argument("--workloads", type=lambda s: s.split(","), default=["matmul", "conv2d"])
+    run.add_argument("--workloads", type=lambda s: s.split(","), default=list(WORKLOADS[:2]))
     run.add_argument("--variants", type=lambda s: s.split(","), default=list(MAIN))
     run.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1, 2, 3, 4])
     run.add_argument("--trials", type=int, default=128)
