@@ -148,6 +148,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--contenders", nargs="*", default=None)
     parser.add_argument("--out", default=str(RESULTS / "bograph.jsonl"))
     parser.add_argument("--table-only", action="store_true", help="only rewrite the table from --out")
+    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=JSON",
+                        help="screening: override options of the learned contenders (their names get the overrides "
+                             "appended), e.g. --set recall_alpha=0.1")
     args = parser.parse_args(argv)
     problem = PROBLEMS[args.problem]()
     out = Path(args.out)
@@ -157,6 +160,13 @@ def main(argv: list[str] | None = None) -> None:
             r = json.loads(line)
             done.add((r["problem"], r["contender"], r["seed"], r["budget"]))
     chosen = contenders(problem, args.budget)
+    if args.set:
+        overrides = {k: json.loads(v) for k, v in (item.split("=", 1) for item in args.set)}
+        suffix = "[" + ",".join(args.set) + "]"
+        chosen.update({name + suffix: (strategy, {**options, **overrides})
+                       for name, (strategy, options) in list(chosen.items()) if name.startswith("bograph-learned")})
+        if args.contenders:
+            args.contenders = [n + suffix if n.startswith("bograph-learned") else n for n in args.contenders]
     names = args.contenders or [n for n in chosen if n != "bograph-learned-often"]
     for seed in range(args.first_seed, args.seeds if not args.table_only else 0):
         for name in names:
