@@ -3,7 +3,7 @@
 Each suggestion: the logged metrics of the feasible evaluations are summarised
 (:mod:`bayestune.bograph.summarise`); on a schedule (default: every quarter of ``budget``,
 else every 10 observations) a DAG parameters → metrics → objective is learned with NOTEARS (each
-node's parents chosen by BIC) and merged with the expert's knowledge
+node's parents chosen by BIC, plus those a dependence test on the residual finds) and merged with the expert's knowledge
 (:mod:`bayestune.bograph.structure`); parameters it does not connect to the target are not
 modelled (the acquisition is flat in them); every node the target
 depends on gets a model on its parents (:mod:`bayestune.bograph.node_models`); candidates are
@@ -67,7 +67,7 @@ class BoGraphSettings(Settings):
     min_rows_to_learn: int = 6         # feasible observations before the first structure learning
     l1: float = 0.1                    # NOTEARS L1 weight
     w_threshold: float | None = None   # NOTEARS edge threshold (None: parents chosen by BIC per node)
-    recall_alpha: float | None = 0.01  # parents a dependence test adds to BIC's at this level (None: off)
+    recall_alpha: float | None = 0.25  # parents a dependence test adds to BIC's at this level (None: off)
     grouping: bool = True              # summarise metrics by dotted-prefix groups (factor analysis)
     group_depth: int | None = None     # name parts of a first-level group (None: all but the last)
     max_summary_columns: int = 12      # regroup one prefix level up while the summary is wider
