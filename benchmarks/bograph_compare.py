@@ -125,7 +125,8 @@ def _structure_steps(records: list[dict[str, Any]]) -> list[str]:
             for u in r["structure_updates"]:
                 steps.setdefault(u["n_rows"], []).append(u)
         lines += [f"Structure learning of `{name}` per update (summary + NOTEARS + BIC parent selection + "
-                  "repair; the first update of a process also imports scikit-learn's factor analysis):", "",
+                  "dependence test + repair; the first update of a process also imports scikit-learn's factor "
+                  "analysis):", "",
                   "| observations | updates | seconds (median, mean, max) | effective dimension (median, min-max) "
                   "| edges (median) |",
                   "|---|---|---|---|---|"]

@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--sizes", type=int, nargs="*", default=[10, 20, 30, 40])
     parser.add_argument("--verbose", action="store_true")
-    parser.add_argument("--alpha", type=float, default=0.01, help="recall_alpha (0: off)")
+    parser.add_argument("--alpha", type=float, default=0.25, help="recall_alpha (0: off, BIC parents only)")
     args = parser.parse_args(argv)
     problem = soc()
     parameters = set(problem.space.names)

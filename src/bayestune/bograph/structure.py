@@ -15,9 +15,9 @@ are roots and objectives sinks, a cycle can only run through metrics, so ``h`` i
 the metric block alone (the same value, a much smaller matrix exponential).
 
 BIC on a linear refit is strict at 10-40 observations; :func:`add_dependent_parents` then adds
-the parents a non-linear dependence test finds (recall first). :func:`repair` applies the post-
-processing rules to any edge set (learned, expert or both): edges into parameters or out of
-objectives reversed (dropped if reversing would close a cycle), dangling non-objective sinks
+the parents a non-linear dependence test finds (recall first). :func:`repair` applies the
+post-processing rules to any edge set (learned, expert or both): edges into parameters or out
+of objectives reversed (dropped if reversing would close a cycle), dangling non-objective sinks
 pruned, metrics that no parameter reaches pruned too (the configuration cannot move them;
 sampled from their spread they would only add noise) unless the expert names them, and every
 parameter without a path to the objective connected to it directly in an expert's DAG, left out
