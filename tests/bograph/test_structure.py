@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from bayestune.bograph.dag import Expert
-from bayestune.bograph.structure import allowed_mask, learn_structure, notears_linear, repair, select_parents
+from bayestune.bograph.structure import (NotearsSettings, add_dependent_parents, allowed_mask, learn_structure,
+                                         notears_linear, repair, select_parents)
 from bayestune.exceptions import BayestuneError
 
 ROLES = {"p0": "parameter", "p1": "parameter", "p2": "parameter", "m": "metric", "y": "objective"}
@@ -36,7 +37,8 @@ def test_notears_finds_the_chain_through_the_metric():
 
 def test_forbidden_edges_are_never_learned_and_orphans_are_left_out_of_a_learned_dag():
     expert = Expert(forbidden_edges=[("p0", "m")])
-    result = learn_structure(_data(), NAMES, ROLES, expert, "y")
+    # BIC's parents only: the recall test, lenient by design, may keep an idle parameter by chance
+    result = learn_structure(_data(), NAMES, ROLES, expert, "y", NotearsSettings(recall_alpha=None))
     g = result.dag
     assert not g.has_edge("p0", "m")
     assert nx.is_directed_acyclic_graph(g)
@@ -92,3 +94,21 @@ def test_bic_keeps_a_modest_real_parent_and_drops_noise():
     kept = select_parents(X, W)
     assert kept[0, 3] != 0 and kept[1, 3] != 0     # 0.2 < the old fixed threshold 0.3, kept by BIC
     assert kept[2, 3] == 0
+
+
+def test_the_dependence_test_adds_a_non_linear_parent_bic_cannot_see():
+    rng = np.random.default_rng(3)
+    n = 30
+    P = np.column_stack([rng.integers(0, 5, n), rng.uniform(size=n), rng.uniform(size=n)]).astype(float)
+    m = np.abs(P[:, 0] - 2.0) + 2.0 * P[:, 1] + 0.1 * rng.normal(size=n)   # p0 acts as a V: no linear trend
+    X = np.column_stack([P, m, m + 0.05 * rng.normal(size=n)])
+    X = (X - X.mean(0)) / X.std(0)
+    mask = allowed_mask(NAMES, ROLES, Expert())
+    roots = np.array([r == "parameter" for r in ROLES.values()])
+    sinks = np.array([r == "objective" for r in ROLES.values()])
+    W = np.zeros((5, 5))
+    W[1, 3] = W[3, 4] = 1.0                                  # what BIC kept: p1 -> m -> y
+    added = add_dependent_parents(X, W, mask, roots, sinks, alpha=0.01)
+    assert added[0, 3] != 0                                  # the V-shaped parent joins m
+    assert added[2, 3] == 0 and added[2, 4] == 0             # the idle parameter does not
+    assert np.all(added[W != 0] == W[W != 0]) and np.all(added[~mask] == 0)

@@ -3,7 +3,7 @@
 Each suggestion: the logged metrics of the feasible evaluations are summarised
 (:mod:`bayestune.bograph.summarise`); on a schedule (default: every quarter of ``budget``,
 else every 10 observations) a DAG parameters → metrics → objective is learned with NOTEARS (each
-node's parents chosen by BIC) and merged with the expert's knowledge
+node's parents chosen by BIC, plus those a dependence test on the residual finds) and merged with the expert's knowledge
 (:mod:`bayestune.bograph.structure`); parameters it does not connect to the target are not
 modelled (the acquisition is flat in them); every node the target
 depends on gets a model on its parents (:mod:`bayestune.bograph.node_models`); candidates are
@@ -67,6 +67,7 @@ class BoGraphSettings(Settings):
     min_rows_to_learn: int = 6         # feasible observations before the first structure learning
     l1: float = 0.1                    # NOTEARS L1 weight
     w_threshold: float | None = None   # NOTEARS edge threshold (None: parents chosen by BIC per node)
+    recall_alpha: float | None = 0.25  # parents a dependence test adds to BIC's at this level (None: off)
     grouping: bool = True              # summarise metrics by dotted-prefix groups (factor analysis)
     group_depth: int | None = None     # name parts of a first-level group (None: all but the last)
     max_summary_columns: int = 12      # regroup one prefix level up while the summary is wider
@@ -89,6 +90,7 @@ class BoGraphSettings(Settings):
             ("min_rows_to_learn", self.min_rows_to_learn >= 3, "`min_rows_to_learn >= 3`"),
             ("l1", self.l1 >= 0, "`l1 >= 0`"),
             ("w_threshold", self.w_threshold is None or self.w_threshold >= 0, "`w_threshold >= 0`"),
+            ("recall_alpha", self.recall_alpha is None or 0 < self.recall_alpha < 1, "`0 < recall_alpha < 1`"),
             ("mc_samples", 1 <= self.mc_samples <= 4096, "`1 <= mc_samples <= 4096`"),
             ("max_summary_columns", self.max_summary_columns >= 0, "`max_summary_columns >= 0`"),
             ("group_depth", self.group_depth is None or self.group_depth >= 1, "`group_depth >= 1`"),
@@ -160,7 +162,7 @@ class BoGraph(Strategy):
         self.target = s.target or self.objectives[0].name
         self.encoder = FeatureEncoder(space)
         self.candidates = EnumeratedCandidates(space, s.exhaustive_limit)
-        self.notears = NotearsSettings(l1=s.l1, w_threshold=s.w_threshold)
+        self.notears = NotearsSettings(l1=s.l1, w_threshold=s.w_threshold, recall_alpha=s.recall_alpha)
         self.summary_settings = SummarySettings(grouping=s.grouping, group_depth=s.group_depth,
                                                 max_columns=s.max_summary_columns, log_positive=s.log_metrics)
         self.updates: list[StructureUpdate] = []
