@@ -90,7 +90,7 @@ def table(records: list[dict[str, Any]]) -> str:
         lines += [f"### {problem} ({len({r['seed'] for r in mine})} seeds, budget {budget})", "",
                   "| contender | " + " | ".join(f"best/opt @{k} (median [q25, q75])" for k in marks)
                   + f" | evals to {REACH:.2f}x (median; reached) | s/suggestion | structure s/update | "
-                  "effective dim (last) |",
+                  "effective dim: largest in-degree, last update (parameters) |",
                   "|---" * (len(marks) + 5) + "|"]
         for name in dict.fromkeys(r["contender"] for r in mine):
             runs = [r for r in mine if r["contender"] == name]
@@ -108,7 +108,7 @@ def table(records: list[dict[str, Any]]) -> str:
             ups = [u for r in runs for u in r["structure_updates"]]
             cells.append(f"{np.mean([u['seconds'] for u in ups]):.2f}" if ups else "-")
             last = [r["structure_updates"][-1]["effective_dimension"] for r in runs if r["structure_updates"]]
-            cells.append(f"{np.median(last):.0f} of {runs[0].get('n_parameters', '?')}" if last else "-")
+            cells.append(f"{np.median(last):.0f} ({runs[0].get('n_parameters', '?')})" if last else "-")
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines.append("")
         lines += _structure_steps(mine)
