@@ -32,18 +32,17 @@ from typing import Any
 
 import numpy as np
 from scipy import optimize
-from scipy.linalg import solve_triangular
 from scipy.special import gammaln
 
 from bayestune.models.hyperparameters import FULL_POLISH_STARTS, distinct, fixed_theta, random_thetas
 from bayestune.models.kernels import (
     FeatureBlock,
     MixedMatern52,
+    ScaledDistances,
     matern52,
     matern52_with_derivative,
-    scaled_sq_distances,
 )
-from bayestune.models.linalg import CholeskyError, cho_inverse, cho_solve, cholesky, limit_blas_threads
+from bayestune.models.linalg import CholeskyError, cho_inverse, cho_solve, cholesky, limit_blas_threads, solve_lower
 from bayestune.models.targets import LOG_TRANSFORM_CHOICES, uses_log
 
 logger = logging.getLogger(__name__)
@@ -434,6 +433,7 @@ class GaussianProcess:
         self.L_, self.jitter_ = cholesky(K)
         self.alpha_ = cho_solve(self.L_, y_latent)
         self.X_train_, self.y_train_, self.y_latent_ = F.copy(), y.copy(), y_latent
+        self._to_training: ScaledDistances | None = None
         self._data = data
         self.noise_variances_ = None if data.noise is None else data.noise.copy()
         self.hyperparameters_ = theta.copy()
@@ -494,7 +494,7 @@ class GaussianProcess:
         var = np.empty(F.shape[0])
         with limit_blas_threads(self.blas_threads):
             for rows in self.prediction_chunks(F.shape[0]):
-                mu[rows], var[rows] = self.moments(self.cross_covariance(F[rows]))
+                mu[rows], var[rows] = self.moments(self.cross_covariance(F[rows]), overwrite=True)
         if not noiseless:
             var += self.noise_
         return mu, np.sqrt(np.maximum(var, 0.0))
@@ -507,14 +507,20 @@ class GaussianProcess:
     def cross_covariance(self, F: np.ndarray) -> np.ndarray:
         """``k(F, training rows)`` at the fitted hyperparameters, shape (M, N)."""
         self._check_fitted()
-        ls = np.exp(self.hyperparameters_[: len(self.blocks)])
-        return self.outputscale_ * matern52(scaled_sq_distances(self.blocks, F, self.X_train_, ls))
+        if self._to_training is None:  # the training side, embedded once per fit
+            ls = np.exp(self.hyperparameters_[: len(self.blocks)])
+            self._to_training = ScaledDistances(self.blocks, self.X_train_, ls)
+        K = matern52(self._to_training(F), in_place=True)
+        K *= self.outputscale_
+        return K
 
-    def moments(self, Ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Noise-free latent posterior mean and variance from a :meth:`cross_covariance` block."""
+    def moments(self, Ks: np.ndarray, *, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Noise-free latent posterior mean and variance from a :meth:`cross_covariance` block
+        (``overwrite``: ``Ks`` is scratch space afterwards)."""
         self._check_fitted()
-        v = solve_triangular(self.L_, Ks.T, lower=True, check_finite=False)
-        return Ks @ self.alpha_, self.outputscale_ - np.einsum("ij,ij->j", v, v)
+        mu = Ks @ self.alpha_
+        v = solve_lower(self.L_, Ks.T, overwrite_b=overwrite)
+        return mu, self.outputscale_ - np.einsum("ij,ij->j", v, v)
 
     def predict(self, F: np.ndarray, return_std: bool = False, noiseless: bool = True):
         """Prediction in original ``y`` units.

@@ -61,6 +61,20 @@ def cho_solve(L: np.ndarray, b: np.ndarray) -> np.ndarray:
     return x
 
 
+def solve_lower(L: np.ndarray, B: np.ndarray, *, overwrite_b: bool = False) -> np.ndarray:
+    """``L⁻¹ B`` for a lower triangular ``L``: LAPACK trtrs called as
+    ``scipy.linalg.solve_triangular(L, B, lower=True, check_finite=False)`` calls it (same
+    results), without that wrapper's per-call checks. ``overwrite_b`` lets a Fortran-ordered
+    ``B`` (e.g. the transpose of a C-ordered matrix) hold the solution."""
+    if L.flags.f_contiguous:
+        x, info = lapack.dtrtrs(L, B, lower=1, overwrite_b=overwrite_b)
+    else:  # trtrs wants Fortran order: solve the transposed (upper) system instead
+        x, info = lapack.dtrtrs(L.T, B, lower=0, trans=1, overwrite_b=overwrite_b)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"dtrtrs failed with info={info} (singular factor?)")
+    return x
+
+
 def cho_inverse(L: np.ndarray, *, lower_only: bool = False) -> np.ndarray:
     """``K⁻¹`` from the lower Cholesky factor.
 
