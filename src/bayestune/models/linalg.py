@@ -3,8 +3,10 @@ with the factor, and a cap on BLAS threads for the small matrices involved."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 from scipy.linalg import lapack
@@ -28,13 +30,33 @@ def limit_blas_threads(n_threads: int | None) -> Iterator[None]:
     if n_threads is None:
         yield
         return
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+    controller = _blas_controller()
+    if controller is None:  # pragma: no cover - threadpoolctl comes with scikit-learn
         yield
         return
-    with threadpool_limits(limits=n_threads, user_api="blas"):
+    with controller.limit(limits=n_threads, user_api="blas"):
         yield
+
+
+_controller: Any = None
+_modules_at_scan = -1
+
+
+def _blas_controller() -> Any:
+    """A threadpoolctl controller of the loaded BLAS libraries (``None`` without threadpoolctl).
+
+    Finding the libraries walks every loaded shared object (~2 ms, once per suggestion before);
+    the scan is kept and redone only when modules were imported since, which is how a new BLAS
+    library would arrive.
+    """
+    global _controller, _modules_at_scan
+    if _controller is None or len(sys.modules) != _modules_at_scan:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover
+            return None
+        _controller, _modules_at_scan = ThreadpoolController(), len(sys.modules)
+    return _controller
 
 
 def cholesky(K: np.ndarray) -> tuple[np.ndarray, float]:
