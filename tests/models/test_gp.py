@@ -350,3 +350,21 @@ def test_light_refit_keeps_a_good_warm_start_with_fewer_polishes():
     assert light_polishes.count(60) == 1 < normal_polishes.count(60)  # one polish on all points
     assert len(light_polishes) < len(normal_polishes)
     assert light.log_posterior() >= normal.log_posterior() - 0.5
+
+
+def test_predictions_in_chunks_of_whole_row_groups_equal_one_block(monkeypatch):
+    """Chunking exists for speed (cache) only: rows come in whole BLAS row groups, so every
+    prediction has the bits of an unchunked one, and a search's trajectory cannot move."""
+    import bayestune.models.gp as gp_module
+
+    F, y, blocks = mixed_problem(40)
+    gp = GaussianProcess(blocks, seed=0, n_restarts_sample=10).fit(F, y)
+    Fs, _, _ = mixed_problem(12001, seed=1)
+    chunks = gp.prediction_chunks(len(Fs))
+    assert len(chunks) > 1 and all((c.stop - c.start) % gp_module._PREDICT_CHUNK_ROWS == 0 for c in chunks)
+    mu, sd = gp.predict_latent(Fs)
+    monkeypatch.setattr(gp_module, "_PREDICT_CHUNK_ENTRIES", 10**9)
+    assert len(gp.prediction_chunks(len(Fs))) == 1
+    mu1, sd1 = gp.predict_latent(Fs)
+    np.testing.assert_array_equal(mu, mu1)
+    np.testing.assert_array_equal(sd, sd1)

@@ -203,3 +203,26 @@ def test_blocks_for_parameters_follow_unit_layout():
         ("c", "permutation", 2, 4, "kendall"),
         ("d", "numeric", 6, 1, "euclidean"),
     ]
+
+
+def test_scaled_distances_reuse_the_training_side_and_match_the_one_shot_function():
+    from bayestune.models.kernels import ScaledDistances
+
+    blocks = [FeatureBlock("x", "numeric", 0), FeatureBlock("c", "categorical", 1),
+              FeatureBlock("p", "permutation", 2, 3, "kendall")]
+    r = np.random.default_rng(0)
+    B = np.column_stack([r.random(6), r.integers(0, 2, 6), np.tile([2.0, 0.0, 1.0], (6, 1))])
+    A = np.column_stack([r.random(4), [0, 1, 2, 3], np.tile([0.0, 1.0, 2.0], (4, 1))])  # categories B never had
+    ls = np.array([0.3, 2.0, 0.7])
+    to_B = ScaledDistances(blocks, B, ls)
+    for rows in (A, A[:2], A):  # narrower and wider one-hot layouts, then the first again from the cache
+        np.testing.assert_array_equal(to_B(rows), scaled_sq_distances(blocks, rows, B, ls))
+        expected = sum(sq_distance_stack(blocks, rows, B)[j] / ls[j] ** 2 for j in range(3))
+        np.testing.assert_allclose(to_B(rows), expected, atol=1e-12)
+
+
+def test_matern_in_place_gives_the_same_values():
+    r2 = np.random.default_rng(1).random((5, 7)) * 4
+    expected = matern52(r2)
+    out = matern52(r2.copy(), in_place=True)
+    np.testing.assert_array_equal(out, expected)

@@ -37,3 +37,27 @@ def test_singular_matrices_get_jitter_and_indefinite_ones_fail():
     assert jitter > 0 and np.all(np.isfinite(L))
     with pytest.raises(CholeskyError, match="not positive definite"):
         cholesky(-np.eye(3))
+
+
+def test_solve_lower_matches_scipy_bit_for_bit_and_may_overwrite():
+    from scipy.linalg import solve_triangular
+
+    from bayestune.models.linalg import solve_lower
+
+    L, _ = cholesky(spd(9))
+    B = np.random.default_rng(1).normal(size=(30, 9))
+    expected = solve_triangular(L, B.T, lower=True, check_finite=False)
+    np.testing.assert_array_equal(solve_lower(L, B.T), expected)
+    np.testing.assert_array_equal(solve_lower(np.ascontiguousarray(L), B.T), expected)
+    np.testing.assert_array_equal(solve_lower(L, B.copy().T, overwrite_b=True), expected)
+
+
+def test_blas_thread_cap_applies_and_is_lifted():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from bayestune.models.linalg import limit_blas_threads
+
+    before = [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+    for _ in range(2):  # the second time from the kept library scan
+        with limit_blas_threads(1):
+            assert all(i["num_threads"] == 1 for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas")
+        assert [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"] == before

@@ -93,3 +93,22 @@ def test_bad_settings_and_prediction_width_are_rejected():
     forest = ClassificationForest(n_trees=3, seed=0).fit(np.eye(4), np.array([1.0, 0, 1, 0]))
     with pytest.raises(ValueError, match=r"shape \(M, 4\)"):
         forest.predict(np.zeros((2, 3)))
+
+
+def test_walk_that_drops_finished_paths_reaches_the_same_leaves_as_the_full_walk():
+    r = np.random.default_rng(5)
+    X = r.random((80, 6))
+    y = ((X[:, 0] > 0.6) | ((X[:, 1] < 0.2) & (X[:, 2] > 0.3))).astype(float)
+    forest = ClassificationForest(n_trees=30, seed=1).fit(X, y)
+    Xs = r.random((700, 6))
+
+    def full_walk(flat, offset, node):
+        for _ in range(forest.depth_):
+            node = forest._step_left[node] + (flat[offset + forest._step_feature[node]] > forest._step_threshold[node])
+        return forest.value_[node]
+
+    flat, m, d = Xs.ravel(), 700, 6
+    offset, node = np.repeat(np.arange(m) * d, forest.n_trees), np.tile(np.arange(forest.n_trees), m)
+    np.testing.assert_array_equal(forest._leaves(flat, offset, node), full_walk(flat, offset, node))
+    offset, node = np.arange(m) * d, np.full(m, 3)
+    np.testing.assert_array_equal(forest._leaves(flat, offset, node), full_walk(flat, offset, node))

@@ -67,3 +67,19 @@ def test_random_search_only_scores_samples():
     maximize(space, score, np.random.default_rng(0), seen=set(), n=1, local=False,
              settings=LocalSearchSettings(n_samples=64))
     assert calls == [64]
+
+
+def test_best_neighbour_of_each_start_is_the_first_maximum_as_argmax_picks_it():
+    from bayestune.search.local_search import _best_of_each
+
+    r = np.random.default_rng(0)
+    for trial in range(300):
+        n = int(r.integers(1, 40))
+        who = r.integers(0, 6, n)
+        s = r.choice([0.0, -0.0, 0.5, 1.0, np.inf, -np.inf], n) if trial % 2 else r.random(n)
+        if trial % 5 == 0:
+            s[r.integers(n)] = np.nan
+        owners, best = _best_of_each(who, s)
+        expected = np.unique(who)
+        np.testing.assert_array_equal(owners, expected)
+        np.testing.assert_array_equal(best, [np.flatnonzero(who == i)[np.argmax(s[who == i])] for i in expected])

@@ -174,3 +174,14 @@ def test_a_space_with_a_22_element_permutation_is_tuned_end_to_end():
     opt = Optimizer(space, objectives=["t"], seed=0)
     best = opt.optimize(lambda c: float(np.dot(range(22), c["order"])) + c["x"], 14)
     assert best is not None and opt.n_evaluated == 14
+
+
+@pytest.mark.parametrize("p", [q for q in ALL if q.kind in ("real", "integer")], ids=lambda p: p.name)
+def test_neighbours_of_many_rows_are_each_rows_neighbours_drawn_in_order(p):
+    """The vectorised moves draw the same random steps, row after row, as one row at a time."""
+    X = p.sample(rng(3), 40)
+    X[:2] = [[p.low], [p.high]]
+    cand, owner = p.neighbours_many(X, rng(4))
+    r = rng(4)
+    for i, raw in enumerate(X):
+        np.testing.assert_array_equal(cand[owner == i], p.neighbours(raw, r))

@@ -69,7 +69,7 @@ class FailureAwarePosterior:
             for rows in variance.prediction_chunks(F.shape[0]):
                 Ks = variance.cross_covariance(F[rows])
                 mu[rows] = Ks[:, self._mean_columns] @ self.mean_model.alpha_
-                var[rows] = variance.moments(Ks)[1]
+                var[rows] = variance.moments(Ks, overwrite=True)[1]
         return mu, np.sqrt(np.maximum(var, 0.0))
 
     def feature_importance(self, names: Sequence[str] | None = None) -> dict[str, float]:

@@ -204,10 +204,14 @@ def _embedding_scale(block: FeatureBlock) -> float:
     return _permutation_scale(block)
 
 
-def _sq_euclidean(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Pairwise squared Euclidean distances via the Gram trick (exact for integer-valued rows)."""
-    d = (A * A).sum(axis=1)[:, None] + (B * B).sum(axis=1)[None, :] - 2.0 * (A @ B.T)
-    return np.maximum(d, 0.0)
+def _sq_euclidean(A: np.ndarray, B: np.ndarray, B_norms: np.ndarray | None = None) -> np.ndarray:
+    """Pairwise squared Euclidean distances via the Gram trick (exact for integer-valued rows);
+    ``B_norms`` are the rows' squared norms of ``B`` when already known."""
+    d = (A * A).sum(axis=1)[:, None] + ((B * B).sum(axis=1) if B_norms is None else B_norms)[None, :]
+    G = A @ B.T
+    G *= 2.0
+    d -= G
+    return np.maximum(d, 0.0, out=d)
 
 
 def block_sq_distances(block: FeatureBlock, A: np.ndarray, B: np.ndarray | None = None) -> np.ndarray:
@@ -235,45 +239,97 @@ def sq_distance_stack(blocks: Sequence[FeatureBlock], A: np.ndarray, B: np.ndarr
     return out
 
 
+def _embedding_width(block: FeatureBlock, n_categories: int) -> int:
+    if block.kind == "numeric":
+        return 1
+    if block.kind == "categorical":
+        return n_categories
+    if block.metric == "spearman":
+        return block.width
+    if block.metric == "kendall":
+        return block.width * (block.width - 1) // 2
+    return block.width * block.width
+
+
 def scaled_embedding(blocks: Sequence[FeatureBlock], F: np.ndarray, lengthscales: np.ndarray,
-                     n_categories: Sequence[int]) -> np.ndarray:
+                     n_categories: Sequence[int], category_indices: dict[int, np.ndarray] | None = None) -> np.ndarray:
     """Concatenated embedding scaled so that squared Euclidean distances equal ``r²``.
 
     ``n_categories[j]`` is the one-hot width of categorical block ``j`` (ignored for the
     others); two matrices are only comparable if they were embedded with the same widths.
+    ``category_indices[j]``: block ``j``'s category indices of ``F`` when already read.
     """
-    parts = []
-    for block, ell, ncat in zip(blocks, lengthscales, n_categories):
-        scale = math.sqrt(_embedding_scale(block)) / ell
-        if scale > 0:
-            parts.append(_integer_embedding(block, F, ncat) * scale)
-    if not parts:
-        return np.zeros((F.shape[0], 1))
-    return np.concatenate(parts, axis=1)
+    scales = [math.sqrt(_embedding_scale(block)) / ell for block, ell in zip(blocks, lengthscales)]
+    widths = [_embedding_width(block, ncat) if scale > 0 else 0
+              for block, scale, ncat in zip(blocks, scales, n_categories)]
+    n = F.shape[0]
+    if not sum(widths):
+        return np.zeros((n, 1))
+    out = np.empty((n, sum(widths)))
+    col = 0
+    for j, (block, scale, width) in enumerate(zip(blocks, scales, widths)):
+        if not width:
+            continue
+        part = out[:, col:col + width]
+        if block.kind == "numeric":
+            np.multiply(F[:, block.start:block.stop], scale, out=part)
+        elif block.kind == "categorical":  # the one-hot rows times the scale
+            idx = category_indices[j] if category_indices and j in category_indices else _category_indices(block, F)
+            part.fill(0.0)
+            part[np.arange(n), idx] = 1.0 * scale
+        else:
+            np.multiply(_integer_embedding(block, F), scale, out=part)
+        col += width
+    return out
+
+
+def _category_maxima(blocks: Sequence[FeatureBlock], F: np.ndarray) -> tuple[dict[int, np.ndarray], dict[int, int]]:
+    """Category indices of every categorical block of ``F`` (checked) and their maxima."""
+    idx = {j: _category_indices(b, F) for j, b in enumerate(blocks) if b.kind == "categorical"}
+    return idx, {j: int(i.max(initial=0)) for j, i in idx.items()}
 
 
 def scaled_sq_distances(blocks: Sequence[FeatureBlock], A: np.ndarray, B: np.ndarray,
                         lengthscales: np.ndarray) -> np.ndarray:
     """``r² = Σ_j d_j²/ℓ_j²`` between rows of ``A`` and ``B`` with a single matrix product."""
-    A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
-    ncat = [
-        int(max(_category_indices(b, A).max(initial=0), _category_indices(b, B).max(initial=0))) + 1
-        if b.kind == "categorical" else 0
-        for b in blocks
-    ]
-    ls = np.asarray(lengthscales, dtype=float)
-    return _sq_euclidean(scaled_embedding(blocks, A, ls, ncat), scaled_embedding(blocks, B, ls, ncat))
+    return ScaledDistances(blocks, B, lengthscales)(A)
+
+
+class ScaledDistances:
+    """``r²`` from any rows ``A`` to fixed rows ``B`` at fixed length-scales: ``B``'s scaled
+    embedding and squared norms are computed once per one-hot layout and reused, so each call
+    embeds ``A`` and takes one matrix product. The values are those of
+    :func:`scaled_sq_distances`, bit for bit (the one-hot widths are still the larger category
+    count of ``A`` and ``B``, so the sums run over the same columns)."""
+
+    def __init__(self, blocks: Sequence[FeatureBlock], B: np.ndarray, lengthscales: np.ndarray) -> None:
+        self.blocks = tuple(blocks)
+        self.B = np.asarray(B, dtype=float)
+        self.lengthscales = np.asarray(lengthscales, dtype=float)
+        self._B_indices, self._B_maxima = _category_maxima(self.blocks, self.B)
+        self._B_embedded: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+
+    def __call__(self, A: np.ndarray) -> np.ndarray:
+        A = np.asarray(A, dtype=float)
+        A_indices, A_maxima = _category_maxima(self.blocks, A)
+        ncat = tuple(max(A_maxima[j], self._B_maxima[j]) + 1 if j in A_maxima else 0 for j in range(len(self.blocks)))
+        if ncat not in self._B_embedded:
+            EB = scaled_embedding(self.blocks, self.B, self.lengthscales, ncat, self._B_indices)
+            self._B_embedded[ncat] = EB, (EB * EB).sum(axis=1)
+        EB, B_norms = self._B_embedded[ncat]
+        return _sq_euclidean(scaled_embedding(self.blocks, A, self.lengthscales, ncat, A_indices), EB, B_norms)
 
 
 # ---- the Matérn 5/2 function of r² ----------------------------------------------------------
 
 
-def matern52(r2: np.ndarray) -> np.ndarray:
-    """Unit-variance Matérn 5/2 as a function of the squared scaled distance."""
-    r2 = np.maximum(r2, 0.0)
+def matern52(r2: np.ndarray, in_place: bool = False) -> np.ndarray:
+    """Unit-variance Matérn 5/2 as a function of the squared scaled distance; ``in_place``:
+    computed in the (float, non-negative) ``r2`` array itself, saving two temporaries."""
+    r2 = r2 if in_place else np.maximum(r2, 0.0)
     sr = np.sqrt(r2)
     sr *= SQRT5
-    g = np.multiply(r2, 5.0 / 3.0)
+    g = np.multiply(r2, 5.0 / 3.0, out=r2 if in_place else None)
     g += sr
     g += 1.0
     np.negative(sr, out=sr)

@@ -3,8 +3,10 @@ with the factor, and a cap on BLAS threads for the small matrices involved."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 from scipy.linalg import lapack
@@ -28,13 +30,33 @@ def limit_blas_threads(n_threads: int | None) -> Iterator[None]:
     if n_threads is None:
         yield
         return
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+    controller = _blas_controller()
+    if controller is None:  # pragma: no cover - threadpoolctl comes with scikit-learn
         yield
         return
-    with threadpool_limits(limits=n_threads, user_api="blas"):
+    with controller.limit(limits=n_threads, user_api="blas"):
         yield
+
+
+_controller: Any = None
+_modules_at_scan = -1
+
+
+def _blas_controller() -> Any:
+    """A threadpoolctl controller of the loaded BLAS libraries (``None`` without threadpoolctl).
+
+    Finding the libraries walks every loaded shared object (~2 ms, once per suggestion before);
+    the scan is kept and redone only when modules were imported since, which is how a new BLAS
+    library would arrive.
+    """
+    global _controller, _modules_at_scan
+    if _controller is None or len(sys.modules) != _modules_at_scan:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover
+            return None
+        _controller, _modules_at_scan = ThreadpoolController(), len(sys.modules)
+    return _controller
 
 
 def cholesky(K: np.ndarray) -> tuple[np.ndarray, float]:
@@ -58,6 +80,20 @@ def cho_solve(L: np.ndarray, b: np.ndarray) -> np.ndarray:
     x, info = lapack.dpotrs(L, b, lower=1)
     if info != 0:  # pragma: no cover - dpotrs only fails on invalid arguments
         raise np.linalg.LinAlgError(f"dpotrs failed with info={info}")
+    return x
+
+
+def solve_lower(L: np.ndarray, B: np.ndarray, *, overwrite_b: bool = False) -> np.ndarray:
+    """``L⁻¹ B`` for a lower triangular ``L``: LAPACK trtrs called as
+    ``scipy.linalg.solve_triangular(L, B, lower=True, check_finite=False)`` calls it (same
+    results), without that wrapper's per-call checks. ``overwrite_b`` lets a Fortran-ordered
+    ``B`` (e.g. the transpose of a C-ordered matrix) hold the solution."""
+    if L.flags.f_contiguous:
+        x, info = lapack.dtrtrs(L, B, lower=1, overwrite_b=overwrite_b)
+    else:  # trtrs wants Fortran order: solve the transposed (upper) system instead
+        x, info = lapack.dtrtrs(L.T, B, lower=0, trans=1, overwrite_b=overwrite_b)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"dtrtrs failed with info={info} (singular factor?)")
     return x
 
 

@@ -102,15 +102,28 @@ def maximize(space: Space, score: Score, rng: np.random.Generator, *, seen: set[
         who = idx[local_owner]
         s = score(N)
         pool.add(N, s)
+        owners, best = _best_of_each(who, s)
+        better = s[best] > current_scores[owners]
+        owners, best = owners[better], best[better]
+        current[owners], current_scores[owners] = N[best], s[best]
         moved = np.zeros(len(current), dtype=bool)
-        for i in np.unique(who):
-            mine = np.flatnonzero(who == i)
-            j = mine[np.argmax(s[mine])]
-            if s[j] > current_scores[i]:
-                current[i], current_scores[i] = N[j], s[j]
-                moved[i] = True
+        moved[owners] = True
         active &= moved
-    if len(pool.top(n)) < n:  # a tiny or exhausted neighbourhood: top up from fresh samples
+    top = pool.top(n)
+    if len(top) < n:  # a tiny or exhausted neighbourhood: top up from fresh samples
         extra = space.sample(max(n * 20, 200), rng, method="cot")
         pool.add(extra, score(extra))
-    return pool.top(n)
+        top = pool.top(n)
+    return top
+
+
+def _best_of_each(who: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct owners in ``who`` (ascending) and, for each, the position of its highest
+    score in ``s``: the first such position on ties and the first NaN if any, as ``np.argmax``
+    over each owner's positions picks it."""
+    if np.isnan(s).any():
+        owners = np.unique(who)
+        return owners, np.array([np.flatnonzero(who == i)[np.argmax(s[who == i])] for i in owners], dtype=np.int64)
+    order = np.lexsort((np.arange(len(s)), -s, who))  # by owner, then score descending, then position
+    firsts = order[np.concatenate([[0], np.flatnonzero(np.diff(who[order])) + 1])]
+    return who[firsts], firsts

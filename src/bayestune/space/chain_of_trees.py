@@ -249,13 +249,19 @@ class ChainOfTrees:
             total *= int(p.cardinality)
         return total
 
-    def group_keys(self, group: ConstraintGroup, blocks: dict[str, np.ndarray]) -> np.ndarray:
-        """Mixed-radix keys of raw blocks (name -> (N, width)); -1 where a value is off-grid."""
+    def group_keys(self, group: ConstraintGroup, blocks: dict[str, np.ndarray], *,
+                   in_domain: bool = False) -> np.ndarray:
+        """Mixed-radix keys of raw blocks (name -> (N, width)); -1 where a value is off-grid.
+        ``in_domain``: the caller has checked that every value is legal (skips that check)."""
         n = len(next(iter(blocks.values())))
         keys = np.zeros(n, dtype=np.int64)
         valid = np.ones(n, dtype=bool)
         for j, p in enumerate(group.parameters):
             raw = blocks[p.name]
+            if in_domain:
+                if n:
+                    keys += p.index_of(raw) * group._strides[j]
+                continue
             ok = p.in_domain(raw)
             idx = np.zeros(n, dtype=np.int64)
             if ok.any():
@@ -265,9 +271,11 @@ class ChainOfTrees:
         keys[~valid] = -1
         return keys
 
-    def group_contains(self, group: ConstraintGroup, blocks: dict[str, np.ndarray]) -> np.ndarray:
-        """Membership of partial configurations in an enumerated group (binary search)."""
-        keys = self.group_keys(group, blocks)
+    def group_contains(self, group: ConstraintGroup, blocks: dict[str, np.ndarray], *,
+                       in_domain: bool = False) -> np.ndarray:
+        """Membership of partial configurations in an enumerated group (binary search);
+        ``in_domain`` as for :meth:`group_keys`."""
+        keys = self.group_keys(group, blocks, in_domain=in_domain)
         # Searching sorted queries walks the leaf array in order: ~10x faster on big trees
         # than random probes, which miss the cache on every step.
         order = np.argsort(keys)

@@ -18,6 +18,8 @@ from bayestune.space.parameter import Parameter, is_numeric
 from bayestune.space.priors import NumericPrior, ValuePrior, beta_prior_from_spec
 
 SAMPLINGS = ("uniform", "log-uniform")
+#: Standard deviations of a real parameter's local moves on the unit scale: two small, two large.
+_REAL_STEP_SCALES = np.array([0.05, 0.05, 0.2, 0.2])
 
 
 class _NumericParameter(Parameter):
@@ -139,11 +141,17 @@ class Real(_NumericParameter):
         return self.from_sampling_unit(u).reshape(-1, 1)
 
     def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        u = float(self.unit(raw)[0, 0])
-        steps = np.concatenate([rng.normal(0.0, 0.05, 2), rng.normal(0.0, 0.2, 2)])
-        cand = self._from_unit_values(np.clip(u + steps, 0.0, 1.0))
-        cand = cand[cand != float(np.asarray(raw).reshape(-1)[0])]
-        return cand.reshape(-1, 1)
+        return self.neighbours_many(np.asarray(raw, dtype=float).reshape(-1)[:1], rng)[0]
+
+    def neighbours_many(self, raw: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Per row, two small and two large Gaussian steps on the unit scale (σ 0.05 and 0.2),
+        clipped; drawn row after row, as one row at a time would draw them."""
+        v = np.asarray(raw, dtype=float).reshape(-1)
+        steps = rng.normal(0.0, _REAL_STEP_SCALES, size=(len(v), len(_REAL_STEP_SCALES)))
+        cand = self._from_unit_values(np.clip(self._to_unit_values(v)[:, None] + steps, 0.0, 1.0))
+        keep = cand != v[:, None]
+        owner = np.broadcast_to(np.arange(len(v))[:, None], cand.shape)[keep]
+        return cand[keep].reshape(-1, 1), owner
 
 
 class Integer(_NumericParameter):
@@ -224,9 +232,16 @@ class Integer(_NumericParameter):
         return np.clip(v, self.low, self.high).reshape(-1, 1)
 
     def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        v = float(np.asarray(raw).reshape(-1)[0])
-        u = float(self.unit(raw)[0, 0])
-        jumps = np.rint(self._from_unit_values(np.array([u - 0.1, u + 0.1])))
-        cand = np.unique(np.concatenate([[v - 1, v + 1], jumps]))
-        cand = cand[(cand >= self.low) & (cand <= self.high) & (cand != v)]
-        return cand.reshape(-1, 1)
+        return self.neighbours_many(np.asarray(raw, dtype=float).reshape(-1)[:1], rng)[0]
+
+    def neighbours_many(self, raw: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Per row, the values one below and above and the jumps of 0.1 on the unit scale
+        (rounded): distinct, in range, ascending within each row."""
+        v = np.asarray(raw, dtype=float).reshape(-1)
+        u = self._to_unit_values(v)
+        jumps = np.rint(self._from_unit_values(np.column_stack([u - 0.1, u + 0.1])))
+        cand = np.sort(np.column_stack([v - 1, v + 1, jumps]), axis=1)
+        keep = (cand >= self.low) & (cand <= self.high) & (cand != v[:, None])
+        keep[:, 1:] &= cand[:, 1:] != cand[:, :-1]  # each value once
+        owner = np.broadcast_to(np.arange(len(v))[:, None], cand.shape)[keep]
+        return cand[keep].reshape(-1, 1), owner

@@ -171,7 +171,7 @@ class Space:
         sub = np.ones(len(idx), dtype=bool)
         for g in cot.groups:
             gb = {n: blocks[n] for n in g.names}
-            sub &= cot.group_contains(g, gb) if g.enumerated else cot.evaluate_group(g, gb)
+            sub &= cot.group_contains(g, gb, in_domain=True) if g.enumerated else cot.evaluate_group(g, gb)
         ok[idx] = sub
         return ok
 
@@ -234,18 +234,23 @@ class Space:
         """Feasible one-move neighbours of every row of ``X`` in one vectorised feasibility check;
         returns the neighbours and, for each, the index of the row it came from."""
         X = self._check_matrix(X)
-        rows, owners = [], []
+        moves = []
         for p in self.parameters:
             s = self.slices[p.name]
             cand, owner = p.neighbours_many(X[:, s], rng)
             if len(cand):
-                block = X[owner].copy()
-                block[:, s] = cand
-                rows.append(block)
-                owners.append(owner)
-        if not rows:
+                moves.append((s, cand, owner))
+        if not moves:
             return np.empty((0, self.width)), np.empty(0, dtype=int)
-        N, who = np.concatenate(rows), np.concatenate(owners)
+        total = sum(len(owner) for _, _, owner in moves)
+        N, who = np.empty((total, self.width)), np.empty(total, dtype=int)
+        at = 0
+        for s, cand, owner in moves:  # each move: its row copied with one parameter changed
+            rows = slice(at, at + len(owner))
+            N[rows] = X[owner]
+            N[rows, s] = cand
+            who[rows] = owner
+            at += len(owner)
         ok = self.is_feasible(N)
         return N[ok], who[ok]
 
