@@ -22,11 +22,12 @@ def test_designs_are_distinct_and_feasible(method):
     assert len(set(s.row_keys(X))) == 20
 
 
-def test_designs_skip_already_seen_rows():
+@pytest.mark.parametrize("method", ["lhs", "feasible_lhs"])  # feasible_lhs: a pool smaller than the design
+def test_designs_skip_already_seen_rows(method):
     s = Space([Integer("a", 0, 4)])
     h = History.empty(s, [Objective("t")])
     h.seen.update(s.row_keys(s.to_matrix([{"a": 0}, {"a": 1}])))
-    X = initial_design(s, 10, np.random.default_rng(0), h, "lhs")
+    X = initial_design(s, 10, np.random.default_rng(0), h, method)
     assert sorted(X[:, 0]) == [2, 3, 4]
 
 
@@ -64,10 +65,3 @@ def test_feasible_lhs_keeps_strata_where_lhs_falls_back_to_random():
 
     assert coverage("feasible_lhs") > coverage("lhs") + 2
 
-
-def test_feasible_lhs_skips_seen_rows_and_small_pools():
-    s = Space([Integer("a", 0, 4)])
-    h = History.empty(s, [Objective("t")])
-    h.seen.update(s.row_keys(s.to_matrix([{"a": 0}, {"a": 1}])))
-    X = initial_design(s, 10, np.random.default_rng(0), h, "feasible_lhs")
-    assert sorted(X[:, 0]) == [2, 3, 4]
