@@ -1,4 +1,4 @@
-"""Initial designs evaluated before the first model: uniform, CoT-uniform, LHS, maximin, prior."""
+"""Initial designs evaluated before the first model: uniform, CoT-uniform, LHS, maximin, feasible LHS, prior."""
 
 from bayestune.design.initial import DESIGNS, design_features, initial_design
 

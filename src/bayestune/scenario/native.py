@@ -30,7 +30,7 @@ from bayestune.scenario.records import (
 from bayestune.space.spec import SpecContext, read_space, show
 
 #: Initial-design methods of the native format.
-DESIGN_METHODS = ("uniform", "cot", "lhs", "maximin", "prior")
+DESIGN_METHODS = ("uniform", "cot", "lhs", "maximin", "feasible_lhs", "prior")
 #: Top-level keys of the native format (also listed in the JSON Schema).
 NATIVE_KEYS = (
     "$schema", "name", "description", "parameters", "constraints", "objectives", "budget", "initial_design",
