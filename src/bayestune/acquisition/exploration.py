@@ -8,13 +8,9 @@ after the initial sample) and as the incumbent f⁺ improves on the initial samp
 Two variants, because the paper and its code disagree (kernel_tuner 1.5.0,
 ``strategies/bayes_opt.py``, ``contextual_variance``):
 
-==========  =================================================  ==================================
-variant     λ                                                  source
-==========  =================================================  ==================================
-``cv``      λ = (σ̄ / σ̄_s) · (f⁺ / μ_s)  — mean *standard        the code (Table I's "CV")
-            deviation*
-``cv_paper``λ = (σ̄² / σ̄²_s) · (f⁺ / μ_s) — mean *variance*,     the text, λ = (σ̄²/(μ_s/f⁺))/σ̄²_s
-==========  =================================================  ==================================
+* ``cv`` (the code, Table I's "CV"): λ = (σ̄ / σ̄_s) · (f⁺ / μ_s), σ̄ the mean posterior
+  *standard deviation*;
+* ``cv_paper`` (the text): λ = (σ̄² / (μ_s / f⁺)) / σ̄²_s, σ̄² the mean posterior *variance*.
 
 Other choices of this implementation, each a place where the code is silent or scale-bound:
 
