@@ -53,6 +53,8 @@ def test_bo_never_repeats_and_stays_feasible():
     {"permutation_metric": "kendall"}, {"permutation_metric": "hamming"}, {"lengthscale_prior": False},
     {"log_transform": False}, {"max_training_points": 12}, {"local_every": 2}, {"local_every": 1, "epsilon": 0.2},
     {"ordinal_scale": "auto"}, {"ordinal_scale": "index"}, {"ordinal_scale": "auto", "model": "rf"},
+    {"model": "auto", "model_select_every": 3}, {"acquisition": "advanced_multi", "exploration": "cv"},
+    {"exploration": "cv_paper", "acquisition": "lcb"}, {"exploration": "cv", "model": "rf"},
 ])
 def test_bo_options_run(options):
     opt = run("bo", 1, budget=16, **options)
@@ -166,3 +168,32 @@ def test_heteroscedastic_noise_is_refused_where_it_cannot_apply(strategy, option
     with pytest.raises(BayestuneError, match="noise"):
         Optimizer(mixed_space(), objectives=["t", "u"] if strategy == "parego" else ["t"], strategy=strategy,
                   strategy_options=options)
+
+
+def test_model_auto_logs_its_choice_and_can_switch_to_the_forest(caplog):
+    import logging
+
+    def steps(cfg):  # plateaus and cliffs: the forest's landscape
+        return 1.0 + 3.0 * (cfg["tx"] > 8) + 2.0 * (cfg["c"] == "c") + 4.0 * (cfg["r"] > 0.7)
+
+    with caplog.at_level(logging.INFO, logger="bayestune.strategies.bo"):
+        opt = Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=0,
+                        strategy_options={"model": "auto", "model_select_every": 4})
+        opt.optimize(steps, 30)
+    chosen = [r.getMessage().split()[1] for r in caplog.records if "cross-validated" in r.getMessage()]
+    assert chosen and set(chosen) <= {"gp", "rf"}
+
+
+def test_contextual_exploration_sets_the_acquisition_parameter():
+    opt = Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=2,
+                    strategy_options={"exploration": "cv", "acquisition": "advanced_multi"})
+    opt.optimize(objective, 20)
+    cv = opt.strategy.exploration
+    assert cv.spread_initial is not None and cv.spread_initial > 0 and cv.mean_initial > 0
+
+
+@pytest.mark.parametrize("options", [{"model": "svm"}, {"exploration": "cooling"}, {"model_select_every": 0},
+                                     {"acquisition": "multi"}])
+def test_new_options_are_checked(options):
+    with pytest.raises(BayestuneError):
+        Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=0, strategy_options=options)

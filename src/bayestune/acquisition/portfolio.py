@@ -27,6 +27,16 @@ exploration factor     λ = (σ̄²/(μs/f⁺))/σ̄²s  "CV"                mea
 (§III-F)               (variances)                              λ = σ̄/(μs/f⁺)/σ̄s, and 0.01
                                                                 before any optimum
 =====================  ===================  ==================  ======================
+
+How the judging runs differs as well. The default (``kt_rounds=False``, the ``portfolio``
+acquisition of ``bo``) judges after every suggestion and counts *consecutive* judgements
+behind/ahead, checking for a leader before a laggard. Kernel Tuner's ``multi-advanced``
+(``kt_rounds=True``, ``bo``'s ``advanced_multi``) judges once per round (after every active
+member has proposed once), keeps *cumulative* counts (reset only when a member is dropped),
+drops a laggard before it promotes a leader, and, with ties in the count, picks the worse
+(better) score. One difference is kept on purpose in both: Kernel Tuner fits its GP once per
+round and lets the three members pick from the same stale predictions (removing the earlier
+picks); here the model is refitted after every evaluation, as for a single acquisition.
 """
 
 from __future__ import annotations
@@ -43,7 +53,9 @@ class AcquisitionPortfolio:
     discount: float = 0.75
     skip_threshold: int = 5
     required_improvement: float = 0.1
+    kt_rounds: bool = False
     _turn: int = 0
+    _since_judged: int = 0
     _proposals: dict[bytes, str] = field(default_factory=dict)
     _behind: dict[str, int] = field(default_factory=dict)
     _ahead: dict[str, int] = field(default_factory=dict)
@@ -52,6 +64,7 @@ class AcquisitionPortfolio:
         """The acquisition to optimise for the next suggestion."""
         name = self.members[self._turn % len(self.members)]
         self._turn += 1
+        self._since_judged += 1
         return name
 
     def record_proposal(self, key: bytes, member: str) -> None:
@@ -79,8 +92,15 @@ class AcquisitionPortfolio:
         """Judge the members on the history so far; drop laggards, promote a clear leader."""
         if len(self.members) == 1:
             return
+        if self.kt_rounds:
+            if self._since_judged < len(self.members):
+                return  # judge once per round, when every active member has proposed again
+            self._since_judged = 0
         scores = self.scores(keys, values, feasible)
         if len(scores) < len(self.members):
+            return
+        if self.kt_rounds:
+            self._judge_round(scores)
             return
         mean = float(np.mean(list(scores.values())))
         margin = self.required_improvement * max(mean, 1e-9)
@@ -97,3 +117,22 @@ class AcquisitionPortfolio:
             self.members = [m for m in self.members if m != worst]
             self._behind = {}
             self._ahead = {}
+
+    def _judge_round(self, scores: dict[str, float]) -> None:
+        """Kernel Tuner's rule: cumulative counts; drop the most-often-behind member (ties: worse
+        score) once it reaches the threshold and reset all counts; else promote the most-often-ahead."""
+        mean = float(np.mean(list(scores.values())))
+        for member, score in scores.items():
+            if score > mean * (1 + self.required_improvement):
+                self._behind[member] = self._behind.get(member, 0) + 1
+            elif score < mean * (1 - self.required_improvement):
+                self._ahead[member] = self._ahead.get(member, 0) + 1
+        worst = max(self.members, key=lambda m: (self._behind.get(m, 0), scores[m]))
+        if self._behind.get(worst, 0) >= self.skip_threshold:
+            self.members = [m for m in self.members if m != worst]
+            self._behind, self._ahead = {}, {}
+            self._turn = 0
+            return
+        best = max(self.members, key=lambda m: (self._ahead.get(m, 0), -scores[m]))
+        if self._ahead.get(best, 0) >= self.skip_threshold:
+            self.members = [best]

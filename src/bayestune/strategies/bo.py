@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from bayestune.acquisition.exploration import EXPLORATION_CHOICES, SPREAD_SAMPLE, ContextualVariance, latent_unit
 from bayestune.acquisition.portfolio import AcquisitionPortfolio
 from bayestune.acquisition.scoring import acquisition_scorer
 from bayestune.exceptions import BayestuneError
@@ -30,6 +31,7 @@ from bayestune.models.failure_aware import FailureAwarePosterior
 from bayestune.models.forest import FeasibilityClassifier, RandomForestSurrogate
 from bayestune.models.gp import GaussianProcess
 from bayestune.models.linalg import limit_blas_threads
+from bayestune.models.selection import CV_TREES, choose_surrogate
 from bayestune.models.targets import LOG_TRANSFORM_CHOICES, WEIGHT_DRAWS, ChebyshevScalarization, repeat_variances
 from bayestune.models.training import MEMORY_POLICIES, capped_rows, feasibility_classifier, model_rows
 from bayestune.search.candidates import EnumeratedCandidates
@@ -64,8 +66,10 @@ class BOSettings(Settings):
     ``lengthscale_prior`` and ``acquisition_search``.
     """
 
-    model: str = "gp"                 # gp | rf
-    acquisition: str = "ei"           # ei | pi | lcb | portfolio
+    model: str = "gp"                 # gp | rf | auto (chosen by cross-validated likelihood, bayestune.models.selection)
+    model_select_every: int = 10      # model auto: re-choose at every this many model suggestions
+    acquisition: str = "ei"           # ei | pi | lcb | portfolio | advanced_multi (Kernel Tuner's rounds; acquisition.portfolio)
+    exploration: str = "constant"     # constant (xi, kappa) | cv | cv_paper: Kernel Tuner's λ (acquisition.exploration)
     xi: float = 1e-4                  # EI/PI improvement margin (latent units)
     kappa: float = 2.0                # LCB exploration weight
     permutation_metric: str | None = None  # override every permutation's metric
@@ -104,8 +108,11 @@ class BOSettings(Settings):
             ("local_every", isinstance(self.local_every, int) and self.local_every >= 0, "`local_every >= 0`"),
             ("local_fail_tolerance", isinstance(self.local_fail_tolerance, int) and self.local_fail_tolerance >= 1,
              "`local_fail_tolerance >= 1`"),
-            self.one_of("model", ("gp", "rf")),
-            self.one_of("acquisition", ("ei", "pi", "lcb", "portfolio")),
+            self.one_of("model", ("gp", "rf", "auto")),
+            ("model_select_every", isinstance(self.model_select_every, int) and self.model_select_every >= 1,
+             "`model_select_every >= 1`"),
+            self.one_of("acquisition", ("ei", "pi", "lcb", "portfolio", "advanced_multi")),
+            self.one_of("exploration", EXPLORATION_CHOICES),
             self.one_of("acquisition_search", ("local", "random")),
             self.one_of("log_transform", LOG_TRANSFORM_CHOICES),
             self.one_of("noise", NOISE_MODELS),
@@ -136,7 +143,11 @@ class BayesianOptimization(Strategy):
         self.encoders = [FeatureEncoder(space, permutation_metric=self.settings.permutation_metric, ordinal_scale=s)
                          for s in scales]
         self.encoder = self.encoders[0]
-        self.portfolio = AcquisitionPortfolio() if self.settings.acquisition == "portfolio" else None
+        self.portfolio = (AcquisitionPortfolio(kt_rounds=self.settings.acquisition == "advanced_multi")
+                          if self.settings.acquisition in ("portfolio", "advanced_multi") else None)
+        self.exploration = (ContextualVariance(self.settings.exploration)
+                            if self.settings.exploration != "constant" else None)
+        self.model_kind = "rf" if self.settings.model == "rf" else "gp"  # "auto" re-chooses it
         self._theta: np.ndarray | None = None
         self._n_fits = 0
         self.candidates = EnumeratedCandidates(space, self.settings.exhaustive_limit)
@@ -177,15 +188,12 @@ class BayesianOptimization(Strategy):
     def _fit_surrogate(self, F: np.ndarray, y: np.ndarray, *, fixed: dict[str, Any] | None = None,
                        noise: np.ndarray | None = None, log_transform: bool | str | None = None) -> Surrogate:
         settings = self.settings
-        if self.transfer is not None and fixed is None and log_transform is None and settings.model == "gp":
+        if self.transfer is not None and fixed is None and log_transform is None and self.model_kind == "gp":
             return self.transfer.fit(F, y, lambda F_, y_, log: self._fit_surrogate(F_, y_, noise=noise if y_ is y else None,
                                                                                     log_transform=log))
         seed = int(self.rng.integers(2**31))
-        if settings.model == "rf":
-            return RandomForestSurrogate(log_transform_y=self._surrogate_log_transform, seed=seed,
-                                         n_estimators=settings.rf_trees, max_features=settings.rf_max_features,
-                                         bootstrap=settings.rf_bootstrap,
-                                         min_samples_split=settings.rf_min_samples_split).fit(F, y)
+        if self.model_kind == "rf":
+            return self._forest(self._surrogate_log_transform, seed).fit(F, y)
         warm = self._theta if fixed is None else None
         light = warm is not None and self._n_fits % FULL_FIT_EVERY != 0
         gp = GaussianProcess(self.encoder.blocks, lengthscale_prior=(1.3, 0.1) if settings.lengthscale_prior else None,
@@ -199,6 +207,38 @@ class BayesianOptimization(Strategy):
             self._theta = gp.hyperparameters_
             self._n_fits += 1
         return gp
+
+    def _forest(self, log_transform: bool | str, seed: int, trees: int | None = None) -> RandomForestSurrogate:
+        settings = self.settings
+        return RandomForestSurrogate(log_transform_y=log_transform, seed=seed, n_estimators=trees or settings.rf_trees,
+                                     max_features=settings.rf_max_features, bootstrap=settings.rf_bootstrap,
+                                     min_samples_split=settings.rf_min_samples_split)
+
+    def _choose_model(self, F: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> Surrogate:
+        """``model="auto"``: fit both surrogates, keep the one with the higher cross-validated
+        predictive likelihood (bayestune.models.selection) until the next choice; returns it."""
+        self.model_kind = "gp"
+        gp = self._fit_surrogate(F, y, noise=noise)
+        if not isinstance(gp, GaussianProcess):  # a transfer model: no closed form to compare
+            return gp
+        seed = int(self.rng.integers(2**31))
+        trees = min(self.settings.rf_trees, CV_TREES)
+        self.model_kind, scores = choose_surrogate(gp, lambda log: self._forest(log, seed, trees), F, y, self.rng)
+        logger.info("surrogate %s chosen by cross-validated log likelihood (gp %.3f, rf %.3f, %d points)",
+                    self.model_kind, scores["gp"], scores["rf"], len(y))
+        return gp if self.model_kind == "gp" else self._fit_surrogate(F, y)
+
+    def _explore(self, model: Surrogate, fitted: Surrogate, y: np.ndarray, seen: set[bytes]) -> float:
+        """Kernel Tuner's contextual-variance λ (acquisition.exploration) for this suggestion."""
+        pool = self.candidates.unseen(seen)
+        if pool is None:
+            pool = self.space.sample(SPREAD_SAMPLE, self.rng)
+        elif len(pool) > SPREAD_SAMPLE:
+            pool = pool[self.rng.choice(len(pool), SPREAD_SAMPLE, replace=False)]
+        if not len(pool):
+            return 0.0
+        _, sd = model.predict_latent(self.encoder.transform(pool))
+        return self.exploration(fitted, sd, y)
 
     def _choose_warping(self, X: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> Surrogate:
         """Input warping of the ordinals learned as a model choice: the GP is fitted (full
@@ -226,10 +266,15 @@ class BayesianOptimization(Strategy):
         return feasibility_classifier(self.encoder, history, rows, self.rng)
 
     # ---- suggestion --------------------------------------------------------------------
-    def _scorer(self, model: Surrogate, classifier: FeasibilityClassifier | None, n_obs: int, acquisition: str):
+    def _scorer(self, model: Surrogate, classifier: FeasibilityClassifier | None, n_obs: int, acquisition: str,
+                explore: tuple[float, float] | None = None):
+        """``explore``: (λ, latent unit) of the contextual variance; LCB's κ = λ, EI/PI's ξ = λ·unit."""
         settings = self.settings
+        parameter = settings.kappa if acquisition == "lcb" else settings.xi
+        if explore is not None:
+            parameter = explore[0] if acquisition == "lcb" else explore[0] * explore[1]
         return acquisition_scorer(self.space, self.encoder, model, classifier, self.rng, acquisition=acquisition,
-                                  parameter=settings.kappa if acquisition == "lcb" else settings.xi, n_obs=n_obs,
+                                  parameter=parameter, n_obs=n_obs,
                                   prior_beta=settings.prior_beta,
                                   feasibility_threshold=settings.feasibility_threshold)
 
@@ -254,7 +299,10 @@ class BayesianOptimization(Strategy):
             F = self.encoder.transform(X)
         else:
             F = self.encoder.transform(X)
-            fitted = self._fit_surrogate(F, y, noise=noise)
+            if settings.model == "auto" and self._n_model_suggestions % settings.model_select_every == 0:
+                fitted = self._choose_model(F, y, noise)
+            else:
+                fitted = self._fit_surrogate(F, y, noise=noise)
         model: Surrogate = fitted
         classifier = self._feasibility(history, targets)
         if classifier is not None and isinstance(fitted, GaussianProcess) and settings.failure_variance:
@@ -262,6 +310,8 @@ class BayesianOptimization(Strategy):
                                                                 policy=settings.memory_policy)])
             model = FailureAwarePosterior.build(fitted, F_all, blas_threads=None)
         seen = set(history.seen)
+        explore = (None if self.exploration is None
+                   else (self._explore(model, fitted, y, seen), latent_unit(fitted, y)))
         search = LocalSearchSettings(n_samples=settings.n_samples, n_starts=settings.n_starts,
                                      exhaustive_limit=settings.exhaustive_limit)
         order = np.argsort(y)
@@ -273,7 +323,7 @@ class BayesianOptimization(Strategy):
         local_turn = self.trust_region is not None and self._n_model_suggestions % settings.local_every == 0
         for k in range(n):
             acquisition = self.portfolio.next_member() if self.portfolio is not None else settings.acquisition
-            score = self._scorer(model, classifier, history.n, acquisition)
+            score = self._scorer(model, classifier, history.n, acquisition, explore)
             rows = self._local_pick(score, X[order[0]], float(y[order[0]]), seen) if local_turn and k == 0 else None
             if rows is None:
                 rows = maximize(self.space, score, self.rng, seen=seen, n=1, candidates=self.candidates.unseen(seen),
