@@ -147,7 +147,7 @@ def test_a_program_past_its_time_is_killed_with_its_group(tmp_path):
     child = int(marker.read_text())
     # The grandchild was in the killed group: it is gone (or a zombie of the reaped parent's init).
     state = subprocess.run(["ps", "-o", "stat=", "-p", str(child)], capture_output=True, text=True).stdout.strip()
-    assert state in ("", "Z")
+    assert state == "" or state.startswith("Z")  # ps adds flags such as N (niced) after the state letter
 
 
 def test_a_failing_program_is_reported_with_its_output():
