@@ -6,10 +6,16 @@ time and not niced (the timings are the result):
     PYTHONPATH=$PWD/src:$PWD /work/venv-tvm/bin/python -m benchmarks.tvm_search run \\
         --seeds 0,1,2,3,4 --out benchmarks/results/tvm_search.jsonl
     PYTHONPATH=$PWD/src:$PWD /work/venv-tvm/bin/python -m benchmarks.tvm_search run \\
-        --workloads matmul --variants bo_lru32,bo_best32,bo_reset32,bo_eps20 --seeds 0 \\
+        --workloads dense_relu --seeds 0,1,2,3,4 --out benchmarks/results/tvm_search.jsonl
+    PYTHONPATH=$PWD/src:$PWD /work/venv-tvm/bin/python -m benchmarks.tvm_search run \\
+        --workloads matmul --variants bo_lru32,bo_best32,bo_reset32,bo_eps20 --seeds 0,1,2 \\
         --out benchmarks/results/tvm_search_ablation.jsonl
+    PYTHONPATH=$PWD/src:$PWD /work/venv-tvm/bin/python -m benchmarks.tvm_search remeasure \\
+        benchmarks/results/tvm_search.jsonl benchmarks/results/tvm_search_ablation.jsonl \\
+        --out benchmarks/results/tvm_search_remeasure.jsonl
     python -m benchmarks.tvm_search report benchmarks/results/tvm_search.jsonl \\
-        benchmarks/results/tvm_search_ablation.jsonl --out benchmarks/results/tvm_search.md
+        benchmarks/results/tvm_search_ablation.jsonl benchmarks/results/tvm_search_remeasure.jsonl \\
+        --out benchmarks/results/tvm_search.md
 
 Each run tunes one workload for ``--trials`` measured candidates in batches of ``--per-iter``
 and records every measurement in order, with the 1-minute load average at its start and end.
