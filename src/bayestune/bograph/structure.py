@@ -111,7 +111,7 @@ def select_parents(X: np.ndarray, W: np.ndarray, min_weight: float = 1e-3) -> np
 
 
 def add_dependent_parents(X: np.ndarray, W: np.ndarray, mask: np.ndarray, roots: np.ndarray, sinks: np.ndarray,
-                          alpha: float = 0.01) -> np.ndarray:
+                          alpha: float = 0.25) -> np.ndarray:
     """``W`` with the parents a dependence test finds that a linear BIC left out (recall first).
 
     At 10-40 observations BIC on a linear refit drops real parents whose effect is modest or
