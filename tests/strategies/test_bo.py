@@ -176,12 +176,18 @@ def test_model_auto_logs_its_choice_and_can_switch_to_the_forest(caplog):
     def steps(cfg):  # plateaus and cliffs: the forest's landscape
         return 1.0 + 3.0 * (cfg["tx"] > 8) + 2.0 * (cfg["c"] == "c") + 4.0 * (cfg["r"] > 0.7)
 
-    with caplog.at_level(logging.INFO, logger="bayestune.strategies.bo"):
-        opt = Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=0,
-                        strategy_options={"model": "auto", "model_select_every": 4})
-        opt.optimize(steps, 30)
-    chosen = [r.getMessage().split()[1] for r in caplog.records if "cross-validated" in r.getMessage()]
+    chosen = []
+    for seed in range(3):  # the choice depends on the folds: some seeds keep the GP throughout
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="bayestune.strategies.bo"):
+            opt = Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=seed,
+                            strategy_options={"model": "auto", "model_select_every": 4})
+            opt.optimize(steps, 30)
+        chosen += [r.getMessage().split()[1] for r in caplog.records if "cross-validated" in r.getMessage()]
+        if "rf" in chosen:
+            break
     assert chosen and set(chosen) <= {"gp", "rf"}
+    assert "rf" in chosen
 
 
 def test_contextual_exploration_sets_the_acquisition_parameter():
