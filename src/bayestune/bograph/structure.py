@@ -220,6 +220,10 @@ def prune_parents_by_cv(X: np.ndarray, W: np.ndarray, margin: float = 0.0,
     node's GP will face: a spurious input lowers it, a non-linear effect a linear test misses
     raises it. (Greedy forward selection from no parents was tried too: it lost half the
     recall, since each of several modest parents alone explains too little.)
+
+    Opt-in (``NotearsSettings.cv_parents``): on the synthetic SoC it cuts the objective's
+    in-degree from 8.8 to 4.0 at 20 observations, but the learned DAG then reached 1.10x the
+    optimum in 3 seeds of 10 against 7 without (README, BoGraph section).
     """
     out = W.copy()
     for j in range(W.shape[1]):

@@ -5,7 +5,7 @@ Each suggestion: the logged metrics of the feasible evaluations are summarised
 else every 10 observations) a DAG parameters → metrics → objective is learned with NOTEARS (each
 node's parents chosen by BIC, plus those a dependence test on the residual finds) and merged with the expert's knowledge
 (:mod:`bayestune.bograph.structure`); parameters it does not connect to the target are not
-modelled (the acquisition is flat in them); every node the target
+modelled (the acquisition is flat in them) and keep the incumbent's values; every node the target
 depends on gets a model on its parents (:mod:`bayestune.bograph.node_models`); candidates are
 scored by Monte-Carlo EI through the DAG (:mod:`bayestune.bograph.acquisition`), times
 P(feasible) once failures are seen, and maximised with the shared acquisition search.
