@@ -187,7 +187,8 @@ def main(argv: list[str] | None = None) -> None:
     md.write_text("# BoGraph against plain GP-BO\n\nWritten by `python -m benchmarks.bograph_compare`; "
                   "quality = 1 + (best - optimum)/|optimum| of the noise-free values evaluated. Seconds are wall "
                   "clock on the shared machine (its load varies; the README gives structure learning's CPU time). "
-                  "`bograph-learned` relearns the structure every quarter of the budget (the paper's schedule), `bograph-learned-often` every 2 observations.\n\n"
+                  "`bograph-learned` relearns the structure every quarter of the budget (the paper's schedule), `bograph-learned-often` every 2 observations; "
+                  "both hold the parameters the learned DAG leaves out at the incumbent's values (`hold_unmodelled`, the default).\n\n"
                   + table(records) + "\n")
     print(table(records))
 

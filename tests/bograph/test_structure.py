@@ -8,7 +8,8 @@ import pytest
 
 from bayestune.bograph.dag import Expert
 from bayestune.bograph.structure import (NotearsSettings, add_dependent_parents, allowed_mask, learn_structure,
-                                         notears_linear, repair, select_parents)
+                                         loo_log_likelihood, notears_linear, prune_parents_by_cv, repair,
+                                         select_parents)
 from bayestune.exceptions import BayestuneError
 
 ROLES = {"p0": "parameter", "p1": "parameter", "p2": "parameter", "m": "metric", "y": "objective"}
@@ -112,3 +113,30 @@ def test_the_dependence_test_adds_a_non_linear_parent_bic_cannot_see():
     assert added[0, 3] != 0                                  # the V-shaped parent joins m
     assert added[2, 3] == 0 and added[2, 4] == 0             # the idle parameter does not
     assert np.all(added[W != 0] == W[W != 0]) and np.all(added[~mask] == 0)
+
+
+def test_loo_likelihood_prefers_the_real_inputs_to_added_noise_inputs():
+    rng = np.random.default_rng(0)
+    n = 25
+    Z = rng.normal(size=(n, 6))
+    y = np.sin(Z[:, 0]) + 0.5 * Z[:, 1] + 0.05 * rng.normal(size=n)
+    real = loo_log_likelihood(Z[:, :2], y)
+    assert real > loo_log_likelihood(Z[:, :1], y)          # a real input is worth its place
+    assert real > loo_log_likelihood(Z, y)                  # four noise inputs cost held-out likelihood
+    assert real > loo_log_likelihood(Z[:, :0], y)           # and any model beats the marginal one
+
+
+def test_cv_pruning_drops_spurious_parents_and_keeps_real_ones():
+    rng = np.random.default_rng(1)
+    n = 20
+    X = rng.normal(size=(n, 8))                     # p0..p6 candidates, column 7 the node
+    X[:, 7] = np.exp(0.8 * X[:, 0]) + X[:, 1] ** 2 + 0.1 * rng.normal(size=n)
+    X = (X - X.mean(0)) / X.std(0)
+    W = np.zeros((8, 8))
+    W[:7, 7] = 0.5                                  # a lenient test gave the node seven parents
+    kept = np.flatnonzero(prune_parents_by_cv(X, W)[:, 7])
+    assert {0, 1} <= set(kept) and len(kept) <= 4
+    assert np.all(prune_parents_by_cv(X, np.zeros((8, 8))) == 0)
+    only_other = np.zeros(8, dtype=bool)
+    only_other[3] = True                            # pruning restricted to another node leaves this one
+    assert np.all(prune_parents_by_cv(X, W, columns=only_other) == W)

@@ -101,3 +101,24 @@ def test_a_metric_that_stops_being_logged_triggers_a_new_structure():
     fading.calls = 0
     opt = _run({"relearn_every": 100}, blackbox=fading, budget=14)
     assert opt.n_evaluated == 14 and len(opt.strategy.updates) >= 2
+
+
+def test_parameters_the_dag_leaves_out_keep_the_incumbents_values():
+    space = Space([Real("x1", 0.0, 1.0), Real("x2", 0.0, 1.0), Real("idle", 0.0, 1.0)])
+
+    def box(c):
+        a = forrester(c["x1"])
+        return {"y": a + c["x2"], "f1": a}
+
+    opt = Optimizer(space, objectives=["y"], strategy="bograph", seed=0,
+                    strategy_options={**FAST, "structure": "expert", "known_edges": [["x1", "f1"], ["f1", "y"],
+                                                                                   ["x2", "y"]],
+                                      "forbidden_edges": [["idle", "y"]]})
+    opt.optimize(box, 14)
+    graph = opt.strategy.fit_graph(opt.history())
+    assert not nx.has_path(graph.dag, "idle", "y")
+    suggested = [i for i, t in enumerate(opt.trials) if t.origin == "suggested"]
+    assert len(suggested) >= 3
+    for i in suggested:
+        best = min(opt.trials[:i], key=lambda t: t.values["y"])
+        assert opt.trials[i].config["idle"] == best.config["idle"]

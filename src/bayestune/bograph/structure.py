@@ -47,6 +47,8 @@ class NotearsSettings:
     l1: float = 0.1
     w_threshold: float | None = None   # None: each node's parents chosen by BIC (select_parents)
     recall_alpha: float | None = 0.25  # add_dependent_parents' test level (None: BIC's parents only)
+    cv_parents: str = "off"            # off | objectives | all: nodes whose parents a GP's leave-one-out likelihood cuts
+    cv_margin: float = 0.0             # nats of LOO log-likelihood a parent must be worth (prune_parents_by_cv)
     h_tol: float = 1e-8
     rho_max: float = 1e16
     max_outer: int = 100
@@ -159,6 +161,86 @@ def add_dependent_parents(X: np.ndarray, W: np.ndarray, mask: np.ndarray, roots:
             corr = float(np.corrcoef(X[:, c], r)[0, 1]) if np.std(X[:, c]) > 0 else 0.0
             out[c, j] = np.copysign(max(abs(corr), 1e-3), corr if np.isfinite(corr) else 1.0)
             chosen.append(c)
+    return out
+
+
+#: The GP hyperparameter grid of :func:`loo_log_likelihood` (standardised inputs and output):
+#: RBF length-scales in units of sqrt(number of inputs), noise-to-signal ratios, linear-term weights.
+_LENGTHSCALES = (0.25, 0.5, 1.0, 2.0, 4.0)
+_NOISE_RATIOS = (0.003, 0.02, 0.1, 0.3, 1.0)
+_LINEAR_WEIGHTS = (0.0, 1.0)
+
+
+def loo_log_likelihood(Z: np.ndarray, y: np.ndarray) -> float:
+    """Leave-one-out log predictive density of ``y`` (n,) under a zero-mean GP on ``Z`` (n, k),
+    best over a small hyperparameter grid (RBF + linear kernel, overall scale in closed form).
+
+    In closed form (Rasmussen & Williams §5.4.2): with ``K⁻¹``, the held-out residual is
+    ``[K⁻¹y]_i / [K⁻¹]_ii`` and its variance ``1 / [K⁻¹]_ii``; scaling ``K`` by ``c`` scales every
+    variance by ``c``, so the best ``c`` is the mean standardised squared residual. ``k = 0`` is
+    the marginal model (no parents). Cheap: a few dozen Cholesky factorisations of ``n × n``.
+    """
+    n = len(y)
+    y = (y - y.mean()) / (y.std() + 1e-12)
+    if Z.shape[1] == 0:
+        bases = [np.zeros((n, n))]
+    else:
+        k = Z.shape[1]
+        sq = np.sum(Z * Z, axis=1)
+        d2 = np.maximum(sq[:, None] + sq[None, :] - 2 * Z @ Z.T, 0.0) / k
+        lin = Z @ Z.T / k
+        bases = [np.exp(-0.5 * d2 / ls ** 2) + a * lin for ls in _LENGTHSCALES for a in _LINEAR_WEIGHTS]
+    best = -np.inf
+    eye = np.eye(n)
+    for base in bases:
+        for nu in (_NOISE_RATIOS if Z.shape[1] else (1.0,)):
+            try:
+                L = linalg.cho_factor(base + nu * eye, lower=True)
+            except linalg.LinAlgError:
+                continue
+            Kinv = linalg.cho_solve(L, eye)
+            d = np.diag(Kinv)
+            e = (Kinv @ y) / d
+            v = 1.0 / d
+            c = float(np.mean(e * e / v)) + 1e-12
+            ll = float(-0.5 * np.sum(np.log(2 * np.pi * c * v) + e * e / (c * v)))
+            best = max(best, ll)
+    return best
+
+
+def prune_parents_by_cv(X: np.ndarray, W: np.ndarray, margin: float = 0.0,
+                        columns: np.ndarray | None = None) -> np.ndarray:
+    """``W`` with each node's parents cut to those a GP's leave-one-out likelihood wants.
+
+    The dependence test is lenient (recall first) and every parent it adds is one more input of
+    the node's GP: at 20 observations nodes gathered up to 10 parents, at 30 up to 12. Per node,
+    backward elimination from all its parents: while dropping some parent leaves
+    :func:`loo_log_likelihood` of the node within ``margin`` nats of the current set (or raises
+    it), the parent whose removal scores best goes. The held-out likelihood judges what the
+    node's GP will face: a spurious input lowers it, a non-linear effect a linear test misses
+    raises it. (Greedy forward selection from no parents was tried too: it lost half the
+    recall, since each of several modest parents alone explains too little.)
+
+    Opt-in (``NotearsSettings.cv_parents``): on the synthetic SoC it cuts the objective's
+    in-degree from 8.8 to 4.0 at 20 observations, but the learned DAG then reached 1.10x the
+    optimum in 3 seeds of 10 against 7 without (README, BoGraph section).
+    """
+    out = W.copy()
+    for j in range(W.shape[1]):
+        chosen = [int(c) for c in np.flatnonzero(W[:, j])]
+        if not chosen or (columns is not None and not columns[j]):
+            continue
+        out[:, j] = 0.0
+        y = X[:, j]
+        score = loo_log_likelihood(X[:, chosen], y)
+        while chosen:
+            scores = [loo_log_likelihood(X[:, [c for c in chosen if c != r]], y) for r in chosen]
+            best = int(np.argmax(scores))
+            if scores[best] < score - margin:
+                break
+            score = scores[best]
+            chosen.pop(best)
+        out[chosen, j] = W[chosen, j]
     return out
 
 
@@ -311,6 +393,9 @@ def learn_structure(data: np.ndarray, names: Sequence[str], roles: Mapping[str, 
         roots = np.array([roles[n] == PARAMETER for n in names])
         sinks = np.array([roles[n] == OBJECTIVE for n in names])
         W = add_dependent_parents(Xs, W, mask, roots, sinks, settings.recall_alpha)
+    if settings.cv_parents != "off":
+        only = np.array([roles[n] == OBJECTIVE for n in names]) if settings.cv_parents == "objectives" else None
+        W = prune_parents_by_cv(Xs, W, settings.cv_margin, only)
     rows, cols = np.nonzero(W)
     strongest = np.argsort(-np.abs(W[rows, cols]), kind="stable")  # repair keeps the stronger of a cycle
     edges = [(names[rows[e]], names[cols[e]]) for e in strongest]

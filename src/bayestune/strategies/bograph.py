@@ -5,7 +5,7 @@ Each suggestion: the logged metrics of the feasible evaluations are summarised
 else every 10 observations) a DAG parameters → metrics → objective is learned with NOTEARS (each
 node's parents chosen by BIC, plus those a dependence test on the residual finds) and merged with the expert's knowledge
 (:mod:`bayestune.bograph.structure`); parameters it does not connect to the target are not
-modelled (the acquisition is flat in them); every node the target
+modelled (the acquisition is flat in them) and keep the incumbent's values; every node the target
 depends on gets a model on its parents (:mod:`bayestune.bograph.node_models`); candidates are
 scored by Monte-Carlo EI through the DAG (:mod:`bayestune.bograph.acquisition`), times
 P(feasible) once failures are seen, and maximised with the shared acquisition search.
@@ -68,6 +68,8 @@ class BoGraphSettings(Settings):
     l1: float = 0.1                    # NOTEARS L1 weight
     w_threshold: float | None = None   # NOTEARS edge threshold (None: parents chosen by BIC per node)
     recall_alpha: float | None = 0.25  # parents a dependence test adds to BIC's at this level (None: off)
+    cv_parents: str = "off"            # off | objectives | all: parents cut by a GP's leave-one-out likelihood
+    cv_margin: float = 0.0             # nats a parent must be worth to stay (cv_parents)
     grouping: bool = True              # summarise metrics by dotted-prefix groups (factor analysis)
     group_depth: int | None = None     # name parts of a first-level group (None: all but the last)
     max_summary_columns: int = 12      # regroup one prefix level up while the summary is wider
@@ -79,6 +81,7 @@ class BoGraphSettings(Settings):
     exhaustive_limit: int = 20_000     # score every feasible configuration up to this many
     feasibility_model: bool | str = "auto"  # auto: on once a failure has been seen
     feasibility_threshold: float = 0.1
+    hold_unmodelled: bool = True       # parameters with no path to the target keep the incumbent's values
 
     def rules(self) -> list[Rule]:
         return [
@@ -91,6 +94,8 @@ class BoGraphSettings(Settings):
             ("l1", self.l1 >= 0, "`l1 >= 0`"),
             ("w_threshold", self.w_threshold is None or self.w_threshold >= 0, "`w_threshold >= 0`"),
             ("recall_alpha", self.recall_alpha is None or 0 < self.recall_alpha < 1, "`0 < recall_alpha < 1`"),
+            self.one_of("cv_parents", ("off", "objectives", "all")),
+            ("cv_margin", self.cv_margin >= 0, "`cv_margin >= 0`"),
             ("mc_samples", 1 <= self.mc_samples <= 4096, "`1 <= mc_samples <= 4096`"),
             ("max_summary_columns", self.max_summary_columns >= 0, "`max_summary_columns >= 0`"),
             ("group_depth", self.group_depth is None or self.group_depth >= 1, "`group_depth >= 1`"),
@@ -162,7 +167,8 @@ class BoGraph(Strategy):
         self.target = s.target or self.objectives[0].name
         self.encoder = FeatureEncoder(space)
         self.candidates = EnumeratedCandidates(space, s.exhaustive_limit)
-        self.notears = NotearsSettings(l1=s.l1, w_threshold=s.w_threshold, recall_alpha=s.recall_alpha)
+        self.notears = NotearsSettings(l1=s.l1, w_threshold=s.w_threshold, recall_alpha=s.recall_alpha,
+                                       cv_parents=s.cv_parents, cv_margin=s.cv_margin)
         self.summary_settings = SummarySettings(grouping=s.grouping, group_depth=s.group_depth,
                                                 max_columns=s.max_summary_columns, log_positive=s.log_metrics)
         self.updates: list[StructureUpdate] = []
@@ -334,13 +340,56 @@ class BoGraph(Strategy):
             return acq
 
         seen = set(history.seen)
+        hold = self._holder(graph, history) if settings.hold_unmodelled else None
+        search_score = score
+        if hold is not None:
+            def search_score(X: np.ndarray) -> np.ndarray:
+                # scored as it would be evaluated; a row that becomes an evaluated one is worthless
+                H = hold(X)
+                dup = np.array([k in seen for k in self.space.row_keys(H)], dtype=bool)
+                return np.where(dup, -np.inf, score(H))
         order = np.argsort(history.signed_Y()[history.feasible, 0])
         search = LocalSearchSettings(n_samples=settings.n_samples, n_starts=settings.n_starts,
                                      exhaustive_limit=settings.exhaustive_limit)
-        rows = maximize(self.space, score, self.rng, seen=seen, n=n, candidates=self.candidates.unseen(seen),
+        rows = maximize(self.space, search_score, self.rng, seen=seen, n=n, candidates=self.candidates.unseen(seen),
                         evaluated_best=history.X[history.feasible][order], settings=search)
+        rows = np.asarray(rows).reshape(-1, self.space.width)
+        if hold is not None and len(rows):
+            held = hold(rows)
+            taken = set(seen)
+            for i, key in enumerate(self.space.row_keys(held)):
+                if key not in taken:
+                    rows[i] = held[i]
+                taken.add(self.space.row_keys(rows[i:i + 1])[0])
         seen.update(self.space.row_keys(rows))
         return top_up(self.space, history, list(rows), seen, n, self.rng)
+
+    def _holder(self, graph: FittedGraph, history: History) -> Any:
+        """The map setting a row's unmodelled parameters (no path to the target in the DAG) to the
+        incumbent's values where the result stays feasible, or None when every parameter is modelled.
+
+        The acquisition is flat in those parameters, so the search would leave them wherever its
+        random samples put them: a suggestion would redraw every parameter the structure missed
+        (a switch that costs 3x when off included) and undo what the incumbent got right. Held at
+        the incumbent's values, they change only once a structure update connects them.
+        """
+        import networkx as nx
+
+        ancestors = nx.ancestors(graph.dag, graph.target) if graph.target in graph.dag else set()
+        columns = [c for b, c in zip(self.encoder.blocks, self.encoder.raw_columns) if b.name not in ancestors]
+        feasible = np.flatnonzero(history.feasible)
+        if not columns or not len(feasible):
+            return None
+        incumbent = history.X[feasible[int(np.argmin(history.signed_Y()[feasible, 0]))]]
+
+        def hold(X: np.ndarray) -> np.ndarray:
+            H = np.array(X, dtype=float, copy=True).reshape(-1, self.space.width)
+            H[:, columns] = incumbent[columns]
+            ok = self.space.is_feasible(H)
+            H[~ok] = np.asarray(X, dtype=float).reshape(-1, self.space.width)[~ok]
+            return H
+
+        return hold
 
 
 def _learning_scale(values: np.ndarray) -> np.ndarray:
