@@ -55,6 +55,7 @@ def test_bo_never_repeats_and_stays_feasible():
     {"ordinal_scale": "auto"}, {"ordinal_scale": "index"}, {"ordinal_scale": "auto", "model": "rf"},
     {"model": "auto", "model_select_every": 3}, {"acquisition": "advanced_multi", "exploration": "cv"},
     {"exploration": "cv_paper", "acquisition": "lcb"}, {"exploration": "cv", "model": "rf"},
+    {"stall_after": 2}, {"stall_after": 2, "stall_action": "random"}, {"stall_after": 2, "model": "rf"},
 ])
 def test_bo_options_run(options):
     opt = run("bo", 1, budget=16, **options)
@@ -82,6 +83,32 @@ def test_every_model_suggestion_local_changes_few_parameters_of_the_incumbent():
 def test_bad_trust_region_options_are_refused(options):
     with pytest.raises(BayestuneError, match="local_"):
         Optimizer(mixed_space(), strategy="bo", strategy_options=options)
+
+
+@pytest.mark.parametrize("options", [{"stall_after": -1}, {"stall_action": "restart"}])
+def test_bad_stall_options_are_refused(options):
+    with pytest.raises(BayestuneError, match="stall_"):
+        Optimizer(mixed_space(), strategy="bo", strategy_options=options)
+
+
+@pytest.mark.parametrize("action", ["thompson", "random"])
+def test_a_stalled_run_takes_its_exploration_step_instead_of_the_acquisition(monkeypatch, action):
+    opt = Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=5, design=DesignSpec(size=6),
+                    strategy_options={"stall_after": 3, "stall_action": action})
+    for i in range(9):  # the first value is the best: the run stalls at once
+        cfg = opt.ask(1)[0]
+        opt.tell(cfg, 1.0 if i == 0 else 10.0 + i)
+    calls = []
+    original = opt.strategy._stall_pick
+    monkeypatch.setattr(opt.strategy, "_stall_pick", lambda *a: calls.append(1) or original(*a))
+    picks = []
+    for i in range(6):  # 9, 10, 11, ... evaluations since the improvement: steps at 9 and 12
+        cfg = opt.ask(1)[0]
+        picks.append(cfg)
+        opt.tell(cfg, 20.0 + i)
+    assert len(calls) == 2
+    keys = [tuple(sorted((k, str(v)) for k, v in t.config.items())) for t in opt.trials]
+    assert len(set(keys)) == len(keys)
 
 
 def test_auto_ordinal_scale_keeps_the_warping_with_the_higher_marginal_likelihood(monkeypatch):

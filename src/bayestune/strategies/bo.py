@@ -23,6 +23,7 @@ import numpy as np
 from bayestune.acquisition.exploration import EXPLORATION_CHOICES, SPREAD_SAMPLE, ContextualVariance, latent_unit
 from bayestune.acquisition.portfolio import AcquisitionPortfolio
 from bayestune.acquisition.scoring import acquisition_scorer
+from bayestune.acquisition.thompson import thompson_pick
 from bayestune.exceptions import BayestuneError
 from bayestune.history import History, draw_unseen, top_up
 from bayestune.models.base import Surrogate
@@ -36,6 +37,7 @@ from bayestune.models.targets import LOG_TRANSFORM_CHOICES, WEIGHT_DRAWS, Chebys
 from bayestune.models.training import MEMORY_POLICIES, capped_rows, feasibility_classifier, model_rows
 from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.search.local_search import LocalSearchSettings, maximize
+from bayestune.search.stagnation import evaluations_since_improvement, explore_now
 from bayestune.search.trust_region import HammingTrustRegion
 from bayestune.strategies.base import Rule, Settings, Strategy, register
 
@@ -49,6 +51,8 @@ FULL_FIT_EVERY = 5
 #: signal variance rules out the degenerate "everything is noise" fit (flat mean, tiny variance)
 #: that otherwise traps the warm-started optimiser on small data sets.
 NOISE_BOUNDS = (1e-6, 0.25)
+#: Feasible configurations drawn for a Thompson step when the space is too large to enumerate.
+THOMPSON_SAMPLE = 2000
 OUTPUTSCALE_BOUNDS = (0.05, 20.0)
 #: How the GP treats observation noise: one fitted nugget, or per point from the measured repeats.
 NOISE_MODELS = ("homoscedastic", "heteroscedastic")
@@ -94,6 +98,9 @@ class BOSettings(Settings):
     local_every: int = 0              # every Nth model suggestion is the trust region's (bayestune.search.trust_region); 0: off
     local_fail_tolerance: int = 3     # local proposals without a new incumbent before the trust region grows
     ordinal_scale: str | None = None  # ordinals' warping: None (the space's rule) | log | linear | index | auto
+    stall_after: int = 0              # a run whose best has not improved for this many evaluations explores once
+                                      # every this many (bayestune.search.stagnation); 0: off
+    stall_action: str = "thompson"    # the exploration step: thompson (a posterior draw's minimum) | random
 
     def rules(self) -> list[Rule]:
         return [
@@ -106,6 +113,8 @@ class BOSettings(Settings):
             ("feasibility_threshold", isinstance(self.feasibility_threshold, (int, float))
              and 0.0 <= self.feasibility_threshold <= 1.0, "`0 <= feasibility_threshold <= 1`"),
             ("local_every", isinstance(self.local_every, int) and self.local_every >= 0, "`local_every >= 0`"),
+            ("stall_after", isinstance(self.stall_after, int) and self.stall_after >= 0, "`stall_after >= 0`"),
+            self.one_of("stall_action", ("thompson", "random")),
             ("local_fail_tolerance", isinstance(self.local_fail_tolerance, int) and self.local_fail_tolerance >= 1,
              "`local_fail_tolerance >= 1`"),
             self.one_of("model", ("gp", "rf", "auto")),
@@ -321,10 +330,13 @@ class BayesianOptimization(Strategy):
             self.portfolio.update(self.space.row_keys(history.X), targets, history.feasible)
         self._n_model_suggestions += 1
         local_turn = self.trust_region is not None and self._n_model_suggestions % settings.local_every == 0
+        stall_turn = explore_now(evaluations_since_improvement(targets, history.feasible), settings.stall_after, n)
         for k in range(n):
             acquisition = self.portfolio.next_member() if self.portfolio is not None else settings.acquisition
             score = self._scorer(model, classifier, history.n, acquisition, explore)
-            rows = self._local_pick(score, X[order[0]], float(y[order[0]]), seen) if local_turn and k == 0 else None
+            rows = self._stall_pick(history, fitted, classifier, seen) if stall_turn and k == 0 else None
+            if rows is None and local_turn and k == 0:
+                rows = self._local_pick(score, X[order[0]], float(y[order[0]]), seen)
             if rows is None:
                 rows = maximize(self.space, score, self.rng, seen=seen, n=1, candidates=self.candidates.unseen(seen),
                                 evaluated_best=X[order], settings=search,
@@ -342,6 +354,26 @@ class BayesianOptimization(Strategy):
                 noise = None if noise is None else np.append(noise, np.nan)  # a believed value has no repeats
                 fitted = model = self._refit(fitted, F_aug, y_aug, noise)
         return top_up(self.space, history, chosen, seen, n, self.rng)
+
+    def _stall_pick(self, history: History, fitted: Surrogate, classifier: FeasibilityClassifier | None,
+                    seen: set[bytes]) -> np.ndarray | None:
+        """A stalled run's exploration step as a one-row matrix (None: fall back to the acquisition):
+        the minimum of a GP posterior draw over the unseen configurations (all of them in an
+        enumerable space, else a feasible sample), or a random unseen configuration."""
+        if self.settings.stall_action == "random" or not isinstance(fitted, GaussianProcess):
+            rows = draw_unseen(self.space, history.with_seen(seen), 1, self.rng)
+            return rows[:1] if len(rows) else None
+        pool = self.candidates.unseen(seen)
+        if pool is None:
+            pool = self.space.sample(THOMPSON_SAMPLE, self.rng)
+            keys = self.space.row_keys(pool)
+            pool = pool[np.array([k not in seen for k in keys], dtype=bool)]
+        if not len(pool):
+            return None
+        F = self.encoder.transform(pool)
+        weights = None if classifier is None else classifier.predict_proba(F)
+        i = thompson_pick(fitted, F, self.rng, weights=weights)
+        return None if i is None else pool[i].reshape(1, -1)
 
     def _local_pick(self, score, incumbent: np.ndarray, best: float, seen: set[bytes]) -> np.ndarray | None:
         """The trust region's proposal as a one-row matrix (None: fall back to the global search)."""
