@@ -102,13 +102,24 @@ def test_a_stalled_run_takes_its_exploration_step_instead_of_the_acquisition(mon
     original = opt.strategy._stall_pick
     monkeypatch.setattr(opt.strategy, "_stall_pick", lambda *a: calls.append(1) or original(*a))
     picks = []
-    for i in range(6):  # 9, 10, 11, ... evaluations since the improvement: steps at 9 and 12
+    for i in range(6):  # 3, 4, ..., 8 model suggestions into the stall (the design does not count): steps at 3 and 6
         cfg = opt.ask(1)[0]
         picks.append(cfg)
         opt.tell(cfg, 20.0 + i)
     assert len(calls) == 2
     keys = [tuple(sorted((k, str(v)) for k, v in t.config.items())) for t in opt.trials]
     assert len(set(keys)) == len(keys)
+
+
+def test_the_initial_design_does_not_count_as_a_stall():
+    opt = Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=5, design=DesignSpec(size=8),
+                    strategy_options={"stall_after": 4})
+    for i in range(8):  # the design's first value stays the best
+        cfg = opt.ask(1)[0]
+        opt.tell(cfg, 1.0 if i == 0 else 10.0 + i)
+    strategy = opt.strategy
+    targets = np.array([1.0] + [10.0 + i for i in range(1, 8)])
+    assert strategy._model_phase_stall(targets, np.ones(8, bool)) == 0
 
 
 def test_auto_ordinal_scale_keeps_the_warping_with_the_higher_marginal_likelihood(monkeypatch):

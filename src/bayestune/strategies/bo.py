@@ -328,9 +328,9 @@ class BayesianOptimization(Strategy):
         F_aug, y_aug = F, y
         if self.portfolio is not None:
             self.portfolio.update(self.space.row_keys(history.X), targets, history.feasible)
+        stall_turn = explore_now(self._model_phase_stall(targets, history.feasible), settings.stall_after, n)
         self._n_model_suggestions += 1
         local_turn = self.trust_region is not None and self._n_model_suggestions % settings.local_every == 0
-        stall_turn = explore_now(evaluations_since_improvement(targets, history.feasible), settings.stall_after, n)
         for k in range(n):
             acquisition = self.portfolio.next_member() if self.portfolio is not None else settings.acquisition
             score = self._scorer(model, classifier, history.n, acquisition, explore)
@@ -354,6 +354,13 @@ class BayesianOptimization(Strategy):
                 noise = None if noise is None else np.append(noise, np.nan)  # a believed value has no repeats
                 fitted = model = self._refit(fitted, F_aug, y_aug, noise)
         return top_up(self.space, history, chosen, seen, n, self.rng)
+
+    def _model_phase_stall(self, targets: np.ndarray, feasible: np.ndarray) -> int | None:
+        """Evaluations since the best last improved, counting only the model's own suggestions
+        (the initial design is meant to spread out, not to improve). A resumed run counts its
+        model suggestions afresh."""
+        since = evaluations_since_improvement(targets, feasible)
+        return None if since is None else min(since, self._n_model_suggestions)
 
     def _stall_pick(self, history: History, fitted: Surrogate, classifier: FeasibilityClassifier | None,
                     seen: set[bytes]) -> np.ndarray | None:
