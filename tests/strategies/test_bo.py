@@ -56,6 +56,7 @@ def test_bo_never_repeats_and_stays_feasible():
     {"model": "auto", "model_select_every": 3}, {"acquisition": "advanced_multi", "exploration": "cv"},
     {"exploration": "cv_paper", "acquisition": "lcb"}, {"exploration": "cv", "model": "rf"},
     {"stall_after": 2}, {"stall_after": 2, "stall_action": "random"}, {"stall_after": 2, "model": "rf"},
+    {"lengthscale_prior": "auto"}, {"lengthscale_prior": "auto", "ordinal_scale": "auto"},
 ])
 def test_bo_options_run(options):
     opt = run("bo", 1, budget=16, **options)
@@ -120,6 +121,25 @@ def test_the_initial_design_does_not_count_as_a_stall():
     strategy = opt.strategy
     targets = np.array([1.0] + [10.0 + i for i in range(1, 8)])
     assert strategy._model_phase_stall(targets, np.ones(8, bool)) == 0
+
+
+def test_auto_lengthscale_prior_keeps_the_fit_with_the_higher_cv_likelihood(monkeypatch):
+    import bayestune.strategies.bo as bo_module
+    strategy = make_strategy("bo", mixed_space(), [Objective("t")], np.random.default_rng(0),
+                             {"lengthscale_prior": "auto"})
+    X = mixed_space().sample(12, np.random.default_rng(1))
+    y = np.array([objective(strategy.space.to_config(x)) for x in X])
+    prefer = {"prior": True}
+    monkeypatch.setattr(bo_module, "gp_cv_log_likelihood",
+                        lambda gp, blocks: 1.0 if (gp.lengthscale_prior is not None) == prefer["prior"] else 0.0)
+    gp = strategy._fit_surrogate(strategy.encoder.transform(X), y)
+    assert strategy._prior_on and gp.lengthscale_prior is not None
+    prefer["prior"] = False
+    for _ in range(bo_module.FULL_FIT_EVERY - 1):  # light refits keep the choice; the next full fit re-chooses
+        gp = strategy._fit_surrogate(strategy.encoder.transform(X), y)
+        assert gp.lengthscale_prior is not None
+    gp = strategy._fit_surrogate(strategy.encoder.transform(X), y)
+    assert not strategy._prior_on and gp.lengthscale_prior is None
 
 
 def test_auto_ordinal_scale_keeps_the_warping_with_the_higher_marginal_likelihood(monkeypatch):
