@@ -55,6 +55,8 @@ def test_bo_never_repeats_and_stays_feasible():
     {"ordinal_scale": "auto"}, {"ordinal_scale": "index"}, {"ordinal_scale": "auto", "model": "rf"},
     {"model": "auto", "model_select_every": 3}, {"acquisition": "advanced_multi", "exploration": "cv"},
     {"exploration": "cv_paper", "acquisition": "lcb"}, {"exploration": "cv", "model": "rf"},
+    {"stall_after": 2}, {"stall_after": 2, "stall_action": "random"}, {"stall_after": 2, "model": "rf"},
+    {"lengthscale_prior": "auto"}, {"lengthscale_prior": "auto", "ordinal_scale": "auto"},
 ])
 def test_bo_options_run(options):
     opt = run("bo", 1, budget=16, **options)
@@ -82,6 +84,62 @@ def test_every_model_suggestion_local_changes_few_parameters_of_the_incumbent():
 def test_bad_trust_region_options_are_refused(options):
     with pytest.raises(BayestuneError, match="local_"):
         Optimizer(mixed_space(), strategy="bo", strategy_options=options)
+
+
+@pytest.mark.parametrize("options", [{"stall_after": -1}, {"stall_action": "restart"}])
+def test_bad_stall_options_are_refused(options):
+    with pytest.raises(BayestuneError, match="stall_"):
+        Optimizer(mixed_space(), strategy="bo", strategy_options=options)
+
+
+@pytest.mark.parametrize("action", ["thompson", "random"])
+def test_a_stalled_run_takes_its_exploration_step_instead_of_the_acquisition(monkeypatch, action):
+    opt = Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=5, design=DesignSpec(size=6),
+                    strategy_options={"stall_after": 3, "stall_action": action})
+    for i in range(9):  # the first value is the best: the run stalls at once
+        cfg = opt.ask(1)[0]
+        opt.tell(cfg, 1.0 if i == 0 else 10.0 + i)
+    calls = []
+    original = opt.strategy._stall_pick
+    monkeypatch.setattr(opt.strategy, "_stall_pick", lambda *a: calls.append(1) or original(*a))
+    picks = []
+    for i in range(6):  # 3, 4, ..., 8 model suggestions into the stall (the design does not count): steps at 3 and 6
+        cfg = opt.ask(1)[0]
+        picks.append(cfg)
+        opt.tell(cfg, 20.0 + i)
+    assert len(calls) == 2
+    keys = [tuple(sorted((k, str(v)) for k, v in t.config.items())) for t in opt.trials]
+    assert len(set(keys)) == len(keys)
+
+
+def test_the_initial_design_does_not_count_as_a_stall():
+    opt = Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=5, design=DesignSpec(size=8),
+                    strategy_options={"stall_after": 4})
+    for i in range(8):  # the design's first value stays the best
+        cfg = opt.ask(1)[0]
+        opt.tell(cfg, 1.0 if i == 0 else 10.0 + i)
+    strategy = opt.strategy
+    targets = np.array([1.0] + [10.0 + i for i in range(1, 8)])
+    assert strategy._model_phase_stall(targets, np.ones(8, bool)) == 0
+
+
+def test_auto_lengthscale_prior_keeps_the_fit_with_the_higher_cv_likelihood(monkeypatch):
+    import bayestune.strategies.bo as bo_module
+    strategy = make_strategy("bo", mixed_space(), [Objective("t")], np.random.default_rng(0),
+                             {"lengthscale_prior": "auto"})
+    X = mixed_space().sample(12, np.random.default_rng(1))
+    y = np.array([objective(strategy.space.to_config(x)) for x in X])
+    prefer = {"prior": True}
+    monkeypatch.setattr(bo_module, "gp_cv_log_likelihood",
+                        lambda gp, blocks: 1.0 if (gp.lengthscale_prior is not None) == prefer["prior"] else 0.0)
+    gp = strategy._fit_surrogate(strategy.encoder.transform(X), y)
+    assert strategy._prior_on and gp.lengthscale_prior is not None
+    prefer["prior"] = False
+    for _ in range(bo_module.FULL_FIT_EVERY - 1):  # light refits keep the choice; the next full fit re-chooses
+        gp = strategy._fit_surrogate(strategy.encoder.transform(X), y)
+        assert gp.lengthscale_prior is not None
+    gp = strategy._fit_surrogate(strategy.encoder.transform(X), y)
+    assert not strategy._prior_on and gp.lengthscale_prior is None
 
 
 def test_auto_ordinal_scale_keeps_the_warping_with_the_higher_marginal_likelihood(monkeypatch):

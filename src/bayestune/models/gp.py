@@ -530,6 +530,21 @@ class GaussianProcess:
         v = solve_lower(self.L_, Ks.T, overwrite_b=overwrite)
         return mu, self.outputscale_ - np.einsum("ij,ij->j", v, v)
 
+    def posterior_covariance(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Joint noise-free latent posterior of the rows ``F``: mean (M,) and covariance (M, M),
+        for correlated draws (Thompson sampling); M x M memory, so keep M to a few thousand."""
+        self._check_fitted()
+        F = self._kernel.check_features(F, "F")
+        ls = np.exp(self.hyperparameters_[: len(self.blocks)])
+        with limit_blas_threads(self.blas_threads):
+            prior = matern52(ScaledDistances(self.blocks, F, ls)(F), in_place=True)
+            prior *= self.outputscale_
+            Ks = self.cross_covariance(F)
+            mean = Ks @ self.alpha_
+            v = solve_lower(self.L_, Ks.T, overwrite_b=True)
+            cov = prior - v.T @ v
+        return mean, 0.5 * (cov + cov.T)
+
     def predict(self, F: np.ndarray, return_std: bool = False, noiseless: bool = True):
         """Prediction in original ``y`` units.
 
