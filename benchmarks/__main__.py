@@ -27,6 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("--out", default="benchmarks/RESULTS.md")
     rep.add_argument("--plots", default="benchmarks/results/plots/", help="directory for PNGs ('' for none)")
     rep.add_argument("--budgets", default=None, help="budgets to tabulate (default: those of the runs)")
+    rep.add_argument("--mdf-points", default=None,
+                     help="comma list of budgets the mean deviation factor averages over "
+                          "(default: 40, 60, ... up to the largest budget, Kernel Tuner's 20 i)")
     rep.add_argument("--reference", default="bo", help="the strategy compared with every other one")
     rep.add_argument("--note", default=None, help="a paragraph quoted under the title (e.g. what the run is)")
     rep.add_argument("--include", action="append", default=[],
@@ -73,8 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.results_report import write_report
 
     budgets = parse_ints(args.budgets, "budgets") if args.budgets else None
+    mdf_points = parse_ints(args.mdf_points, "mdf-points") if args.mdf_points else None
     path = write_report(args.results, args.out, plots=args.plots or None, budgets=budgets,
-                        reference=args.reference, command=command_line(argv), note=args.note, include=args.include)
+                        reference=args.reference, command=command_line(argv), note=args.note, include=args.include,
+                        mdf_points=mdf_points)
     print(f"wrote {path}", file=sys.stderr)
     return 0
 

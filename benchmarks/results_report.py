@@ -501,9 +501,12 @@ def plot_hypervolume(name: str, curves: dict[str, np.ndarray], order: Sequence[s
 
 def write_report(paths: Sequence[str], out: str | os.PathLike, *, plots: str | None = None,
                  budgets: Sequence[int] | None = None, reference: str = "bo", command: str | None = None,
-                 note: str | None = None, include: Sequence[str] = ()) -> Path:
+                 note: str | None = None, include: Sequence[str] = (),
+                 mdf_points: Sequence[int] | None = None) -> Path:
     """The report of the runs in ``paths``: single-objective tables, then a section for the
-    multi-objective runs if there are any (alone if there is nothing else)."""
+    multi-objective runs if there are any (alone if there is nothing else). ``mdf_points``: the
+    budgets the mean deviation factor averages over (default: 40, 60, ... up to the largest
+    tabulated budget, as Kernel Tuner's 20 i)."""
     records = [r for p in paths for r in load_records(p)]
     if not records:
         raise SystemExit(f"no records in {list(paths)}")
@@ -527,7 +530,7 @@ def write_report(paths: Sequence[str], out: str | os.PathLike, *, plots: str | N
             commands.append(c)
     if command:
         commands.append(command)
-    points = metrics.kernel_tuner_points(max(budgets)) or [max(budgets)]
+    points = list(mdf_points) if mdf_points else (metrics.kernel_tuner_points(max(budgets)) or [max(budgets)])
     plot_paths: list[Path] = []
     if plots:
         plot_paths = plot_convergence(res, plots)

@@ -158,3 +158,22 @@ def test_variant_names_carry_strategy_options_and_design():
         resolve_strategies("bo:epsilon")
     with pytest.raises(ValueError, match="not a bayestune strategy"):
         resolve_strategies("nope:x=1")
+
+
+def test_report_mdf_points_option(tmp_path):
+    """``report --mdf-points`` sets the budgets the MDF averages over; the default (40, 60, ... up to
+    the largest budget, else the largest budget) is unchanged."""
+    from benchmarks.results_report import table_mdf
+
+    out = tmp_path / "m.jsonl"
+    assert main(["run", "--problems", "forrester_2d,sparse_chain", "--strategies", "random,local",
+                 "--budgets", "4,8", "--seeds", "2", "--out", str(out)]) == 0
+    default, chosen = tmp_path / "D.md", tmp_path / "C.md"
+    assert main(["report", str(out), "--out", str(default), "--plots", ""]) == 0
+    assert main(["report", str(out), "--out", str(chosen), "--plots", "", "--mdf-points", "4,8"]) == 0
+    assert "Per run MAE = mean over budgets 8 of" in default.read_text()
+    text = chosen.read_text()
+    assert "Per run MAE = mean over budgets 4, 8 of" in text and "--mdf-points 4,8" in text
+    lines, _ = table_mdf(Results(load_records(out)), [4, 8])
+    section = text.split("## Mean deviation factor", 1)[1]
+    assert all(line in section for line in lines)
