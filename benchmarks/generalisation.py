@@ -265,7 +265,8 @@ def table_per_space(res, reference: str, spaces: Sequence[str], budgets: Sequenc
     if candidates is None:
         candidates = [reference] + [s for s in res.strategies if is_variant(s) and s.split(":", 1)[0] == reference]
     lines = [f"Mean best/optimum over the seeds every listed strategy ran (variants: / `{reference}`'s mean in "
-             "brackets, < 1 = better); – = budget not run.", "",
+             "brackets, < 1 = better, and the Wilcoxon p over seeds, paired by seed, where at least two differ); "
+             "– = budget not run.", "",
              "| space | strategy | seeds | " + " | ".join(f"@{b}" for b in budgets) + " |",
              "|---|---|---|" + "---|" * len(budgets)]
     for p in spaces:
@@ -284,7 +285,12 @@ def table_per_space(res, reference: str, spaces: Sequence[str], budgets: Sequenc
                     continue
                 m = space_means(res, c, [p], b, {p: seeds})[p]
                 ref = space_means(res, reference, [p], b, {p: seeds})[p]
-                cells.append(f"{m:.3f}" if c == reference else f"{m:.3f} ({m / ref:.3f})")
+                if c == reference:
+                    cells.append(f"{m:.3f}")
+                    continue
+                mine, theirs = seed_ratios(res, p, c, b), seed_ratios(res, p, reference, b)
+                t = metrics.paired_wilcoxon({s: mine[s] for s in seeds}, {s: theirs[s] for s in seeds})
+                cells.append(f"{m:.3f} ({m / ref:.3f}" + ("" if math.isnan(t["p"]) else f", p {t['p']:.2f}") + ")")
             lines.append(f"| {p} | `{c}` | {len(seeds)} | " + " | ".join(cells) + " |")
     return lines
 
@@ -361,10 +367,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--kinds", default="gpu,synthetic", help="comma list of problem kinds (gpu, synthetic, halide)")
     parser.add_argument("--budgets", default="20,40,60,100")
     parser.add_argument("--reference", default="bo")
+    parser.add_argument("--variants", default=None,
+                        help="comma list: only these variants of the reference (default: every variant in the files)")
     parser.add_argument("--no-per-space", action="store_true", help="leave out the per-space table")
     parser.add_argument("--out", default=None, help="Markdown file (default: stdout)")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     records = [r for p in args.results for r in load_records(p) if not r.get("error") and not is_multiobjective(r)]
+    if args.variants is not None:  # other strategies stay: they set the run-best optimum of spaces without one
+        keep = set(args.variants.split(","))
+        records = [r for r in records if not is_variant(r["strategy"]) or r["strategy"] in keep]
     res = Results(records)
     budgets = [int(b) for b in args.budgets.split(",")]
     lines = loso_section(res, args.reference, budgets, [k for k in args.kinds.split(",") if k],

@@ -104,5 +104,5 @@ def test_loso_by_budget_scores_the_choice_on_the_left_out_space():
     assert loso_by_budget(res, "bo", "bo:epsilon=0.1", ["g1", "h1"], 100) is None  # one space at 100
     text = "\n".join(loso_section(res, "bo", [20, 60, 100], kinds=("gpu", "synthetic", "halide")))
     assert "over gpu, synthetic, halide (5 spaces)" in text and "halide: h1" in text
-    assert "| h1 | `bo:epsilon=0.1` | 2 | 2.000 (1.000) | 1.300 (1.300) | – |" in text
+    assert "| h1 | `bo:epsilon=0.1` | 2 | 2.000 (1.000) | 1.300 (1.300, p 0.50) | – |" in text
     assert "| `bo:epsilon=0.1` | " in text and "(1/4) |" in text
