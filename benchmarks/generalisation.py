@@ -14,6 +14,13 @@ Sections of the report (each a function returning Markdown lines):
 
 Pairing: a variant is compared with the reference only on the seeds both have on a space, so a
 screen with 3 seeds is read against the reference's first 3 seeds, not its 10.
+
+Spaces run to a smaller budget (the Halide problems stop at 60 evaluations): by default a space
+counts only if the compared strategies reached the largest budget tabulated. With
+``per_space_budgets=True`` each space is read at the tabulated budgets its runs reached instead
+(a Halide space then counts at 20, 40 and 60 and is absent at 100, and its leave-one-out score is
+the mean over those budgets). :func:`loso_section` (and ``python -m benchmarks.generalisation``)
+uses that to run the protocol over any kinds of spaces, e.g. GPU + synthetic + Halide.
 """
 
 from __future__ import annotations
@@ -132,59 +139,88 @@ def _common_seeds(res, strategies: Sequence[str], spaces: Sequence[str], budget:
     return {p: set.intersection(*(set(seed_ratios(res, p, s, budget)) for s in strategies)) for p in spaces}
 
 
-def table_ablations(res, reference: str, spaces: Sequence[str], budgets: Sequence[int]) -> list[str]:
+def space_plan(res, candidates: Sequence[str], spaces: Sequence[str], budgets: Sequence[int],
+               per_space_budgets: bool = False) -> dict[str, tuple[list[int], set[int]]]:
+    """``{space: (budgets, seeds)}``: the budgets each space is read at and the seeds every
+    candidate ran to the largest of them. Default: all of ``budgets``, seeds that reached
+    ``max(budgets)``. ``per_space_budgets``: the budgets up to the largest one at which the
+    candidates share at least one seed (a space run to 60 is read at 20/40/60). Spaces without
+    common seeds are left out."""
+    out: dict[str, tuple[list[int], set[int]]] = {}
+    tops = sorted(set(budgets), reverse=True) if per_space_budgets else [max(budgets)]
+    for p in spaces:
+        for top in tops:
+            seeds = _common_seeds(res, candidates, [p], top)[p]
+            if seeds:
+                out[p] = ([b for b in budgets if b <= top], seeds)
+                break
+    return out
+
+
+def table_ablations(res, reference: str, spaces: Sequence[str], budgets: Sequence[int],
+                    per_space_budgets: bool = False) -> list[str]:
     variants = [s for s in res.strategies if is_variant(s) and s.split(":", 1)[0] == reference]
     if not variants:
         return ["(no variants of the reference were run)"]
     lines = [f"Each cell: geometric mean over the spaces of (variant mean / `{reference}` mean) on the seeds both "
-             "ran (< 1: the variant is better), then spaces better/worse and the Wilcoxon p over spaces.", "",
+             "ran (< 1: the variant is better), then spaces better/worse and the Wilcoxon p over spaces"
+             + (" (n: the spaces run to that budget)" if per_space_budgets else "") + ".", "",
              "| variant | spaces | seeds per space | " + " | ".join(f"@{b}" for b in budgets) + " |",
              "|---|---|---|" + "---|" * len(budgets)]
     for v in variants:
         covered = [p for p in spaces if res.by_cell.get((p, v))]
         if not covered:
             continue
-        common = _common_seeds(res, [reference, v], covered, max(budgets))
-        covered = [p for p in covered if common[p]]
+        plan = space_plan(res, [reference, v], covered, budgets, per_space_budgets)
+        covered = [p for p in covered if p in plan]
+        if not covered:
+            continue
+        common = {p: plan[p][1] for p in covered}
         cells = []
         for b in budgets:
-            a = space_means(res, v, covered, b, common)
-            r = space_means(res, reference, covered, b, common)
+            at_b = [p for p in covered if b in plan[p][0]]
+            a = space_means(res, v, at_b, b, common)
+            r = space_means(res, reference, at_b, b, common)
             t = metrics.paired_wilcoxon(a, r)
             ratio = metrics.geometric_mean(a[p] / r[p] for p in a if p in r)
             p_text = "–" if math.isnan(t["p"]) else f"{t['p']:.2f}"
-            cells.append(f"{ratio:.3f} ({t['better']}/{t['worse']}, p {p_text})")
+            n_text = f"n {len(at_b)}, " if per_space_budgets else ""
+            cells.append("–" if not at_b else f"{ratio:.3f} ({t['better']}/{t['worse']}, {n_text}p {p_text})")
         n_seeds = sorted({len(common[p]) for p in covered})
         lines.append(f"| `{v}` | {len(covered)} | {', '.join(map(str, n_seeds))} | " + " | ".join(cells) + " |")
     return lines
 
 
-def loo_scores(res, candidates: Sequence[str], spaces: Sequence[str], budgets: Sequence[int]
-               ) -> dict[str, dict[str, float]]:
+def loo_scores(res, candidates: Sequence[str], spaces: Sequence[str], budgets: Sequence[int],
+               per_space_budgets: bool = False) -> dict[str, dict[str, float]]:
     """``{candidate: {space: mean over budgets of log(mean best/optimum)}}`` on the seeds every
-    candidate ran on that space."""
-    common = _common_seeds(res, candidates, spaces, max(budgets))
+    candidate ran on that space (``per_space_budgets``: over the budgets that space reached)."""
+    plan = space_plan(res, candidates, spaces, budgets, per_space_budgets)
+    common = {p: seeds for p, (_, seeds) in plan.items()}
     out: dict[str, dict[str, float]] = {c: {} for c in candidates}
     for p in spaces:
-        if not common[p]:
+        if p not in plan:
             continue
         for c in candidates:
-            logs = [math.log(space_means(res, c, [p], b, common)[p]) for b in budgets]
+            logs = [math.log(space_means(res, c, [p], b, common)[p]) for b in plan[p][0]]
             out[c][p] = float(np.mean(logs))
     return out
 
 
-def table_leave_one_out(res, reference: str, spaces: Sequence[str], budgets: Sequence[int]) -> list[str]:
+def table_leave_one_out(res, reference: str, spaces: Sequence[str], budgets: Sequence[int],
+                        per_space_budgets: bool = False) -> list[str]:
     candidates = [reference] + [s for s in res.strategies if is_variant(s) and s.split(":", 1)[0] == reference]
     candidates = [c for c in candidates if any(res.by_cell.get((p, c)) for p in spaces)]
     spaces = [p for p in spaces if all(res.by_cell.get((p, c)) for c in candidates)]
-    scores = loo_scores(res, candidates, spaces, budgets)
+    scores = loo_scores(res, candidates, spaces, budgets, per_space_budgets)
     spaces = [p for p in spaces if all(p in scores[c] for c in candidates)]
     if len(candidates) < 2 or len(spaces) < 2:
         return ["(leave-one-out needs the reference and at least one variant run on every space)"]
     chosen = metrics.leave_one_out({c: scores[c] for c in candidates}, spaces)
     lines = [f"Candidates: {', '.join(f'`{c}`' for c in candidates)}; spaces every candidate ran: {len(spaces)}. Score = geometric mean over budgets "
-             f"{', '.join(map(str, budgets))} of the mean best/optimum (seeds common to all candidates).", "",
+             f"{', '.join(map(str, budgets))} of the mean best/optimum (seeds common to all candidates"
+             + ("; a space run to a smaller budget is scored on the budgets it reached" if per_space_budgets else "")
+             + ").", "",
              f"| left-out space | chosen on the other {len(spaces) - 1} | its left-out score | `{reference}` there | "
              "ratio |", "|---|---|---|---|---|"]
     ratios = []
@@ -220,3 +256,137 @@ def issue_section(res, reference: str, budgets: Sequence[int]) -> list[str]:
     lines += ["### Default selection, leave one space out (development set)", ""]
     lines += table_leave_one_out(res, reference, dev, budgets) + [""]
     return lines
+
+
+def table_per_space(res, reference: str, spaces: Sequence[str], budgets: Sequence[int],
+                    candidates: Sequence[str] | None = None, per_space_budgets: bool = True) -> list[str]:
+    """Per space and candidate: the mean best/optimum at each budget on the seeds all candidates
+    ran there, and (variants) the ratio to the reference's mean."""
+    if candidates is None:
+        candidates = [reference] + [s for s in res.strategies if is_variant(s) and s.split(":", 1)[0] == reference]
+    lines = [f"Mean best/optimum over the seeds every listed strategy ran (variants: / `{reference}`'s mean in "
+             "brackets, < 1 = better, and the Wilcoxon p over seeds, paired by seed, where at least two differ); "
+             "– = budget not run.", "",
+             "| space | strategy | seeds | " + " | ".join(f"@{b}" for b in budgets) + " |",
+             "|---|---|---|" + "---|" * len(budgets)]
+    for p in spaces:
+        here = [c for c in candidates if res.by_cell.get((p, c))]
+        if reference not in here:
+            continue
+        plan = space_plan(res, here, [p], budgets, per_space_budgets)
+        if p not in plan:
+            continue
+        bs, seeds = plan[p]
+        for c in here:
+            cells = []
+            for b in budgets:
+                if b not in bs:
+                    cells.append("–")
+                    continue
+                m = space_means(res, c, [p], b, {p: seeds})[p]
+                ref = space_means(res, reference, [p], b, {p: seeds})[p]
+                if c == reference:
+                    cells.append(f"{m:.3f}")
+                    continue
+                mine, theirs = seed_ratios(res, p, c, b), seed_ratios(res, p, reference, b)
+                t = metrics.paired_wilcoxon({s: mine[s] for s in seeds}, {s: theirs[s] for s in seeds})
+                cells.append(f"{m:.3f} ({m / ref:.3f}" + ("" if math.isnan(t["p"]) else f", p {t['p']:.2f}") + ")")
+            lines.append(f"| {p} | `{c}` | {len(seeds)} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def loso_by_budget(res, reference: str, variant: str, spaces: Sequence[str], budget: int
+                   ) -> tuple[float, int, int] | None:
+    """Leave-one-space-out between the reference and one variant at one budget: with each space
+    left out, the one of the two with the lower geometric mean best/optimum on the others is
+    chosen. -> (geometric mean over left-out spaces of chosen/reference there, times the variant
+    was chosen, spaces). None below two spaces run to ``budget`` by both."""
+    pair = [reference, variant]
+    seeds = _common_seeds(res, pair, [p for p in spaces if all(res.by_cell.get((p, c)) for c in pair)], budget)
+    spaces = [p for p, s in seeds.items() if s]
+    if len(spaces) < 2:
+        return None
+    scores = {c: {p: math.log(space_means(res, c, [p], budget, seeds)[p]) for p in spaces} for c in pair}
+    chosen = metrics.leave_one_out(scores, spaces)
+    ratios = [math.exp(score - scores[reference][p]) for p, (_, score) in chosen.items()]
+    n_variant = sum(c == variant for c, _ in chosen.values())
+    return metrics.geometric_mean(ratios), n_variant, len(spaces)
+
+
+def table_loso_by_budget(res, reference: str, spaces: Sequence[str], budgets: Sequence[int]) -> list[str]:
+    variants = [s for s in res.strategies if is_variant(s) and s.split(":", 1)[0] == reference]
+    lines = [f"Each variant against `{reference}` alone, one budget at a time: with each space left out, the better "
+             "of the two on the other spaces (geometric mean of the mean best/optimum, common seeds) is chosen "
+             f"and scored on the left-out space. Cell: geometric mean over left-out spaces of chosen / `{reference}` "
+             "(> 1: choosing by LOSO would have lost), then how often the variant was chosen / spaces.", "",
+             "| variant | " + " | ".join(f"@{b}" for b in budgets) + " |", "|---|" + "---|" * len(budgets)]
+    for v in variants:
+        cells = []
+        for b in budgets:
+            out = loso_by_budget(res, reference, v, spaces, b)
+            cells.append("–" if out is None else f"{out[0]:.3f} ({out[1]}/{out[2]})")
+        lines.append(f"| `{v}` | " + " | ".join(cells) + " |")
+    return lines
+
+
+def loso_section(res, reference: str, budgets: Sequence[int], kinds: Sequence[str] = ("gpu", "synthetic"),
+                 per_space: bool = True) -> list[str]:
+    """The ablation and leave-one-space-out tables over the spaces of ``kinds``, each space read at
+    the budgets it was run to."""
+    spaces = [p for p in res.problems if res.kinds.get(p) in kinds]
+    if reference not in res.strategies or not spaces:
+        return [f"(no `{reference}` runs on spaces of kinds {', '.join(kinds)})"]
+    by_kind = [f"{k}: {', '.join(p for p in spaces if res.kinds.get(p) == k)}" for k in kinds
+               if any(res.kinds.get(p) == k for p in spaces)]
+    lines = [f"## Ablations and leave one space out over {', '.join(kinds)} ({len(spaces)} spaces)", "",
+             "Spaces — " + "; ".join(by_kind) + ". A space run to a smaller budget (Halide: 60) is read at the "
+             "budgets it reached; `run-best` optima (Halide) are the best value in all the files read.", ""]
+    if per_space:
+        lines += ["### Per space", ""] + table_per_space(res, reference, spaces, budgets) + [""]
+    lines += [f"### Ablations of `{reference}`", ""]
+    lines += table_ablations(res, reference, spaces, budgets, per_space_budgets=True) + [""]
+    lines += ["### Leave one space out, per budget (each variant against the reference)", ""]
+    lines += table_loso_by_budget(res, reference, spaces, budgets) + [""]
+    lines += ["### Leave one space out, all candidates, score over the budgets", ""]
+    lines += table_leave_one_out(res, reference, spaces, budgets, per_space_budgets=True) + [""]
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m benchmarks.generalisation FILES --kinds gpu,synthetic,halide --out X.md``: the
+    ablation and leave-one-space-out tables over the chosen kinds of spaces, as Markdown."""
+    import argparse
+    import sys
+    from pathlib import Path
+
+    from benchmarks.jsonl import load_records
+    from benchmarks.results_report import Results, is_multiobjective
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.generalisation", description=main.__doc__)
+    parser.add_argument("results", nargs="+", help="JSONL files written by `python -m benchmarks run`")
+    parser.add_argument("--kinds", default="gpu,synthetic", help="comma list of problem kinds (gpu, synthetic, halide)")
+    parser.add_argument("--budgets", default="20,40,60,100")
+    parser.add_argument("--reference", default="bo")
+    parser.add_argument("--variants", default=None,
+                        help="comma list: only these variants of the reference (default: every variant in the files)")
+    parser.add_argument("--no-per-space", action="store_true", help="leave out the per-space table")
+    parser.add_argument("--out", default=None, help="Markdown file (default: stdout)")
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    records = [r for p in args.results for r in load_records(p) if not r.get("error") and not is_multiobjective(r)]
+    if args.variants is not None:  # other strategies stay: they set the run-best optimum of spaces without one
+        keep = set(args.variants.split(","))
+        records = [r for r in records if not is_variant(r["strategy"]) or r["strategy"] in keep]
+    res = Results(records)
+    budgets = [int(b) for b in args.budgets.split(",")]
+    lines = loso_section(res, args.reference, budgets, [k for k in args.kinds.split(",") if k],
+                         per_space=not args.no_per_space)
+    text = "\n".join(lines) + "\n"
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

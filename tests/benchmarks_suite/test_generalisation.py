@@ -1,6 +1,9 @@
 """The issue-17 report section on hand-made runs with known answers."""
 
-from benchmarks.generalisation import issue_section, loo_scores, table_ablations
+import math
+
+from benchmarks.generalisation import (issue_section, loo_scores, loso_by_budget, loso_section, space_plan,
+                                        table_ablations)
 from benchmarks.results_report import Results
 
 
@@ -44,3 +47,62 @@ def test_leave_one_out_scores_each_choice_on_the_space_it_never_saw():
     assert "| s1 | `bo:epsilon=0.1` | 1.500 | 1.010 |" in text
     # with g1 out, the variant's loss on s1 outweighs its small wins on g2, g3: the default stays
     assert "| g1 | `bo` | 1.010 | 1.010 | 1.000 |" in text
+
+
+def short_record(problem, strategy, seed, final, kind="halide"):
+    """A 60-evaluation run (budgets 20/40/60, like the Halide runs) whose best is 2.0 until
+    evaluation 30, then ``final``; no known optimum (run-best)."""
+    values = [2.0] * 30 + [final] * 30
+    return {"problem": problem, "strategy": strategy, "seed": seed, "budget": 60, "budgets": [20, 40, 60],
+            "values": values, "feasible": [True] * 60, "kind": kind, "optimum": None, "optimum_source": None}
+
+
+def mixed_runs():
+    """runs() plus a Halide space run to 60 only, where the variant loses (1.3 vs 1.0)."""
+    res = runs()
+    out = list(res.runs)
+    for seed in range(3):
+        out.append(short_record("h1", "bo", seed, 1.0))
+        if seed < 2:
+            out.append(short_record("h1", "bo:epsilon=0.1", seed, 1.3))
+    return Results(out)
+
+
+def test_default_leaves_out_spaces_short_of_the_largest_budget():
+    res = mixed_runs()
+    spaces = ["g1", "g2", "g3", "s1", "h1"]
+    row = next(line for line in table_ablations(res, "bo", spaces, [20, 60, 100]) if line.startswith("| `bo:e"))
+    assert row.startswith("| `bo:epsilon=0.1` | 4 | 2 |")  # h1 never reached 100: not compared
+    assert loo_scores(res, ["bo", "bo:epsilon=0.1"], spaces, [20, 60, 100])["bo"].keys() == {"g1", "g2", "g3", "s1"}
+
+
+def test_per_space_budgets_read_a_short_space_at_the_budgets_it_reached():
+    res = mixed_runs()
+    spaces = ["g1", "g2", "g3", "s1", "h1"]
+    plan = space_plan(res, ["bo", "bo:epsilon=0.1"], spaces, [20, 60, 100], per_space_budgets=True)
+    assert plan["h1"] == ([20, 60], {0, 1}) and plan["g1"] == ([20, 60, 100], {0, 1})
+    row = next(line for line in table_ablations(res, "bo", spaces, [20, 60, 100], per_space_budgets=True)
+               if line.startswith("| `bo:e"))
+    cells = row.split(" | ")
+    assert cells[1:3] == ["5", "2"]
+    assert "(3/2, n 5," in cells[4] and "(3/1, n 4," in cells[5]  # @60: h1 and s1 worse; @100: h1 absent
+    scores = loo_scores(res, ["bo", "bo:epsilon=0.1"], spaces, [20, 60, 100], per_space_budgets=True)
+    # h1 (run-best optimum 1.0): bo 2.0 @20 and 1.0 @60; the variant 2.0 and 1.3
+    assert math.isclose(scores["bo"]["h1"], math.log(2.0) / 2)
+    assert math.isclose(scores["bo:epsilon=0.1"]["h1"], (math.log(2.0) + math.log(1.3)) / 2)
+
+
+def test_loso_by_budget_scores_the_choice_on_the_left_out_space():
+    res = mixed_runs()
+    spaces = ["g1", "g2", "g3", "s1", "h1"]
+    # @100 (4 spaces, h1 absent): with g1..g3 left out the variant's 1.0 on two of them vs bo's
+    # 1.01 and its 1.5 on s1 lose to bo; with s1 left out the variant wins the other three, and
+    # is chosen there, where it scores 1.5 vs 1.01
+    ratio, n_variant, n = loso_by_budget(res, "bo", "bo:epsilon=0.1", spaces, 100)
+    assert (n_variant, n) == (1, 4)
+    assert math.isclose(ratio, (1.5 / 1.01) ** 0.25)
+    assert loso_by_budget(res, "bo", "bo:epsilon=0.1", ["g1", "h1"], 100) is None  # one space at 100
+    text = "\n".join(loso_section(res, "bo", [20, 60, 100], kinds=("gpu", "synthetic", "halide")))
+    assert "over gpu, synthetic, halide (5 spaces)" in text and "halide: h1" in text
+    assert "| h1 | `bo:epsilon=0.1` | 2 | 2.000 (1.000) | 1.300 (1.300, p 0.50) | – |" in text
+    assert "| `bo:epsilon=0.1` | " in text and "(1/4) |" in text
