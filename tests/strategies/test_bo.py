@@ -80,7 +80,16 @@ def test_every_model_suggestion_local_changes_few_parameters_of_the_incumbent():
         opt.tell(cfg, objective(cfg))
 
 
-@pytest.mark.parametrize("options", [{"local_every": -1}, {"local_fail_tolerance": 0}])
+def test_the_trust_region_waits_for_local_after_evaluations():
+    early = run("bo", 6, budget=14, local_every=1, local_after=14)
+    plain = run("bo", 6, budget=14)
+    assert [t.config for t in early.trials] == [t.config for t in plain.trials]
+    later = run("bo", 6, budget=14, local_every=1, local_after=11)
+    assert [t.config for t in later.trials][:11] == [t.config for t in plain.trials][:11]
+    assert [t.config for t in later.trials] != [t.config for t in plain.trials]
+
+
+@pytest.mark.parametrize("options", [{"local_every": -1}, {"local_fail_tolerance": 0}, {"local_after": -2}])
 def test_bad_trust_region_options_are_refused(options):
     with pytest.raises(BayestuneError, match="local_"):
         Optimizer(mixed_space(), strategy="bo", strategy_options=options)

@@ -99,6 +99,7 @@ class BOSettings(Settings):
     noise: str = "homoscedastic"      # heteroscedastic: the GP takes each point's noise from its measured repeats
     local_every: int = 0              # every Nth model suggestion is the trust region's (bayestune.search.trust_region); 0: off
     local_fail_tolerance: int = 3     # local proposals without a new incumbent before the trust region grows
+    local_after: int = 0              # the trust region takes turns only once this many evaluations are done
     ordinal_scale: str | None = None  # ordinals' warping: None (the space's rule) | log | linear | index | auto
     stall_after: int = 0              # a run whose best has not improved for this many evaluations explores once
                                       # every this many (bayestune.search.stagnation); 0: off
@@ -120,6 +121,7 @@ class BOSettings(Settings):
             self.one_of("lengthscale_prior", (True, False, "auto")),
             ("local_fail_tolerance", isinstance(self.local_fail_tolerance, int) and self.local_fail_tolerance >= 1,
              "`local_fail_tolerance >= 1`"),
+            ("local_after", isinstance(self.local_after, int) and self.local_after >= 0, "`local_after >= 0`"),
             self.one_of("model", ("gp", "rf", "auto")),
             ("model_select_every", isinstance(self.model_select_every, int) and self.model_select_every >= 1,
              "`model_select_every >= 1`"),
@@ -357,7 +359,8 @@ class BayesianOptimization(Strategy):
             self.portfolio.update(self.space.row_keys(history.X), targets, history.feasible)
         stall_turn = explore_now(self._model_phase_stall(targets, history.feasible), settings.stall_after, n)
         self._n_model_suggestions += 1
-        local_turn = self.trust_region is not None and self._n_model_suggestions % settings.local_every == 0
+        local_turn = (self.trust_region is not None and history.n >= settings.local_after
+                      and self._n_model_suggestions % settings.local_every == 0)
         for k in range(n):
             acquisition = self.portfolio.next_member() if self.portfolio is not None else settings.acquisition
             score = self._scorer(model, classifier, history.n, acquisition, explore)
