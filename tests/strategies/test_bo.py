@@ -82,11 +82,18 @@ def test_every_model_suggestion_local_changes_few_parameters_of_the_incumbent():
 
 def test_the_trust_region_waits_for_local_after_evaluations():
     early = run("bo", 6, budget=14, local_every=1, local_after=14)
-    plain = run("bo", 6, budget=14)
+    plain = run("bo", 6, budget=14, local_every=0)
     assert [t.config for t in early.trials] == [t.config for t in plain.trials]
     later = run("bo", 6, budget=14, local_every=1, local_after=11)
     assert [t.config for t in later.trials][:11] == [t.config for t in plain.trials][:11]
     assert [t.config for t in later.trials] != [t.config for t in plain.trials]
+
+
+def test_the_trust_region_is_bo_s_default_but_not_parego_s():
+    space = mixed_space()
+    assert make_strategy("bo", space, [Objective("t")], np.random.default_rng(0)).trust_region is not None
+    assert make_strategy("parego", space, [Objective("a"), Objective("b")], np.random.default_rng(0)).trust_region is None
+    assert make_strategy("bo", space, [Objective("t")], np.random.default_rng(0), {"local_every": 0}).trust_region is None
 
 
 @pytest.mark.parametrize("options", [{"local_every": -1}, {"local_fail_tolerance": 0}, {"local_after": -2}])
