@@ -519,8 +519,8 @@ def write_report(paths: Sequence[str], out: str | os.PathLike, *, plots: str | N
                                      plots=plots)
         out_path.write_text(text, encoding="utf-8")
         return out_path
-    every = Results(records)  # variants of a strategy (ablations, screens) only in the issue-17 section
-    main = [r for r in records if not is_variant(r["strategy"])]
+    every = Results(records)  # variants of a strategy (ablations, screens) only in the issue-17 section,
+    main = [r for r in records if not is_variant(r["strategy"]) or r["strategy"] == reference]  # or the reference
     res = Results(main) if main else every
     budgets = list(budgets or every.budgets)
     commands = []

@@ -177,3 +177,15 @@ def test_report_mdf_points_option(tmp_path):
     lines, _ = table_mdf(Results(load_records(out)), [4, 8])
     section = text.split("## Mean deviation factor", 1)[1]
     assert all(line in section for line in lines)
+
+
+def test_report_with_a_variant_as_reference_tabulates_it_against_the_others(tmp_path):
+    """``report --reference bo:x=y``: the variant is the reference of the main tables (wins, MDF),
+    not only of the issue-17 section."""
+    out = tmp_path / "v.jsonl"
+    assert main(["run", "--problems", "forrester_2d", "--strategies", "random,genetic:mutation_rate=0.5",
+                 "--budgets", "4,8", "--seeds", "2", "--out", str(out)]) == 0
+    report = tmp_path / "R.md"
+    assert main(["report", str(out), "--out", str(report), "--plots", "", "--reference", "genetic:mutation_rate=0.5"]) == 0
+    wins = report.read_text().split("## Win fractions", 1)[1].split("\n## ", 1)[0]
+    assert "| random | 2 |" in wins
