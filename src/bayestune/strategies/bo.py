@@ -51,11 +51,11 @@ FULL_FIT_EVERY = 5
 #: signal variance rules out the degenerate "everything is noise" fit (flat mean, tiny variance)
 #: that otherwise traps the warm-started optimiser on small data sets.
 NOISE_BOUNDS = (1e-6, 0.25)
+OUTPUTSCALE_BOUNDS = (0.05, 20.0)
 #: BaCO's Gamma(shape, rate) prior on the length-scales.
 LENGTHSCALE_PRIOR = (1.3, 0.1)
 #: Feasible configurations drawn for a Thompson step when the space is too large to enumerate.
 THOMPSON_SAMPLE = 2000
-OUTPUTSCALE_BOUNDS = (0.05, 20.0)
 #: How the GP treats observation noise: one fitted nugget, or per point from the measured repeats.
 NOISE_MODELS = ("homoscedastic", "heteroscedastic")
 #: The ordinal warpings ``ordinal_scale="auto"`` chooses between by the GP's marginal likelihood
@@ -104,8 +104,8 @@ class BOSettings(Settings):
     local_fail_tolerance: int = 3     # local proposals without a new incumbent before the trust region grows
     local_after: int = 0              # the trust region takes turns only once this many evaluations are done
     ordinal_scale: str | None = None  # ordinals' warping: None (the space's rule) | log | linear | index | auto
-    stall_after: int = 0              # a run whose best has not improved for this many evaluations explores once
-                                      # every this many (bayestune.search.stagnation); 0: off
+    stall_after: int = 0              # a run whose best has not improved for this many model suggestions explores
+                                      # once every this many (bayestune.search.stagnation); 0: off
     stall_action: str = "thompson"    # the exploration step: thompson (a posterior draw's minimum) | random
 
     def rules(self) -> list[Rule]:
