@@ -26,7 +26,7 @@ from bayestune.optimizer import Optimizer
 from benchmarks.bograph_problems import PROBLEMS, LoggedProblem
 
 RESULTS = Path(__file__).parent / "results"
-CHECKPOINTS = (10, 20, 40)
+CHECKPOINTS = (10, 20, 40, 60, 100, 200, 400)
 REACH = 1.10
 
 
@@ -81,13 +81,32 @@ def reach(record: dict[str, Any]) -> int | None:
     return int(hit[0]) + 1 if len(hit) else None
 
 
+def reach_cell(runs: list[dict[str, Any]]) -> str:
+    """Median evaluations to reach 1.10x and how many seeds did. A seed that never reached is
+    censored at its budget (counted as later than any evaluation, never imputed): the median
+    is ">B" when half the seeds or more did not reach within their budget B."""
+    hits = [reach(r) for r in runs]
+    censored = sorted(h if h is not None else math.inf for h in hits)
+    med = float(np.median(censored))  # inf when a middle seed is censored
+    limit = min(r["budget"] for r in runs)
+    return f"{'>' + str(limit) if math.isinf(med) else f'{med:.0f}'}; {sum(h is not None for h in hits)}/{len(hits)}"
+
+
+def reach_list(runs: list[dict[str, Any]]) -> str:
+    """Each seed's evaluations to 1.10x in seed order (">B": not within its budget B)."""
+    return ", ".join(str(h) if h is not None else f">{r['budget']}"
+                     for r, h in sorted(((r, reach(r)) for r in runs), key=lambda x: x[0]["seed"]))
+
+
 def table(records: list[dict[str, Any]]) -> str:
     lines = []
     for problem in sorted({r["problem"] for r in records}):
         mine = [r for r in records if r["problem"] == problem]
         budget = max(r["budget"] for r in mine)
         marks = [k for k in CHECKPOINTS if k <= budget]
-        lines += [f"### {problem} ({len({r['seed'] for r in mine})} seeds, budget {budget})", "",
+        budgets = sorted({r["budget"] for r in mine})
+        lines += [f"### {problem} ({len({r['seed'] for r in mine})} seeds, budget "
+                  f"{'/'.join(str(b) for b in budgets)})", "",
                   "| contender | " + " | ".join(f"best/opt @{k} (median [q25, q75])" for k in marks)
                   + f" | evals to {REACH:.2f}x (median; reached) | s/suggestion | structure s/update | "
                   "effective dim: largest in-degree, last update (parameters) |",
@@ -97,12 +116,9 @@ def table(records: list[dict[str, Any]]) -> str:
             cells = []
             for k in marks:
                 q = np.array([quality_trace(r)[k - 1] for r in runs if len(r["true_values"]) >= k])
-                cells.append(f"{np.median(q):.3f} [{np.quantile(q, .25):.3f}, {np.quantile(q, .75):.3f}]")
-            hits = [reach(r) for r in runs]
-            censored = [h if h is not None else math.inf for h in hits]
-            med = float(np.median(censored))
-            cells.append(f"{'>' + str(budget) if math.isinf(med) else f'{med:.0f}'}; "
-                         f"{sum(h is not None for h in hits)}/{len(hits)}")
+                cells.append(f"{np.median(q):.3f} [{np.quantile(q, .25):.3f}, {np.quantile(q, .75):.3f}]"
+                             if len(q) == len(runs) else "-")
+            cells.append(reach_cell(runs))
             secs = [s for r in runs for s in r["suggest_seconds"]]
             cells.append(f"{np.mean(secs):.2f}" if secs else "-")
             ups = [u for r in runs for u in r["structure_updates"]]
@@ -110,6 +126,9 @@ def table(records: list[dict[str, Any]]) -> str:
             last = [r["structure_updates"][-1]["effective_dimension"] for r in runs if r["structure_updates"]]
             cells.append(f"{np.median(last):.0f} ({runs[0].get('n_parameters', '?')})" if last else "-")
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines += ["", f"Evaluations to {REACH:.2f}x per seed (seed order; \">B\": not reached within the budget B):", ""]
+        for name in dict.fromkeys(r["contender"] for r in mine):
+            lines.append(f"- {name}: {reach_list([r for r in mine if r['contender'] == name])}")
         lines.append("")
         lines += _structure_steps(mine)
     return "\n".join(lines)
