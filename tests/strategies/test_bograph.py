@@ -128,6 +128,11 @@ def _incumbent(trials, before):
     return min(trials[:before], key=lambda t: t.values["y"]).config
 
 
+def test_trust_region_turns_are_on_by_default():
+    opt = _run({}, budget=16)
+    assert opt.strategy.settings.local_every == 3 and opt.strategy.local_picks == 2
+
+
 def test_trust_region_turns_change_one_parameter_of_the_incumbent():
     space = Space([Real(f"x{i}", 0.0, 1.0) for i in range(1, 5)])
 
@@ -146,7 +151,7 @@ def test_trust_region_turns_change_one_parameter_of_the_incumbent():
     assert len(model) == 3 and on.strategy.local_picks == 3
     # the ball starts at one parameter and grows only after three local proposals without a new incumbent
     assert [changed(on, i) for i in model] == [1, 1, 1]
-    off = Optimizer(space, objectives=["y"], strategy="bograph", seed=0, strategy_options=dict(FAST))
+    off = Optimizer(space, objectives=["y"], strategy="bograph", seed=0, strategy_options={**FAST, "local_every": 0})
     off.optimize(box, 13)
     assert off.strategy.local_picks == 0
     assert max(changed(off, i) for i, t in enumerate(off.trials) if t.origin == "suggested") >= 2

@@ -8,7 +8,11 @@ node's parents chosen by BIC, plus those a dependence test on the residual finds
 modelled (the acquisition is flat in them) and keep the incumbent's values; every node the target
 depends on gets a model on its parents (:mod:`bayestune.bograph.node_models`); candidates are
 scored by Monte-Carlo EI through the DAG (:mod:`bayestune.bograph.acquisition`), times
-P(feasible) once failures are seen, and maximised with the shared acquisition search.
+P(feasible) once failures are seen, and maximised with the shared acquisition search; every
+third model suggestion (``local_every``) is maximised within a Hamming ball around the
+incumbent instead (:mod:`bayestune.search.trust_region`, as ``bo`` does), which on the
+synthetic SoC raised the seeds reaching 1.10x the optimum within 60 evaluations from 3-4 to 6
+of 10 (README, BoGraph section).
 
 ``structure="expert"`` skips learning: the DAG is the expert's edges (plus the repair rules).
 Without logged metrics the DAG is parameters → objective, i.e. plain BO with MC-EI.
@@ -84,7 +88,7 @@ class BoGraphSettings(Settings):
     feasibility_model: bool | str = "auto"  # auto: on once a failure has been seen
     feasibility_threshold: float = 0.1
     hold_unmodelled: bool = True       # parameters with no path to the target keep the incumbent's values
-    local_every: int = 0               # every Nth model suggestion from a Hamming trust region around the incumbent; 0: off
+    local_every: int = 3               # every Nth model suggestion from a Hamming trust region around the incumbent; 0: off
     local_fail_tolerance: int = 3      # local proposals without a new incumbent before the trust region grows
 
     def rules(self) -> list[Rule]:
