@@ -47,6 +47,11 @@ def contenders(problem: LoggedProblem, budget: int) -> dict[str, tuple[str, dict
         "bograph-learned": ("bograph", {**graph, "structure": "learn", "budget": budget}),
         # structure updates cost under a second of CPU: one every other observation
         "bograph-learned-often": ("bograph", {**graph, "structure": "learn", "relearn_every": 2}),
+        # a budget-free schedule: an update whenever the observations grew by half (10, 15, 23, 35, 53, 80, ...)
+        "bograph-learned-geometric": ("bograph", {**graph, "structure": "learn", "relearn_growth": 1.5}),
+        # the defaults before session 24: no trust-region turns, structure learned from 6 observations on
+        "bograph-learned-s23": ("bograph", {**graph, "structure": "learn", "budget": budget, "local_every": 0,
+                                            "min_rows_to_learn": 6}),
     }
 
 

@@ -166,7 +166,7 @@ def test_automatic_min_rows_to_learn_is_plain_gp_bo_until_there_are_more_rows_th
         return {"y": a + c["x1"], "f1": a}
 
     auto = Optimizer(space, objectives=["y"], strategy="bograph", seed=0,
-                     strategy_options={**FAST, "min_rows_to_learn": None, "relearn_every": 100})
+                     strategy_options={**FAST, "relearn_every": 100})  # the default: automatic
     assert auto.strategy.min_rows_to_learn == 13
     auto.optimize(box, 14)
     ups = auto.strategy.updates

@@ -70,7 +70,7 @@ class BoGraphSettings(Settings):
     budget: int | None = None          # the run's budget: structure updates every quarter of it
     relearn_every: int | None = None   # observations between structure updates (overrides budget)
     relearn_growth: float | None = None  # update whenever the observations grew by this factor (overrides both)
-    min_rows_to_learn: int | None = 6  # feasible observations before the first structure learning (None: parameters + 1)
+    min_rows_to_learn: int | None = None  # feasible observations before the first structure learning (None: parameters + 1, at least 6)
     l1: float = 0.1                    # NOTEARS L1 weight
     w_threshold: float | None = None   # NOTEARS edge threshold (None: parents chosen by BIC per node)
     recall_alpha: float | None = 0.25  # parents a dependence test adds to BIC's at this level (None: off)
