@@ -173,6 +173,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--contenders", nargs="*", default=None)
     parser.add_argument("--out", default=str(RESULTS / "bograph.jsonl"))
     parser.add_argument("--table-only", action="store_true", help="only rewrite the table from --out")
+    parser.add_argument("--command", default="", help="the commands that produced --out, quoted in the table file")
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=JSON",
                         help="screening: override options of the learned contenders (their names get the overrides "
                              "appended), e.g. --set recall_alpha=0.1")
@@ -211,8 +212,15 @@ def main(argv: list[str] | None = None) -> None:
     md.write_text("# BoGraph against plain GP-BO\n\nWritten by `python -m benchmarks.bograph_compare`; "
                   "quality = 1 + (best - optimum)/|optimum| of the noise-free values evaluated. Seconds are wall "
                   "clock on the shared machine (its load varies; the README gives structure learning's CPU time). "
-                  "`bograph-learned` relearns the structure every quarter of the budget (the paper's schedule), `bograph-learned-often` every 2 observations; "
-                  "both hold the parameters the learned DAG leaves out at the incumbent's values (`hold_unmodelled`, the default).\n\n"
+                  "`bograph-learned` relearns the structure every quarter of the budget (the paper's schedule), "
+                  "`bograph-learned-often` every 2 observations, `bograph-learned-geometric` whenever the observations grew "
+                  "by half; all hold the parameters the learned DAG leaves out at the incumbent's values (`hold_unmodelled`), "
+                  "take every third suggestion from a Hamming trust region around the incumbent (`local_every=3`) and learn "
+                  "the first structure from parameters + 1 observations (plain GP-BO with Monte-Carlo EI until then), the "
+                  "defaults since session 24; `bograph-learned-s23` is `bograph-learned` with the earlier defaults "
+                  "(`local_every=0`, `min_rows_to_learn=6`). A seed that does not reach 1.10x within its budget B counts as "
+                  "\">B\" (censored, never imputed); the median is \">B\" when a middle seed is censored.\n\n"
+                  + (f"Commands: {args.command}\n\n" if args.command else "")
                   + table(records) + "\n")
     print(table(records))
 
