@@ -76,6 +76,7 @@ class BoGraphSettings(Settings):
     l1: float = 0.1                    # NOTEARS L1 weight
     w_threshold: float | None = None   # NOTEARS edge threshold (None: parents chosen by BIC per node)
     recall_alpha: float | None = 0.25  # parents a dependence test adds to BIC's at this level (None: off)
+    strict_objectives: bool = False    # parents the test adds to an objective pass the Bonferroni-corrected level
     cv_parents: str = "off"            # off | objectives | all: parents cut by a GP's leave-one-out likelihood
     cv_margin: float = 0.0             # nats a parent must be worth to stay (cv_parents)
     grouping: bool = True              # summarise metrics by dotted-prefix groups (factor analysis)
@@ -107,6 +108,7 @@ class BoGraphSettings(Settings):
             ("w_threshold", self.w_threshold is None or self.w_threshold >= 0, "`w_threshold >= 0`"),
             ("recall_alpha", self.recall_alpha is None or 0 < self.recall_alpha < 1, "`0 < recall_alpha < 1`"),
             self.one_of("cv_parents", ("off", "objectives", "all")),
+            self.one_of("strict_objectives", (True, False)),
             ("cv_margin", self.cv_margin >= 0, "`cv_margin >= 0`"),
             ("mc_samples", 1 <= self.mc_samples <= 4096, "`1 <= mc_samples <= 4096`"),
             ("max_summary_columns", self.max_summary_columns >= 0, "`max_summary_columns >= 0`"),
@@ -190,6 +192,7 @@ class BoGraph(Strategy):
         self.encoder = FeatureEncoder(space)
         self.candidates = EnumeratedCandidates(space, s.exhaustive_limit)
         self.notears = NotearsSettings(l1=s.l1, w_threshold=s.w_threshold, recall_alpha=s.recall_alpha,
+                                       strict_objectives=s.strict_objectives,
                                        cv_parents=s.cv_parents, cv_margin=s.cv_margin)
         self.summary_settings = SummarySettings(grouping=s.grouping, group_depth=s.group_depth,
                                                 max_columns=s.max_summary_columns, log_positive=s.log_metrics)
