@@ -196,3 +196,21 @@ def test_relearn_growth_updates_the_structure_geometrically():
         make_strategy("bograph", SPACE, [], np.random.default_rng(0), {"relearn_growth": 1.0})
     with pytest.raises(BayestuneError, match="local_every"):
         make_strategy("bograph", SPACE, [], np.random.default_rng(0), {"local_every": -1})
+
+
+def test_a_batch_on_a_trust_region_turn_starts_with_the_local_pick():
+    space = Space([Real(f"x{i}", 0.0, 1.0) for i in range(1, 5)])
+
+    def box(c):
+        a = forrester(c["x1"])
+        return {"y": a + c["x2"] + c["x3"] + c["x4"], "f1": a}
+
+    opt = Optimizer(space, objectives=["y"], strategy="bograph", seed=1,
+                    strategy_options={**FAST, "local_every": 1})
+    opt.optimize(box, 10)
+    best = _incumbent(opt.trials, 10)
+    batch = opt.ask(3)
+    assert opt.strategy.local_picks == 1 and len(batch) == 3
+    assert sum(batch[0][k] != best[k] for k in best) == 1
+    keys = {tuple(sorted(c.items())) for c in batch} | {tuple(sorted(t.config.items())) for t in opt.trials}
+    assert len(keys) == 13                                   # three new, distinct configurations

@@ -393,15 +393,20 @@ class BoGraph(Strategy):
         signed = history.signed_Y()[history.feasible, 0]
         order = np.argsort(signed)
         self._n_model_suggestions += 1
-        rows = None
+        rows = np.empty((0, self.space.width))
         if self.trust_region is not None and self._n_model_suggestions % settings.local_every == 0:
-            rows = self._local_pick(search_score, history.X[history.feasible][order[0]], float(signed[order[0]]), seen)
-        if rows is None:
+            picked = self._local_pick(search_score, history.X[history.feasible][order[0]], float(signed[order[0]]),
+                                      seen)
+            if picked is not None:  # the first of a batch; the global search plans the rest
+                rows = picked
+        if len(rows) < n:
+            taken = seen | set(self.space.row_keys(rows)) if len(rows) else seen
             search = LocalSearchSettings(n_samples=settings.n_samples, n_starts=settings.n_starts,
                                          exhaustive_limit=settings.exhaustive_limit)
-            rows = maximize(self.space, search_score, self.rng, seen=seen, n=n,
-                            candidates=self.candidates.unseen(seen),
-                            evaluated_best=history.X[history.feasible][order], settings=search)
+            found = maximize(self.space, search_score, self.rng, seen=taken, n=n - len(rows),
+                             candidates=self.candidates.unseen(taken),
+                             evaluated_best=history.X[history.feasible][order], settings=search)
+            rows = np.vstack([rows, np.asarray(found).reshape(-1, self.space.width)])
         rows = np.asarray(rows).reshape(-1, self.space.width)
         if hold is not None and len(rows):
             held = hold(rows)
@@ -418,9 +423,8 @@ class BoGraph(Strategy):
         configuration within a Hamming ball around the incumbent that maximises the DAG's
         acquisition (the ball starts at one parameter and grows while it fails to improve).
 
-        Why: right after the design a DAG learned from ~10 observations extrapolates, and the
-        global maximiser of its acquisition lands on range edges of parameters with spurious
-        parents; a proposal that changes few parameters of the incumbent is judged by the
+        Why: a DAG learned from few observations extrapolates, and the global maximiser of its
+        acquisition lands on range edges of parameters with spurious parents; a proposal that changes few parameters of the incumbent is judged by the
         same model where it is least wrong (as ``bo``'s default does).
         """
         self.trust_region.update(best)
