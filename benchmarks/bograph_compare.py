@@ -7,8 +7,16 @@ Each (problem, contender, seed) run is one JSON line of ``benchmarks/results/bog
 (resumable: finished runs are skipped); the table goes to ``benchmarks/results/bograph.md``.
 Runs are scored by the noise-free value of what they evaluated: ``quality`` is
 ``1 + (best - optimum) / |optimum|`` (best/optimum for a positive optimum), and "reach" is the
-first evaluation with quality <= 1.10. Per-suggestion seconds and every structure update's
-cost and effective dimension are recorded.
+first evaluation with quality <= 1.10, the same for every contender; a run that does not
+reach it within its budget B is censored (">B" in the tables, never imputed), so plain BO's
+count on the SoC needs a longer budget than the learned DAG's:
+
+    PYTHONPATH=src python -m benchmarks.bograph_compare --problem soc --seeds 10 --budget 400 \
+        --contenders bo --out benchmarks/results/bograph_long.jsonl
+    PYTHONPATH=src python -m benchmarks.bograph_compare --problem soc --seeds 10 --budget 100 \
+        --contenders bograph-learned --out benchmarks/results/bograph_long.jsonl
+
+Per-suggestion seconds and every structure update's cost and effective dimension are recorded.
 """
 
 from __future__ import annotations
