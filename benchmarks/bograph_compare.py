@@ -7,8 +7,16 @@ Each (problem, contender, seed) run is one JSON line of ``benchmarks/results/bog
 (resumable: finished runs are skipped); the table goes to ``benchmarks/results/bograph.md``.
 Runs are scored by the noise-free value of what they evaluated: ``quality`` is
 ``1 + (best - optimum) / |optimum|`` (best/optimum for a positive optimum), and "reach" is the
-first evaluation with quality <= 1.10. Per-suggestion seconds and every structure update's
-cost and effective dimension are recorded.
+first evaluation with quality <= 1.10, the same for every contender; a run that does not
+reach it within its budget B is censored (">B" in the tables, never imputed), so plain BO's
+count on the SoC needs a longer budget than the learned DAG's:
+
+    PYTHONPATH=src python -m benchmarks.bograph_compare --problem soc --seeds 10 --budget 400 \
+        --contenders bo --out benchmarks/results/bograph_long.jsonl
+    PYTHONPATH=src python -m benchmarks.bograph_compare --problem soc --seeds 10 --budget 100 \
+        --contenders bograph-learned --out benchmarks/results/bograph_long.jsonl
+
+Per-suggestion seconds and every structure update's cost and effective dimension are recorded.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from bayestune.optimizer import Optimizer
 from benchmarks.bograph_problems import PROBLEMS, LoggedProblem
 
 RESULTS = Path(__file__).parent / "results"
-CHECKPOINTS = (10, 20, 40)
+CHECKPOINTS = (10, 20, 40, 60, 100, 200, 400)
 REACH = 1.10
 
 
@@ -47,6 +55,11 @@ def contenders(problem: LoggedProblem, budget: int) -> dict[str, tuple[str, dict
         "bograph-learned": ("bograph", {**graph, "structure": "learn", "budget": budget}),
         # structure updates cost under a second of CPU: one every other observation
         "bograph-learned-often": ("bograph", {**graph, "structure": "learn", "relearn_every": 2}),
+        # a budget-free schedule: an update whenever the observations grew by half (10, 15, 23, 35, 53, 80, ...)
+        "bograph-learned-geometric": ("bograph", {**graph, "structure": "learn", "relearn_growth": 1.5}),
+        # the defaults before session 24: no trust-region turns, structure learned from 6 observations on
+        "bograph-learned-s23": ("bograph", {**graph, "structure": "learn", "budget": budget, "local_every": 0,
+                                            "min_rows_to_learn": 6}),
     }
 
 
@@ -81,15 +94,34 @@ def reach(record: dict[str, Any]) -> int | None:
     return int(hit[0]) + 1 if len(hit) else None
 
 
+def reach_cell(runs: list[dict[str, Any]]) -> str:
+    """Median evaluations to reach 1.10x and how many seeds did. A seed that never reached is
+    censored at its budget (counted as later than any evaluation, never imputed): the median
+    is ">B" when half the seeds or more did not reach within their budget B."""
+    hits = [reach(r) for r in runs]
+    censored = sorted(h if h is not None else math.inf for h in hits)
+    med = float(np.median(censored))  # inf when a middle seed is censored
+    limit = min(r["budget"] for r in runs)
+    return f"{'>' + str(limit) if math.isinf(med) else f'{med:.0f}'}; {sum(h is not None for h in hits)}/{len(hits)}"
+
+
+def reach_list(runs: list[dict[str, Any]]) -> str:
+    """Each seed's evaluations to 1.10x in seed order (">B": not within its budget B)."""
+    return ", ".join(str(h) if h is not None else f">{r['budget']}"
+                     for r, h in sorted(((r, reach(r)) for r in runs), key=lambda x: x[0]["seed"]))
+
+
 def table(records: list[dict[str, Any]]) -> str:
     lines = []
     for problem in sorted({r["problem"] for r in records}):
         mine = [r for r in records if r["problem"] == problem]
         budget = max(r["budget"] for r in mine)
         marks = [k for k in CHECKPOINTS if k <= budget]
-        lines += [f"### {problem} ({len({r['seed'] for r in mine})} seeds, budget {budget})", "",
+        budgets = sorted({r["budget"] for r in mine})
+        lines += [f"### {problem} ({len({r['seed'] for r in mine})} seeds, budget "
+                  f"{'/'.join(str(b) for b in budgets)})", "",
                   "| contender | " + " | ".join(f"best/opt @{k} (median [q25, q75])" for k in marks)
-                  + f" | evals to {REACH:.2f}x (median; reached) | s/suggestion | structure s/update | "
+                  + f" | evals to {REACH:.2f}x (median; reached) | s/suggestion | structure s/update (learned ones) | "
                   "effective dim: largest in-degree, last update (parameters) |",
                   "|---" * (len(marks) + 5) + "|"]
         for name in dict.fromkeys(r["contender"] for r in mine):
@@ -97,19 +129,20 @@ def table(records: list[dict[str, Any]]) -> str:
             cells = []
             for k in marks:
                 q = np.array([quality_trace(r)[k - 1] for r in runs if len(r["true_values"]) >= k])
-                cells.append(f"{np.median(q):.3f} [{np.quantile(q, .25):.3f}, {np.quantile(q, .75):.3f}]")
-            hits = [reach(r) for r in runs]
-            censored = [h if h is not None else math.inf for h in hits]
-            med = float(np.median(censored))
-            cells.append(f"{'>' + str(budget) if math.isinf(med) else f'{med:.0f}'}; "
-                         f"{sum(h is not None for h in hits)}/{len(hits)}")
+                cells.append(f"{np.median(q):.3f} [{np.quantile(q, .25):.3f}, {np.quantile(q, .75):.3f}]"
+                             if len(q) == len(runs) else "-")
+            cells.append(reach_cell(runs))
             secs = [s for r in runs for s in r["suggest_seconds"]]
             cells.append(f"{np.mean(secs):.2f}" if secs else "-")
             ups = [u for r in runs for u in r["structure_updates"]]
-            cells.append(f"{np.mean([u['seconds'] for u in ups]):.2f}" if ups else "-")
+            learned = [u for u in ups if u["learned_edges"] > 0]  # not the fallback DAG before min_rows_to_learn
+            cells.append(f"{np.mean([u['seconds'] for u in (learned or ups)]):.2f}" if ups else "-")
             last = [r["structure_updates"][-1]["effective_dimension"] for r in runs if r["structure_updates"]]
             cells.append(f"{np.median(last):.0f} ({runs[0].get('n_parameters', '?')})" if last else "-")
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines += ["", f"Evaluations to {REACH:.2f}x per seed (seed order; \">B\": not reached within the budget B):", ""]
+        for name in dict.fromkeys(r["contender"] for r in mine):
+            lines.append(f"- {name}: {reach_list([r for r in mine if r['contender'] == name])}")
         lines.append("")
         lines += _structure_steps(mine)
     return "\n".join(lines)
@@ -127,13 +160,13 @@ def _structure_steps(records: list[dict[str, Any]]) -> list[str]:
         lines += [f"Structure learning of `{name}` per update (summary + NOTEARS + BIC parent selection + "
                   "dependence test + repair; the first update of a process also imports scikit-learn's factor "
                   "analysis):", "",
-                  "| observations | updates | seconds (median, mean, max) | effective dimension (median, min-max) "
-                  "| edges (median) |",
-                  "|---|---|---|---|---|"]
+                  "| observations | updates | learned (the rest: the fallback DAG, every parameter into the objective) "
+                  "| seconds (median, mean, max) | effective dimension (median, min-max) | edges (median) |",
+                  "|---|---|---|---|---|---|"]
         for n, ups in sorted(steps.items()):
             secs = [u["seconds"] for u in ups]
             dims = [u["effective_dimension"] for u in ups]
-            lines.append(f"| {n} | {len(ups)} | {np.median(secs):.2f}, {np.mean(secs):.2f}, {np.max(secs):.2f} | "
+            lines.append(f"| {n} | {len(ups)} | {sum(u['learned_edges'] > 0 for u in ups)} | {np.median(secs):.2f}, {np.mean(secs):.2f}, {np.max(secs):.2f} | "
                          f"{np.median(dims):.0f}, {min(dims)}-{max(dims)} | "
                          f"{np.median([u['n_edges'] for u in ups]):.0f} |")
         lines.append("")
@@ -149,6 +182,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--contenders", nargs="*", default=None)
     parser.add_argument("--out", default=str(RESULTS / "bograph.jsonl"))
     parser.add_argument("--table-only", action="store_true", help="only rewrite the table from --out")
+    parser.add_argument("--command", default="", help="the commands that produced --out, quoted in the table file")
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=JSON",
                         help="screening: override options of the learned contenders (their names get the overrides "
                              "appended), e.g. --set recall_alpha=0.1")
@@ -187,8 +221,15 @@ def main(argv: list[str] | None = None) -> None:
     md.write_text("# BoGraph against plain GP-BO\n\nWritten by `python -m benchmarks.bograph_compare`; "
                   "quality = 1 + (best - optimum)/|optimum| of the noise-free values evaluated. Seconds are wall "
                   "clock on the shared machine (its load varies; the README gives structure learning's CPU time). "
-                  "`bograph-learned` relearns the structure every quarter of the budget (the paper's schedule), `bograph-learned-often` every 2 observations; "
-                  "both hold the parameters the learned DAG leaves out at the incumbent's values (`hold_unmodelled`, the default).\n\n"
+                  "`bograph-learned` relearns the structure every quarter of the budget (the paper's schedule), "
+                  "`bograph-learned-often` every 2 observations, `bograph-learned-geometric` whenever the observations grew "
+                  "by half; all hold the parameters the learned DAG leaves out at the incumbent's values (`hold_unmodelled`), "
+                  "take every third suggestion from a Hamming trust region around the incumbent (`local_every=3`) and learn "
+                  "the first structure from parameters + 1 observations (plain GP-BO with Monte-Carlo EI until then), the "
+                  "defaults since session 24; `bograph-learned-s23` is `bograph-learned` with the earlier defaults "
+                  "(`local_every=0`, `min_rows_to_learn=6`). A seed that does not reach 1.10x within its budget B counts as "
+                  "\">B\" (censored, never imputed); the median is \">B\" when a middle seed is censored.\n\n"
+                  + (f"Commands: {args.command}\n\n" if args.command else "")
                   + table(records) + "\n")
     print(table(records))
 

@@ -74,7 +74,9 @@ def main(argv: list[str] | None = None) -> None:
     for n in args.sizes:
         recalls, precisions, cpu, important_recall, dims, target_in = [], [], [], [], [], []
         for seed in range(args.seeds):
-            dag, summary, seconds = learned_dag(problem, seed, n, {"recall_alpha": args.alpha or None, **options})
+            # the learner itself at every size (the strategy's default waits for parameters + 1 rows)
+            dag, summary, seconds = learned_dag(problem, seed, n, {"recall_alpha": args.alpha or None,
+                                                                   "min_rows_to_learn": 3, **options})
             cpu.append(seconds)
             dims.append(effective_dimension(dag, "edp"))
             target_in.append(dag.in_degree("edp"))

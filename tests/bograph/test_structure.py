@@ -140,3 +140,28 @@ def test_cv_pruning_drops_spurious_parents_and_keeps_real_ones():
     only_other = np.zeros(8, dtype=bool)
     only_other[3] = True                            # pruning restricted to another node leaves this one
     assert np.all(prune_parents_by_cv(X, W, columns=only_other) == W)
+
+
+def test_strict_objectives_stop_chance_parameters_joining_an_objective_its_metric_explains():
+    rng = np.random.default_rng(3)
+    n, k = 30, 20
+    P = rng.uniform(size=(n, k))                             # 20 parameters, only p0 matters (through m)
+    m = np.sin(3 * P[:, 0]) + 0.05 * rng.normal(size=n)
+    y = m + 0.3 * P[:, 1] + 0.05 * rng.normal(size=n)         # and p1 acts on the objective directly
+    X = np.column_stack([P, m, y])
+    X = (X - X.mean(0)) / X.std(0)
+    d = k + 2
+    mask = np.zeros((d, d), dtype=bool)
+    mask[:k + 1, k + 1] = True                               # candidates of y: every parameter and m
+    mask[:k, k] = True                                       # of m: every parameter
+    roots = np.arange(d) < k
+    sinks = np.arange(d) == k + 1
+    W = np.zeros((d, d))
+    W[k, k + 1] = 1.0                                        # BIC's parent of y: m
+    lenient = add_dependent_parents(X, W, mask, roots, sinks, alpha=0.25)
+    strict = add_dependent_parents(X, W, mask, roots, sinks, alpha=0.25, strict_sinks=True)
+    spurious = [i for i in range(2, k)]
+    assert np.count_nonzero(lenient[spurious, k + 1]) >= 2    # chance parents join the objective
+    assert np.count_nonzero(strict[spurious, k + 1]) == 0
+    assert strict[1, k + 1] != 0 and strict[k, k + 1] != 0    # the direct effect and the metric stay
+    assert np.array_equal(strict[:, k], lenient[:, k])        # metrics' parents are unchanged

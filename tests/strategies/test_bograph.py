@@ -122,3 +122,95 @@ def test_parameters_the_dag_leaves_out_keep_the_incumbents_values():
     for i in suggested:
         best = min(opt.trials[:i], key=lambda t: t.values["y"])
         assert opt.trials[i].config["idle"] == best.config["idle"]
+
+
+def _incumbent(trials, before):
+    return min(trials[:before], key=lambda t: t.values["y"]).config
+
+
+def test_trust_region_turns_are_on_by_default():
+    opt = _run({}, budget=16)
+    assert opt.strategy.settings.local_every == 3 and opt.strategy.local_picks == 2
+
+
+def test_trust_region_turns_change_one_parameter_of_the_incumbent():
+    space = Space([Real(f"x{i}", 0.0, 1.0) for i in range(1, 5)])
+
+    def box(c):
+        a, b = forrester(c["x1"]), forrester(c["x2"])
+        return {"y": a + b + c["x3"] + c["x4"], "f1": a, "f2": b}
+
+    def changed(opt, i):
+        best = _incumbent(opt.trials, i)
+        return sum(opt.trials[i].config[k] != best[k] for k in best)
+
+    on = Optimizer(space, objectives=["y"], strategy="bograph", seed=0,
+                   strategy_options={**FAST, "local_every": 1, "local_fail_tolerance": 3})
+    on.optimize(box, 13)
+    model = [i for i, t in enumerate(on.trials) if t.origin == "suggested"]
+    assert len(model) == 3 and on.strategy.local_picks == 3
+    # the ball starts at one parameter and grows only after three local proposals without a new incumbent
+    assert [changed(on, i) for i in model] == [1, 1, 1]
+    off = Optimizer(space, objectives=["y"], strategy="bograph", seed=0, strategy_options={**FAST, "local_every": 0})
+    off.optimize(box, 13)
+    assert off.strategy.local_picks == 0
+    assert max(changed(off, i) for i, t in enumerate(off.trials) if t.origin == "suggested") >= 2
+
+
+def test_automatic_min_rows_to_learn_is_plain_gp_bo_until_there_are_more_rows_than_parameters():
+    names = [f"x{i}" for i in range(12)]
+    space = Space([Real(n, 0.0, 1.0) for n in names])
+
+    def box(c):
+        a = forrester(c["x0"])
+        return {"y": a + c["x1"], "f1": a}
+
+    auto = Optimizer(space, objectives=["y"], strategy="bograph", seed=0,
+                     strategy_options={**FAST, "relearn_every": 100})  # the default: automatic
+    assert auto.strategy.min_rows_to_learn == 13
+    auto.optimize(box, 14)
+    ups = auto.strategy.updates
+    # the fallback at 10 observations, the first learned structure as soon as 13 are in (not at 10 + 100)
+    assert [u.n_rows for u in ups] == [10, 13]
+    assert ups[0].learned_edges == 0 and ups[1].learned_edges > 0
+    fixed = Optimizer(space, objectives=["y"], strategy="bograph", seed=0,
+                      strategy_options={**FAST, "min_rows_to_learn": 6, "relearn_every": 100})
+    fixed.optimize(box, 12)
+    assert [u.n_rows for u in fixed.strategy.updates] == [10] and fixed.strategy.updates[0].learned_edges > 0
+
+
+def test_fallback_dag_before_learning_is_every_parameter_into_the_target():
+    opt = _run({"min_rows_to_learn": 50, "relearn_every": 100}, budget=12)
+    assert sorted(opt.strategy._dag.edges) == [("x1", "y"), ("x2", "y")]
+    assert all(u.learned_edges == 0 for u in opt.strategy.updates)
+
+
+def test_relearn_growth_updates_the_structure_geometrically():
+    from bayestune.strategies.bograph import BoGraphSettings
+
+    s = BoGraphSettings(relearn_growth=1.5, relearn_every=2)
+    assert not s.relearn_due(14, 10) and s.relearn_due(15, 10)
+    opt = _run({"relearn_growth": 1.2}, budget=17)
+    assert [u.n_rows for u in opt.strategy.updates] == [10, 12, 15]
+    with pytest.raises(BayestuneError, match="relearn_growth"):
+        make_strategy("bograph", SPACE, [], np.random.default_rng(0), {"relearn_growth": 1.0})
+    with pytest.raises(BayestuneError, match="local_every"):
+        make_strategy("bograph", SPACE, [], np.random.default_rng(0), {"local_every": -1})
+
+
+def test_a_batch_on_a_trust_region_turn_starts_with_the_local_pick():
+    space = Space([Real(f"x{i}", 0.0, 1.0) for i in range(1, 5)])
+
+    def box(c):
+        a = forrester(c["x1"])
+        return {"y": a + c["x2"] + c["x3"] + c["x4"], "f1": a}
+
+    opt = Optimizer(space, objectives=["y"], strategy="bograph", seed=1,
+                    strategy_options={**FAST, "local_every": 1})
+    opt.optimize(box, 10)
+    best = _incumbent(opt.trials, 10)
+    batch = opt.ask(3)
+    assert opt.strategy.local_picks == 1 and len(batch) == 3
+    assert sum(batch[0][k] != best[k] for k in best) == 1
+    keys = {tuple(sorted(c.items())) for c in batch} | {tuple(sorted(t.config.items())) for t in opt.trials}
+    assert len(keys) == 13                                   # three new, distinct configurations

@@ -8,7 +8,13 @@ node's parents chosen by BIC, plus those a dependence test on the residual finds
 modelled (the acquisition is flat in them) and keep the incumbent's values; every node the target
 depends on gets a model on its parents (:mod:`bayestune.bograph.node_models`); candidates are
 scored by Monte-Carlo EI through the DAG (:mod:`bayestune.bograph.acquisition`), times
-P(feasible) once failures are seen, and maximised with the shared acquisition search.
+P(feasible) once failures are seen, and maximised with the shared acquisition search; every
+third model suggestion (``local_every``) is maximised within a Hamming ball around the
+incumbent instead (:mod:`bayestune.search.trust_region`, as ``bo`` does). Until there are more
+feasible observations than parameters (``min_rows_to_learn``) no structure is learned: the DAG
+is every parameter into the target. On the synthetic SoC (10 seeds, budget 60) the two raised
+the seeds reaching 1.10x the optimum from 3 to 6 (trust region) and 8 (both) of 10 (README,
+BoGraph section).
 
 ``structure="expert"`` skips learning: the DAG is the expert's edges (plus the repair rules).
 Without logged metrics the DAG is parameters → objective, i.e. plain BO with MC-EI.
@@ -38,6 +44,7 @@ from bayestune.models.targets import LOG_TRANSFORM_CHOICES
 from bayestune.models.training import feasibility_classifier, model_rows
 from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.search.local_search import LocalSearchSettings, maximize
+from bayestune.search.trust_region import HammingTrustRegion
 from bayestune.strategies.base import Rule, Settings, Strategy, register
 from bayestune.trial import FEASIBLE_KEYS
 
@@ -64,10 +71,12 @@ class BoGraphSettings(Settings):
     metrics: list | None = None        # logged metrics to use (default: every one reported)
     budget: int | None = None          # the run's budget: structure updates every quarter of it
     relearn_every: int | None = None   # observations between structure updates (overrides budget)
-    min_rows_to_learn: int = 6         # feasible observations before the first structure learning
+    relearn_growth: float | None = None  # update whenever the observations grew by this factor (overrides both)
+    min_rows_to_learn: int | None = None  # feasible observations before the first structure learning (None: parameters + 1, at least 6)
     l1: float = 0.1                    # NOTEARS L1 weight
     w_threshold: float | None = None   # NOTEARS edge threshold (None: parents chosen by BIC per node)
     recall_alpha: float | None = 0.25  # parents a dependence test adds to BIC's at this level (None: off)
+    strict_objectives: bool = False    # parents the test adds to an objective pass the Bonferroni-corrected level
     cv_parents: str = "off"            # off | objectives | all: parents cut by a GP's leave-one-out likelihood
     cv_margin: float = 0.0             # nats a parent must be worth to stay (cv_parents)
     grouping: bool = True              # summarise metrics by dotted-prefix groups (factor analysis)
@@ -82,6 +91,8 @@ class BoGraphSettings(Settings):
     feasibility_model: bool | str = "auto"  # auto: on once a failure has been seen
     feasibility_threshold: float = 0.1
     hold_unmodelled: bool = True       # parameters with no path to the target keep the incumbent's values
+    local_every: int = 3               # every Nth model suggestion from a Hamming trust region around the incumbent; 0: off
+    local_fail_tolerance: int = 3      # local proposals without a new incumbent before the trust region grows
 
     def rules(self) -> list[Rule]:
         return [
@@ -90,11 +101,14 @@ class BoGraphSettings(Settings):
             self.one_of("feasibility_model", (True, False, "auto")),
             ("budget", self.budget is None or self.budget >= 1, "`budget >= 1`"),
             ("relearn_every", self.relearn_every is None or self.relearn_every >= 1, "`relearn_every >= 1`"),
-            ("min_rows_to_learn", self.min_rows_to_learn >= 3, "`min_rows_to_learn >= 3`"),
+            ("relearn_growth", self.relearn_growth is None or self.relearn_growth > 1, "`relearn_growth > 1`"),
+            ("min_rows_to_learn", self.min_rows_to_learn is None or self.min_rows_to_learn >= 3,
+             "`min_rows_to_learn >= 3`"),
             ("l1", self.l1 >= 0, "`l1 >= 0`"),
             ("w_threshold", self.w_threshold is None or self.w_threshold >= 0, "`w_threshold >= 0`"),
             ("recall_alpha", self.recall_alpha is None or 0 < self.recall_alpha < 1, "`0 < recall_alpha < 1`"),
             self.one_of("cv_parents", ("off", "objectives", "all")),
+            self.one_of("strict_objectives", (True, False)),
             ("cv_margin", self.cv_margin >= 0, "`cv_margin >= 0`"),
             ("mc_samples", 1 <= self.mc_samples <= 4096, "`1 <= mc_samples <= 4096`"),
             ("max_summary_columns", self.max_summary_columns >= 0, "`max_summary_columns >= 0`"),
@@ -102,7 +116,17 @@ class BoGraphSettings(Settings):
             ("n_samples", self.n_samples >= 1, "`n_samples >= 1`"),
             ("n_starts", self.n_starts >= 1, "`n_starts >= 1`"),
             ("feasibility_threshold", 0.0 <= self.feasibility_threshold <= 1.0, "`0 <= feasibility_threshold <= 1`"),
+            ("local_every", isinstance(self.local_every, int) and self.local_every >= 0, "`local_every >= 0`"),
+            ("local_fail_tolerance", isinstance(self.local_fail_tolerance, int) and self.local_fail_tolerance >= 1,
+             "`local_fail_tolerance >= 1`"),
         ]
+
+    def relearn_due(self, n_rows: int, learned_at: int) -> bool:
+        """Whether a structure learned from ``learned_at`` observations is due for an update at
+        ``n_rows``: after ``relearn_growth`` times as many, else after ``structure_period`` more."""
+        if self.relearn_growth is not None:
+            return n_rows >= self.relearn_growth * learned_at
+        return n_rows - learned_at >= self.structure_period
 
     @property
     def structure_period(self) -> int:
@@ -168,6 +192,7 @@ class BoGraph(Strategy):
         self.encoder = FeatureEncoder(space)
         self.candidates = EnumeratedCandidates(space, s.exhaustive_limit)
         self.notears = NotearsSettings(l1=s.l1, w_threshold=s.w_threshold, recall_alpha=s.recall_alpha,
+                                       strict_objectives=s.strict_objectives,
                                        cv_parents=s.cv_parents, cv_margin=s.cv_margin)
         self.summary_settings = SummarySettings(grouping=s.grouping, group_depth=s.group_depth,
                                                 max_columns=s.max_summary_columns, log_positive=s.log_metrics)
@@ -179,6 +204,9 @@ class BoGraph(Strategy):
         self._learned: Any = None  # the last LearnedStructure (warm start of the next)
         self._thetas: dict[str, np.ndarray] = {}
         self._n_fits = 0
+        self._n_model_suggestions = 0
+        self.trust_region = (HammingTrustRegion(fail_tolerance=s.local_fail_tolerance) if s.local_every else None)
+        self.local_picks = 0  # suggestions the trust region made (for tests and benchmarks)
 
     # ---- data ---------------------------------------------------------------------------
     def _metric_table(self, history: History, rows: np.ndarray) -> dict[str, np.ndarray]:
@@ -215,7 +243,8 @@ class BoGraph(Strategy):
                                  f"metric every feasible evaluation reported ({sorted(table)[:12]})")
         named = self.expert.named() | {target}
         protected = {n: v for n, v in table.items() if n in named}
-        due = (self._dag is None or len(rows) - self._learned_at >= self.settings.structure_period
+        due = (self._dag is None or self.settings.relearn_due(len(rows), self._learned_at)
+               or (self._learned is None and self._may_learn(len(rows)))  # first learning since the fallback
                or not self._inputs_of_structure() <= set(table))  # a metric it reads stopped being logged
         if due:
             self._restructure(history, rows, features, raw, table, protected, objective_values)
@@ -225,6 +254,19 @@ class BoGraph(Strategy):
             Z = summary.transform(table)
             values.update({c: Z[:, j] for j, c in enumerate(summary.names)})
         return self._fit_nodes(history, features, raw, values, summary)
+
+    @property
+    def min_rows_to_learn(self) -> int:
+        """Feasible observations before the first structure learning. ``None`` (auto): one more
+        than the parameters (at least 6). Below that, a regression of a node on every parameter
+        is underdetermined, so the dependence tests and BIC pick parents from chance
+        correlations; until then the DAG is every parameter into the target (plain GP-BO
+        with Monte-Carlo EI)."""
+        given = self.settings.min_rows_to_learn
+        return given if given is not None else max(6, len(self.encoder.blocks) + 1)
+
+    def _may_learn(self, n_rows: int) -> bool:
+        return self.settings.structure == "learn" and n_rows >= self.min_rows_to_learn
 
     def _inputs_of_structure(self) -> set[str]:
         """The logged metrics the current summary and DAG read."""
@@ -254,7 +296,7 @@ class BoGraph(Strategy):
                         [e for e in self.expert.forbidden_edges if e[0] in roles and e[1] in roles],
                         self.expert.formulas, self.expert.models)
         learned = 0
-        if self.settings.structure == "learn" and len(rows) >= self.settings.min_rows_to_learn:
+        if self._may_learn(len(rows)):
             data = [features[b.name][:, 0] for b in self.encoder.blocks]
             data += [_learning_scale(protected[c]) for c in protected]
             if summary is not None and summary.columns:
@@ -348,11 +390,23 @@ class BoGraph(Strategy):
                 H = hold(X)
                 dup = np.array([k in seen for k in self.space.row_keys(H)], dtype=bool)
                 return np.where(dup, -np.inf, score(H))
-        order = np.argsort(history.signed_Y()[history.feasible, 0])
-        search = LocalSearchSettings(n_samples=settings.n_samples, n_starts=settings.n_starts,
-                                     exhaustive_limit=settings.exhaustive_limit)
-        rows = maximize(self.space, search_score, self.rng, seen=seen, n=n, candidates=self.candidates.unseen(seen),
-                        evaluated_best=history.X[history.feasible][order], settings=search)
+        signed = history.signed_Y()[history.feasible, 0]
+        order = np.argsort(signed)
+        self._n_model_suggestions += 1
+        rows = np.empty((0, self.space.width))
+        if self.trust_region is not None and self._n_model_suggestions % settings.local_every == 0:
+            picked = self._local_pick(search_score, history.X[history.feasible][order[0]], float(signed[order[0]]),
+                                      seen)
+            if picked is not None:  # the first of a batch; the global search plans the rest
+                rows = picked
+        if len(rows) < n:
+            taken = seen | set(self.space.row_keys(rows)) if len(rows) else seen
+            search = LocalSearchSettings(n_samples=settings.n_samples, n_starts=settings.n_starts,
+                                         exhaustive_limit=settings.exhaustive_limit)
+            found = maximize(self.space, search_score, self.rng, seen=taken, n=n - len(rows),
+                             candidates=self.candidates.unseen(taken),
+                             evaluated_best=history.X[history.feasible][order], settings=search)
+            rows = np.vstack([rows, np.asarray(found).reshape(-1, self.space.width)])
         rows = np.asarray(rows).reshape(-1, self.space.width)
         if hold is not None and len(rows):
             held = hold(rows)
@@ -363,6 +417,23 @@ class BoGraph(Strategy):
                 taken.add(self.space.row_keys(rows[i:i + 1])[0])
         seen.update(self.space.row_keys(rows))
         return top_up(self.space, history, list(rows), seen, n, self.rng)
+
+    def _local_pick(self, score: Any, incumbent: np.ndarray, best: float, seen: set[bytes]) -> np.ndarray | None:
+        """The trust region's proposal (one row; None: the global search decides): the unseen
+        configuration within a Hamming ball around the incumbent that maximises the DAG's
+        acquisition (the ball starts at one parameter and grows while it fails to improve).
+
+        Why: a DAG learned from few observations extrapolates, and the global maximiser of its
+        acquisition lands on range edges of parameters with spurious parents; a proposal that changes few parameters of the incumbent is judged by the
+        same model where it is least wrong (as ``bo``'s default does).
+        """
+        self.trust_region.update(best)
+        row = self.trust_region.propose(self.space, score, incumbent, self.rng, seen=seen,
+                                        candidates=self.candidates.unseen(seen))
+        if row is None:
+            return None
+        self.local_picks += 1
+        return row.reshape(1, -1)
 
     def _holder(self, graph: FittedGraph, history: History) -> Any:
         """The map setting a row's unmodelled parameters (no path to the target in the DAG) to the
