@@ -424,8 +424,9 @@ class BoGraph(Strategy):
         acquisition (the ball starts at one parameter and grows while it fails to improve).
 
         Why: a DAG learned from few observations extrapolates, and the global maximiser of its
-        acquisition lands on range edges of parameters with spurious parents; a proposal that changes few parameters of the incumbent is judged by the
-        same model where it is least wrong (as ``bo``'s default does).
+        acquisition lands on range edges of parameters with spurious parents; a proposal that
+        changes few parameters of the incumbent is judged by the same model where it is least
+        wrong (as ``bo``'s default does).
         """
         self.trust_region.update(best)
         row = self.trust_region.propose(self.space, score, incumbent, self.rng, seen=seen,
