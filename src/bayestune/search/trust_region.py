@@ -64,6 +64,14 @@ class HammingTrustRegion:
             self.radius += 1
             self._failures = 0
 
+    def pick(self, space: Space, score: Score, incumbent: np.ndarray, best: float, rng: np.random.Generator, *,
+             seen: set[bytes], candidates: np.ndarray | None = None) -> np.ndarray | None:
+        """One local turn of a strategy: :meth:`update` with the best target so far, then
+        :meth:`propose`; the proposal as a one-row matrix (None: the whole space is evaluated)."""
+        self.update(best)
+        row = self.propose(space, score, incumbent, rng, seen=seen, candidates=candidates)
+        return None if row is None else row.reshape(1, -1)
+
     def propose(self, space: Space, score: Score, incumbent: np.ndarray, rng: np.random.Generator, *,
                 seen: set[bytes], candidates: np.ndarray | None = None) -> np.ndarray | None:
         """The unseen configuration within the ball that maximises ``score`` (None if the whole

@@ -417,10 +417,8 @@ class BayesianOptimization(Strategy):
 
     def _local_pick(self, score, incumbent: np.ndarray, best: float, seen: set[bytes]) -> np.ndarray | None:
         """The trust region's proposal as a one-row matrix (None: fall back to the global search)."""
-        self.trust_region.update(best)
-        row = self.trust_region.propose(self.space, score, incumbent, self.rng, seen=seen,
-                                        candidates=self.candidates.unseen(seen))
-        return None if row is None else row.reshape(1, -1)
+        return self.trust_region.pick(self.space, score, incumbent, best, self.rng, seen=seen,
+                                      candidates=self.candidates.unseen(seen))
 
     @staticmethod
     def _believed(fitted: Surrogate, f_new: np.ndarray, y: np.ndarray) -> float:

@@ -428,13 +428,10 @@ class BoGraph(Strategy):
         changes few parameters of the incumbent is judged by the same model where it is least
         wrong (as ``bo``'s default does).
         """
-        self.trust_region.update(best)
-        row = self.trust_region.propose(self.space, score, incumbent, self.rng, seen=seen,
-                                        candidates=self.candidates.unseen(seen))
-        if row is None:
-            return None
-        self.local_picks += 1
-        return row.reshape(1, -1)
+        row = self.trust_region.pick(self.space, score, incumbent, best, self.rng, seen=seen,
+                                     candidates=self.candidates.unseen(seen))
+        self.local_picks += row is not None
+        return row
 
     def _holder(self, graph: FittedGraph, history: History) -> Any:
         """The map setting a row's unmodelled parameters (no path to the target in the DAG) to the
