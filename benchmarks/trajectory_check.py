@@ -15,19 +15,63 @@ import math
 import sys
 from typing import Any
 
-from benchmarks.contenders import make_contender, resolve_strategies
+import numpy as np
+
+from bayestune.optimizer import Optimizer
+from benchmarks.bograph_problems import PROBLEMS as LOGGED_PROBLEMS
+from benchmarks.contenders import STRATEGIES, make_contender, parse_variant, resolve_strategies
 from benchmarks.problems import get_problem, resolve_problems
 
 DEFAULT_PROBLEMS = "gpu,taco_like,branin_mixed,sparse_chain"
 DEFAULT_STRATEGIES = "bo,random,cot_random,genetic,annealing,local"
 
 
+def _problems(spec: str) -> list[str]:
+    """The harness's problems, plus the logged-metric problems of ``bograph`` (``soc``,
+    ``forrester2d``, or the group ``logged``)."""
+    out: list[str] = []
+    for item in (s.strip() for s in spec.split(",")):
+        if item == "logged":
+            out.extend(LOGGED_PROBLEMS)
+        elif item in LOGGED_PROBLEMS:
+            out.append(item)
+        elif item:
+            out.extend(resolve_problems(item))
+    return list(dict.fromkeys(out))
+
+
+def _fits(problem: str, strategy: str) -> bool:
+    """Whether the strategy takes the problem (single- against multi-objective)."""
+    if problem in LOGGED_PROBLEMS:
+        return True
+    return STRATEGIES[strategy].unsupported(problem, get_problem(problem).multi_objective) is None
+
+
 def _cells(problems: str, strategies: str, seeds: list[int]) -> list[tuple[str, str, int]]:
-    return [(p, s, seed) for p in resolve_problems(problems) for s in resolve_strategies(strategies)
-            for seed in seeds]
+    names = resolve_strategies(strategies)
+    return [(p, s, seed) for p in _problems(problems) for s in names if _fits(p, s) for seed in seeds]
+
+
+def _run_logged(problem_name: str, strategy: str, seed: int, budget: int) -> dict[str, Any]:
+    """A logged-metric problem through ask/tell, with its metrics reported (as bograph_compare)."""
+    problem = LOGGED_PROBLEMS[problem_name]()
+    base, options, _ = parse_variant(strategy)
+    opt = Optimizer(problem.space, objectives=[problem.objective], strategy=base,
+                    strategy_options=options or None, seed=seed)
+    noise = np.random.default_rng(10_000 + seed)
+    configs, values = [], []
+    while opt.n_evaluated < budget:
+        config = opt.ask()[0]
+        result = problem.evaluate(config, noise)
+        opt.tell(config, result)
+        configs.append({k: (v.item() if hasattr(v, "item") else v) for k, v in config.items()})
+        values.append(float(result[problem.objective]))
+    return {"configs": json.loads(json.dumps(configs, default=list)), "values": values}
 
 
 def run_cell(problem_name: str, strategy: str, seed: int, budget: int) -> dict[str, Any]:
+    if problem_name in LOGGED_PROBLEMS:
+        return _run_logged(problem_name, strategy, seed, budget)
     problem = get_problem(problem_name)
     record = make_contender(strategy, problem, seed).run(problem, budget, seed).to_record()
     return {"configs": record["configs"], "values": record["values"]}
