@@ -141,7 +141,7 @@ def _dag_section(run: Run, tmp: Path) -> list[str]:
         return []
     from bayestune.bograph.drawing import draw_dag
     from bayestune.exceptions import BayestuneError
-    from bayestune.strategies.bograph import graph_of_run
+    from bayestune.run_graph import graph_of_run
 
     best = _best_by(run, 1)
     rows = []

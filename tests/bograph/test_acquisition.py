@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import norm
 
-from bayestune.bograph.acquisition import DagPosterior, TargetScale, mc_expected_improvement, normal_draws
+from bayestune.acquisition.functions import mc_expected_improvement
+from bayestune.bograph.acquisition import DagPosterior, TargetScale, normal_draws
 from bayestune.bograph.dag import Formula
 from bayestune.bograph.node_models import FormulaNode, MarginalNode
 

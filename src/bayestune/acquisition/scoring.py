@@ -1,5 +1,12 @@
-"""The score a maximiser climbs: an acquisition function on a surrogate's latent posterior,
-weighted by P(feasible) and by the user's prior."""
+"""The score a maximiser climbs: an acquisition function on a surrogate's posterior, weighted by
+P(feasible) and by the user's prior.
+
+Two kinds of posterior are scored the same way: a latent-Gaussian one (:class:`Surrogate`: the
+GP, the forest, the failure-aware GP) by closed-form EI/PI/LCB, and a sampling one
+(:class:`SamplingPosterior`: BoGraph's DAG) by Monte-Carlo EI over shared base samples. The
+weightings after it are one rule for both, so every model-based strategy gets hidden
+constraints (BaCO) and priors (piBO) from here.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +14,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bayestune.acquisition.functions import feasibility_weighted, get_acquisition, prior_weighted
-from bayestune.models.base import Surrogate
+from bayestune.acquisition.functions import (
+    feasibility_weighted,
+    get_acquisition,
+    mc_expected_improvement,
+    prior_weighted,
+)
+from bayestune.models.base import SamplingPosterior, Surrogate
 from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier
 from bayestune.space import Space
@@ -17,36 +29,72 @@ from bayestune.space import Space
 #: default threshold 0.1); 0 keeps every candidate.
 FEASIBILITY_THRESHOLDS = np.round(np.arange(11) * 0.01, 2)
 DEFAULT_FEASIBILITY_THRESHOLD = 0.1
+#: Monte-Carlo draws per candidate for a sampling posterior.
+DEFAULT_MC_SAMPLES = 64
+
+Score = Callable[[np.ndarray], np.ndarray]
 
 
-def acquisition_scorer(space: Space, encoder: FeatureEncoder, model: Surrogate,
+def acquisition_scorer(space: Space, encoder: FeatureEncoder, model: Surrogate | SamplingPosterior,
                        classifier: FeasibilityClassifier | None, rng: np.random.Generator, *,
                        acquisition: str = "ei", parameter: float, n_obs: int,
                        prior_beta: float,
-                       feasibility_threshold: float = DEFAULT_FEASIBILITY_THRESHOLD) -> Callable[[np.ndarray], np.ndarray]:
-    """Score rows of ``space`` (higher is better): the acquisition on ``model``'s latent posterior,
+                       feasibility_threshold: float = DEFAULT_FEASIBILITY_THRESHOLD,
+                       mc_samples: int = DEFAULT_MC_SAMPLES) -> Score:
+    """Score rows of ``space`` (higher is better): the acquisition on ``model``'s posterior,
     times P(feasible) with candidates at or below a random threshold ε_f ruled out (BaCO), times
     the prior's weight decaying with ``n_obs`` (piBO).
 
     ε_f is drawn from ``rng`` once per scorer, and only when there is a ``classifier``, from
-    ``feasibility_threshold · {0, 0.1, ..., 1}`` (BaCO's ``feasible_output.feasibility_threshold``).
+    ``feasibility_threshold · {0, 0.1, ..., 1}`` (BaCO's ``feasible_output.feasibility_threshold``);
+    a sampling posterior's base samples are drawn after it, also once per scorer. A sampling
+    posterior is scored by Monte-Carlo EI (``acquisition`` must be ``"ei"``).
     """
     thresholds = (FEASIBILITY_THRESHOLDS if feasibility_threshold == DEFAULT_FEASIBILITY_THRESHOLD
                   else feasibility_threshold * 0.1 * np.arange(11))
     epsilon = float(rng.choice(thresholds)) if classifier is not None else 0.0
-    best = float(model.best_y_latent_)
-    function = get_acquisition(acquisition)
+    value = (_monte_carlo(model, rng, acquisition, mc_samples) if isinstance(model, SamplingPosterior)
+             else _gaussian(model, acquisition, parameter))
 
     def score(X: np.ndarray) -> np.ndarray:
-        F = encoder.transform(X)
-        mu, sd = model.predict_latent(F)
-        acq = function(mu, sd, best, parameter)
-        if acquisition == "lcb":  # shifted positive so the multiplicative weightings stay meaningful
-            acq = acq - acq.min() + 1e-12
+        features: list[np.ndarray] = []
+
+        def encoded() -> np.ndarray:  # once per call, and only when something reads it
+            if not features:
+                features.append(encoder.transform(X))
+            return features[0]
+
+        acq = value(X, encoded)
         if classifier is not None:
-            acq = feasibility_weighted(acq, classifier.predict_proba(F), epsilon)
+            acq = feasibility_weighted(acq, classifier.predict_proba(encoded()), epsilon)
         if space.has_prior:
             acq = prior_weighted(acq, space.prior_weight(X), n_obs, prior_beta)
         return acq
 
     return score
+
+
+def _gaussian(model: Surrogate, acquisition: str, parameter: float):
+    best = float(model.best_y_latent_)
+    function = get_acquisition(acquisition)
+
+    def value(X: np.ndarray, encoded: Callable[[], np.ndarray]) -> np.ndarray:
+        mu, sd = model.predict_latent(encoded())
+        acq = function(mu, sd, best, parameter)
+        if acquisition == "lcb":  # shifted positive so the multiplicative weightings stay meaningful
+            acq = acq - acq.min() + 1e-12
+        return acq
+
+    return value
+
+
+def _monte_carlo(model: SamplingPosterior, rng: np.random.Generator, acquisition: str, mc_samples: int):
+    if acquisition != "ei":
+        raise ValueError(f"a sampling posterior is scored by Monte-Carlo EI, not {acquisition!r}")
+    Z = model.base_samples(mc_samples, rng)
+    best = float(model.best)
+
+    def value(X: np.ndarray, encoded: Callable[[], np.ndarray]) -> np.ndarray:
+        return mc_expected_improvement(model.rsample(X, Z), best)
+
+    return value

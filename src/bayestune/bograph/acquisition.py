@@ -1,4 +1,4 @@
-"""Monte-Carlo expected improvement sampled through the DAG (BoGraph §3.3, Algorithm 2).
+"""The target's posterior sampled through the DAG, for Monte-Carlo EI (BoGraph §3.3, Algorithm 2).
 
 The posterior of the target through a DAG of models has no closed form, so it is sampled: in
 topological order every node draws its value given its parents' draws. The standard-normal
@@ -9,7 +9,7 @@ scenarios and the score is a smooth, deterministic function for the acquisition 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -66,8 +66,17 @@ class TargetScale:
         return self.sign * y
 
 
-def mc_expected_improvement(draws: np.ndarray, best: float) -> np.ndarray:
-    """EI per candidate from target draws (S, m) already in minimised units: mean of (best - y)⁺."""
-    improvement = np.maximum(best - draws, 0.0)
-    improvement[~np.isfinite(improvement)] = 0.0
-    return improvement.mean(axis=0)
+class GraphPosterior:
+    """A fitted graph as a sampling posterior (:class:`bayestune.models.base.SamplingPosterior`):
+    the target's draws through the DAG at raw rows, in the graph's minimised units."""
+
+    def __init__(self, graph: Any, parameter_data: Callable[[np.ndarray], tuple[dict, dict]]) -> None:
+        self.graph, self.parameter_data = graph, parameter_data
+        self.best = float(graph.best)
+
+    def base_samples(self, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+        return normal_draws(n_samples, len(self.graph.posterior.order), int(rng.integers(2**31)))
+
+    def rsample(self, X: np.ndarray, base_samples: np.ndarray) -> np.ndarray:
+        features, raw = self.parameter_data(X)
+        return self.graph.scale(self.graph.posterior.sample(features, raw, base_samples))

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from bayestune.settings import Settings
 from bayestune.exceptions import BayestuneError, ConstraintError
 
 PARAMETER, METRIC, OBJECTIVE = "parameter", "metric", "objective"
@@ -58,6 +59,18 @@ class Formula:
 
     def __repr__(self) -> str:
         return f"Formula({self.node!r}, {self.expression!r})"
+
+
+@dataclass(frozen=True)
+class ExpertSettings(Settings):
+    """The expert's knowledge as options (the ``expert`` option group of ``bograph``)."""
+
+    known_edges: list | None = None      # [[from, to], ...] always in the DAG
+    forbidden_edges: list | None = None  # [[from, to], ...] never in the DAG
+    formulas: dict | None = None         # {node: "power * latency**2"}: deterministic nodes
+
+    def expert(self) -> Expert:
+        return Expert.from_options(self.known_edges, self.forbidden_edges, self.formulas)
 
 
 @dataclass

@@ -35,24 +35,36 @@ import numpy as np
 from scipy import linalg, optimize
 
 from bayestune.models.linalg import limit_blas_threads
+from bayestune.settings import Rule, Settings
 from bayestune.bograph.dag import METRIC, OBJECTIVE, PARAMETER, Expert, new_dag, nodes_of
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class NotearsSettings:
-    """NOTEARS-linear's constants (the paper's: λ = 0.1; a fixed threshold 0.3 if given)."""
+class NotearsSettings(Settings):
+    """NOTEARS-linear's constants (the paper's: λ = 0.1; a fixed threshold 0.3 if given): the
+    ``notears`` option group of ``bograph``."""
 
-    l1: float = 0.1
-    w_threshold: float | None = None   # None: each node's parents chosen by BIC (select_parents)
-    recall_alpha: float | None = 0.25  # add_dependent_parents' test level (None: BIC's parents only)
+    l1: float = 0.1                    # L1 weight of the NOTEARS fit
+    w_threshold: float | None = None   # edge threshold on |w| (None: each node's parents chosen by BIC)
+    recall_alpha: float | None = 0.25  # parents a dependence test on the residual adds to BIC's, at this level (None: off)
     strict_objectives: bool = False    # every parent the test adds to an objective passes the Bonferroni level
     cv_parents: str = "off"            # off | objectives | all: nodes whose parents a GP's leave-one-out likelihood cuts
-    cv_margin: float = 0.0             # nats of LOO log-likelihood a parent must be worth (prune_parents_by_cv)
-    h_tol: float = 1e-8
-    rho_max: float = 1e16
-    max_outer: int = 100
+    cv_margin: float = 0.0             # nats of leave-one-out log likelihood a parent must be worth (cv_parents)
+    h_tol: float = 1e-8                # acyclicity tolerance of the augmented Lagrangian
+    rho_max: float = 1e16              # largest penalty weight before it gives up
+    max_outer: int = 100               # augmented-Lagrangian rounds
+
+    def rules(self) -> list[Rule]:
+        return [("l1", self.l1 >= 0, "`l1 >= 0`"),
+                ("w_threshold", self.w_threshold is None or self.w_threshold >= 0, "`w_threshold >= 0`"),
+                ("recall_alpha", self.recall_alpha is None or 0 < self.recall_alpha < 1, "`0 < recall_alpha < 1`"),
+                self.one_of("cv_parents", ("off", "objectives", "all")),
+                self.one_of("strict_objectives", (True, False)),
+                ("cv_margin", self.cv_margin >= 0, "`cv_margin >= 0`"),
+                ("h_tol", self.h_tol > 0, "`h_tol > 0`"), ("rho_max", self.rho_max > 0, "`rho_max > 0`"),
+                self.at_least("max_outer", 1)]
 
 
 def allowed_mask(names: Sequence[str], roles: Mapping[str, str], expert: Expert) -> np.ndarray:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bayestune.exceptions import BayestuneError
+from bayestune.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -30,8 +31,8 @@ DEFAULT_MIN_RELATIVE_STD = 1e-6
 
 
 @dataclass(frozen=True)
-class SummarySettings:
-    """How logs are summarised.
+class SummarySettings(Settings):
+    """How logs are summarised (the ``summary`` option group of ``bograph``).
 
     ``group_depth``: name parts (from the left) that form a group key at the first level
     (``None``: all but the last part). ``max_columns``: groups are merged one level up while the
@@ -40,12 +41,12 @@ class SummarySettings:
     everywhere and span at least a factor ``log_span`` (counters, latencies, power).
     """
 
-    grouping: bool = True
-    group_depth: int | None = None
-    max_columns: int = 12
-    log_positive: bool = True
-    log_span: float = 2.0
-    min_relative_std: float = DEFAULT_MIN_RELATIVE_STD
+    grouping: bool = True              # summarise metrics by dotted-prefix groups (factor analysis)
+    group_depth: int | None = None     # name parts of a first-level group (None: all but the last)
+    max_columns: int = 12              # regroup one prefix level up while the summary is wider (0: never)
+    log_positive: bool = True          # log positive metrics spanning a factor log_span or more
+    log_span: float = 2.0              # the span that makes a positive metric logged
+    min_relative_std: float = DEFAULT_MIN_RELATIVE_STD  # relative spread below which a metric counts as constant
 
     def __post_init__(self) -> None:
         if self.group_depth is not None and self.group_depth < 1:

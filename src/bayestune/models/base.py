@@ -7,8 +7,9 @@ the acquisition scorer depend on this contract rather than on one model class.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -37,3 +38,40 @@ class Surrogate(Protocol):
         """How much each model input drives the prediction, keyed by ``names``
         (default: the model's own names for its inputs)."""
         ...
+
+
+@runtime_checkable
+class SamplingPosterior(Protocol):
+    """A posterior known only through joint draws (BoTorch's ``rsample``): a model whose
+    prediction is not Gaussian, e.g. BoGraph's chain of node models through a DAG.
+
+    Draws are in *minimised* units, comparable with :attr:`best`. The base samples (standard
+    normal, one column per random node) are drawn once per score and shared by every
+    candidate, so two candidates are compared on the same scenarios (common random numbers)
+    and the Monte-Carlo score is a deterministic function the maximiser can climb.
+    """
+
+    #: The incumbent in the draws' units.
+    best: float
+
+    def base_samples(self, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+        """Standard-normal base samples, (n_samples, number of random nodes)."""
+        ...
+
+    def rsample(self, X: np.ndarray, base_samples: np.ndarray) -> np.ndarray:
+        """Draws (n_samples, m) of the target at raw rows ``X`` (m, width) given ``base_samples``."""
+        ...
+
+
+@dataclass
+class ModelFit:
+    """One fit of a model part, as a BO step reads it (:mod:`bayestune.bostep.step`)."""
+
+    posterior: Any                       # what the score reads: a Surrogate, or a SamplingPosterior
+    X: np.ndarray                        # the feasible training rows
+    y: np.ndarray                        # their targets (minimised)
+    fitted: Any = None                   # the plain fitted model (Thompson draws, the batch believer)
+    F: np.ndarray | None = None          # what ``fitted`` learned from: X encoded, then believed rows of a batch
+    y_fitted: np.ndarray | None = None   # ... and their values
+    noise: np.ndarray | None = None      # measured noise per row of F (heteroscedastic GP)
+    project: Callable[[np.ndarray], np.ndarray] | None = None  # rows as they would be proposed (bograph)

@@ -4,11 +4,34 @@ classifier that learns hidden constraints from failed evaluations (BaCO, HyperMa
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from bayestune.models.targets import uses_log
 from bayestune.models.trees import ClassificationForest
+from bayestune.settings import Rule, Settings
+
+
+@dataclass(frozen=True)
+class RandomForestSettings(Settings):
+    """The forest of ``model: rf`` (the ``rf`` option group); BaCO's public defaults."""
+
+    trees: int = 100              # number of trees
+    max_features: float = 0.5     # share of the features each split considers
+    bootstrap: bool = True        # bagging
+    min_samples_split: int = 2    # smallest node that is split
+
+    def rules(self) -> list[Rule]:
+        return [("trees", isinstance(self.trees, int) and 1 <= self.trees <= 1000, "`1 <= trees <= 1000`"),
+                ("max_features", 0 < self.max_features <= 1, "`0 < max_features <= 1`"),
+                self.at_least("min_samples_split", 2)]
+
+    def surrogate(self, log_transform: bool | str, seed: int, trees: int | None = None) -> RandomForestSurrogate:
+        """An unfitted forest with these settings (``trees`` overrides the count)."""
+        return RandomForestSurrogate(log_transform_y=log_transform, seed=seed, n_estimators=trees or self.trees,
+                                     max_features=self.max_features, bootstrap=self.bootstrap,
+                                     min_samples_split=self.min_samples_split)
 
 
 class RandomForestSurrogate:

@@ -1,6 +1,6 @@
 """Acquisition maximisers: exhaustive scoring of small spaces, multi-start local search."""
 
 from bayestune.search.candidates import EnumeratedCandidates
-from bayestune.search.local_search import LocalSearchSettings, maximize
+from bayestune.search.local_search import AcquisitionSearchSettings, maximize
 
-__all__ = ["EnumeratedCandidates", "LocalSearchSettings", "maximize"]
+__all__ = ["EnumeratedCandidates", "AcquisitionSearchSettings", "maximize"]

@@ -14,21 +14,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bayestune.settings import Rule, Settings
 from bayestune.space.space import Space
 
 Score = Callable[[np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
-class LocalSearchSettings:
-    """Knobs of the acquisition search (BaCO's public defaults are 30,000 samples and 10 starts;
-    fewer samples keep the suggestion overhead low with the same climbs)."""
+class AcquisitionSearchSettings(Settings):
+    """How an acquisition is maximised (the ``acquisition_search`` option group). BaCO's public
+    defaults are 30,000 samples and 10 starts; fewer samples keep the suggestion overhead low
+    with the same climbs."""
 
-    n_samples: int = 5000
-    n_starts: int = 10
-    n_evaluated_starts: int = 3
-    max_steps: int = 50
-    exhaustive_limit: int = 50_000
+    method: str = "local"           # local (multi-start local search) | random (score random samples only: BaCO Fig. 9's ablation)
+    n_samples: int = 5000           # feasible random samples scored before the climbs start
+    n_starts: int = 10              # climbs from the best-scoring samples
+    n_evaluated_starts: int = 3     # climbs from the best evaluated configurations
+    max_steps: int = 50             # moves per climb
+    exhaustive_limit: int = 50_000  # score every feasible configuration of a space up to this many
+
+    def rules(self) -> list[Rule]:
+        return [self.one_of("method", ("local", "random")), self.at_least("n_samples", 1),
+                self.at_least("n_starts", 1), self.at_least("n_evaluated_starts", 0), self.at_least("max_steps", 1),
+                self.at_least("exhaustive_limit", 0)]
 
 
 class _Pool:
@@ -68,13 +76,14 @@ class _Pool:
 
 def maximize(space: Space, score: Score, rng: np.random.Generator, *, seen: set[bytes], n: int = 1,
              candidates: np.ndarray | None = None, evaluated_best: np.ndarray | None = None,
-             settings: LocalSearchSettings | None = None, local: bool = True) -> np.ndarray:
+             settings: AcquisitionSearchSettings | None = None) -> np.ndarray:
     """Up to ``n`` unseen feasible rows with the highest ``score``, best first.
 
-    ``candidates``: every feasible unseen row (exhaustive mode). ``local=False`` scores random
-    samples only (the ablation of BaCO's Fig. 9).
+    ``candidates``: every feasible unseen row (exhaustive mode). ``settings.method="random"``
+    scores random samples only (the ablation of BaCO's Fig. 9).
     """
-    settings = settings or LocalSearchSettings()
+    settings = settings or AcquisitionSearchSettings()
+    local = settings.method == "local"
     pool = _Pool(space, seen)
     if candidates is not None:
         if len(candidates):

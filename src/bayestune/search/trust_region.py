@@ -24,6 +24,7 @@ import numpy as np
 
 from bayestune.exceptions import BayestuneError
 from bayestune.search.local_search import Score
+from bayestune.settings import Rule, Settings
 from bayestune.space.space import Space
 
 
@@ -35,6 +36,26 @@ def parameters_changed(space: Space, X: np.ndarray, x: np.ndarray) -> np.ndarray
     for s in space.slices.values():
         count += np.any(X[:, s] != x[s], axis=1)
     return count
+
+
+@dataclass(frozen=True)
+class TrustRegionSettings(Settings):
+    """When the trust region takes a turn (the ``trust_region`` option group)."""
+
+    every: int = 3           # every Nth model suggestion is the trust region's; 0: off
+    fail_tolerance: int = 3  # local proposals without a new incumbent before the ball grows by one parameter
+    after: int = 0           # turns start once this many evaluations are done
+
+    def rules(self) -> list[Rule]:
+        return [self.at_least("every", 0), self.at_least("fail_tolerance", 1), self.at_least("after", 0)]
+
+    def region(self) -> HammingTrustRegion | None:
+        """A fresh trust region, or None when turns are off."""
+        return HammingTrustRegion(fail_tolerance=self.fail_tolerance) if self.every else None
+
+    def is_turn(self, n_model_suggestions: int, n_evaluated: int) -> bool:
+        """Whether the ``n_model_suggestions``-th model suggestion (counted from 1) is a turn."""
+        return bool(self.every) and n_evaluated >= self.after and n_model_suggestions % self.every == 0
 
 
 @dataclass

@@ -1,0 +1,90 @@
+"""The scoring part of a BO step: which acquisition scores the next pick, with which
+exploration parameter, weighted how (:func:`bayestune.acquisition.scoring.acquisition_scorer`).
+
+The constant choice (EI/PI/LCB with ξ/κ) is the default; two experimental policies change it
+per pick: a portfolio of acquisitions judged by discounted ranks
+(:mod:`bayestune.acquisition.portfolio`) and Kernel Tuner's contextual-variance exploration
+factor (:mod:`bayestune.acquisition.exploration`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bayestune.acquisition.exploration import SPREAD_SAMPLE, ContextualVariance, latent_unit
+from bayestune.acquisition.portfolio import AcquisitionPortfolio
+from bayestune.acquisition.scoring import DEFAULT_MC_SAMPLES, Score, acquisition_scorer
+from bayestune.models.base import ModelFit
+from bayestune.history import History
+from bayestune.models.encoding import FeatureEncoder
+from bayestune.models.forest import FeasibilityClassifier
+from bayestune.search.candidates import EnumeratedCandidates
+from bayestune.space.space import Space
+
+
+@dataclass(frozen=True)
+class ScoringChoice:
+    """What scores a pick (the strategy's settings, flattened once)."""
+
+    acquisition: str = "ei"             # ei | pi | lcb
+    xi: float = 1e-4                    # EI/PI improvement margin (latent units)
+    kappa: float = 2.0                  # LCB exploration weight
+    prior_beta: float = 10.0            # piBO decay of the prior's weight
+    feasibility_threshold: float = 0.1
+    mc_samples: int = DEFAULT_MC_SAMPLES  # draws of a sampling posterior
+    portfolio: bool = False             # experimental: EI/PI/LCB chosen per pick by discounted ranks
+    contextual_variance: bool = False   # experimental: Kernel Tuner's λ instead of the constant ξ/κ
+
+
+class Scorer:
+    """Builds each pick's score: see the module docstring."""
+
+    def __init__(self, space: Space, rng: np.random.Generator, choice: ScoringChoice,
+                 candidates: EnumeratedCandidates) -> None:
+        self.space, self.rng, self.choice, self.candidates = space, rng, choice, candidates
+        self.portfolio = AcquisitionPortfolio() if choice.portfolio else None
+        self.exploration = ContextualVariance("cv") if choice.contextual_variance else None
+        self._explore: tuple[float, float] | None = None
+
+    def prepare(self, history: History, targets: np.ndarray, fit: ModelFit, encoder: FeatureEncoder,
+                seen: set[bytes]) -> None:
+        """Once per suggestion, before the first score: the exploration factor of this
+        suggestion and the portfolio's judgement of the last proposals."""
+        if self.exploration is not None:
+            self._explore = (self._exploration_factor(fit, encoder, seen), latent_unit(fit.fitted, fit.y))
+        if self.portfolio is not None:
+            self.portfolio.update(self.space.row_keys(history.X), targets, history.feasible)
+
+    def score(self, posterior, encoder: FeatureEncoder, classifier: FeasibilityClassifier | None,
+              n_obs: int) -> tuple[Score, str]:
+        """The next pick's score and the acquisition it uses."""
+        choice = self.choice
+        acquisition = self.portfolio.next_member() if self.portfolio is not None else choice.acquisition
+        parameter = choice.kappa if acquisition == "lcb" else choice.xi
+        if self._explore is not None:
+            factor, unit = self._explore
+            parameter = factor if acquisition == "lcb" else factor * unit
+        score = acquisition_scorer(self.space, encoder, posterior, classifier, self.rng, acquisition=acquisition,
+                                   parameter=parameter, n_obs=n_obs, prior_beta=choice.prior_beta,
+                                   feasibility_threshold=choice.feasibility_threshold, mc_samples=choice.mc_samples)
+        return score, acquisition
+
+    def record(self, key: bytes, acquisition: str) -> None:
+        """A pick was made with ``acquisition`` (the portfolio judges it once evaluated)."""
+        if self.portfolio is not None:
+            self.portfolio.record_proposal(key, acquisition)
+
+    def _exploration_factor(self, fit: ModelFit, encoder: FeatureEncoder, seen: set[bytes]) -> float:
+        """Kernel Tuner's contextual-variance λ for this suggestion, from the posterior spread
+        over unvisited candidates."""
+        pool = self.candidates.unseen(seen)
+        if pool is None:
+            pool = self.space.sample(SPREAD_SAMPLE, self.rng)
+        elif len(pool) > SPREAD_SAMPLE:
+            pool = pool[self.rng.choice(len(pool), SPREAD_SAMPLE, replace=False)]
+        if not len(pool):
+            return 0.0
+        _, sd = fit.posterior.predict_latent(encoder.transform(pool))
+        return self.exploration(fit.fitted, sd, fit.y)

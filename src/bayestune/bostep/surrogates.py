@@ -1,0 +1,250 @@
+"""The surrogate part of a BO step: which model learns the targets (GP, random forest, or the
+transfer GP over prior runs), how it is fitted, and how it is told a believed value inside a batch.
+
+Why one part: the rule that picks among the models (the user's ``model``, or the experimental
+choice by cross-validated likelihood), the warm-started light/full hyperparameter schedule and
+the encodings the models read all change together; the step above only asks for a
+:class:`ModelFit` and, inside a batch, for the fit with one more believed point.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bayestune.exceptions import BayestuneError
+from bayestune.history import History
+from bayestune.models.base import ModelFit, Surrogate
+from bayestune.models.encoding import ORDINAL_SCALES, FeatureEncoder, distinct_ordinal_scales
+from bayestune.models.failure_aware import FailureAwarePosterior
+from bayestune.models.forest import FeasibilityClassifier, RandomForestSettings
+from bayestune.models.gp import GaussianProcess
+from bayestune.models.selection import CV_TREES, N_FOLDS, choose_surrogate, folds, gp_cv_log_likelihood
+from bayestune.models.targets import repeat_variances
+from bayestune.models.training import MEMORY_POLICIES, capped_rows, model_rows
+from bayestune.settings import Rule, Settings
+from bayestune.space.space import Space
+
+logger = logging.getLogger(__name__)
+
+#: Every this many fits the GP hyperparameters get the full multi-start search; in between, a
+#: light search (fewer random starts plus the previous optimum) suffices because one new
+#: observation rarely moves the optimum far.
+FULL_FIT_EVERY = 5
+#: Hyperparameter boxes in standardised output units. Capping the noise share and flooring the
+#: signal variance rules out the degenerate "everything is noise" fit (flat mean, tiny variance)
+#: that otherwise traps the warm-started optimiser on small data sets.
+NOISE_BOUNDS = (1e-6, 0.25)
+OUTPUTSCALE_BOUNDS = (0.05, 20.0)
+#: BaCO's Gamma(shape, rate) prior on the length-scales.
+LENGTHSCALE_PRIOR = (1.3, 0.1)
+#: How the GP treats observation noise: one fitted nugget, or per point from the measured repeats.
+NOISE_MODELS = ("homoscedastic", "heteroscedastic")
+#: The ordinal warpings ``ordinal_scale="auto"`` chooses between by the GP's marginal likelihood
+#: (``None``: the space's own log/linear rule); index ranks are left out because on the recorded
+#: spaces they rarely differ from linear and never won (benchmarks/results/surrogate_fit.md).
+AUTO_ORDINAL_SCALES = (None, "log", "linear")
+#: Every ordinal warping a run may fix, or ``auto``.
+ORDINAL_SCALE_CHOICES = (None, "auto") + ORDINAL_SCALES
+
+
+@dataclass(frozen=True)
+class GPSettings(Settings):
+    """The Gaussian process of ``model: gp`` (the ``gp`` option group)."""
+
+    lengthscale_prior: bool = True   # BaCO's Gamma(1.3, 0.1) prior on the length-scales (off: BaCO Fig. 9's ablation)
+    noise: str = "homoscedastic"     # homoscedastic (one fitted nugget) | heteroscedastic (each point's noise from its measured repeats)
+    failure_variance: bool = True    # failed locations shrink the GP's variance (models.failure_aware)
+
+    def rules(self) -> list[Rule]:
+        return [self.one_of("noise", NOISE_MODELS)]
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """How the surrogate part chooses and encodes (the strategy's settings, flattened once)."""
+
+    model: str = "gp"                   # gp | rf
+    gp: GPSettings = GPSettings()
+    rf: RandomForestSettings = RandomForestSettings()
+    log_transform: bool | str = "auto"  # the surrogate's own log rule for the targets
+    max_training_points: int | None = None
+    memory_policy: str = "mixed"
+    select_every: int = 0               # > 0: re-choose gp or rf every this many fits
+    lengthscale_prior_auto: bool = False
+    ordinal_scale: str | None = None    # None (the space's rule) | log | linear | index | auto
+    permutation_metric: str | None = None
+
+
+class SurrogateFactory:
+    """GP, random forest or transfer GP fitted to a step's targets: see the module docstring."""
+
+    def __init__(self, space: Space, rng: np.random.Generator, choice: ModelChoice, objective_name: str) -> None:
+        self.space, self.rng, self.choice, self.objective_name = space, rng, choice, objective_name
+        scale = choice.ordinal_scale
+        by_likelihood = scale == "auto" and choice.model == "gp" and not choice.select_every
+        scales = (distinct_ordinal_scales(space, AUTO_ORDINAL_SCALES) if by_likelihood
+                  else [None if scale == "auto" else scale])
+        #: the input warpings in play; "auto" re-chooses among them at every full GP fit
+        self.encoders = [FeatureEncoder(space, permutation_metric=choice.permutation_metric, ordinal_scale=s)
+                         for s in scales]
+        self.encoder = self.encoders[0]
+        self.model_kind = choice.model
+        self._theta: np.ndarray | None = None
+        self._n_fits = 0
+        self._n_suggestions = 0
+        #: whether the length-scale prior is in use; "auto" re-chooses it at every full GP fit
+        self._prior_on = choice.gp.lengthscale_prior
+        self.transfer = None  # a bayestune.transfer.TransferModel, set by use_transfer
+
+    def use_transfer(self, runs: Sequence[Any]) -> None:
+        """Learn with prior runs of the space (``bayestune.transfer.PriorRun``) as the GP's prior mean."""
+        from bayestune.transfer.model import TransferModel  # only runs with prior runs load it
+
+        if len(self.encoders) > 1:  # the source model is encoded once; "auto" re-chooses the encoding
+            raise BayestuneError("a transfer model needs one input encoding: set the ordinal scale to None, 'log', "
+                                 "'linear' or 'index' instead of 'auto', or use transfer mode 'design'")
+        # Its own fixed seed: drawing from self.rng would change the design and every later draw,
+        # so a run with an unused (zero-weight) source would no longer equal its cold start.
+        self.transfer = TransferModel(runs, self.encoder, self.choice.log_transform, seed=0)
+
+    # ---- the step's calls ------------------------------------------------------------------
+    def observation_rows(self, history: History, targets: np.ndarray) -> np.ndarray:
+        """Capped feasible and failed rows: what the feasibility classifier learns from."""
+        return model_rows(history, targets, self.choice.max_training_points, self.rng, policy=self.choice.memory_policy)
+
+    def fit(self, history: History, targets: np.ndarray) -> ModelFit:
+        """The surrogate of ``targets`` (minimised) over the capped feasible rows of ``history``."""
+        choice = self.choice
+        train = capped_rows(history, targets, choice.max_training_points, self.rng, feasible=True,
+                            policy=choice.memory_policy)
+        X, y = history.X[train], targets[train]
+        noise = self._noise_variances(history, train)
+        if len(self.encoders) > 1 and self._n_fits % FULL_FIT_EVERY == 0:
+            fitted = self._choose_warping(X, y, noise)
+            F = self.encoder.transform(X)
+        else:
+            F = self.encoder.transform(X)
+            if choice.select_every and self._n_suggestions % choice.select_every == 0:
+                fitted = self._choose_model(F, y, noise)
+            else:
+                fitted = self._fit(F, y, noise=noise)
+        self._n_suggestions += 1
+        return ModelFit(fitted, X, y, fitted=fitted, F=F, y_fitted=y, noise=noise)
+
+    def with_failures(self, fit: ModelFit, history: History, targets: np.ndarray,
+                      classifier: FeasibilityClassifier | None) -> ModelFit:
+        """The GP's posterior with its variance shrunk where evaluations failed (once a classifier
+        is in use); other models unchanged."""
+        if classifier is None or not isinstance(fit.fitted, GaussianProcess) or not self.choice.gp.failure_variance:
+            return fit
+        F_all = self.encoder.transform(history.X[self.observation_rows(history, targets)])
+        fit.posterior = FailureAwarePosterior.build(fit.fitted, F_all, blas_threads=None)
+        return fit
+
+    def believe(self, fit: ModelFit, row: np.ndarray) -> ModelFit:
+        """The fit with a value pretended observed at ``row``, to plan the rest of a batch: the
+        GP's prediction (kriging believer; hyperparameters kept), the best target so far for the
+        forest (constant liar)."""
+        f_new = self.encoder.transform(row.reshape(1, -1))
+        fitted = fit.fitted
+        believed = float(fitted.predict(f_new)[0]) if isinstance(fitted, GaussianProcess) else float(fit.y.min())
+        F, y = np.vstack([fit.F, f_new]), np.append(fit.y_fitted, believed)
+        noise = None if fit.noise is None else np.append(fit.noise, np.nan)  # a believed value has no repeats
+        if isinstance(fitted, GaussianProcess):
+            refit = self._fit(F, y, fixed=fitted.fitted_hyperparameters(), noise=noise)
+        else:
+            refit = self._fit(F, y)
+        return ModelFit(refit, fit.X, fit.y, fitted=refit, F=F, y_fitted=y, noise=noise)
+
+    # ---- fitting ---------------------------------------------------------------------------
+    def _noise_variances(self, history: History, rows: np.ndarray) -> np.ndarray | None:
+        """Measured noise of the training ``rows`` for a heteroscedastic GP (``None``: homoscedastic)."""
+        if self.choice.gp.noise != "heteroscedastic" or not len(history.repeats):
+            return None
+        return repeat_variances([history.repeats[i] for i in rows], self.objective_name)
+
+    def _fit(self, F: np.ndarray, y: np.ndarray, *, fixed: dict[str, Any] | None = None,
+             noise: np.ndarray | None = None, log_transform: bool | str | None = None) -> Surrogate:
+        choice = self.choice
+        if self.transfer is not None and fixed is None and log_transform is None and self.model_kind == "gp":
+            return self.transfer.fit(F, y, lambda F_, y_, log: self._fit(F_, y_, noise=noise if y_ is y else None,
+                                                                          log_transform=log))
+        seed = int(self.rng.integers(2**31))
+        if self.model_kind == "rf":
+            return choice.rf.surrogate(choice.log_transform, seed).fit(F, y)
+        warm = self._theta if fixed is None else None
+        light = warm is not None and self._n_fits % FULL_FIT_EVERY != 0
+        log = choice.log_transform if log_transform is None else log_transform
+
+        def fit(prior: bool) -> GaussianProcess:
+            gp = GaussianProcess(self.encoder.blocks, lengthscale_prior=LENGTHSCALE_PRIOR if prior else None,
+                                 log_transform_y=log, fixed_hyperparameters=fixed, seed=seed,
+                                 noise_bounds=NOISE_BOUNDS, outputscale_bounds=OUTPUTSCALE_BOUNDS,
+                                 n_restarts_sample=24 if light else 100, max_iter=60 if light else 100,
+                                 light_refit=light, blas_threads=None)  # the whole suggestion runs under one BLAS cap
+            return gp.fit(F, y, warm_start=warm, noise_variances=noise)
+
+        if choice.lengthscale_prior_auto and fixed is None and not light:
+            gp = self._choose_prior(fit, len(y))
+        else:
+            gp = fit(self._prior_on)
+        if fixed is None:
+            self._theta = gp.hyperparameters_
+            self._n_fits += 1
+        return gp
+
+    def _choose_prior(self, fit: Callable[[bool], GaussianProcess], n: int) -> GaussianProcess:
+        """Experimental: fit the GP with and without the Gamma prior on the length-scales and keep
+        the one with the higher cross-validated log likelihood (same folds;
+        bayestune.models.selection); light refits follow the choice until the next full fit.
+        Why: the prior keeps the few-point fits sane (BaCO Fig. 9) but holds the length-scales
+        long once the data could resolve short ones (our ablation: better without it at 100
+        evaluations on 6 of 8 spaces, worse at 20 on 7 of 8)."""
+        blocks = folds(n, N_FOLDS, self.rng)
+        fits = {prior: fit(prior) for prior in (True, False)}
+        scores = {prior: gp_cv_log_likelihood(gp, blocks) for prior, gp in fits.items()}
+        self._prior_on = scores[False] <= scores[True]  # ties keep the prior
+        logger.debug("length-scale prior %s by cross-validated log likelihood (with %.3f, without %.3f)",
+                     "kept" if self._prior_on else "dropped", scores[True], scores[False])
+        return fits[self._prior_on]
+
+    def _choose_model(self, F: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> Surrogate:
+        """Experimental: fit both surrogates, keep the one with the higher cross-validated
+        predictive likelihood (bayestune.models.selection) until the next choice; returns it."""
+        self.model_kind = "gp"
+        gp = self._fit(F, y, noise=noise)
+        if not isinstance(gp, GaussianProcess):  # a transfer model: no closed form to compare
+            return gp
+        seed = int(self.rng.integers(2**31))
+        trees = min(self.choice.rf.trees, CV_TREES)
+        self.model_kind, scores = choose_surrogate(gp, lambda log: self.choice.rf.surrogate(log, seed, trees),
+                                                   F, y, self.rng)
+        logger.info("surrogate %s chosen by cross-validated log likelihood (gp %.3f, rf %.3f, %d points)",
+                    self.model_kind, scores["gp"], scores["rf"], len(y))
+        return gp if self.model_kind == "gp" else self._fit(F, y)
+
+    def _choose_warping(self, X: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> Surrogate:
+        """Experimental: the ordinals' input warping learned as a model choice: the GP is fitted
+        (full hyperparameter search) on each candidate encoding and the one with the highest log
+        marginal likelihood becomes ``self.encoder`` until the next full fit; returns its GP."""
+        theta, n_fits = self._theta, self._n_fits
+        best = None
+        for encoder in self.encoders:
+            self._theta, self._n_fits = theta, n_fits
+            self.encoder = encoder
+            gp = self._fit(encoder.transform(X), y, noise=noise)
+            if best is None or gp.log_marginal_likelihood_value_ > best[0].log_marginal_likelihood_value_:
+                best = (gp, encoder)
+        gp, self.encoder = best
+        self._theta, self._n_fits = gp.hyperparameters_, n_fits + 1
+        logger.debug("ordinal warping %r chosen by marginal likelihood", self.encoder.ordinal_scale)
+        return gp
+
+
+__all__ = ["AUTO_ORDINAL_SCALES", "FULL_FIT_EVERY", "GPSettings", "MEMORY_POLICIES", "ModelChoice", "ModelFit",
+           "NOISE_MODELS", "ORDINAL_SCALE_CHOICES", "SurrogateFactory"]
