@@ -40,26 +40,27 @@ REACH = 1.10
 
 #: The acquisition search every contender gets (the same for all; fewer starts than the
 #: defaults keep 10 seeds affordable on the shared machine), and BoGraph's Monte-Carlo draws.
-SEARCH = {"n_samples": 500, "n_starts": 3}
+SEARCH = {"acquisition_search": {"n_samples": 500, "n_starts": 3}}
 MC_SAMPLES = 16
 
 
 def contenders(problem: LoggedProblem, budget: int) -> dict[str, tuple[str, dict[str, Any]]]:
     """What competes: name -> (strategy, options)."""
     graph = {**SEARCH, "mc_samples": MC_SAMPLES}
-    true = {**graph, "structure": "expert", "known_edges": [list(e) for e in problem.true_edges]}
+    true = {**graph, "structure": "expert",
+            "expert": {"known_edges": [list(e) for e in problem.true_edges]}}
     return {
         "bo": ("bo", dict(SEARCH)),
         "bograph-true-dag": ("bograph", true),
-        "bograph-true-dag+formula": ("bograph", {**true, "formulas": dict(problem.formulas)}),
-        "bograph-learned": ("bograph", {**graph, "structure": "learn", "budget": budget}),
+        "bograph-true-dag+formula": ("bograph", {**true, "expert": {**true["expert"], "formulas": dict(problem.formulas)}}),
+        "bograph-learned": ("bograph", {**graph, "structure": "learn", "relearn": {"budget": budget}}),
         # structure updates cost under a second of CPU: one every other observation
-        "bograph-learned-often": ("bograph", {**graph, "structure": "learn", "relearn_every": 2}),
+        "bograph-learned-often": ("bograph", {**graph, "structure": "learn", "relearn": {"every": 2}}),
         # a budget-free schedule: an update whenever the observations grew by half (10, 15, 23, 35, 53, 80, ...)
-        "bograph-learned-geometric": ("bograph", {**graph, "structure": "learn", "relearn_growth": 1.5}),
+        "bograph-learned-geometric": ("bograph", {**graph, "structure": "learn", "relearn": {"growth": 1.5}}),
         # the defaults before session 24: no trust-region turns, structure learned from 6 observations on
-        "bograph-learned-s23": ("bograph", {**graph, "structure": "learn", "budget": budget, "local_every": 0,
-                                            "min_rows_to_learn": 6}),
+        "bograph-learned-s23": ("bograph", {**graph, "structure": "learn", "relearn": {"budget": budget, "min_rows": 6},
+                                            "trust_region": {"every": 0}}),
     }
 
 
@@ -135,7 +136,7 @@ def table(records: list[dict[str, Any]]) -> str:
             secs = [s for r in runs for s in r["suggest_seconds"]]
             cells.append(f"{np.mean(secs):.2f}" if secs else "-")
             ups = [u for r in runs for u in r["structure_updates"]]
-            learned = [u for u in ups if u["learned_edges"] > 0]  # not the fallback DAG before min_rows_to_learn
+            learned = [u for u in ups if u["learned_edges"] > 0]  # not the fallback DAG before relearn.min_rows
             cells.append(f"{np.mean([u['seconds'] for u in (learned or ups)]):.2f}" if ups else "-")
             last = [r["structure_updates"][-1]["effective_dimension"] for r in runs if r["structure_updates"]]
             cells.append(f"{np.median(last):.0f} ({runs[0].get('n_parameters', '?')})" if last else "-")
@@ -224,10 +225,10 @@ def main(argv: list[str] | None = None) -> None:
                   "`bograph-learned` relearns the structure every quarter of the budget (the paper's schedule), "
                   "`bograph-learned-often` every 2 observations, `bograph-learned-geometric` whenever the observations grew "
                   "by half; all hold the parameters the learned DAG leaves out at the incumbent's values (`hold_unmodelled`), "
-                  "take every third suggestion from a Hamming trust region around the incumbent (`local_every=3`) and learn "
+                  "take every third suggestion from a Hamming trust region around the incumbent (`trust_region.every=3`) and learn "
                   "the first structure from parameters + 1 observations (plain GP-BO with Monte-Carlo EI until then), the "
                   "defaults since session 24; `bograph-learned-s23` is `bograph-learned` with the earlier defaults "
-                  "(`local_every=0`, `min_rows_to_learn=6`). A seed that does not reach 1.10x within its budget B counts as "
+                  "(`trust_region.every=0`, `relearn.min_rows=6`). A seed that does not reach 1.10x within its budget B counts as "
                   "\">B\" (censored, never imputed); the median is \">B\" when a middle seed is censored.\n\n"
                   + (f"Commands: {args.command}\n\n" if args.command else "")
                   + table(records) + "\n")

@@ -44,7 +44,7 @@ def learned_dag(problem: Any, seed: int, n: int, options: dict[str, Any]) -> tup
         config = opt.ask()[0]
         opt.tell(config, problem.evaluate(config, noise))
     graph = Optimizer(problem.space, objectives=[problem.objective], strategy="bograph",
-                      strategy_options={"structure": "learn", **options}, seed=seed).strategy
+                      strategy_options={"structure": "learn", **options}, seed=seed).strategy.graph
     history = opt.history()
     start = time.process_time()
     rows = np.flatnonzero(history.feasible)
@@ -75,8 +75,8 @@ def main(argv: list[str] | None = None) -> None:
         recalls, precisions, cpu, important_recall, dims, target_in = [], [], [], [], [], []
         for seed in range(args.seeds):
             # the learner itself at every size (the strategy's default waits for parameters + 1 rows)
-            dag, summary, seconds = learned_dag(problem, seed, n, {"recall_alpha": args.alpha or None,
-                                                                   "min_rows_to_learn": 3, **options})
+            dag, summary, seconds = learned_dag(problem, seed, n, {"notears": {"recall_alpha": args.alpha or None},
+                                                                   "relearn": {"min_rows": 3}, **options})
             cpu.append(seconds)
             dims.append(effective_dimension(dag, "edp"))
             target_in.append(dag.in_degree("edp"))

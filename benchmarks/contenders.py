@@ -8,7 +8,7 @@ just another entry: call :func:`register_strategy` with a factory whose contende
 peer's own loop through a :class:`benchmarks.budget.CountedObjective`, so that everyone runs
 under the same budget rules.
 
-A *variant* ``strategy:key=value+key=value`` (e.g. ``bo:local_every=3+design=maximin``) is a
+A *variant* ``strategy:key=value+key=value`` (e.g. ``bo:trust_region.every=3+design=maximin``) is a
 bayestune strategy with options (``design``, ``design_size``, ``design_default`` set the initial
 design instead): registered on first use under its full name, so its runs are recorded and
 reported apart from the defaults — the ablations and default-selection screens of issue 17.
@@ -32,6 +32,7 @@ from bayestune.scenario.records import DesignSpec
 from bayestune.space import Integer, Space
 from bayestune.strategies import available_strategies, make_strategy
 
+import benchmarks.kernel_tuner_emulation  # noqa: F401  (registers the bo_kt contender)
 from benchmarks.budget import CountedObjective, Trajectory, run_measured
 from benchmarks.peers import load_all
 from benchmarks.problem import Problem
@@ -138,7 +139,7 @@ def _option_value(text: str) -> Any:
 
 
 def parse_variant(name: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
-    """``"bo:epsilon=0.1+design=maximin"`` -> (``"bo"``, strategy options, design fields).
+    """``"bo:trust_region.every=0+design=maximin"`` -> (``"bo"``, strategy options, design fields).
 
     A variant is a bayestune strategy with options, named in full so that its runs are recorded
     (and reported) apart from the defaults: the ablations and the default-selection screens."""
@@ -151,8 +152,12 @@ def parse_variant(name: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
             raise ValueError(f"variant {name!r}: each option must read key=value, but got {item!r}")
         if key in DESIGN_KEYS:
             design[DESIGN_KEYS[key]] = _option_value(value)
-        else:
-            options[key] = _option_value(value)
+        else:  # a dotted key sets an option of a group: trust_region.every=3
+            *groups, leaf = key.split(".")
+            target = options
+            for group in groups:
+                target = target.setdefault(group, {})
+            target[leaf] = _option_value(value)
     return base, options, design
 
 

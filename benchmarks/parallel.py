@@ -37,7 +37,7 @@ def one_run(backend: str, workers: int | None, args: argparse.Namespace, seed: i
     command = (f"sleep {args.seconds}; "
                "echo runtime: $(( ({tile} - 48) * ({tile} - 48) + {unroll} ))")
     evaluator = CommandEvaluator(command, ["runtime"], timeout=30)
-    options = {"n_samples": 1000, "n_starts": 5} if args.strategy == "bo" else None
+    options = {"acquisition_search": {"n_samples": 1000, "n_starts": 5}} if args.strategy == "bo" else None
     with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "bench.db") as journal:
         opt = Optimizer(bench_space(), objectives=["runtime"], strategy=args.strategy, seed=seed,
                         strategy_options=options, design=DesignSpec(size=10), journal=journal)

@@ -57,9 +57,9 @@ MAIN = ("bo", "evolutionary", "random")
 VARIANTS: dict[str, tuple[str, dict[str, Any], float]] = {
     "bo": ("bo", {}, 0.0),
     "random": ("random", {}, 0.0),
-    "bo_lru32": ("bo", {"max_training_points": 32, "memory_policy": "lru"}, 0.0),
-    "bo_best32": ("bo", {"max_training_points": 32, "memory_policy": "best"}, 0.0),
-    "bo_reset32": ("bo", {"max_training_points": 32, "memory_policy": "reset"}, 0.0),
+    "bo_lru32": ("bo", {"max_training_points": 32, "experimental": {"memory_policy": "lru"}}, 0.0),
+    "bo_best32": ("bo", {"max_training_points": 32, "experimental": {"memory_policy": "best"}}, 0.0),
+    "bo_reset32": ("bo", {"max_training_points": 32, "experimental": {"memory_policy": "reset"}}, 0.0),
     "bo_eps20": ("bo", {}, 0.2),
 }
 ABLATIONS = ("bo_lru32", "bo_best32", "bo_reset32", "bo_eps20")

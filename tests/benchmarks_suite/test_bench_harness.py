@@ -147,8 +147,9 @@ def test_result_for_failures_keeps_kind():
 def test_variant_names_carry_strategy_options_and_design():
     from benchmarks.contenders import make_contender, parse_variant
 
-    assert parse_variant("bo:epsilon=0.1+local_every=3+design=maximin+design_size=20") == (
-        "bo", {"epsilon": 0.1, "local_every": 3}, {"method": "maximin", "size": 20})
+    assert parse_variant("bo:experimental.epsilon=0.1+trust_region.every=3+design=maximin+design_size=20") == (
+        "bo", {"experimental": {"epsilon": 0.1}, "trust_region": {"every": 3}}, {"method": "maximin", "size": 20})
+    assert parse_variant("bo:local_every=3") == ("bo", {"local_every": 3}, {})  # old names still load
     assert resolve_strategies("bo:model=rf,random") == ["bo:model=rf", "random"]
     contender = make_contender("bo:model=rf+design_default=false", bp.get_problem("sparse_chain"), 0)
     assert contender.options == {"model": "rf"} and contender.design.include_default is False

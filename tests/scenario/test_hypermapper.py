@@ -20,7 +20,7 @@ def test_hypermapper_fixture():
     assert s.budget == 8 + 15 * 2  # number_of_samples + optimization_iterations x evaluations per iteration
     assert s.batch == 2  # and the iterations ask for 2 configurations at a time
     assert s.design.method == "lhs" and s.design.size == 8 and s.design.include_default
-    assert s.strategy == "bo" and s.strategy_options == {"model": "rf", "rf_trees": 200, "feasibility_threshold": 0.2}
+    assert s.strategy == "bo" and s.strategy_options == {"model": "rf", "rf": {"trees": 200}, "feasibility": {"threshold": 0.2}}
     assert s.feasible_output == "Valid"
     x1, x2, x3, x4, mode = s.space.parameters
     assert isinstance(x1, Real) and x1.prior.shape == "gaussian" and x1.default == 0
@@ -128,7 +128,7 @@ def test_hypermapper_strategy_options_are_accepted_by_the_strategy():
 
     s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, models={"model": "random_forest"},
                 acquisition_function="UCB")
-    assert s.strategy_options == {"model": "rf", "rf_trees": 200, "acquisition": "lcb"}  # BaCO's forest
+    assert s.strategy_options == {"model": "rf", "rf": {"trees": 200}, "acquisition": "lcb"}  # BaCO's forest
     make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
     for method in ("local_search", "evolutionary_optimization", "exhaustive", "bayesian_optimization"):
         t = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, optimization_method=method)
@@ -230,7 +230,7 @@ def test_unknown_model_keys_are_warnings_as_both_schemas_tolerate_them(caplog):
         s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}},
                     models={"model": "random_forest", "number_of_tree": 20})
     assert "unknown key 'number_of_tree' (did you mean 'number_of_trees'?)" in caplog.text
-    assert s.strategy_options == {"model": "rf", "rf_trees": 200}
+    assert s.strategy_options == {"model": "rf", "rf": {"trees": 200}}
 
 
 @pytest.mark.parametrize("top, fragment", [
@@ -253,7 +253,8 @@ def test_peer_settings_map_onto_bo_options_and_are_listed():
                 exploration_augmentation=0.01, model_weight=5, local_search_starting_points=4,
                 local_search_random_points=300, acquisition_function="UCB", output_data_file="out.csv",
                 feasible_output={"enable_feasible_predictor": True, "name": "ok", "true_value": 1, "false_value": 0})
-    assert s.strategy_options == {"acquisition": "lcb", "xi": 0.01, "prior_beta": 5.0, "n_starts": 4, "n_samples": 300}
+    assert s.strategy_options == {"acquisition": "lcb", "xi": 0.01, "prior_beta": 5.0,
+                                  "acquisition_search": {"n_starts": 4, "n_samples": 300}}
     assert s.feasible_output == "ok"
     handled = {h.key: h.handling for h in s.key_handling}
     assert handled["model_weight"] == handled["exploration_augmentation"] == "mapped"
@@ -275,10 +276,10 @@ def test_peer_internals_set_to_other_values_warn(caplog):
 
 def test_epsilon_greedy_threshold_is_bo_epsilon_with_each_peers_default():
     x = {"x": {"parameter_type": "real", "values": [0, 1]}}
-    assert load_hm(x, epsilon_greedy_threshold=0.3).strategy_options == {"epsilon": 0.3}
+    assert load_hm(x, epsilon_greedy_threshold=0.3).strategy_options == {"experimental": {"epsilon": 0.3}}
     assert load_hm(x).strategy_options == {}  # BaCO's default 0
-    assert load_hm(x, hypermapper_mode={"mode": "default"}).strategy_options == {"model": "rf", "epsilon": 0.1, "rf_trees": 10, "rf_bootstrap": False, "rf_min_samples_split": 5}
-    assert "epsilon" not in load_hm(x, epsilon_greedy_threshold=0.3, optimization_method="local_search").strategy_options
+    assert load_hm(x, hypermapper_mode={"mode": "default"}).strategy_options == {"model": "rf", "rf": {"trees": 10, "bootstrap": False, "min_samples_split": 5}, "experimental": {"epsilon": 0.1}}
+    assert "experimental" not in load_hm(x, epsilon_greedy_threshold=0.3, optimization_method="local_search").strategy_options
 
 
 def test_bo_epsilon_takes_random_steps():
@@ -303,14 +304,14 @@ def test_bo_epsilon_takes_random_steps():
 def test_hypermapper_files_without_models_mean_a_random_forest():
     x = {"x": {"parameter_type": "real", "values": [0, 1]}}
     hm = load_hm(x, hypermapper_mode={"mode": "default"}, output_pareto_file="p.csv")
-    assert hm.strategy_options == {"model": "rf", "epsilon": 0.1, "rf_trees": 10, "rf_bootstrap": False, "rf_min_samples_split": 5}  # HyperMapper's forest and epsilon
+    assert hm.strategy_options == {"model": "rf", "rf": {"trees": 10, "bootstrap": False, "min_samples_split": 5}, "experimental": {"epsilon": 0.1}}  # HyperMapper's forest and epsilon
     baco = load_hm(x, baco_mode={"mode": "default"})
     assert baco.strategy_options == {}
     shared = load_hm(x)  # only keys both know: read as BaCO's, a GP
     assert shared.strategy_options == {}
     assert "HyperMapper" in {h.key: h.detail for h in hm.key_handling}["models"]
     explicit = load_hm(x, hypermapper_mode={"mode": "default"}, models={"model": "gaussian_process"})
-    assert explicit.strategy_options == {"epsilon": 0.1}
+    assert explicit.strategy_options == {"experimental": {"epsilon": 0.1}}
 
 
 def test_the_key_table_covers_both_published_schemas():
@@ -378,7 +379,7 @@ def test_feasibility_threshold_scales_the_random_feasibility_cut_as_in_baco():
 
     s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}},
                 feasible_output={"enable_feasible_predictor": True, "feasibility_threshold": 0.5})
-    assert s.strategy_options == {"feasibility_threshold": 0.5}
+    assert s.strategy_options == {"feasibility": {"threshold": 0.5}}
     assert load_hm({"x": {"parameter_type": "real", "values": [0, 1]}},
                    feasible_output={"feasibility_threshold": 0.1}).strategy_options == {}  # BaCO's default
 
@@ -412,12 +413,12 @@ def test_random_forest_settings_map_onto_bo_options():
     x = {"x": {"parameter_type": "real", "values": [0, 1]}}
     s = load_hm(x, models={"model": "random_forest", "number_of_trees": 30, "max_features": 0.8,
                            "bootstrap": False, "min_samples_split": 4})
-    assert s.strategy_options == {"model": "rf", "rf_trees": 30, "rf_max_features": 0.8, "rf_bootstrap": False,
-                                  "rf_min_samples_split": 4}
+    assert s.strategy_options == {"model": "rf", "rf": {"trees": 30, "max_features": 0.8, "bootstrap": False,
+                                                         "min_samples_split": 4}}
     assert {h.key: h.handling for h in s.key_handling}["models.number_of_trees"] == "mapped"
     bo = make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
     F = np.random.default_rng(1).random((12, 1))
-    forest = bo._fit_surrogate(F, F[:, 0] + 1.0).forest_
+    forest = bo.surrogates._fit(F, F[:, 0] + 1.0).forest_
     assert (forest.n_estimators, forest.max_features, forest.bootstrap, forest.min_samples_split) == (30, 0.8, False, 4)
     msg = str(error_of({"application_name": "a", "optimization_objectives": ["v"], "input_parameters": x,
                         "models": {"model": "random_forest", "number_of_trees": 0}}, source="hm.json"))

@@ -178,7 +178,8 @@ def test_parego_acquisition_is_prior_weighted():
             return np.zeros(len(F)), np.ones(len(F))
 
     X = np.array([[0.1, 0.5], [0.5, 0.5], [0.9, 0.5]])
-    score = strategy._scorer(Flat(), None, 20, "ei")(X)
+    score, _ = strategy.scorer.score(Flat(), strategy.encoder, None, 20)
+    score = score(X)
     expected = space.prior_weight(X) ** (10.0 / 20)
     assert np.allclose(score / score[1], expected / expected[1])
     assert score[2] > score[1] > score[0]

@@ -79,7 +79,7 @@ def test_optimizer_with_an_unrelated_source_still_optimises(space, unrelated):
     opt = Optimizer(space, objectives=["t"], seed=0, transfer=TransferSpec((unrelated,), mode="model"))
     opt.optimize(target, 25)
     assert opt.best.values["t"] <= 2.0
-    assert opt.strategy.transfer.weight_history_
+    assert opt.strategy.surrogates.transfer.weight_history_
 
 
 def test_optimizer_refuses_bad_transfer_input(space, related, tmp_path):
@@ -102,4 +102,4 @@ def test_optimizer_refuses_bad_transfer_input(space, related, tmp_path):
 
 def test_a_transfer_model_refuses_the_auto_ordinal_warping(space, related):
     with pytest.raises(BayestuneError, match="one input encoding"):
-        Optimizer(space, objectives=["t"], strategy_options={"ordinal_scale": "auto"}, transfer=[related])
+        Optimizer(space, objectives=["t"], strategy_options={"experimental": {"ordinal_scale": "auto"}}, transfer=[related])

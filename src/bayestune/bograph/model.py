@@ -48,8 +48,8 @@ DEFAULT_RELEARN_EVERY = 10
 
 @dataclass(frozen=True)
 class RelearnSettings(Settings):
-    """When the structure is (re)learned (the ``relearn`` option group): the first option given of
-    ``growth``, ``every`` and ``budget`` sets the period."""
+    """When the structure is (re)learned (the ``relearn`` option group): by ``growth`` if given,
+    else every ``every`` observations, else every quarter of ``budget``, else every 10."""
 
     budget: int | None = None       # the run's budget: an update every quarter of it
     every: int | None = None        # observations between updates

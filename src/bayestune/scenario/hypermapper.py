@@ -58,8 +58,8 @@ HM_ACQUISITIONS = {"EI": "ei", "EI_BOPRO": "ei", "EI_PIBO": "ei", "UCB": "lcb"}
 #: BaCO's wrappers of other tuners: run with our BO instead (logged).
 _HM_FOREIGN_METHODS = ("opentuner", "ytopt", "ytopt_ccs")
 #: Random-forest keys of ``models`` -> options of ``bo``; each peer's defaults and ours.
-_RF_OPTIONS = {"number_of_trees": "rf_trees", "max_features": "rf_max_features", "bootstrap": "rf_bootstrap",
-               "min_samples_split": "rf_min_samples_split"}
+_RF_OPTIONS = {"number_of_trees": "rf.trees", "max_features": "rf.max_features", "bootstrap": "rf.bootstrap",
+               "min_samples_split": "rf.min_samples_split"}
 _RF_DEFAULTS = {
     "baco": {"number_of_trees": 200, "max_features": 0.5, "bootstrap": True, "min_samples_split": 2},
     "hypermapper": {"number_of_trees": 10, "max_features": 0.5, "bootstrap": False, "min_samples_split": 5},
@@ -70,11 +70,19 @@ _BO_NUMERIC_OPTIONS = (
     ("exploration_augmentation", "xi", lambda v: is_number(v) and v >= 0),
     ("model_weight", "prior_beta", lambda v: is_number(v) and v >= 0),
     ("model_posterior_weight", "prior_beta", lambda v: is_number(v) and v >= 0),
-    ("local_search_starting_points", "n_starts", lambda v: is_integral(v) and v >= 1),
-    ("local_search_random_points", "n_samples", lambda v: is_integral(v) and v >= 1),
+    ("local_search_starting_points", "acquisition_search.n_starts", lambda v: is_integral(v) and v >= 1),
+    ("local_search_random_points", "acquisition_search.n_samples", lambda v: is_integral(v) and v >= 1),
 )
-_CHECK_TEXT = {"xi": "a number >= 0", "prior_beta": "a number >= 0", "n_starts": "an integer >= 1",
-               "n_samples": "an integer >= 1"}
+_CHECK_TEXT = {"xi": "a number >= 0", "prior_beta": "a number >= 0", "acquisition_search.n_starts": "an integer >= 1",
+               "acquisition_search.n_samples": "an integer >= 1"}
+def _set(options: dict[str, Any], dotted: str, value: Any) -> None:
+    """``options["a"]["b"] = value`` for the option ``"a.b"`` of a strategy's option group."""
+    *groups, leaf = dotted.split(".")
+    for group in groups:
+        options = options.setdefault(group, {})
+    options[leaf] = value
+
+
 #: BaCO's permutation ``parametrization`` -> our metric (``naive``, a one-hot over all n!
 #: permutations, has no distance structure; Hamming is the nearest we have).
 HM_PERMUTATION_METRICS = {**{m: m for m in PERMUTATION_METRICS}, "naive": "hamming"}
@@ -271,7 +279,7 @@ def _feasible_output(data: Mapping[str, Any], ctx: SpecContext, handled: list[Ke
         if not (is_number(threshold) and 0 <= threshold <= 1):
             ctx.fail(("feasible_output", "feasibility_threshold"), f"`0 <= value <= 1` must hold, but got {show(threshold)}")
         handled.append(KeyHandling("feasible_output.feasibility_threshold", "mapped",
-                               "strategy option feasibility_threshold: candidates whose P(feasible) is at most "
+                               "strategy option feasibility.threshold: candidates whose P(feasible) is at most "
                                "a draw from threshold x {0, 0.1, ..., 1} are ruled out"))
     for sub in ("enable_feasible_predictor_grid_search_on_recall_and_precision",
                 "feasible_predictor_grid_search_validation_file"):
@@ -434,7 +442,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
             if not ok:
                 ctx.fail(("models", key), f"out of the schema's range, got {show(value)}")
             if value != _RF_BAYESTUNE[key] or isinstance(value, bool) != isinstance(_RF_BAYESTUNE[key], bool):
-                options[option] = value if key in ("bootstrap", "max_features") else int(value)
+                _set(options, option, value if key in ("bootstrap", "max_features") else int(value))
     acquisition = data.get("acquisition_function")
     if acquisition is not None and model_based:
         if acquisition in HM_ACQUISITIONS:
@@ -452,11 +460,11 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if "epsilon_greedy_threshold" not in data and epsilon:
         handled.append(KeyHandling("epsilon_greedy_threshold", "mapped", f"absent: HyperMapper's default {epsilon}"))
     if epsilon and model_based:
-        options["epsilon"] = float(epsilon)
+        _set(options, "experimental.epsilon", float(epsilon))
     fo = data.get("feasible_output")
     threshold = fo.get("feasibility_threshold") if isinstance(fo, Mapping) else None
     if threshold is not None and model_based and not is_default(threshold, 0.1):
-        options["feasibility_threshold"] = float(threshold)
+        _set(options, "feasibility.threshold", float(threshold))
     log_output = data.get("log_transform_output")
     if log_output is not None:
         if not isinstance(log_output, bool):
@@ -470,7 +478,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
         if not check(value):
             ctx.fail((key,), f"expected {_CHECK_TEXT[option]}, but got {show(value)}")
         if model_based:
-            options[option] = float(value) if option in ("xi", "prior_beta") else int(value)
+            _set(options, option, float(value) if option in ("xi", "prior_beta") else int(value))
         else:
             handled.append(KeyHandling(key, "ignored", f"only read by the model-based strategies, not {strategy!r}"))
     try:

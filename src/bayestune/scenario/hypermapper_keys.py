@@ -55,15 +55,15 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "optimization_method": ("mapped", "strategy", _NO_DEFAULT),
     "models": ("mapped", "strategy option model: gp | rf (HyperMapper's default is a random forest, "
                          "BaCO's a Gaussian process); number_of_trees, max_features, bootstrap, "
-                         "min_samples_split -> rf_trees, rf_max_features, rf_bootstrap, rf_min_samples_split "
+                         "min_samples_split -> rf.trees, rf.max_features, rf.bootstrap, rf.min_samples_split "
                          "(absent: the peer's defaults)", _NO_DEFAULT),
     "acquisition_function": ("mapped", "strategy option acquisition (EI, EI_BOPRO, EI_PIBO -> ei with the "
                                        "priors, UCB -> lcb; TS: ei with a warning)", _NO_DEFAULT),
     "exploration_augmentation": ("mapped", "strategy option xi (EI's improvement margin)", _NO_DEFAULT),
     "model_weight": ("mapped", "strategy option prior_beta (piBO: prior^(beta/n))", _NO_DEFAULT),
     "model_posterior_weight": ("mapped", "strategy option prior_beta (piBO: prior^(beta/n))", _NO_DEFAULT),
-    "local_search_starting_points": ("mapped", "strategy option n_starts", _NO_DEFAULT),
-    "local_search_random_points": ("mapped", "strategy option n_samples", _NO_DEFAULT),
+    "local_search_starting_points": ("mapped", "strategy option acquisition_search.n_starts", _NO_DEFAULT),
+    "local_search_random_points": ("mapped", "strategy option acquisition_search.n_samples", _NO_DEFAULT),
     # ---- no effect on the search
     "log_file": ("ignored", "bayestune logs through Python's logging (`--debug`)", _NO_DEFAULT),
     "verbose_logging": ("ignored", "bayestune logs through Python's logging (`--debug`)", _NO_DEFAULT),
@@ -84,7 +84,7 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "acquisition_function_optimizer": ("ignored", "local search is the only value in both schemas "
                                                   "and bayestune's default", _NO_DEFAULT),
     # ---- the peer's internals: bayestune uses its own (warning when not the peer's default)
-    "epsilon_greedy_threshold": ("mapped", "strategy option epsilon (absent: 0 in BaCO, 0.1 in HyperMapper)",
+    "epsilon_greedy_threshold": ("mapped", "strategy option experimental.epsilon (absent: 0 in BaCO, 0.1 in HyperMapper)",
                                  _NO_DEFAULT),
     "local_search_step_size": ("approximated", "bayestune's local search has its own neighbourhoods", 0.03),
     "local_search_from_best": ("approximated", "bayestune's local search also starts from the best points", True),
