@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from bayestune import run as run_meta
 from bayestune.cli import cli
-from bayestune.evaluators import make_evaluator
+from bayestune.measurement.build import make_evaluator
 from bayestune.exceptions import JournalError
 from bayestune.objectives import Objective
 from bayestune.optimizer import Optimizer

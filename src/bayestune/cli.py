@@ -209,8 +209,8 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
              time_limit: float | None, prior_runs: tuple[str, ...], transfer_mode: str | None) -> None:
     """Tune the black box of SCENARIO, journaling every evaluation."""
     from bayestune import run as run_meta
-    from bayestune.evaluators import make_evaluator
     from bayestune.execution import AllFailedError
+    from bayestune.measurement.build import make_evaluator, seed_incumbent
     from bayestune.optimizer import Optimizer
 
     if resume and force:
@@ -239,10 +239,11 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
                                "give --budget or --time-limit")
             optimizer = Optimizer.from_scenario(scenario, journal=journal, resume=resumed, strategy=strategy,
                                                 seed=seed)
-            _seed_incumbent(evaluator, optimizer)
+            best = optimizer.best
+            seed_incumbent(evaluator, best.values.get(optimizer.objectives[0].name) if best else None)
             if not resumed:
                 run_meta.record_scenario(journal, scenario)
-                _record_measurement(journal, scenario)
+                run_meta.record_measurement(journal, scenario.measurement)
             if resumed:
                 click.echo(f"resuming {path}: {optimizer.n_evaluated} of {budget or 'unlimited'} evaluations done",
                            err=True)
@@ -322,23 +323,6 @@ def _print_summary(optimizer: Any, scenario: Any, budget: int | None, path: Path
     click.echo(f"journal: {path}")
 
 
-def _record_measurement(journal: Any, scenario: Any) -> None:
-    """Keep the scenario's measurement section with the run, so `show` knows its statistic."""
-    from bayestune.measurement.settings import META_MEASUREMENT
-
-    if scenario.measurement is not None:
-        journal.set_meta(META_MEASUREMENT, scenario.measurement.to_dict())
-
-
-def _seed_incumbent(evaluator: Any, optimizer: Any) -> None:
-    """A resumed run's early abort compares with the journal's best, not only this session's."""
-    from bayestune.measurement.policy import MeasuredEvaluator
-
-    best = optimizer.best
-    if isinstance(evaluator, MeasuredEvaluator) and best is not None:
-        evaluator.incumbent = best.values.get(optimizer.objectives[0].name)
-
-
 def _remeasure(journal: Any, evaluator: Any, scenario: Any) -> str | None:
     """The scenario's top-k re-measurement, run now; the winner's line (None when not asked for)."""
     from bayestune.measurement.build import for_remeasurement
@@ -394,7 +378,7 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
         first = objectives[0] if objectives else None
         best = journal.best(first.name, minimize=first.minimize, k=top) if first else []
         remeasurements = journal.remeasurements()
-        measurement = _stored_measurement(journal)
+        measurement = run_meta.stored_measurement(journal.meta())
     names = [o.name for o in objectives]
 
     lost = [t for t in trials if t.failure_kind == FailureKind.LOST]
@@ -448,16 +432,6 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
                 click.echo(f"      {line}")
             if len(error.splitlines()) > FAILURE_LINES:
                 click.echo(f"      ... ({len(error.splitlines()) - FAILURE_LINES} more line(s))")
-
-
-def _stored_measurement(journal: Any) -> Any:
-    """The run's measurement section (defaults when it had none or it is unreadable)."""
-    from bayestune.measurement.settings import META_MEASUREMENT, MeasurementSpec
-
-    try:
-        return MeasurementSpec.from_dict(journal.get_meta(META_MEASUREMENT) or {})
-    except (BayestuneError, TypeError):
-        return MeasurementSpec()
 
 
 def _show_repeats(best: Sequence[Any], objective: str, measurement: Any) -> None:
@@ -547,7 +521,8 @@ def backup(journal_path: str, out_path: str) -> None:
 @_debug_option
 def validate(scenario_path: str) -> None:
     """Load SCENARIO, check its space and black box, and describe it."""
-    from bayestune.evaluators import CommandEvaluator, make_evaluator
+    from bayestune.evaluators import CommandEvaluator
+    from bayestune.measurement.build import make_evaluator, unwrapped
 
     scenario = _load(scenario_path)
     space = scenario.space
@@ -577,10 +552,9 @@ def validate(scenario_path: str) -> None:
         click.echo("  black box: none (drive the optimizer from Python with ask/tell)")
     else:
         with make_evaluator(scenario) as evaluator:
-            while hasattr(evaluator, "inner"):  # measurement wrappers around the black box
-                evaluator = evaluator.inner
-            if isinstance(evaluator, CommandEvaluator):
-                evaluator.check_program()
+            black_box = unwrapped(evaluator)
+            if isinstance(black_box, CommandEvaluator):
+                black_box.check_program()
         bb = scenario.blackbox
         timeout = f", timeout {bb.timeout:g} s" if bb.timeout else ""
         click.echo(f"  black box: {bb.kind} {bb.target!r}{timeout} (set up OK)")

@@ -8,7 +8,7 @@ from bayestune.evaluators.python_callable import CallableEvaluator
 from bayestune.measurement.build import for_remeasurement, measured
 from bayestune.measurement.correctness import CheckedEvaluator
 from bayestune.measurement.policy import MeasuredEvaluator
-from bayestune.measurement.settings import MeasurementSpec
+from bayestune.measurement_spec import MeasurementSpec
 from bayestune.trial import FailureKind
 
 
