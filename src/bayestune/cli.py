@@ -21,7 +21,7 @@ import click
 
 from bayestune._version import __version__
 from bayestune.exceptions import BayestuneError
-from bayestune.console import TqdmLogHandler, run_with_progress, sigterm_as_interrupt
+from bayestune.console import TqdmLogHandler
 from bayestune.cli_results import compare, dashboard, export
 from bayestune.formatting import display
 from bayestune.trial import FailureKind, TrialStatus
@@ -140,13 +140,6 @@ def _with_prior_runs(scenario: Any, paths: tuple[str, ...], mode: str | None = N
     return replace(scenario, transfer=spec)
 
 
-def _default_journal(scenario: Any, scenario_path: str) -> Path:
-    """The scenario's ``journal`` (relative to its file), else ``<stem>.journal.db`` in the cwd."""
-    if scenario.journal:
-        return scenario.base_dir / Path(scenario.journal).expanduser()
-    return Path.cwd() / f"{Path(scenario_path).stem}.journal.db"
-
-
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """Aligned text table; columns whose cells all look numeric are right-aligned."""
     widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
@@ -208,64 +201,35 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
              workers: int | None, dask_address: str | None, batch: int | None, stop_after_failures: int,
              time_limit: float | None, prior_runs: tuple[str, ...], transfer_mode: str | None) -> None:
     """Tune the black box of SCENARIO, journaling every evaluation."""
-    from bayestune import run as run_meta
-    from bayestune.execution import AllFailedError
-    from bayestune.measurement.build import make_evaluator, seed_incumbent
-    from bayestune.optimizer import Optimizer
+    from bayestune.storage import Journal
+    from bayestune.tuning import Execution, tune
 
     if resume and force:
         raise CliError("--resume and --force exclude each other")
     scenario = _with_prior_runs(_load(scenario_path), prior_runs, transfer_mode)
-    backend = "dask" if dask_address else "pool" if (workers or 1) > 1 else "serial"
     if dask_address:
         _quiet_dask_client()
-    execution = {"backend": backend, "workers": workers if backend != "serial" else None,
-                 "dask_client": dask_address, "batch": batch if batch is not None else scenario.batch,
-                 "stop_after_failures": stop_after_failures,
-                 "time_limit": time_limit if time_limit is not None else scenario.time_limit}
-    path = Path(journal_path) if journal_path else _default_journal(scenario, scenario_path)
-
-    evaluator = make_evaluator(scenario)  # before the journal: a setup error leaves no file behind
-    with evaluator:
-        journal, resumed, note = run_meta.open_run_journal(path, resume=resume, force=force)
-        if note:
-            click.echo(note, err=True)
-        with journal:
-            if resumed:
-                run_meta.check_space(journal, scenario.space)
-            budget = budget or (run_meta.stored_budget(journal) if resumed else None) or scenario.budget
-            if budget is None and execution["time_limit"] is None:
-                raise CliError("the scenario's budget is null (no evaluation limit) but no time limit is set: "
-                               "give --budget or --time-limit")
-            optimizer = Optimizer.from_scenario(scenario, journal=journal, resume=resumed, strategy=strategy,
-                                                seed=seed)
-            best = optimizer.best
-            seed_incumbent(evaluator, best.values.get(optimizer.objectives[0].name) if best else None)
-            if not resumed:
-                run_meta.record_scenario(journal, scenario)
-                run_meta.record_measurement(journal, scenario.measurement)
-            if resumed:
-                click.echo(f"resuming {path}: {optimizer.n_evaluated} of {budget or 'unlimited'} evaluations done",
-                           err=True)
-            try:
-                interrupted = run_with_progress(optimizer, evaluator, budget, scenario, execution, show_progress=not no_progress)
-            except AllFailedError as exc:
-                click.echo(f"{exc}", err=True)
-                _print_summary(optimizer, scenario, budget, path, quote_failure=False)
-                raise SystemExit(EXIT_ALL_FAILED) from None
-            if interrupted:
-                click.echo(
-                    f"interrupted after {optimizer.n_evaluated} of {budget} evaluations; the journal {path} is "
-                    f"intact. Resume with:\n  bayestune optimize {shlex.quote(scenario_path)} "
-                    f"--journal {shlex.quote(str(path))} --resume",
-                    err=True)
-                raise SystemExit(EXIT_INTERRUPTED)
-            _print_summary(optimizer, scenario, budget, path, remeasure=lambda: _remeasure(
-                journal, evaluator, scenario))
-            if csv_path:
-                journal.export_csv(csv_path, parameter_names=scenario.space.names,
-                                   objectives=scenario.objective_names)
-                click.echo(f"csv: {csv_path}")
+    execution = Execution(workers=workers, dask=dask_address, batch=batch, stop_after_failures=stop_after_failures,
+                          time_limit=time_limit)
+    result = tune(scenario, journal_path, budget=budget, resume=resume, force=force, strategy=strategy, seed=seed,
+                  execution=execution, progress=not no_progress, announce=lambda text: click.echo(text, err=True))
+    path = result.journal_path
+    if result.stopped_early is not None:
+        click.echo(result.stopped_early, err=True)
+        _print_summary(result, quote_failure=False)
+        raise SystemExit(EXIT_ALL_FAILED)
+    if result.interrupted:
+        click.echo(
+            f"interrupted after {result.optimizer.n_evaluated} of {result.budget} evaluations; the journal {path} "
+            f"is intact. Resume with:\n  bayestune optimize {shlex.quote(scenario_path)} "
+            f"--journal {shlex.quote(str(path))} --resume",
+            err=True)
+        raise SystemExit(EXIT_INTERRUPTED)
+    _print_summary(result)
+    if csv_path:
+        with Journal.open(path) as journal:
+            journal.export_csv(csv_path, parameter_names=scenario.space.names, objectives=scenario.objective_names)
+        click.echo(f"csv: {csv_path}")
 
 
 def _quiet_dask_client() -> None:
@@ -284,14 +248,11 @@ def _quiet_dask_client() -> None:
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
-def _print_summary(optimizer: Any, scenario: Any, budget: int | None, path: Path, *, quote_failure: bool = True,
-                   remeasure: Any = None) -> None:
-    """The run's result; SystemExit(EXIT_ALL_FAILED), quoting the most common error, if every evaluation failed.
-
-    ``remeasure``: called when there is a best trial, before it is printed (the top-k re-measurement).
-    """
+def _print_summary(result: Any, *, quote_failure: bool = True) -> None:
+    """The run's result; SystemExit(EXIT_ALL_FAILED), quoting the most common error, if every evaluation failed."""
     from bayestune.execution import most_common_failure
 
+    optimizer, scenario, budget, path = result.optimizer, result.scenario, result.budget, result.journal_path
     n, failed = optimizer.n_evaluated, optimizer.n_failed
     best = optimizer.best
     counts = f"{n} evaluation(s), {failed} failed or infeasible"
@@ -305,15 +266,17 @@ def _print_summary(optimizer: Any, scenario: Any, budget: int | None, path: Path
             click.echo(f"journal: {path}")
             raise SystemExit(EXIT_ALL_FAILED)
     else:
-        winner = remeasure() if remeasure is not None else None
         values = ", ".join(f"{o.name} = {display(best.values.get(o.name, math.nan))}"
                            for o in scenario.objectives)
         click.echo(f"best: {values}  (trial {best.trial_id}; {counts})")
         width = max(len(name) for name in best.config)
         for name, value in best.config.items():
             click.echo(f"  {name.ljust(width)} = {display(value)}")
-        if winner is not None:
-            click.echo(winner)
+        if result.remeasure_interrupted:
+            click.echo("re-measurement interrupted; the rounds done are in the journal, and `optimize --resume` "
+                       "finishes the others")
+        elif result.remeasured is not None:
+            click.echo(_winner_line(result.remeasured))
         if len(scenario.objectives) > 1:
             from bayestune.pareto import pareto_trials
 
@@ -321,28 +284,6 @@ def _print_summary(optimizer: Any, scenario: Any, budget: int | None, path: Path
             click.echo(f"Pareto front: {len(front)} configuration(s); see them with "
                        f"`bayestune report {shlex.quote(str(path))}`")
     click.echo(f"journal: {path}")
-
-
-def _remeasure(journal: Any, evaluator: Any, scenario: Any) -> str | None:
-    """The scenario's top-k re-measurement, run now; the winner's line (None when not asked for)."""
-    from bayestune.measurement.build import for_remeasurement
-    from bayestune.measurement.remeasure import remeasure_top
-
-    spec = scenario.measurement
-    if spec is None or not spec.remeasure_top or len(scenario.objectives) > 1:
-        return None
-    click.echo(f"re-measuring the best {spec.remeasure_top} in {spec.remeasure_rounds} interleaved round(s) ...",
-               err=True)
-    try:
-        with sigterm_as_interrupt():
-            outcome = remeasure_top(journal, for_remeasurement(evaluator), scenario.objectives[0],
-                                    k=spec.remeasure_top, rounds=spec.remeasure_rounds,
-                                    statistic=spec.policy.statistic, confidence=spec.policy.confidence,
-                                    space=scenario.space)
-    except KeyboardInterrupt:
-        return ("re-measurement interrupted; the rounds done are in the journal, and `optimize --resume` "
-                "finishes the others")
-    return _winner_line(outcome)
 
 
 def _winner_line(outcome: Any) -> str:
