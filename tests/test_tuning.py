@@ -4,6 +4,9 @@ recorded, incumbent seeded on resume, top-k re-measured), so a Python user gets 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -139,3 +142,11 @@ def test_execution_picks_the_backend_as_the_cli_does() -> None:
                                                   "batch": 4, "stop_after_failures": 10, "time_limit": 60.0}
     assert Execution(workers=3).backend == "pool" and Execution(workers=1).backend == "serial"
     assert Execution(dask="tcp://host:8786", workers=2).loop_options(scenario)["workers"] == 2
+
+
+def test_import_bayestune_does_not_load_tune_until_asked() -> None:
+    code = ("import sys, bayestune; light = 'bayestune.tuning' not in sys.modules; "
+            "from bayestune import tune; print(light, tune.__module__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(Path(bayestune.__file__).parents[1])})
+    assert out.stdout.split() == ["True", "bayestune.tuning"]
