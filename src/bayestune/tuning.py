@@ -2,17 +2,19 @@
 gets the same run as a CLI user (the journal's records, the measurement section, the early-abort
 incumbent on resume, the top-k re-measurement).
 
-The run goes through separate stages, each a function below, in this order:
+The run goes through separate stages, in this order:
 
 1. build the scenario's evaluator (before the journal: a setup error leaves no file behind);
 2. open and lock the journal (:func:`bayestune.run.open_run_journal`: resume, or refuse to
    clobber an earlier run); on resume, check the space and take the budget back from it;
-3. build the optimizer, seed the early-abort incumbent, record the scenario and its measurement;
-4. run the evaluation loop (this process, local workers or Dask);
-5. re-measure the best ``k`` when the scenario's measurement section asks for it.
+3. build the optimizer, seed the early-abort incumbent, record the scenario and its measurement:
+   :func:`_start`;
+4. run the evaluation loop (this process, local workers or Dask): :func:`_search`;
+5. re-measure the best ``k`` when the scenario's measurement section asks for it: :func:`_remeasure`.
 
-Nothing here prints: notes meant for the user go to ``announce`` (the CLI echoes them on
-stderr; by default they are logged), and :class:`TuneResult` says how the run ended.
+Nothing here prints (but the progress bar of ``progress=True``, from :mod:`bayestune.console`):
+notes meant for the user go to ``announce`` (the CLI echoes them on stderr; by default they are
+logged), and :class:`TuneResult` says how the run ended, for the caller to print.
 """
 
 from __future__ import annotations
@@ -157,14 +159,10 @@ def tune(scenario: Scenario | str | os.PathLike[str], journal_path: str | os.Pat
             optimizer = _start(scenario, journal, evaluator, resumed=resumed, strategy=strategy, seed=seed)
             if resumed:
                 announce(f"resuming {path}: {optimizer.n_evaluated} of {budget or 'unlimited'} evaluations done")
-            result = TuneResult(optimizer, scenario, path, budget, resumed)
-            try:
-                interrupted = run_with_progress(optimizer, evaluator, budget, scenario, loop_options,
-                                                show_progress=progress)
-            except AllFailedError as exc:
-                return replace(result, stopped_early=str(exc))
-            if interrupted:
-                return replace(result, interrupted=True)
+            result = _search(TuneResult(optimizer, scenario, path, budget, resumed), evaluator, loop_options,
+                             progress=progress)
+            if result.interrupted or result.stopped_early is not None:
+                return result
             return _remeasure(result, journal, evaluator, announce)
 
 
@@ -195,6 +193,18 @@ def _start(scenario: Scenario, journal: TrialJournal, evaluator: Evaluator, *, r
         run_meta.record_scenario(journal, scenario)
         run_meta.record_measurement(journal, scenario.measurement)
     return optimizer
+
+
+def _search(result: TuneResult, evaluator: Evaluator, loop_options: dict[str, Any], *,
+            progress: bool) -> TuneResult:
+    """The evaluation loop up to the budget (or time limit); Ctrl-C/SIGTERM and an all-failed
+    start end it early, and the result says so."""
+    try:
+        interrupted = run_with_progress(result.optimizer, evaluator, result.budget, result.scenario, loop_options,
+                                        show_progress=progress)
+    except AllFailedError as exc:
+        return replace(result, stopped_early=str(exc))
+    return replace(result, interrupted=True) if interrupted else result
 
 
 def _remeasure(result: TuneResult, journal: TrialJournal, evaluator: Evaluator,
