@@ -53,7 +53,7 @@ from bayestune.evaluators.base import Evaluator, evaluate_safely
 from bayestune.measurement.build import for_remeasurement
 from bayestune.measurement.policy import MeasuredEvaluator
 from bayestune.measurement.remeasure import interleaved_order, remeasure_top
-from bayestune.measurement.settings import MeasurementPolicy
+from bayestune.measurement_spec import MeasurementPolicy
 from bayestune.measurement.timing import time_breakdown
 from bayestune.objectives import Objective
 from bayestune.storage import MemoryJournal

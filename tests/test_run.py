@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from bayestune import run as run_meta
 from bayestune.cli import cli
-from bayestune.evaluators import make_evaluator
+from bayestune.measurement.build import make_evaluator
 from bayestune.exceptions import JournalError
 from bayestune.objectives import Objective
 from bayestune.optimizer import Optimizer
@@ -121,3 +121,16 @@ def test_force_deletes_the_journal_with_its_side_files_and_never_a_foreign_file(
     with pytest.raises(JournalError, match="not a bayestune journal"):
         run_meta.open_run_journal(foreign, resume=False, force=True)
     assert foreign.read_text() == "not a journal"
+
+
+def test_the_measurement_section_is_kept_and_read_back_with_defaults_when_unreadable():
+    from bayestune.measurement_spec import MeasurementSpec
+
+    journal = MemoryJournal()
+    run_meta.record_measurement(journal, None)
+    assert run_meta.META_MEASUREMENT not in journal.meta()
+    assert run_meta.stored_measurement(journal.meta()) == MeasurementSpec()
+    spec = MeasurementSpec.from_dict({"repeats": 3, "statistic": "mean", "remeasure_top": 2})
+    run_meta.record_measurement(journal, spec)
+    assert run_meta.stored_measurement(journal.meta()) == spec
+    assert run_meta.stored_measurement({run_meta.META_MEASUREMENT: {"statistic": "mode"}}) == MeasurementSpec()

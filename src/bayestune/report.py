@@ -25,7 +25,7 @@ from bayestune.formatting import display
 from bayestune.measurement.timing import format_breakdown, time_breakdown
 from bayestune.insight import run_importance
 from bayestune.pareto import pareto_trials
-from bayestune.run import META_BUDGET, META_SCENARIO, META_SEED, META_STRATEGY, Run, load_run
+from bayestune.run import META_BUDGET, META_SCENARIO, META_SEED, META_STRATEGY, Run, load_run, stored_measurement
 from bayestune.space import Space
 from bayestune.trial import Trial, TrialStatus
 
@@ -108,17 +108,13 @@ def _summary(run: Run, journal_path: str) -> str:
 def _remeasurement_section(journal_path: str, run: Run) -> list[str]:
     """The interleaved re-measurement rounds of the best trials and the winner they declare."""
     from bayestune.measurement.remeasure import summarise_rounds
-    from bayestune.measurement.settings import META_MEASUREMENT, MeasurementSpec
     from bayestune.storage import Journal
 
     with Journal.open(journal_path) as journal:
         remeasurements = journal.remeasurements()
     if not remeasurements:
         return []
-    try:
-        policy = MeasurementSpec.from_dict(run.meta.get(META_MEASUREMENT) or {}).policy
-    except (BayestuneError, TypeError):
-        policy = MeasurementSpec().policy
+    policy = stored_measurement(run.meta).policy
     outcome = summarise_rounds(remeasurements, run.trials, run.objectives[0], statistic=policy.statistic,
                                confidence=policy.confidence)
     rows = [[e.trial_id, e.searched_value, e.value, e.low, e.high, len(e.samples), e.failures]

@@ -20,12 +20,14 @@ import numpy as np
 
 from bayestune.exceptions import BayestuneError, JournalError
 from bayestune.jsonable import to_jsonable
+from bayestune.measurement_spec import MeasurementSpec
 from bayestune.objectives import Objective, OutputConstraint, parse_output_constraints
 from bayestune.scenario.records import DesignSpec, Scenario
 from bayestune.space.inference import infer_space
 from bayestune.space.spec import space_from_spec
 from bayestune.space.space import Space
 from bayestune.storage import Journal, TrialJournal
+from bayestune.storage.base import META_OBJECTIVES  # the storage layer reads it too: defined there, once
 from bayestune.storage.lock import RunLock, describe_owner
 from bayestune.trial import FailureKind, Trial, TrialStatus
 
@@ -33,7 +35,7 @@ logger = logging.getLogger(__name__)
 
 #: Metadata keys every run writes (any other key is allowed too).
 META_SCENARIO = "scenario"  # {"name", "source", "parameters"} of a run started from a scenario
-META_OBJECTIVES = "objectives"  # [{"name": "runtime", "minimize": true}, ...]
+# META_OBJECTIVES (from storage.base): [{"name": "runtime", "minimize": true}, ...]
 META_SPACE = "space"  # Space.to_spec(), read by plots and reports
 META_STRATEGY = "strategy"
 META_STRATEGY_OPTIONS = "strategy_options"
@@ -41,6 +43,7 @@ META_SEED = "seed"
 META_BUDGET = "budget"
 META_DESIGN = "design"  # {"method", "size", "include_default"}
 META_OUTPUT_CONSTRAINTS = "output_constraints"  # ["lut_util <= 100", ...]
+META_MEASUREMENT = "measurement"  # the scenario's measurement section (MeasurementSpec.to_dict())
 
 #: Files SQLite keeps next to a journal; a journal deleted without them would come back half-written.
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -83,6 +86,12 @@ def record_scenario(journal: TrialJournal, scenario: Scenario) -> None:
     """Where a run started from a scenario file came from."""
     journal.set_meta(META_SCENARIO, {"name": scenario.name, "source": scenario.source,
                                      "parameters": list(scenario.space.names)})
+
+
+def record_measurement(journal: TrialJournal, measurement: MeasurementSpec | None) -> None:
+    """Keep the scenario's measurement section with the run, so `show` and reports know its statistic."""
+    if measurement is not None:
+        journal.set_meta(META_MEASUREMENT, measurement.to_dict())
 
 
 # ---- resuming ------------------------------------------------------------------------------
@@ -248,6 +257,14 @@ def _typed(trial: Trial, space: Space) -> Trial:
         return replace(trial, config=space.validate_config(trial.config))
     except BayestuneError:
         return trial
+
+
+def stored_measurement(meta: Mapping[str, Any]) -> MeasurementSpec:
+    """The run's measurement section from its journal metadata (defaults when it had none or it is unreadable)."""
+    try:
+        return MeasurementSpec.from_dict(meta.get(META_MEASUREMENT) or {})
+    except (BayestuneError, TypeError):
+        return MeasurementSpec()
 
 
 def stored_output_constraints(journal: TrialJournal) -> tuple[OutputConstraint, ...]:

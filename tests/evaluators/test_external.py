@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bayestune.evaluators import ExternalEvaluator, make_evaluator
+from bayestune.evaluators import ExternalEvaluator
+from bayestune.measurement.build import make_evaluator
 from bayestune.exceptions import EvaluationError
 from bayestune.execution import run
 from bayestune.formatting import format_value

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from bayestune.cli import cli
-from bayestune.evaluators import make_evaluator
+from bayestune.measurement.build import make_evaluator
 from bayestune.evaluators.replay import load_kernel_tuner_cache
 from bayestune.space.inference import log_scale_suits, parameter_for_values
 from bayestune.exceptions import EvaluationError

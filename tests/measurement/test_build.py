@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from bayestune.evaluators.python_callable import CallableEvaluator
-from bayestune.measurement.build import for_remeasurement, measured
+from bayestune.measurement.build import for_remeasurement, measured, seed_incumbent, unwrapped
 from bayestune.measurement.correctness import CheckedEvaluator
 from bayestune.measurement.policy import MeasuredEvaluator
-from bayestune.measurement.settings import MeasurementSpec
+from bayestune.measurement_spec import MeasurementSpec
 from bayestune.trial import FailureKind
 
 
@@ -30,3 +30,16 @@ def test_check_inside_policy_and_function_loaded_from_the_scenario_dir(tmp_path:
     assert odd.kind == FailureKind.VERIFICATION and odd.error == "wrong answer: odd time"
     single = for_remeasurement(wrapped)
     assert single.policy.warmup == 1 and single.policy.most_runs == 1 and single.inner is wrapped.inner
+
+
+def test_unwrapped_finds_the_black_box_and_the_incumbent_is_seeded_on_the_policy_only() -> None:
+    inner = CallableEvaluator(lambda c: 1.0, ["time"])
+    spec = MeasurementSpec.from_dict({"repeats": 3, "early_abort": True, "check": {"expected": {"time": 1.0}}})
+    wrapped = measured(inner, spec)
+    assert unwrapped(wrapped) is inner and unwrapped(inner) is inner
+    seed_incumbent(wrapped, None)
+    assert wrapped.incumbent is None
+    seed_incumbent(wrapped, 0.5)
+    assert wrapped.incumbent == 0.5
+    seed_incumbent(inner, 0.5)  # nothing to seed: no policy, no attribute written
+    assert not hasattr(inner, "incumbent")

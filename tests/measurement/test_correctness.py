@@ -9,7 +9,7 @@ import pytest
 from bayestune.evaluators.python_callable import CallableEvaluator
 from bayestune.exceptions import EvaluationError
 from bayestune.measurement.correctness import CheckedEvaluator
-from bayestune.measurement.settings import CorrectnessCheck
+from bayestune.measurement_spec import CorrectnessCheck
 from bayestune.optimizer import Optimizer
 from bayestune.space import Integer, Space
 from bayestune.trial import FailureKind, TrialStatus

@@ -10,7 +10,7 @@ import pytest
 from bayestune.evaluators.base import Evaluator
 from bayestune.exceptions import EvaluationError
 from bayestune.measurement.policy import EVALUATE_PHASE, WARMUP_PHASE, MeasuredEvaluator
-from bayestune.measurement.settings import MeasurementPolicy
+from bayestune.measurement_spec import MeasurementPolicy
 from bayestune.trial import FailureKind, Result, TrialStatus
 
 

@@ -439,7 +439,7 @@ def test_review_keys_lists_every_problem_of_a_file_at_once():
 
 
 def test_number_of_repetitions_is_the_measurement_repeats():
-    from bayestune.measurement.settings import MeasurementPolicy
+    from bayestune.measurement_spec import MeasurementPolicy
 
     s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, number_of_repetitions=3)
     assert s.measurement.policy == MeasurementPolicy(repeats=3, statistic="mean")

@@ -111,7 +111,7 @@ class InstanceFactory(EvaluatorFactory):
 
 class ScenarioFactory(EvaluatorFactory):
     """The evaluator of a scenario's ``blackbox`` section, built in the worker exactly as
-    :func:`bayestune.evaluators.make_evaluator` builds it (paths resolved against the scenario's
+    :func:`bayestune.measurement.build.make_evaluator` builds it (paths resolved against the scenario's
     directory, which remote workers must see at the same path)."""
 
     def __init__(self, scenario: Any) -> None:
@@ -128,8 +128,7 @@ class ScenarioFactory(EvaluatorFactory):
         self.minimize = scenario.objectives[0].minimize
 
     def build(self) -> Evaluator:
-        from bayestune.evaluators import build_evaluator
-        from bayestune.measurement.build import measured
+        from bayestune.measurement.build import build_evaluator, measured
 
         evaluator = build_evaluator(self.spec, base_dir=Path(self.base_dir), objectives=self.objectives,
                                     parameter_names=self.parameter_names, feasible_output=self.feasible_output,

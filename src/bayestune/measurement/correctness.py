@@ -5,7 +5,7 @@ tile bound, fast-math gone too far). A wrong answer must never become the best r
 is recorded as a failure of kind ``FailureKind.VERIFICATION`` with the reason, and the
 feasibility model learns to avoid its neighbourhood like any other hidden constraint.
 
-Two ways to say what is right (:class:`~bayestune.measurement.settings.CorrectnessCheck`):
+Two ways to say what is right (:class:`~bayestune.measurement_spec.CorrectnessCheck`):
 ``expected`` output values (e.g. a checksum the black box prints beside its runtime) compared
 with a tolerance, or a ``function`` ``(config, values) -> True | False | "reason"``.
 """
@@ -21,7 +21,7 @@ from typing import Any
 from bayestune.evaluators.base import Evaluator, describe_exception, evaluate_safely
 from bayestune.evaluators.python_callable import load_callable
 from bayestune.exceptions import EvaluationError
-from bayestune.measurement.settings import CorrectnessCheck
+from bayestune.measurement_spec import CorrectnessCheck
 from bayestune.trial import FailureKind, Result, TrialStatus
 
 def wrong_answer(check: CorrectnessCheck, function: Callable[..., Any] | None, config: Mapping[str, Any],

@@ -22,7 +22,7 @@ from typing import Any
 
 from bayestune.evaluators.base import Evaluator, evaluate_safely
 from bayestune.exceptions import EvaluationError
-from bayestune.measurement.settings import MeasurementPolicy
+from bayestune.measurement_spec import MeasurementPolicy
 from bayestune.measurement.statistics import confidence_interval, relative_half_width, summarise
 from bayestune.trial import Result, TrialStatus
 

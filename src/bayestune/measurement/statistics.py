@@ -16,9 +16,7 @@ import numpy as np
 from scipy import stats
 
 from bayestune.exceptions import EvaluationError
-
-#: The statistics a measurement policy can report.
-STATISTICS = ("median", "min", "mean")
+from bayestune.measurement_spec import STATISTICS
 
 _UNKNOWN = (-math.inf, math.inf)
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bayestune.exceptions import ScenarioError
-from bayestune.measurement.settings import MeasurementPolicy, MeasurementSpec
+from bayestune.measurement_spec import MeasurementPolicy, MeasurementSpec
 from bayestune.scenario._common import parse_objectives
 from bayestune.scenario.hypermapper_keys import (
     BACO_KEYS, BACO_PARAMETER_KEYS, DOE_KEYS, FEASIBLE_KEYS, HYPERMAPPER_KEYS, MODE_KEYS, MODEL_KEYS,

@@ -15,7 +15,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
 from bayestune.exceptions import BayestuneError, ScenarioError
-from bayestune.measurement.settings import MeasurementSpec
+from bayestune.measurement_spec import MeasurementSpec
 from bayestune.jsonable import to_jsonable
 from bayestune.objectives import OutputConstraint
 from bayestune.scenario._common import default_name, parse_objectives

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bayestune.exceptions import ScenarioError
-from bayestune.measurement.settings import MeasurementSpec
+from bayestune.measurement_spec import MeasurementSpec
 from bayestune.objectives import Objective, parse_output_constraints
 from bayestune.space.space import Space
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bayestune.exceptions import EvaluationError
-from bayestune.measurement.settings import CorrectnessCheck, MeasurementPolicy, MeasurementSpec
+from bayestune.measurement_spec import CorrectnessCheck, MeasurementPolicy, MeasurementSpec
 
 
 def test_a_section_reads_and_writes_back() -> None:

@@ -1,7 +1,6 @@
 """The commands that take runs' results out of their journals: ``export``, ``compare``, ``dashboard``.
 
-Kept beside :mod:`bayestune.cli` (which registers them) so the main command file stays short;
-each command only parses its options and calls its library module. Errors are
+Each command only parses its options, calls its library module and prints. Errors are
 :class:`~bayestune.exceptions.BayestuneError`, which the ``bayestune`` group prints as one line.
 """
 
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from bayestune.cli._common import debug_option, table
 from bayestune.exceptions import BayestuneError, JournalError
 from bayestune.formatting import display
 
@@ -36,6 +36,7 @@ EXPORT_FORMATS = ("hypermapper", "json", "csv", "c-header", "python")
 @click.option("--name", default="tuned", show_default=True,
               help="Prefix of the C symbols (tuned_config, tuned_lookup, TUNED_COUNT).")
 @click.option("--errors", is_flag=True, help="hypermapper: add an 'Error' column with the failed trials' errors.")
+@debug_option
 def export(paths: tuple[str, ...], fmt: str, out_path: str | None, top: int | None, keys: tuple[str, ...],
            key_meta: tuple[str, ...], name: str, errors: bool) -> None:
     """Write the best configuration(s) of JOURNAL for production (JSON, CSV, a C header, a Python module),
@@ -80,10 +81,10 @@ def _export_evaluations(paths: tuple[str, ...], out_path: str | None, errors: bo
               help="Figure to write: .png or .svg.")
 @click.option("--objective", help="Objective to compare (default: the first journal's first).")
 @click.option("--no-plot", is_flag=True, help="Only print the table.")
+@debug_option
 def compare(journals: tuple[str, ...], out_path: str, objective: str | None, no_plot: bool) -> None:
     """Overlay the convergence (best so far vs evaluations) of several runs and tabulate who got there first."""
     from bayestune.compare import WITHIN, load_traces, plot_comparison, summary_rows
-    from bayestune.cli import _table
 
     chosen, traces = load_traces(journals, objective)
     rows = summary_rows(chosen, traces)
@@ -92,7 +93,7 @@ def compare(journals: tuple[str, ...], out_path: str, objective: str | None, no_
     cells = [[r["run"], str(r["evaluations"]), str(r["failed"]),
               "-" if math.isnan(r["best"]) else display(r["best"]),
               "-" if r["to_within"] is None else str(r["to_within"])] for r in rows]
-    click.echo(_table(headers, cells))
+    click.echo(table(headers, cells))
     if not no_plot:
         click.echo(f"figure: {plot_comparison(chosen, traces, out_path)}")
 
@@ -106,6 +107,7 @@ def compare(journals: tuple[str, ...], out_path: str, objective: str | None, no_
               help="Port (0: any free port).")
 @click.option("--interval", type=click.FloatRange(min=0.2), default=2.0, show_default=True,
               help="Seconds between the page's updates.")
+@debug_option
 def dashboard(journal_path: str, host: str, port: int, interval: float) -> None:
     """Serve a live web page of a run (convergence, Pareto front, importance, failures, evaluations), read only."""
     from bayestune.dashboard import serve

@@ -1,0 +1,262 @@
+"""The commands that run and check a scenario: ``optimize`` (a run, through
+:func:`bayestune.tuning.tune`) and ``validate`` (load it, check its space, black box and
+strategy, and describe it). They parse options, call the library and print.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import math
+import shlex
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import click
+
+from bayestune.cli._common import (
+    DEBUG_KEY,
+    EXIT_ALL_FAILED,
+    EXIT_INTERRUPTED,
+    CliError,
+    debug_option,
+    load,
+    winner_line,
+)
+from bayestune.formatting import display
+from bayestune.scenario import format_key_handling
+from bayestune.trial import FailureKind, TrialStatus
+
+
+@click.command()
+@click.argument("scenario_path", metavar="SCENARIO")
+@click.option("--budget", type=click.IntRange(min=1),
+              help="Evaluations in total (default: the scenario's; with --resume, the stored budget).")
+@click.option("--journal", "journal_path", type=click.Path(dir_okay=False),
+              help="SQLite journal of the run (default: the scenario's 'journal', else SCENARIO-STEM.journal.db "
+                   "in the current directory).")
+@click.option("--resume", is_flag=True, help="Continue the run recorded in the journal.")
+@click.option("--force", is_flag=True, help="Delete an existing journal and start over.")
+@click.option("--seed", type=click.IntRange(min=0), help="Random seed (overrides the scenario's).")
+@click.option("--strategy", help="Search strategy (overrides the scenario's).")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False),
+              help="Also write all evaluations as a HyperMapper/BaCO CSV file at the end.")
+@click.option("--workers", type=click.IntRange(min=1),
+              help="Evaluations run at once: local worker processes (default 1: in this process); with "
+                   "--dask, tasks in flight (default: the cluster's worker threads).")
+@click.option("--dask", "dask_address", metavar="SCHEDULER_ADDRESS",
+              help="Run evaluations on a Dask cluster, e.g. tcp://host:8786 (needs bayestune[dask]).")
+@click.option("--batch", type=click.IntRange(min=1),
+              help="Lock-step batches: ask N configurations, evaluate them all (an external tool gets one "
+                   "request of N rows), then ask again. Default: refill each worker as soon as it is free.")
+@click.option("--stop-after-failures", type=click.IntRange(min=0), default=10, show_default=True,
+              help="Stop early when this many evaluations in a row failed and none succeeded yet (0: never).")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Wall-clock seconds (compile + run + optimizer) after which no new evaluation starts "
+                   "(overrides the scenario's time_limit); with a budget, whichever comes first ends the run.")
+@click.option("--prior-run", "prior_runs", multiple=True, type=click.Path(dir_okay=False), metavar="PATH",
+              help="An earlier run of the same space (journal .db, CSV, Kernel Tuner cache .json[.gz]) to "
+                   "learn from: it guides the model while it ranks this run's results well. Repeatable; adds "
+                   "to the scenario's 'transfer' runs.")
+@click.option("--transfer-mode", type=click.Choice(["model", "design", "both"]),
+              help="How prior runs are used (overrides the scenario's transfer mode; default model): 'design' "
+                   "opens the initial design with their best configurations, 'both' does both.")
+@debug_option
+def optimize(scenario_path: str, budget: int | None, journal_path: str | None, resume: bool, force: bool,
+             seed: int | None, strategy: str | None, no_progress: bool, csv_path: str | None,
+             workers: int | None, dask_address: str | None, batch: int | None, stop_after_failures: int,
+             time_limit: float | None, prior_runs: tuple[str, ...], transfer_mode: str | None) -> None:
+    """Tune the black box of SCENARIO, journaling every evaluation."""
+    from bayestune.storage import Journal
+    from bayestune.tuning import Execution, tune
+
+    if resume and force:
+        raise CliError("--resume and --force exclude each other")
+    scenario = _with_prior_runs(load(scenario_path), prior_runs, transfer_mode)
+    if dask_address:
+        _quiet_dask_client()
+    execution = Execution(workers=workers, dask=dask_address, batch=batch, stop_after_failures=stop_after_failures,
+                          time_limit=time_limit)
+    result = tune(scenario, journal_path, budget=budget, resume=resume, force=force, strategy=strategy, seed=seed,
+                  execution=execution, progress=not no_progress, announce=lambda text: click.echo(text, err=True))
+    path = result.journal_path
+    if result.stopped_early is not None:
+        click.echo(result.stopped_early, err=True)
+        _print_summary(result, quote_failure=False)
+        raise SystemExit(EXIT_ALL_FAILED)
+    if result.interrupted:
+        click.echo(
+            f"interrupted after {result.optimizer.n_evaluated} of {result.budget} evaluations; the journal {path} "
+            f"is intact. Resume with:\n  bayestune optimize {shlex.quote(scenario_path)} "
+            f"--journal {shlex.quote(str(path))} --resume",
+            err=True)
+        raise SystemExit(EXIT_INTERRUPTED)
+    _print_summary(result)
+    if csv_path:
+        with Journal.open(path) as journal:
+            journal.export_csv(csv_path, parameter_names=scenario.space.names, objectives=scenario.objective_names)
+        click.echo(f"csv: {csv_path}")
+
+
+def _quiet_dask_client() -> None:
+    """Without --debug, mute Dask's own loggers for the rest of this process: when the scheduler
+    goes away its client logs reconnection tracebacks from a background thread (also after the
+    run has ended), while the backend already reports the loss in one line."""
+    if click.get_current_context().meta.get(DEBUG_KEY):
+        return
+    try:
+        importlib.import_module("distributed")  # configures its loggers, which are then muted
+    except ImportError:
+        return  # the backend says what to install
+
+    names = [n for n in logging.root.manager.loggerDict if n == "distributed" or n.startswith("distributed.")]
+    for name in {"distributed", "distributed.client", "distributed.utils", *names}:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
+def _print_summary(result: Any, *, quote_failure: bool = True) -> None:
+    """The run's result; SystemExit(EXIT_ALL_FAILED), quoting the most common error, if every evaluation failed."""
+    from bayestune.execution import most_common_failure
+
+    optimizer, scenario, budget, path = result.optimizer, result.scenario, result.budget, result.journal_path
+    n, failed = optimizer.n_evaluated, optimizer.n_failed
+    best = optimizer.best
+    counts = f"{n} evaluation(s), {failed} failed or infeasible"
+    if budget is not None and n < budget and quote_failure:
+        counts += f"; every feasible configuration was evaluated before the budget of {budget}"
+    if best is None:
+        click.echo(f"no feasible configuration found ({counts})")
+        trials = [t for t in optimizer.trials if t.status.is_finished and t.failure_kind != FailureKind.LOST]
+        if quote_failure and trials and all(t.status is TrialStatus.FAILED for t in trials):
+            click.echo(f"every evaluation failed; {most_common_failure(trials)}", err=True)
+            click.echo(f"journal: {path}")
+            raise SystemExit(EXIT_ALL_FAILED)
+    else:
+        values = ", ".join(f"{o.name} = {display(best.values.get(o.name, math.nan))}"
+                           for o in scenario.objectives)
+        click.echo(f"best: {values}  (trial {best.trial_id}; {counts})")
+        width = max(len(name) for name in best.config)
+        for name, value in best.config.items():
+            click.echo(f"  {name.ljust(width)} = {display(value)}")
+        if result.remeasure_interrupted:
+            click.echo("re-measurement interrupted; the rounds done are in the journal, and `optimize --resume` "
+                       "finishes the others")
+        elif result.remeasured is not None:
+            click.echo(winner_line(result.remeasured))
+        if len(scenario.objectives) > 1:
+            from bayestune.pareto import pareto_trials
+
+            front = pareto_trials(optimizer.trials, scenario.objectives)
+            click.echo(f"Pareto front: {len(front)} configuration(s); see them with "
+                       f"`bayestune report {shlex.quote(str(path))}`")
+    click.echo(f"journal: {path}")
+
+
+@click.command()
+@click.argument("scenario_path", metavar="SCENARIO")
+@debug_option
+def validate(scenario_path: str) -> None:
+    """Load SCENARIO, check its space and black box, and describe it."""
+    from bayestune.evaluators import CommandEvaluator
+    from bayestune.measurement.build import make_evaluator, unwrapped
+
+    scenario = load(scenario_path)
+    space = scenario.space
+    click.echo(f"scenario {scenario.name!r} ({scenario_path})")
+    click.echo(f"  parameters ({len(space)}):")
+    width = max(len(n) for n in space.names)
+    for p in space.parameters:
+        spec = {k: v for k, v in p.to_spec().items() if k not in ("name", "type")}
+        details = " ".join(f"{k}={v}" for k, v in spec.items())
+        click.echo(f"    {p.name.ljust(width)}  {p.kind:<11}  {details}".rstrip())
+    click.echo(f"  constraints ({len(space.constraints)}):")
+    for c in space.constraints:
+        click.echo(f"    {c.expression}")
+    space.ensure_feasible()
+    count = space.count_feasible()
+    cartesian = space.cartesian_size
+    if count is None:
+        click.echo("  feasible configurations: not countable (continuous parameters)")
+    else:
+        click.echo(f"  feasible configurations: {count:,} of {int(cartesian):,} in the cartesian product")
+    objectives = ", ".join(f"{o.name} ({o.direction})" for o in scenario.objectives)
+    click.echo(f"  objectives: {objectives}")
+    click.echo(f"  budget {scenario.budget if scenario.budget is not None else 'unlimited (time limit)'}, strategy {scenario.strategy}, initial design {scenario.design.method} "
+               f"x {scenario.design.size}, seed {scenario.seed}")
+    _check_strategy(scenario)
+    if scenario.blackbox is None:
+        click.echo("  black box: none (drive the optimizer from Python with ask/tell)")
+    else:
+        with make_evaluator(scenario) as evaluator:
+            black_box = unwrapped(evaluator)
+            if isinstance(black_box, CommandEvaluator):
+                black_box.check_program()
+        bb = scenario.blackbox
+        timeout = f", timeout {bb.timeout:g} s" if bb.timeout else ""
+        click.echo(f"  black box: {bb.kind} {bb.target!r}{timeout} (set up OK)")
+    if scenario.time_limit is not None or scenario.batch is not None:
+        click.echo(f"  time limit {scenario.time_limit} s, batch {scenario.batch}")
+    if scenario.measurement is not None:
+        click.echo(f"  measurement: {_describe_measurement(scenario.measurement)}")
+    if scenario.key_handling:
+        click.echo(f"  HyperMapper/BaCO keys ({len(scenario.key_handling)}):")
+        for line in format_key_handling(scenario.key_handling):
+            click.echo(f"    {line}")
+    click.echo("OK")
+
+
+def _describe_measurement(spec: Any) -> str:
+    """``warm-up 1, median of 3 to 10 runs until ±2 %, early abort; re-measure top 3 x 5 rounds; check``."""
+    p = spec.policy
+    runs = f"{p.repeats}" if p.max_repeats is None else f"{p.repeats} to {p.max_repeats}"
+    parts = [f"{p.statistic} of {runs} run(s)" + (f" until ±{p.precision:.1%}" if p.precision else "")]
+    if p.warmup:
+        parts.insert(0, f"warm-up {p.warmup}")
+    if p.early_abort:
+        parts.append("early abort")
+    text = ", ".join(parts)
+    if spec.remeasure_top:
+        text += f"; re-measure the best {spec.remeasure_top} in {spec.remeasure_rounds} interleaved rounds"
+        from bayestune.measurement.statistics import runs_for_interval
+
+        needed = runs_for_interval(p.statistic, p.confidence)
+        if spec.remeasure_rounds < needed:
+            text += (f" (too few for a {p.confidence:.0%} interval of the {p.statistic}: the winner comes "
+                     f"without one; {needed} rounds give it)")
+    if spec.check is not None:
+        what = [f"expected {dict(spec.check.expected)}"] if spec.check.expected else []
+        what += [f"function {spec.check.function}"] if spec.check.function is not None else []
+        text += "; correctness check: " + ", ".join(what)
+    return text
+
+
+def _check_strategy(scenario: Any) -> None:
+    """Build the scenario's strategy once: unknown strategies and options fail here, not mid-run."""
+    import numpy as np
+
+    from bayestune.strategies.base import make_strategy
+
+    make_strategy(scenario.strategy, scenario.space, list(scenario.objectives), np.random.default_rng(0),
+                  dict(scenario.strategy_options))
+
+
+def _with_prior_runs(scenario: Any, paths: tuple[str, ...], mode: str | None = None) -> Any:
+    """The scenario with ``--prior-run`` files added to its transfer, every run loaded now: a prior
+    run that does not fit the space fails before a journal is created."""
+    from bayestune.scenario import TransferSpec
+    from bayestune.transfer import load_prior_runs
+
+    spec = scenario.transfer.resolved(scenario.base_dir) if scenario.transfer else None
+    if not paths and spec is None:
+        if mode:
+            raise CliError("--transfer-mode needs prior runs: give --prior-run PATH or a 'transfer' in the scenario")
+        return scenario
+    runs = (spec.runs if spec else ()) + tuple(str(Path(p).resolve()) for p in paths)
+    loaded = load_prior_runs(runs, scenario.space, scenario.objectives[0])
+    if spec is not None:
+        spec = TransferSpec(tuple(loaded), mode=mode or spec.mode, top=spec.top)
+    else:
+        spec = TransferSpec(tuple(loaded), mode=mode) if mode else TransferSpec(tuple(loaded))
+    return replace(scenario, transfer=spec)

@@ -1,0 +1,174 @@
+"""What a scenario asks of measurement: the repeat policy, the top-k re-measurement and the
+correctness check, as frozen records (read from a scenario's ``measurement`` section).
+
+Records only, at the bottom beside :mod:`bayestune.objectives`, so the scenario layer can hold
+them without importing the code that applies them: :mod:`bayestune.measurement.policy`,
+:mod:`~bayestune.measurement.remeasure` and :mod:`~bayestune.measurement.correctness` apply them,
+:mod:`~bayestune.measurement.build` wraps a scenario's evaluator with them, and
+:mod:`bayestune.run` keeps a run's section in its journal.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bayestune.exceptions import EvaluationError
+
+#: The statistics a measurement policy can report (computed by :mod:`bayestune.measurement.statistics`).
+STATISTICS = ("median", "min", "mean")
+#: Keys of a scenario's ``measurement`` section and of its ``check``.
+MEASUREMENT_KEYS = ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort",
+                    "remeasure_top", "remeasure_rounds", "check")
+CHECK_KEYS = ("expected", "rtol", "atol", "function")
+
+
+@dataclass(frozen=True)
+class MeasurementPolicy:
+    """How many times to run one configuration and which number to keep.
+
+    ``repeats``: measured runs taken unless aborted early. ``max_repeats``: with ``precision``,
+    the most runs taken (adaptive repeats): after ``repeats``, run again until the
+    ``confidence`` interval's half-width is within ``precision`` times the statistic.
+    ``early_abort``: stop (from the second run on) once the interval lies wholly on the worse
+    side of the incumbent. The median's distribution-free interval needs 6 runs at 95 %
+    confidence (5 at 90 %); the mean's and the minimum's (Student's t) need 2, so the mean
+    suits small adaptive budgets.
+    """
+
+    warmup: int = 0
+    repeats: int = 1
+    statistic: str = "median"
+    max_repeats: int | None = None
+    precision: float | None = None
+    confidence: float = 0.95
+    early_abort: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("warmup", "repeats"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "warmup" else 1):
+                rule = ">= 0" if name == "warmup" else ">= 1"
+                raise EvaluationError(f"measurement {name} must be an integer {rule}, but got {value!r}")
+        if self.statistic not in STATISTICS:
+            raise EvaluationError(f"measurement statistic must be one of {list(STATISTICS)}, "
+                                  f"but got {self.statistic!r}")
+        if self.max_repeats is not None:
+            if isinstance(self.max_repeats, bool) or not isinstance(self.max_repeats, int) \
+                    or self.max_repeats < self.repeats:
+                raise EvaluationError(f"`max_repeats >= repeats` must hold, but got (max_repeats={self.max_repeats!r}, "
+                                      f"repeats={self.repeats})")
+            if self.precision is None:
+                raise EvaluationError("max_repeats needs a precision to reach (e.g. 0.02 for ±2 %); "
+                                      "for a fixed number of runs set repeats instead")
+        if self.precision is not None and (isinstance(self.precision, bool)
+                                           or not isinstance(self.precision, (int, float)) or not self.precision > 0):
+            raise EvaluationError(f"measurement precision must be a positive fraction (0.02 = ±2 %), "
+                                  f"but got {self.precision!r}")
+        if isinstance(self.confidence, bool) or not isinstance(self.confidence, (int, float)) \
+                or not 0 < self.confidence < 1:
+            raise EvaluationError(f"measurement confidence must lie in (0, 1), but got {self.confidence!r}")
+        if not isinstance(self.early_abort, bool):
+            raise EvaluationError(f"measurement early_abort must be true or false, but got {self.early_abort!r}")
+
+    @property
+    def most_runs(self) -> int:
+        """Measured runs of one configuration at most (warm-up excluded)."""
+        return self.max_repeats if self.max_repeats is not None else self.repeats
+
+    @property
+    def is_single_run(self) -> bool:
+        return self.warmup == 0 and self.most_runs == 1
+
+
+@dataclass(frozen=True)
+class CorrectnessCheck:
+    """What a right answer looks like: ``expected`` outputs within ``rtol``/``atol``, and/or a
+    ``function`` ``(config, values) -> True | False | "reason"`` (a callable, or its
+    ``"module:function"`` / ``"path/to/file.py:function"`` name, loaded by the evaluator)."""
+
+    expected: Mapping[str, float] = field(default_factory=dict)
+    rtol: float = 1e-6
+    atol: float = 0.0
+    function: str | Callable[..., Any] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.expected, Mapping):
+            raise EvaluationError(f"check expected must map output names to numbers, but got {self.expected!r}")
+        for name, value in self.expected.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise EvaluationError(f"expected output {name!r} must be a finite number, but got {value!r}")
+        for name in ("rtol", "atol"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise EvaluationError(f"check {name} must be a number >= 0, but got {value!r}")
+        if isinstance(self.function, str) and ":" not in self.function:
+            raise EvaluationError(f'check function must be "module:function" or "path/to/file.py:function", '
+                                  f"but got {self.function!r}")
+        if self.function is not None and not isinstance(self.function, str) and not callable(self.function):
+            raise EvaluationError(f"check function must be a function (config, values) -> bool or reason, "
+                                  f"but got {self.function!r}")
+        if not self.expected and self.function is None:
+            raise EvaluationError("a correctness check needs 'expected' outputs, a 'function', or both")
+
+
+@dataclass(frozen=True)
+class MeasurementSpec:
+    """A scenario's measurement: the repeat policy, the re-measurement of the top ``remeasure_top``
+    trials in ``remeasure_rounds`` rounds (0: none), and an optional correctness check. The
+    default 8 rounds bound the median's distribution-free interval up to 99 % confidence
+    (fewer than 6 leave the 95 % interval unbounded: the winner then comes without one)."""
+
+    policy: MeasurementPolicy = field(default_factory=MeasurementPolicy)
+    remeasure_top: int = 0
+    remeasure_rounds: int = 8
+    check: CorrectnessCheck | None = None
+
+    def __post_init__(self) -> None:
+        for name, least in (("remeasure_top", 0), ("remeasure_rounds", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise EvaluationError(f"measurement {name} must be an integer >= {least}, but got {value!r}")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "MeasurementSpec":
+        """The record of a ``measurement`` section; EvaluationError naming an unknown or bad key."""
+        _known(data, MEASUREMENT_KEYS, "measurement")
+        policy_keys = ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort")
+        policy = MeasurementPolicy(**{k: data[k] for k in policy_keys if k in data})
+        check = None
+        if "check" in data:
+            raw = data["check"]
+            if not isinstance(raw, Mapping):
+                raise EvaluationError(f"measurement check must be an object with keys {list(CHECK_KEYS)}, but got {raw!r}")
+            _known(raw, CHECK_KEYS, "measurement.check")
+            check = CorrectnessCheck(**dict(raw))
+        extra = {k: data[k] for k in ("remeasure_top", "remeasure_rounds") if k in data}
+        return cls(policy=policy, check=check, **extra)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The section :meth:`from_dict` reads back, without the keys left at their defaults."""
+        out: dict[str, Any] = {}
+        default = MeasurementPolicy()
+        for name in ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort"):
+            if getattr(self.policy, name) != getattr(default, name):
+                out[name] = getattr(self.policy, name)
+        if self.remeasure_top:
+            out["remeasure_top"] = self.remeasure_top
+            out["remeasure_rounds"] = self.remeasure_rounds
+        if self.check is not None:
+            check: dict[str, Any] = {"rtol": self.check.rtol, "atol": self.check.atol}
+            if self.check.expected:
+                check["expected"] = dict(self.check.expected)
+            if self.check.function is not None:
+                check["function"] = self.check.function
+            out["check"] = check
+        return out
+
+
+def _known(data: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    unknown = sorted(str(k) for k in data if k not in allowed)
+    if unknown:
+        raise EvaluationError(f"{where}: unknown key(s) {unknown}; allowed: {list(allowed)}")

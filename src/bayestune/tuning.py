@@ -1,0 +1,227 @@
+"""One call runs a scenario: :func:`tune` is what ``bayestune optimize`` does, so a Python user
+gets the same run as a CLI user (the journal's records, the measurement section, the early-abort
+incumbent on resume, the top-k re-measurement).
+
+The run goes through separate stages, in this order:
+
+1. build the scenario's evaluator (before the journal: a setup error leaves no file behind);
+2. open and lock the journal (:func:`bayestune.run.open_run_journal`: resume, or refuse to
+   clobber an earlier run); on resume, check the space and take the budget back from it;
+3. build the optimizer, seed the early-abort incumbent, record the scenario and its measurement:
+   :func:`_start`;
+4. run the evaluation loop (this process, local workers or Dask): :func:`_search`;
+5. re-measure the best ``k`` when the scenario's measurement section asks for it: :func:`_remeasure`.
+
+Nothing here prints (but the progress bar of ``progress=True``, from :mod:`bayestune.console`):
+notes meant for the user go to ``announce`` (the CLI echoes them on stderr; by default they are
+logged), and :class:`TuneResult` says how the run ended, for the caller to print.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from bayestune import run as run_meta
+from bayestune.console import run_with_progress, sigterm_as_interrupt
+from bayestune.evaluators.base import Evaluator
+from bayestune.exceptions import BayestuneError
+from bayestune.execution import AllFailedError
+from bayestune.execution.loop import DEFAULT_STOP_AFTER_FAILURES
+from bayestune.measurement.build import for_remeasurement, make_evaluator, seed_incumbent
+from bayestune.measurement.remeasure import Remeasured, remeasure_top
+from bayestune.optimizer import Optimizer
+from bayestune.scenario import Scenario, load_scenario
+from bayestune.storage import TrialJournal
+from bayestune.trial import Trial
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Execution:
+    """Where the evaluations run. ``None`` takes the scenario's value (``batch``, ``time_limit``).
+
+    ``workers``: evaluations at once: local worker processes (1: this process); with ``dask``,
+    tasks in flight (default: the cluster's worker threads). ``dask``: a scheduler address or a
+    ``distributed.Client``. ``batch``: lock-step batches of this many configurations instead of
+    refilling each worker as soon as it is free. ``stop_after_failures``: stop when this many
+    evaluations in a row failed and none succeeded yet (0 or None: never). ``time_limit``:
+    wall-clock seconds after which no new evaluation starts.
+    """
+
+    workers: int | None = None
+    dask: Any = None
+    batch: int | None = None
+    stop_after_failures: int | None = DEFAULT_STOP_AFTER_FAILURES
+    time_limit: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.workers is not None and (isinstance(self.workers, bool) or not isinstance(self.workers, int)
+                                         or self.workers < 1):
+            raise BayestuneError(f"execution workers must be a positive integer, but got {self.workers!r}")
+
+    @classmethod
+    def of(cls, value: "Execution | Mapping[str, Any] | None") -> "Execution":
+        """``value`` as a record: a mapping's keys are the fields (an unknown key is an error naming it)."""
+        if value is None:
+            return cls()
+        if isinstance(value, cls):
+            return value
+        if not isinstance(value, Mapping):
+            raise BayestuneError(f"execution must be an Execution or a mapping of its fields, but got {value!r}")
+        allowed = [f.name for f in fields(cls)]
+        unknown = sorted(str(k) for k in value if k not in allowed)
+        if unknown:
+            raise BayestuneError(f"execution: unknown key(s) {unknown}; allowed: {allowed}")
+        return cls(**value)
+
+    @property
+    def backend(self) -> str:
+        return "dask" if self.dask else "pool" if (self.workers or 1) > 1 else "serial"
+
+    def loop_options(self, scenario: Scenario) -> dict[str, Any]:
+        """The keyword arguments of :func:`bayestune.execution.run` for ``scenario``."""
+        backend = self.backend
+        return {"backend": backend, "workers": self.workers if backend != "serial" else None,
+                "dask_client": self.dask, "batch": self.batch if self.batch is not None else scenario.batch,
+                "stop_after_failures": self.stop_after_failures,
+                "time_limit": self.time_limit if self.time_limit is not None else scenario.time_limit}
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """How a run ended; the journal at ``journal_path`` holds every evaluation.
+
+    ``interrupted``: stopped by Ctrl-C or SIGTERM (the journal is intact: ``resume=True``
+    continues it). ``stopped_early``: why the run stopped before its budget because every
+    evaluation failed (a broken black box), else None. ``remeasured``: the top-k
+    re-measurement's outcome (None when the scenario asks for none, or nothing was feasible);
+    ``remeasure_interrupted``: it was cut short (the rounds done are in the journal, resuming
+    finishes the others).
+    """
+
+    optimizer: Optimizer
+    scenario: Scenario
+    journal_path: Path
+    budget: int | None
+    resumed: bool
+    interrupted: bool = False
+    stopped_early: str | None = None
+    remeasured: Remeasured | None = None
+    remeasure_interrupted: bool = False
+
+    @property
+    def best(self) -> Trial | None:
+        """The best feasible trial of the search on the first objective."""
+        return self.optimizer.best
+
+
+def tune(scenario: Scenario | str | os.PathLike[str], journal_path: str | os.PathLike[str] | None = None, *,
+         budget: int | None = None, resume: bool = False, force: bool = False, strategy: str | None = None,
+         seed: int | None = None, execution: Execution | Mapping[str, Any] | None = None, progress: bool = False,
+         announce: Callable[[str], None] | None = None) -> TuneResult:
+    """Run ``scenario`` (a :class:`~bayestune.scenario.Scenario` or a scenario file) to its end,
+    journaled in ``journal_path`` (default: :func:`default_journal_path`).
+
+    ``budget``: evaluations in total (default: the scenario's; resuming, the journal's).
+    ``resume``: continue the run the journal holds; ``force``: delete it and start over (without
+    either, a journal with trials is refused). ``strategy``/``seed`` override the scenario's.
+    ``execution``: where evaluations run (:class:`Execution`). ``progress``: a progress bar on
+    stderr. ``announce``: called with each note for the user (resuming, re-measuring ...).
+    """
+    if resume and force:
+        raise BayestuneError("resume and force exclude each other: resume continues the journal's run, "
+                             "force deletes it")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
+        raise BayestuneError(f"budget must be a positive integer (or None: the scenario's), but got {budget!r}")
+    scenario = _as_scenario(scenario)
+    announce = announce or logger.info
+    path = Path(journal_path) if journal_path is not None else default_journal_path(scenario)
+    loop_options = Execution.of(execution).loop_options(scenario)
+
+    evaluator = make_evaluator(scenario)  # before the journal: a setup error leaves no file behind
+    with evaluator:
+        journal, resumed, note = run_meta.open_run_journal(path, resume=resume, force=force)
+        if note:
+            announce(note)
+        with journal:
+            if resumed:
+                run_meta.check_space(journal, scenario.space)
+            budget = budget or (run_meta.stored_budget(journal) if resumed else None) or scenario.budget
+            if budget is None and loop_options["time_limit"] is None:
+                raise BayestuneError("the scenario's budget is null (no evaluation limit) and no time limit is "
+                                     "set: give a budget or a time limit")
+            optimizer = _start(scenario, journal, evaluator, resumed=resumed, strategy=strategy, seed=seed)
+            if resumed:
+                announce(f"resuming {path}: {optimizer.n_evaluated} of {budget or 'unlimited'} evaluations done")
+            result = _search(TuneResult(optimizer, scenario, path, budget, resumed), evaluator, loop_options,
+                             progress=progress)
+            if result.interrupted or result.stopped_early is not None:
+                return result
+            return _remeasure(result, journal, evaluator, announce)
+
+
+def default_journal_path(scenario: Scenario) -> Path:
+    """The scenario's ``journal`` (relative to its file), else ``<file stem>.journal.db`` in the
+    current directory (``<name>.journal.db`` for a scenario built in Python)."""
+    if scenario.journal:
+        return scenario.base_dir / Path(scenario.journal).expanduser()
+    from_file = scenario.source and not scenario.source.startswith("<")
+    return Path.cwd() / f"{Path(scenario.source).stem if from_file else scenario.name}.journal.db"
+
+
+def _as_scenario(scenario: Any) -> Scenario:
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, (str, os.PathLike)):
+        return load_scenario(scenario)
+    raise BayestuneError(f"scenario must be a Scenario or the path of a scenario file, but got {scenario!r}")
+
+
+def _start(scenario: Scenario, journal: TrialJournal, evaluator: Evaluator, *, resumed: bool,
+           strategy: str | None, seed: int | None) -> Optimizer:
+    """The optimizer of the run; a new run's scenario and measurement section recorded in its journal."""
+    optimizer = Optimizer.from_scenario(scenario, journal=journal, resume=resumed, strategy=strategy, seed=seed)
+    best = optimizer.best
+    seed_incumbent(evaluator, best.values.get(optimizer.objectives[0].name) if best is not None else None)
+    if not resumed:
+        run_meta.record_scenario(journal, scenario)
+        run_meta.record_measurement(journal, scenario.measurement)
+    return optimizer
+
+
+def _search(result: TuneResult, evaluator: Evaluator, loop_options: dict[str, Any], *,
+            progress: bool) -> TuneResult:
+    """The evaluation loop up to the budget (or time limit); Ctrl-C/SIGTERM and an all-failed
+    start end it early, and the result says so."""
+    try:
+        interrupted = run_with_progress(result.optimizer, evaluator, result.budget, result.scenario, loop_options,
+                                        show_progress=progress)
+    except AllFailedError as exc:
+        return replace(result, stopped_early=str(exc))
+    return replace(result, interrupted=True) if interrupted else result
+
+
+def _remeasure(result: TuneResult, journal: TrialJournal, evaluator: Evaluator,
+               announce: Callable[[str], None]) -> TuneResult:
+    """The scenario's top-k re-measurement of a finished search (nothing to do when it asks for
+    none, has several objectives, or nothing was feasible)."""
+    scenario = result.scenario
+    spec = scenario.measurement
+    if result.best is None or spec is None or not spec.remeasure_top or len(scenario.objectives) > 1:
+        return result
+    announce(f"re-measuring the best {spec.remeasure_top} in {spec.remeasure_rounds} interleaved round(s) ...")
+    try:
+        with sigterm_as_interrupt():
+            outcome = remeasure_top(journal, for_remeasurement(evaluator), scenario.objectives[0],
+                                    k=spec.remeasure_top, rounds=spec.remeasure_rounds,
+                                    statistic=spec.policy.statistic, confidence=spec.policy.confidence,
+                                    space=scenario.space)
+    except KeyboardInterrupt:
+        return replace(result, remeasure_interrupted=True)
+    return replace(result, remeasured=outcome)
