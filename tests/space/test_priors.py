@@ -136,7 +136,7 @@ def test_bo_acquisition_is_weighted_by_the_prior():
 
     X = np.array([[0.05], [0.5], [0.95]])
     for n_obs in (5, 50):
-        score = strategy._scorer(Flat(), None, n_obs, "ei")(X)
+        score = strategy.scorer.score(Flat(), strategy.encoder, None, n_obs)[0](X)
         expected = space.prior_weight(X) ** (10.0 / n_obs)
         assert np.allclose(score / score[1], expected / expected[1])
     assert score[1] > score[0] and score[1] > score[2]

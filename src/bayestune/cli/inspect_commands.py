@@ -231,7 +231,7 @@ def dag(journal_path: str, out_path: str, scenario_path: str | None) -> None:
     """Draw the BoGraph DAG learned from a journal's logged metrics, with each node's fit quality."""
     from bayestune.bograph.drawing import draw_dag
     from bayestune.run import load_run
-    from bayestune.strategies.bograph import graph_of_run
+    from bayestune.run_graph import graph_of_run
 
     graph = graph_of_run(load_run(journal_path, space=run_space(scenario_path)))
     quality = graph.fit_quality()
