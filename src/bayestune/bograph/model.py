@@ -32,6 +32,7 @@ from bayestune.exceptions import BayestuneError
 from bayestune.history import History
 from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier
+from bayestune.models.hyperparameters import FULL_FIT_EVERY
 from bayestune.models.training import model_rows
 from bayestune.objectives import Objective
 from bayestune.settings import Rule, Settings
@@ -40,8 +41,6 @@ from bayestune.trial import FEASIBLE_KEYS
 
 logger = logging.getLogger(__name__)
 
-#: Every this many fits a node's GP gets the full hyperparameter search, else a warm light one.
-FULL_FIT_EVERY = 5
 #: Structure updates without a budget to take a quarter of: every this many observations.
 DEFAULT_RELEARN_EVERY = 10
 
@@ -89,27 +88,6 @@ class StructureUpdate:
     n_edges: int
     learned_edges: int
     summary_columns: int
-
-
-@dataclass
-class FittedGraph:
-    """Everything a suggestion (or the ``dag`` command) knows: the DAG, its node models and data."""
-
-    dag: Any                              # networkx.DiGraph with node roles
-    target: str
-    posterior: DagPosterior
-    scale: TargetScale
-    best: float                           # incumbent in the scale's units
-    summary: LogSummary | None
-    sources: dict[str, list[str]] = field(default_factory=dict)  # summary column -> original metrics
-
-    @property
-    def effective_dimension(self) -> int:
-        return effective_dimension(self.dag, self.target)
-
-    def fit_quality(self) -> dict[str, float]:
-        """Per modelled node, how well its parents explain it (leave-one-out R² for GPs)."""
-        return {n: float(m.fit_quality()) for n, m in self.posterior.models.items()}
 
 
 @dataclass

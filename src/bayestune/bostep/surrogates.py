@@ -23,18 +23,15 @@ from bayestune.models.encoding import ORDINAL_SCALES, FeatureEncoder, distinct_o
 from bayestune.models.failure_aware import FailureAwarePosterior
 from bayestune.models.forest import FeasibilityClassifier, RandomForestSettings
 from bayestune.models.gp import GaussianProcess
+from bayestune.models.hyperparameters import FULL_FIT_EVERY
 from bayestune.models.selection import CV_TREES, N_FOLDS, choose_surrogate, folds, gp_cv_log_likelihood
 from bayestune.models.targets import repeat_variances
-from bayestune.models.training import MEMORY_POLICIES, capped_rows, model_rows
+from bayestune.models.training import capped_rows, model_rows
 from bayestune.settings import Rule, Settings
 from bayestune.space.space import Space
 
 logger = logging.getLogger(__name__)
 
-#: Every this many fits the GP hyperparameters get the full multi-start search; in between, a
-#: light search (fewer random starts plus the previous optimum) suffices because one new
-#: observation rarely moves the optimum far.
-FULL_FIT_EVERY = 5
 #: Hyperparameter boxes in standardised output units. Capping the noise share and flooring the
 #: signal variance rules out the degenerate "everything is noise" fit (flat mean, tiny variance)
 #: that otherwise traps the warm-started optimiser on small data sets.
@@ -245,6 +242,3 @@ class SurrogateFactory:
         logger.debug("ordinal warping %r chosen by marginal likelihood", self.encoder.ordinal_scale)
         return gp
 
-
-__all__ = ["AUTO_ORDINAL_SCALES", "FULL_FIT_EVERY", "GPSettings", "MEMORY_POLICIES", "ModelChoice", "ModelFit",
-           "NOISE_MODELS", "ORDINAL_SCALE_CHOICES", "SurrogateFactory"]

@@ -13,6 +13,11 @@ from typing import Any
 
 import numpy as np
 
+#: Every this many fits a strategy's GP hyperparameters get the full multi-start search; in
+#: between, a light search (fewer random starts plus the previous optimum) suffices because one
+#: new observation rarely moves the optimum far. ``bo``'s surrogate and ``bograph``'s node GPs
+#: both follow it.
+FULL_FIT_EVERY = 5
 #: Above ``screen_max_points``, how many subset optima are polished again on all data
 #: (measured on synthetic mixed problems: 1 sometimes lands in a worse basin, 3 rarely does).
 FULL_POLISH_STARTS = 3
