@@ -56,7 +56,7 @@ def search(tuner: PostgresTuner, strategy: str, seed: int, budget: int) -> dict[
               f"tps={trial.values.get('tps', float('nan')):8.1f} load={trials[-1]['load']:.1f} "
               f"{(trial.error or '')[:80]}", flush=True)
 
-    options = {"budget": budget} if strategy in BUDGET_AWARE else None
+    options = {"relearn": {"budget": budget}} if strategy in BUDGET_AWARE else None
     opt = Optimizer(tuner.space(), objectives=[tuner.objective()], strategy=strategy, strategy_options=options,
                     seed=seed)
     start = time.perf_counter()

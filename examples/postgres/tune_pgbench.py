@@ -46,7 +46,7 @@ def main() -> None:
     resume = bool(args.journal) and Path(args.journal).exists()
     journal = Journal(args.journal) if args.journal else None
     with tuner:
-        options = {"budget": args.budget} if args.strategy == "bograph" else None  # relearns every quarter of it
+        options = {"relearn": {"budget": args.budget}} if args.strategy == "bograph" else None  # relearns every quarter of it
         opt = Optimizer(tuner.space(), objectives=[tuner.objective()], strategy=args.strategy,
                         strategy_options=options, seed=args.seed, journal=journal, resume=resume)
         start = time.perf_counter()

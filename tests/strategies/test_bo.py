@@ -334,3 +334,15 @@ def test_a_group_keeps_the_defaults_of_the_keys_left_out():
     bo = make_strategy("bo", mixed_space(), [Objective("t")], np.random.default_rng(0),
                        {"acquisition_search": {"n_starts": 4}})
     assert bo.settings.acquisition_search.n_starts == 4 and bo.settings.acquisition_search.n_samples == 5000
+
+
+def test_a_journal_written_with_old_option_names_resumes_with_the_same_settings(tmp_path):
+    from bayestune.storage.journal import Journal
+
+    old = {"local_every": 0, "rf_trees": 20, "model": "rf"}
+    with Journal(tmp_path / "old.db") as journal, pytest.warns(FutureWarning):
+        Optimizer(mixed_space(), objectives=["t"], strategy="bo", strategy_options=old, seed=3,
+                  journal=journal).optimize(objective, 8)
+    with Journal(tmp_path / "old.db") as journal, pytest.warns(FutureWarning, match="trust_region.every"):
+        resumed = Optimizer(mixed_space(), objectives=["t"], journal=journal, resume=True)
+    assert resumed.strategy.settings.trust_region.every == 0 and resumed.strategy.settings.rf.trees == 20
