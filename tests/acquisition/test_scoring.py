@@ -82,3 +82,46 @@ def test_the_prior_weight_fades_with_observations():
                                    acquisition="pi", parameter=0.0, n_obs=n_obs, prior_beta=10.0)(X)
         plain = scorer(acquisition="pi", n_obs=n_obs)(X)
         assert np.allclose(score / plain, space.prior_weight(X) ** (10.0 / n_obs))
+
+
+class Draws:
+    """A sampling posterior: draw s of the target at x is x + z_s, with two base samples ±1."""
+
+    best = 0.5
+
+    def base_samples(self, n_samples, rng):
+        rng.integers(2**31)  # consumes the generator as a real posterior's seed draw does
+        return np.array([[-1.0], [1.0]])
+
+    def rsample(self, X, base_samples):
+        return X[:, 0][None, :] + base_samples
+
+
+def test_a_sampling_posterior_is_scored_by_monte_carlo_ei():
+    score = acquisition_scorer(SPACE, FeatureEncoder(SPACE), Draws(), None, np.random.default_rng(0),
+                               parameter=0.0, n_obs=10, prior_beta=10.0)(X)
+    expected = [np.mean(np.maximum(0.5 - (x + np.array([-1.0, 1.0])), 0.0)) for x in X[:, 0]]
+    assert np.allclose(score, expected, atol=1e-8)
+
+
+def test_a_sampling_posterior_gets_the_same_feasibility_and_prior_weights():
+    """What bograph lacked before the shared scorer: P(feasible) with the ε cut, and piBO."""
+    space = Space([Real("x", 0.0, 1.0, prior={"mean": 0.9, "std": 0.1})])
+    plain = acquisition_scorer(space, FeatureEncoder(space), Draws(), None, np.random.default_rng(0),
+                               parameter=0.0, n_obs=10, prior_beta=10.0)(X)
+    flat = acquisition_scorer(SPACE, FeatureEncoder(SPACE), Draws(), None, np.random.default_rng(0),
+                              parameter=0.0, n_obs=10, prior_beta=10.0)(X)
+    weights = space.prior_weight(X) ** (10.0 / 10)
+    assert np.allclose(plain, flat * weights)
+    rng = np.random.default_rng(0)
+    epsilon = float(np.random.default_rng(0).choice(FEASIBILITY_THRESHOLDS))
+    weighted = acquisition_scorer(SPACE, FeatureEncoder(SPACE), Draws(), Classifier(), rng,
+                                  parameter=0.0, n_obs=10, prior_beta=10.0)(X)
+    p = Classifier().predict_proba(X)
+    assert np.allclose(np.where(p <= epsilon, -np.inf, flat * p), weighted)
+
+
+def test_a_sampling_posterior_takes_only_expected_improvement():
+    with pytest.raises(ValueError, match="Monte-Carlo EI"):
+        acquisition_scorer(SPACE, FeatureEncoder(SPACE), Draws(), None, np.random.default_rng(0),
+                           acquisition="lcb", parameter=2.0, n_obs=10, prior_beta=10.0)

@@ -1,0 +1,45 @@
+"""The surrogate part: which model it fits, and what it believes inside a batch."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bayestune.bostep.surrogates import ModelChoice, SurrogateFactory
+from bayestune.history import History
+from bayestune.models.gp import GaussianProcess
+from bayestune.objectives import Objective
+from bayestune.space import Real, Space
+
+SPACE = Space([Real("x", 0.0, 1.0), Real("y", 0.0, 1.0)])
+
+
+def history(n=10, seed=0):
+    X = SPACE.sample(n, np.random.default_rng(seed))
+    y = (X[:, 0] - 0.3) ** 2 + X[:, 1]
+    return History(SPACE, [Objective("t")], X, y.reshape(-1, 1), np.ones(n, bool), np.empty((0, 2)))
+
+
+def test_the_gp_believes_its_prediction_and_keeps_its_hyperparameters():
+    h = history()
+    factory = SurrogateFactory(SPACE, np.random.default_rng(0), ModelChoice(), "t")
+    fit = factory.fit(h, h.Y[:, 0])
+    row = np.array([0.3, 0.0])
+    after = factory.believe(fit, row)
+    assert isinstance(after.fitted, GaussianProcess) and len(after.y_fitted) == 11
+    assert after.y_fitted[-1] == float(fit.fitted.predict(factory.encoder.transform(row.reshape(1, -1)))[0])
+    assert np.allclose(after.fitted.hyperparameters_, fit.fitted.hyperparameters_)
+    assert np.array_equal(after.X, fit.X) and np.array_equal(after.y, fit.y)  # the real data stay
+
+
+def test_the_forest_believes_the_best_target_so_far():
+    h = history()
+    factory = SurrogateFactory(SPACE, np.random.default_rng(0), ModelChoice(model="rf"), "t")
+    fit = factory.fit(h, h.Y[:, 0])
+    after = factory.believe(factory.believe(fit, np.array([0.1, 0.1])), np.array([0.2, 0.2]))
+    assert list(after.y_fitted[-2:]) == [h.Y[:, 0].min()] * 2
+
+
+def test_the_training_cap_bounds_what_the_model_learns_from():
+    h = history(40)
+    factory = SurrogateFactory(SPACE, np.random.default_rng(0), ModelChoice(max_training_points=12), "t")
+    assert len(factory.fit(h, h.Y[:, 0]).y) == 12
