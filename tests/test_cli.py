@@ -569,3 +569,11 @@ def test_dag_draws_the_learned_graph_with_fit_quality(runner, tmp_path):
 def test_dag_of_a_too_short_run_is_one_clear_error(runner, tmp_path):
     journal = _logged_journal(tmp_path / "run.db", n=2)
     assert_one_line_error(runner.invoke(cli, ["dag", str(journal)]), "at least 3 feasible evaluations")
+
+
+def test_old_and_experimental_strategy_options_are_one_line_warnings(runner, tmp_path):
+    scenario = write_scenario(tmp_path, strategy="bo", strategy_options={"local_every": 0, "epsilon": 0.1})
+    result = runner.invoke(cli, ["validate", str(scenario)])
+    assert result.exit_code == 0
+    assert "warning: strategy 'bo': option 'local_every' is now spelled 'trust_region.every'" in result.output
+    assert "warning: strategy 'bo': experimental option(s) ['experimental.epsilon'] set" in result.output

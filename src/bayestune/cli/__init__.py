@@ -13,6 +13,7 @@ This module is the group and the entry point; the commands live in :mod:`.run_co
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,6 +34,7 @@ from bayestune.cli.results import compare, dashboard, export
 from bayestune.cli.run_commands import optimize, validate
 from bayestune.console import TqdmLogHandler
 from bayestune.exceptions import BayestuneError
+from bayestune.settings import ExperimentalOptionWarning, RenamedOptionWarning
 
 
 def _one_line(exc: BaseException) -> str:
@@ -70,9 +72,21 @@ def cli(ctx: click.Context) -> None:
     handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
     log.addHandler(handler)
 
+    previous_show = warnings.showwarning
+
+    def show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+        """An option's warning is a note about the user's scenario, not about a source line."""
+        if issubclass(category, (RenamedOptionWarning, ExperimentalOptionWarning)):
+            click.echo(f"warning: {message}", err=True)
+        else:
+            previous_show(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show_warning
+
     def restore() -> None:
         log.removeHandler(handler)
         log.setLevel(previous_level)
+        warnings.showwarning = previous_show
 
     ctx.call_on_close(restore)
 
