@@ -32,7 +32,7 @@ import numpy as np
 
 from benchmarks import metrics
 from benchmarks.contenders import STRATEGIES
-from benchmarks.results import Results, is_multiobjective, is_variant
+from benchmarks.result_set import Results, is_multiobjective, is_variant
 
 #: Issue 17's targets for the geometric mean of best/optimum, and for the share of cells won.
 TARGETS = {20: 1.12, 40: 1.06, 60: 1.05, 100: 1.02}

@@ -29,7 +29,7 @@ from benchmarks.contenders import STRATEGIES
 from benchmarks.generalisation import issue_section
 from benchmarks.harness import load_records
 from benchmarks.multiobjective_report import multiobjective_report
-from benchmarks.results import Results, is_multiobjective, is_variant
+from benchmarks.result_set import Results, is_multiobjective, is_variant
 
 ASK_BINS = ((1, 20), (21, 40), (41, 60), (61, 100), (101, 10**9))
 
