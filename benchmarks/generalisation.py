@@ -32,14 +32,11 @@ import numpy as np
 
 from benchmarks import metrics
 from benchmarks.contenders import STRATEGIES
+from benchmarks.result_set import Results, is_multiobjective, is_variant
 
 #: Issue 17's targets for the geometric mean of best/optimum, and for the share of cells won.
 TARGETS = {20: 1.12, 40: 1.06, 60: 1.05, 100: 1.02}
 WIN_TARGET = 0.90
-
-
-def is_variant(strategy: str) -> bool:
-    return ":" in strategy
 
 
 def is_peer(strategy: str) -> bool:
@@ -360,7 +357,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pathlib import Path
 
     from benchmarks.jsonl import load_records
-    from benchmarks.results_report import Results, is_multiobjective
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.generalisation", description=main.__doc__)
     parser.add_argument("results", nargs="+", help="JSONL files written by `python -m benchmarks run`")

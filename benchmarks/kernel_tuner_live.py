@@ -2,7 +2,7 @@
 
 The kernels are the ones of ``examples/kernel_tuner/tune_opencl.py`` (Kernel Tuner's tiled matmul,
 a 2-D convolution). Every evaluation goes through the integration's worker
-(:class:`bayestune.integrations._kernel_tuner_worker.IsolatedRunner`): the configuration is
+(:class:`bayestune.integrations.kernel_tuner.worker.IsolatedRunner`): the configuration is
 compiled by the OpenCL driver (PoCL on a CPU-only machine), checked against the NumPy answer
 and timed by Kernel Tuner (``time`` = the mean of ``iterations`` runs, milliseconds), in a
 spawned process killed at ``timeout`` seconds. Kernel Tuner's runner and search space are taken
@@ -45,8 +45,8 @@ class _Capture:
     """A Kernel Tuner 'strategy' that runs nothing: it keeps the search space and a worker."""
 
     def tune(self, searchspace: Any, runner: Any, tuning_options: Any) -> list:
-        from bayestune.integrations._kernel_tuner_worker import IsolatedRunner
         from bayestune.integrations.kernel_tuner import KernelTunerSpace, tune_kernel_device_options
+        from bayestune.integrations.kernel_tuner.worker import IsolatedRunner
 
         self.space = KernelTunerSpace.from_searchspace(searchspace)
         device = {**tune_kernel_device_options(runner), "quiet": True}
@@ -95,8 +95,8 @@ class KernelTunerEvaluator(Evaluator):
         return rows
 
     def evaluate(self, config: Mapping[str, Any]) -> Result:
-        from bayestune.integrations._kernel_tuner_worker import WorkerError
         from bayestune.integrations.kernel_tuner import ConfigTimeout, classify_exception, result_of
+        from bayestune.integrations.kernel_tuner.worker import WorkerError
 
         self.calls += 1
         started = time.perf_counter()

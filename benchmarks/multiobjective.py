@@ -4,7 +4,7 @@ The problems are in :mod:`benchmarks.multiobjective_problems`, the runs go throu
 harness (:func:`benchmarks.harness.run_benchmarks`, the budget rules of
 :class:`benchmarks.budget.CountedObjective`), the hypervolume metric is
 :func:`benchmarks.metrics.hypervolume_ratio_curves` and the tables are
-:func:`benchmarks.results_report.multiobjective_report`; this command only keeps the defaults of the
+:func:`benchmarks.multiobjective_report.multiobjective_report`; this command only keeps the defaults of the
 published runs (``benchmarks/results/multiobjective.md``): one budget, seeds ``0..N-1``,
 HyperMapper on fewer seeds. The same runs: ``python -m benchmarks run --problems
 multiobjective --strategies ... --budgets 60``.
@@ -33,7 +33,7 @@ from pathlib import Path
 from benchmarks.contenders import STRATEGIES, resolve_strategies
 from benchmarks.harness import load_records, run_benchmarks
 from benchmarks.multiobjective_problems import MULTIOBJECTIVE_PROBLEMS
-from benchmarks.results_report import MO_ORDER, multiobjective_report
+from benchmarks.multiobjective_report import MO_ORDER, multiobjective_report
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

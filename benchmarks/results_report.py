@@ -9,7 +9,7 @@ Conventions (also printed in the report):
   strategy in the loaded files ("run-best"), so their ratios are relative to that.
 * Metrics are those of :mod:`benchmarks.metrics`; the "reference" strategy (default ``bo``)
   is the one compared against each other strategy.
-* Runs of problems with several objectives get their own section (:func:`multiobjective_report`):
+* Runs of problems with several objectives get their own section (:func:`benchmarks.multiobjective_report.multiobjective_report`):
   hypervolume ratios against evaluations, with the known front or the union of the runs' fronts.
 """
 
@@ -21,83 +21,17 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from benchmarks import metrics
-from benchmarks.generalisation import is_variant, issue_section
 from benchmarks.contenders import STRATEGIES
+from benchmarks.generalisation import issue_section
 from benchmarks.harness import load_records
-from benchmarks.multiobjective_problems import DESCRIPTIONS, MULTIOBJECTIVE_PROBLEMS, known_front
+from benchmarks.multiobjective_report import multiobjective_report
+from benchmarks.result_set import Results, is_multiobjective, is_variant
 
-KIND_ORDER = {"gpu": 0, "synthetic": 1, "halide": 2}
 ASK_BINS = ((1, 20), (21, 40), (41, 60), (61, 100), (101, 10**9))
-#: Multi-objective tables list these first (bayestune's, then the peers'), then any other.
-MO_ORDER = ("pareto_rf", "parego", "random", "optuna_tpe", "optuna_nsga2", "hypermapper")
-#: Evaluations of the initial design, left out of the multi-objective "ms per suggestion".
-MO_DESIGN_SIZE = 10
-
-
-def is_multiobjective(record: dict[str, Any]) -> bool:
-    return len(record.get("objectives") or ()) > 1 or record.get("problem") in MULTIOBJECTIVE_PROBLEMS
-
-
-class Results:
-    """Deduplicated runs grouped by problem and strategy, with each problem's optimum."""
-
-    def __init__(self, records: Sequence[dict[str, Any]]) -> None:
-        self.errors = [r for r in records if r.get("error")]
-        chosen: dict[tuple[str, str, int], dict[str, Any]] = {}
-        for r in records:
-            if r.get("error"):
-                continue
-            key = (r["problem"], r["strategy"], int(r["seed"]))
-            if key not in chosen or int(r["budget"]) >= int(chosen[key]["budget"]):
-                chosen[key] = r
-        self.runs = list(chosen.values())
-        self.by_cell: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        for r in self.runs:
-            self.by_cell[(r["problem"], r["strategy"])].append(r)
-        for runs in self.by_cell.values():
-            runs.sort(key=lambda r: int(r["seed"]))
-        kinds = {r["problem"]: r.get("kind", "?") for r in self.runs}
-        self.problems = sorted(kinds, key=lambda p: (KIND_ORDER.get(kinds[p], 9), p))
-        self.kinds = kinds
-        order = {"bo": 0}
-        self.strategies = sorted({r["strategy"] for r in self.runs}, key=lambda s: (order.get(s, 1), s))
-        self.optimum: dict[str, float] = {}
-        self.optimum_note: dict[str, str] = {}
-        for p in self.problems:
-            known = [r.get("optimum") for r in self.runs if r["problem"] == p and r.get("optimum")]
-            if known:
-                self.optimum[p] = float(known[0])
-                self.optimum_note[p] = next(r.get("optimum_source") or "known" for r in self.runs if r["problem"] == p)
-            else:
-                vals = [v for r in self.runs if r["problem"] == p for v in r.get("values", []) if v is not None]
-                if vals:
-                    self.optimum[p] = float(min(vals))
-                    self.optimum_note[p] = "run-best"
-        self.budgets = sorted({int(b) for r in self.runs for b in (r.get("budgets") or [r["budget"]])})
-        self.max_budget = max((int(r["budget"]) for r in self.runs), default=0)
-
-    def problem_budget(self, problem: str) -> int:
-        """The largest budget every run of ``problem`` reached (problems may be run shorter)."""
-        return min((int(r["budget"]) for r in self.runs if r["problem"] == problem), default=0)
-
-    def values(self, problem: str, strategy: str) -> list[list[float | None]]:
-        return [r.get("values", []) for r in self.by_cell.get((problem, strategy), [])]
-
-    def relative(self, problem: str, strategy: str, budget: int) -> list[float]:
-        opt = self.optimum.get(problem)
-        if not opt:
-            return []
-        return [metrics.best_at(r["values"], budget) / opt for r in self.by_cell.get((problem, strategy), [])
-                if r.get("values") and int(r["budget"]) >= budget]  # shorter runs say nothing at this budget
-
-    def cell_mean(self, problem: str, strategy: str, budget: int) -> float:
-        rel = self.relative(problem, strategy, budget)
-        return metrics.mean_std(rel)[0] if rel else math.nan
 
 
 # ---------------------------------------------------------------------------------------
@@ -421,83 +355,6 @@ def included_section(path: str | os.PathLike, out_path: Path) -> str:
 
 
 # ---------------------------------------------------------------------------------------
-def _hv_cell(mean: float, std: float) -> str:
-    return f"{mean:.3f} ± {std:.3f}"
-
-
-def multiobjective_report(records: Sequence[dict[str, Any]], *, command: str, out_path: Path,
-                          plots: str | os.PathLike | None = None, heading: str = "#") -> str:
-    """Hypervolume ratio tables (and plots) of multi-objective runs (see the module docstring)."""
-    by_problem: dict[str, list[dict[str, Any]]] = {}
-    for r in records:
-        if not r.get("error"):
-            by_problem.setdefault(r["problem"], []).append(r)
-    present = {r["strategy"] for r in records}
-    order = [s for s in MO_ORDER if s in present] + sorted(present - set(MO_ORDER))
-    h = heading
-    lines = [f"{h} Multi-objective benchmark", "",
-             "Hypervolume of the feasible evaluations after k evaluations, divided by the hypervolume of the",
-             "known Pareto front, objectives scaled to [0, 1] by the front's ideal and nadir, reference point 10 %",
-             "of the front's range beyond its nadir. Halide (no known front): the reference front is the",
-             "non-dominated set of all runs' evaluations, on log10 of both objectives, scaled from its ideal (0)",
-             "to the 90th percentile of all feasible evaluations (1 = the reference point).",
-             "Mean ± standard deviation over seeds; **bold** = best mean.",
-             f"Produced by `{command}`.", ""]
-    for name, recs in by_problem.items():
-        curves, _ = metrics.hypervolume_ratio_curves(recs, known_front(name))
-        budget = min(r["budget"] for r in recs)
-        points = [k for k in (10, 20, 30, 40, 60, 80, 100) if k <= budget]
-        if budget not in points:
-            points.append(budget)
-        n_seeds = {s: len(curves[s]) for s in curves}
-        lines += [f"{h}# {name}", "", DESCRIPTIONS.get(name, name), "", f"seeds per strategy: {n_seeds}", ""]
-        lines.append("| strategy | " + " | ".join(f"HV ratio @{k}" for k in points) + " | ms per suggestion (mean) |")
-        lines.append("|---" * (len(points) + 2) + "|")
-        means = {k: {s: curves[s][:, k - 1].mean() for s in order if s in curves} for k in points}
-        for s in order:
-            if s not in curves:
-                continue
-            cells = []
-            for k in points:
-                m, sd = curves[s][:, k - 1].mean(), curves[s][:, k - 1].std()
-                cell = _hv_cell(m, sd)
-                cells.append(f"**{cell}**" if m >= max(means[k].values()) - 1e-12 else cell)
-            ask = [a for r in recs if r["strategy"] == s for a in r["ask_s"][MO_DESIGN_SIZE:]]
-            ms = f"{1e3 * float(np.mean(ask)):.0f}" if ask else "-"
-            lines.append(f"| {s} | " + " | ".join(cells) + f" | {ms} |")
-        lines.append("")
-        if plots:
-            path = plot_hypervolume(name, curves, order, Path(plots))
-            lines += [f"![{name}]({os.path.relpath(path, out_path.parent)})", ""]
-    return "\n".join(lines)
-
-
-def plot_hypervolume(name: str, curves: dict[str, np.ndarray], order: Sequence[str], directory: Path) -> Path:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    directory.mkdir(parents=True, exist_ok=True)
-    fig = Figure(figsize=(6.5, 4.2))
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot(1, 1, 1)
-    for s in order:
-        if s not in curves:
-            continue
-        c = curves[s]
-        k = np.arange(1, c.shape[1] + 1)
-        mean, lo, hi = c.mean(axis=0), np.percentile(c, 10, axis=0), np.percentile(c, 90, axis=0)
-        ax.plot(k, mean, label=s, lw=2 if s in ("pareto_rf", "parego") else 1.2)
-        ax.fill_between(k, lo, hi, alpha=0.12)
-    ax.set_xlabel("evaluations")
-    ax.set_ylabel("hypervolume / reference front's")
-    ax.set_title(f"{name}: mean, 10-90 % band over seeds")
-    ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
-    path = directory / f"multiobjective_{name}.png"
-    fig.savefig(path, dpi=110)
-    return path
-
 
 def write_report(paths: Sequence[str], out: str | os.PathLike, *, plots: str | None = None,
                  budgets: Sequence[int] | None = None, reference: str = "bo", command: str | None = None,

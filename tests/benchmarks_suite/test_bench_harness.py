@@ -10,7 +10,8 @@ from benchmarks.__main__ import main
 from benchmarks.budget import BudgetExhausted, CountedObjective, run_measured
 from benchmarks.contenders import STRATEGIES, BayestuneContender, register_strategy, resolve_strategies
 from benchmarks.harness import load_records, parse_seeds, run_benchmarks
-from benchmarks.results_report import Results, write_report
+from benchmarks.result_set import Results
+from benchmarks.results_report import write_report
 from bayestune.trial import Result
 
 

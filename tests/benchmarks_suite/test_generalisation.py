@@ -4,7 +4,7 @@ import math
 
 from benchmarks.generalisation import (issue_section, loo_scores, loso_by_budget, loso_section, space_plan,
                                         table_ablations)
-from benchmarks.results_report import Results
+from benchmarks.result_set import Results
 
 
 def record(problem, strategy, seed, final, kind="gpu"):

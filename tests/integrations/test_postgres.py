@@ -10,10 +10,10 @@ import sys
 import pytest
 
 from bayestune.exceptions import EvaluationError
-from bayestune.integrations import _postgres_server as server
-from bayestune.integrations._postgres_pgbench import Pgbench, parse_report
-from bayestune.integrations._postgres_stats import metrics_from_snapshot, reset_sql, snapshot_sql
 from bayestune.integrations.postgres import DEFAULT_KNOBS, Knob, PostgresTuner, missing_programs
+from bayestune.integrations.postgres import server
+from bayestune.integrations.postgres.pgbench import Pgbench, parse_report
+from bayestune.integrations.postgres.stats import metrics_from_snapshot, reset_sql, snapshot_sql
 from bayestune.optimizer import Optimizer
 from bayestune.space import Categorical, Integer, Real
 from bayestune.trial import FailureKind, TrialStatus

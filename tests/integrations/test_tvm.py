@@ -76,7 +76,7 @@ def test_invalid_decisions_are_known_infeasible_without_a_build(matmul, tmp_path
 def test_runner_errors_become_hidden_constraint_failures():
     from bayestune.integrations.tvm import load_tvm
     load_tvm()
-    from bayestune.integrations._tvm_strategy import failure_kind
+    from bayestune.integrations.tvm.strategy import failure_kind
     assert failure_kind("LocalBuilder: Timeout, killed after 2 seconds") == FailureKind.TIMEOUT
     assert failure_kind("LocalBuilder: An exception occurred\nTraceback ...") == FailureKind.COMPILE
     assert failure_kind("LocalRunner: An exception occurred\nsegfault") == FailureKind.RUNTIME

@@ -2,7 +2,7 @@
 
 import pytest
 
-from bayestune.integrations._tvm_space import DESIGN, Decision, DesignSpaces
+from bayestune.integrations.tvm.space import DESIGN, Decision, DesignSpaces
 from bayestune.space import Categorical, PerfectTile
 
 TILE_I = Decision("tile", "i", [1, 1, 64, 4], extent=256, levels=4, max_innermost=64)

@@ -1,7 +1,8 @@
 """Running evaluations: the loop that drives an optimizer, and where evaluations run
 (this process, local worker processes, a Dask cluster)."""
 
-from bayestune.execution.backends import BACKENDS, Backend, SerialBackend, Task, WorkerLost, make_backend
+from bayestune.execution.backend_choice import BACKENDS, make_backend
+from bayestune.execution.backends import Backend, SerialBackend, Task, WorkerLost
 from bayestune.execution.factories import (
     CallableFactory,
     CommandFactory,

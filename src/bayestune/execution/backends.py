@@ -1,5 +1,4 @@
-"""Where evaluations run: the backend interface, the in-process (serial) backend, and
-:func:`make_backend`, which picks one by name.
+"""Where evaluations run: the backend interface and the in-process (serial) backend.
 
 A *backend* runs evaluations of submitted :class:`Task` objects and reports each outcome as it
 arrives: a :class:`~bayestune.trial.Result`, or :class:`WorkerLost` when the process evaluating
@@ -10,26 +9,23 @@ from an :class:`~bayestune.optimizer.Optimizer`; the backends are
   ``evaluate_batch`` call for batch-capable evaluators (external tools);
 - :class:`~bayestune.execution.pool.ProcessPoolBackend`: local worker processes;
 - :class:`~bayestune.execution.dask_backend.DaskBackend`: a Dask distributed cluster.
+
+:func:`~bayestune.execution.backend_choice.make_backend` picks one by name; it lives above all
+three so that this module, which they build on, names none of its subclasses.
 """
 
 from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bayestune.evaluators.base import Evaluator, evaluate_safely
-from bayestune.exceptions import BayestuneError, EvaluationError
-from bayestune.execution.factories import EvaluatorFactory, portable
+from bayestune.exceptions import EvaluationError
 from bayestune.trial import Result
 
 logger = logging.getLogger(__name__)
-
-#: Names :func:`make_backend` accepts.
-BACKENDS = ("serial", "pool", "dask")
-
 
 # ---- what travels between the loop and a backend --------------------------------------------
 @dataclass
@@ -117,49 +113,3 @@ class SerialBackend(Backend):
         self._queue.clear()
         if self.owns_evaluator:
             self.evaluator.close()
-
-
-def make_backend(backend: str | Backend, evaluator: Any, objectives: Sequence[str], *, workers: int | None = None,
-                 dask_client: Any = None, batch: int | None = None, mp_context: Any = None,
-                 feasible_key: str | None = None) -> Backend:
-    """The backend named ``backend`` for ``evaluator`` (see :func:`bayestune.execution.loop.run`).
-
-    A function given to the serial backend is called in this process with the optimizer's
-    ``feasible_key``; the others need something workers can rebuild (:func:`portable`).
-    """
-    if isinstance(backend, Backend):
-        return backend
-    if backend not in BACKENDS:
-        raise BayestuneError(f"unknown backend {backend!r}; allowed: {list(BACKENDS)}")
-    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
-        raise BayestuneError(f"workers must be a positive integer, but got {workers!r}")
-    if backend == "serial":
-        if workers not in (None, 1):
-            raise BayestuneError(f"the serial backend runs one evaluation at a time, but got workers={workers}; "
-                                 "use backend='pool' or 'dask'")
-        return SerialBackend(*_local_evaluator(evaluator, objectives, feasible_key), slots=batch or 1)
-    factory = portable(evaluator, objectives)
-    if backend == "pool":
-        from bayestune.execution.pool import ProcessPoolBackend
-
-        return ProcessPoolBackend(factory, workers or 1, mp_context=mp_context)
-    if dask_client is None:
-        raise BayestuneError("the dask backend needs dask_client: a distributed.Client or a scheduler address")
-    from bayestune.execution.dask_backend import DaskBackend
-
-    return DaskBackend(factory, dask_client, workers=workers)
-
-
-def _local_evaluator(evaluator: Any, objectives: Sequence[str], feasible_key: str | None) -> tuple[Evaluator, bool]:
-    """The evaluator to call in this process, and whether it was built here (and must be closed here)."""
-    if isinstance(evaluator, Evaluator):
-        return evaluator, False
-    if isinstance(evaluator, EvaluatorFactory):
-        return evaluator.build(), True
-    if isinstance(evaluator, str):
-        return portable(evaluator, objectives).build(), True
-    if callable(evaluator):
-        from bayestune.evaluators.python_callable import CallableEvaluator
-
-        return CallableEvaluator(evaluator, objectives, feasible_key=feasible_key), True
-    raise EvaluationError(f"expected an evaluator, an evaluator factory or a function, but got {evaluator!r}")

@@ -35,7 +35,8 @@ from typing import Any
 
 from bayestune import run as run_meta
 from bayestune.exceptions import BayestuneError, EvaluationError
-from bayestune.execution.backends import Backend, Task, WorkerLost, make_backend
+from bayestune.execution.backend_choice import make_backend
+from bayestune.execution.backends import Backend, Task, WorkerLost
 from bayestune.measurement.timing import OPTIMIZER_PHASE
 from bayestune.trial import FailureKind, Result, Trial, TrialStatus
 

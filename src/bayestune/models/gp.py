@@ -21,6 +21,9 @@ the prior, half log-uniform; σ² ~ 10^U(−1, 1); σ_n² ~ 10^U(−5, −2)), s
 polish the best few (plus the previous optimum when warm-starting) with L-BFGS-B using the
 analytic gradient, and keep the best. Predictions use the noise-free posterior by default,
 as BaCO's EI does, so good points are not re-sampled just because they are noisy.
+
+The objective the search climbs (likelihood, prior, packed distances) is
+:mod:`bayestune.models.likelihood`; this module is the estimator around it.
 """
 
 from __future__ import annotations
@@ -32,24 +35,22 @@ from typing import Any
 
 import numpy as np
 from scipy import optimize
-from scipy.special import gammaln
 
 from bayestune.models.hyperparameters import FULL_POLISH_STARTS, distinct, fixed_theta, random_thetas
-from bayestune.models.kernels import (
-    FeatureBlock,
-    MixedMatern52,
-    ScaledDistances,
-    matern52,
-    matern52_with_derivative,
+from bayestune.models.kernels import FeatureBlock, MixedMatern52, ScaledDistances, matern52
+from bayestune.models.likelihood import (
+    LOG_2PI,
+    TrainingData,
+    log_marginal_likelihood,
+    log_prior,
+    neg_log_posterior,
+    unpack,
 )
-from bayestune.models.linalg import CholeskyError, cho_inverse, cho_solve, cholesky, limit_blas_threads, solve_lower
+from bayestune.models.linalg import cho_solve, cholesky, limit_blas_threads, solve_lower
 from bayestune.models.targets import LOG_TRANSFORM_CHOICES, uses_log
 
 logger = logging.getLogger(__name__)
 
-_LOG_2PI = math.log(2.0 * math.pi)
-#: Objective value returned for θ whose kernel matrix cannot be factorised at all.
-_FAILED_OBJECTIVE = 1e25
 #: L-BFGS-B relative-reduction tolerance: the log posterior is a sum over N points, so a
 #: relative change of 1e-7 is far below what moves a prediction; SciPy's default (2.2e-9)
 #: spends ~15 % more evaluations for digits nobody uses.
@@ -66,46 +67,6 @@ _PREDICT_CHUNK_ROWS = 64
 #: Smallest per-point noise variance of a heteroscedastic fit, in latent (standardised) units:
 #: repeats that all agree (timer resolution) must not make a point exact.
 NOISE_VARIANCE_FLOOR = 1e-6
-
-
-class _TrainingData:
-    """What every likelihood evaluation of one fit reads: the per-block squared distances of the
-    lower triangle (diagonal included) packed into ``(P, N(N+1)/2)`` — K is symmetric and the
-    Cholesky factorisation reads one triangle, so half the kernel entries are never computed —
-    the latent targets and the measured per-point noise in latent units (``None``: homoscedastic).
-    """
-
-    def __init__(self, D2_packed: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> None:
-        self.D2 = np.ascontiguousarray(D2_packed)
-        self.y, self.noise = y, noise
-        n = y.shape[0]
-        self.rows, self.cols = np.tril_indices(n)
-        self.flat = self.rows * n + self.cols  # position of each packed entry in a flattened n x n matrix
-        #: Weight of each packed entry in a sum over the full symmetric matrix.
-        self.weight = np.where(self.rows == self.cols, 1.0, 2.0)
-
-    @classmethod
-    def from_full(cls, D2: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> _TrainingData:
-        rows, cols = np.tril_indices(y.shape[0])
-        return cls(D2[:, rows, cols], y, noise)
-
-    def subset(self, rows: np.ndarray) -> _TrainingData:
-        """The data of the (sorted) ``rows`` only."""
-        r, c = np.tril_indices(len(rows))
-        a, b = rows[r], rows[c]  # a >= b because rows are sorted
-        return _TrainingData(self.D2[:, a * (a + 1) // 2 + b], self.y[rows],
-                             None if self.noise is None else self.noise[rows])
-
-    def kernel_matrix(self, values: np.ndarray, diagonal: float) -> np.ndarray:
-        """The symmetric matrix with the packed ``values`` in its lower triangle (the upper one is
-        left at zero: LAPACK's lower Cholesky never reads it), plus ``diagonal`` and the noise."""
-        n = self.y.shape[0]
-        K = np.zeros((n, n))
-        K.ravel()[self.flat] = values
-        K.flat[:: n + 1] += diagonal
-        if self.noise is not None:
-            K.flat[:: n + 1] += self.noise
-        return K
 
 
 class GaussianProcess:
@@ -237,76 +198,9 @@ class GaussianProcess:
         t = np.log(y) if self.log_y_ else y
         return (t - self.y_mean_) / self.y_std_
 
-    # ================================================================ likelihood core
+    # ================================================================ θ as values
     def _unpack(self, theta: np.ndarray) -> tuple[np.ndarray, float, float]:
-        P = len(self.blocks)
-        return np.exp(theta[:P]), float(np.exp(theta[P])), float(np.exp(theta[P + 1]))
-
-    def _log_prior(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
-        """Log density of ``log ℓ`` under the Gamma prior on ℓ, and its gradient in θ.
-
-        ``log p(log ℓ) = α log β − log Γ(α) + α log ℓ − β ℓ`` (Gamma density times the
-        Jacobian ℓ). Only the length-scale entries of the gradient are non-zero.
-        """
-        grad = np.zeros_like(theta)
-        if self.lengthscale_prior is None:
-            return 0.0, grad
-        a, b = self.lengthscale_prior
-        P = len(self.blocks)
-        log_ls = theta[:P]
-        ls = np.exp(log_ls)
-        value = float(np.sum(a * math.log(b) - gammaln(a) + a * log_ls - b * ls))
-        grad[:P] = a - b * ls
-        return value, grad
-
-    def _lml(self, theta: np.ndarray, data: _TrainingData,
-             eval_gradient: bool) -> tuple[float, np.ndarray | None]:
-        """Log marginal likelihood of ``data``'s latent targets under θ.
-
-        The gradient is ``½ tr((ααᵀ − K⁻¹) ∂K/∂θ_i)`` with
-        ``∂K/∂log ℓ_j = σ² h(r) ∘ D_j/ℓ_j²``, ``∂K/∂log σ² = K_f`` and
-        ``∂K/∂log σ_n² = σ_n² I`` (see :func:`matern52_with_derivative` for ``h``). Measured
-        per-point noise (heteroscedastic fits) is a constant on the diagonal: no θ-gradient.
-        """
-        ls, s2, noise = self._unpack(theta)
-        y, n, P = data.y, data.y.shape[0], len(ls)
-        inv_l2 = 1.0 / (ls * ls)
-        r2 = inv_l2 @ data.D2
-        if eval_gradient:
-            g, h = matern52_with_derivative(r2)
-        else:
-            g, h = matern52(r2), None
-        try:
-            L, _ = cholesky(data.kernel_matrix(g * s2, noise))
-        except CholeskyError:
-            return -_FAILED_OBJECTIVE, (np.zeros_like(theta) if eval_gradient else None)
-        alpha = cho_solve(L, y)
-        lml = -0.5 * float(y @ alpha) - float(np.sum(np.log(np.diag(L)))) - 0.5 * n * _LOG_2PI
-        if not eval_gradient:
-            return lml, None
-        K_inv = cho_inverse(L, lower_only=True)
-        W = K_inv.ravel()[data.flat]  # packed ααᵀ − K⁻¹, each entry weighted by its count in the full matrix
-        np.negative(W, out=W)
-        W += alpha[data.rows] * alpha[data.cols]
-        W *= data.weight
-        grad = np.empty_like(theta)
-        grad[P] = 0.5 * s2 * float(W @ g)
-        grad[P + 1] = 0.5 * noise * (float(alpha @ alpha) - float(np.trace(K_inv)))
-        h *= W  # in place: h becomes (ααᵀ − K⁻¹) ∘ h, the weight of every d_j²
-        grad[:P] = (0.5 * s2) * (data.D2 @ h) * inv_l2
-        return lml, grad
-
-    def _neg_log_posterior(self, x: np.ndarray, template: np.ndarray, free: np.ndarray,
-                           data: _TrainingData) -> tuple[float, np.ndarray]:
-        """The minimised objective over the free entries of θ, with its gradient."""
-        theta = template.copy()
-        theta[free] = x
-        lml, g = self._lml(theta, data, eval_gradient=True)
-        lp, gp = self._log_prior(theta)
-        value = -(lml + lp)
-        if not math.isfinite(value):
-            return _FAILED_OBJECTIVE, np.zeros(int(free.sum()))
-        return value, -(g + gp)[free]
+        return unpack(theta, len(self.blocks))
 
     # ================================================================ fitting
     def _check_fit_inputs(self, F: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -326,18 +220,19 @@ class GaussianProcess:
             )
         return F, y
 
-    def _screen(self, thetas: np.ndarray, data: _TrainingData) -> np.ndarray:
+    def _screen(self, thetas: np.ndarray, data: TrainingData) -> np.ndarray:
         """Negative log posterior of each θ (no gradient): the cheap ranking step."""
         out = np.empty(len(thetas))
         for i, theta in enumerate(thetas):
-            lml, _ = self._lml(theta, data, eval_gradient=False)
-            out[i] = -(lml + self._log_prior(theta)[0])
+            lml, _ = log_marginal_likelihood(theta, data, len(self.blocks), eval_gradient=False)
+            out[i] = -(lml + log_prior(theta, len(self.blocks), self.lengthscale_prior)[0])
         return out
 
     def _polish(self, theta0: np.ndarray, template: np.ndarray, free: np.ndarray,
-                bounds: np.ndarray, data: _TrainingData) -> tuple[np.ndarray, float]:
+                bounds: np.ndarray, data: TrainingData) -> tuple[np.ndarray, float]:
         res = optimize.minimize(
-            self._neg_log_posterior, theta0[free], args=(template, free, data), jac=True,
+            neg_log_posterior, theta0[free], args=(template, free, data, len(self.blocks), self.lengthscale_prior),
+            jac=True,
             method="L-BFGS-B", bounds=bounds[free], options={"maxiter": self.max_iter, "ftol": _LBFGS_FTOL},
         )
         theta = template.copy()
@@ -345,7 +240,7 @@ class GaussianProcess:
         return theta, float(res.fun)
 
     def _optimise(self, template: np.ndarray, free: np.ndarray, warm_start: np.ndarray | None,
-                  data: _TrainingData) -> np.ndarray:
+                  data: TrainingData) -> np.ndarray:
         """Sample, screen, polish the best few; coarse-to-fine when N is large.
 
         Up to ``screen_max_points`` everything runs on all data. Above it, screening and the
@@ -411,7 +306,7 @@ class GaussianProcess:
         noise = None if noise_variances is None else self._latent_noise(noise_variances, y)
         with limit_blas_threads(self.blas_threads):
             # Distances are cached for every θ tried below: they do not depend on ℓ.
-            data = _TrainingData.from_full(self._kernel.sq_distances(F), y_latent, noise)
+            data = TrainingData.from_full(self._kernel.sq_distances(F), y_latent, noise)
             theta = self._optimise(template, free, warm_start, data) if free.any() else template
             self._set_posterior(F, y, data, theta)
         return self
@@ -431,7 +326,7 @@ class GaussianProcess:
             return None  # nothing measured: the homoscedastic model
         return np.maximum(np.where(known, v, float(np.median(v[known]))), NOISE_VARIANCE_FLOOR)
 
-    def _set_posterior(self, F: np.ndarray, y: np.ndarray, data: _TrainingData, theta: np.ndarray) -> None:
+    def _set_posterior(self, F: np.ndarray, y: np.ndarray, data: TrainingData, theta: np.ndarray) -> None:
         """Factorise K once at the chosen θ; predictions reuse the factor and α."""
         ls, s2, noise = self._unpack(theta)
         y_latent = data.y
@@ -450,7 +345,7 @@ class GaussianProcess:
         self.n_features_in_ = F.shape[1]
         self.log_marginal_likelihood_value_ = (
             -0.5 * float(y_latent @ self.alpha_) - float(np.sum(np.log(np.diag(self.L_))))
-            - 0.5 * n * _LOG_2PI
+            - 0.5 * n * LOG_2PI
         )
         if self.jitter_ > 0:
             logger.debug("GP kernel matrix needed jitter %.3g (duplicate rows with tiny noise?)", self.jitter_)
@@ -477,15 +372,15 @@ class GaussianProcess:
         """``log p(y_latent | θ)`` on the training data (no prior); with its θ-gradient if asked."""
         self._check_fitted()
         theta = self._theta_or_fitted(theta)
-        lml, grad = self._lml(theta, self._data, eval_gradient)
+        lml, grad = log_marginal_likelihood(theta, self._data, len(self.blocks), eval_gradient)
         return (lml, grad) if eval_gradient else lml
 
     def log_posterior(self, theta: np.ndarray | None = None, eval_gradient: bool = False):
         """The maximised objective: log marginal likelihood + log prior density of ``log ℓ``."""
         self._check_fitted()
         theta = self._theta_or_fitted(theta)
-        lml, grad = self._lml(theta, self._data, eval_gradient)
-        lp, gp = self._log_prior(theta)
+        lml, grad = log_marginal_likelihood(theta, self._data, len(self.blocks), eval_gradient)
+        lp, gp = log_prior(theta, len(self.blocks), self.lengthscale_prior)
         return (lml + lp, grad + gp) if eval_gradient else lml + lp
 
     def predict_latent(self, F: np.ndarray, noiseless: bool = True) -> tuple[np.ndarray, np.ndarray]:

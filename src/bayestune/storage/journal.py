@@ -7,33 +7,14 @@ told is also on disk. A run resumes by reopening the file: finished rows are rep
 the models, and rows still ``PENDING`` (in flight when the process died) are marked *lost*
 by :meth:`Journal.abandon_pending` and re-run without being charged to the budget.
 
-Layout (schema version 2)::
-
-    bayestune_schema(version, created_at)        -- marker: "this file is a bayestune journal"
-    meta(key PRIMARY KEY, value)                 -- run metadata, JSON values
-    trials(trial_id, config, config_key, status, "values", error, failure_kind,
-           started_at, finished_at, batch, attempt, origin, repeats, timings)
-    remeasurements(id, trial_id, round, "values", error, measured_at)
-
-``repeats`` (JSON ``name -> [samples]``) keeps every repeated measurement behind a value and
-``timings`` (JSON ``phase -> seconds``) where its time went; ``remeasurements`` holds the
-interleaved rounds that re-measure the best trials before a winner is declared. A version 1
-journal is migrated in place when opened (the two columns and the table are added; nothing
-is rewritten), so old runs stay readable and resumable.
-
-``config`` is the configuration as JSON (permutation tuples become JSON lists and come back
-as lists unless a ``space`` is passed to the reading methods); ``config_key`` is a canonical
-JSON form of the same configuration (sorted keys, integral floats written as integers),
-indexed so the repeats of one configuration can be found with one index lookup.
-``values`` is a JSON object ``name -> number`` holding objectives and extra metrics alike;
-non-finite numbers are stored as ``null`` (JSON has no NaN) and read back as NaN.
+The file layout (tables, schema versions, the migration of version 1 journals, how a row
+reads as a trial) is :mod:`bayestune.storage.sqlite_schema`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 import sqlite3
 import threading
@@ -43,17 +24,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bayestune._version import __version__
 from bayestune.exceptions import JournalError
 from bayestune.storage.base import (
     META_CREATED_AT,
     META_OBJECTIVES,
-    META_VERSION,
     LOST_ERROR,
     JournalQueries,
     StatusFilter,
     encode_config,
-    decode_repeats,
     encode_meta,
     encode_repeats,
     measurement_fields,
@@ -63,73 +41,23 @@ from bayestune.storage.base import (
     status_filter,
     with_space,
 )
+from bayestune.storage.sqlite_schema import (
+    APPLICATION_ID,
+    INSERT_COLUMNS,
+    SCHEMA_VERSION,
+    TRIAL_COLUMNS,
+    check_version,
+    create_schema,
+    damage,
+    decode_values,
+    row_to_trial,
+    values_json,
+)
 from bayestune.trial import FailureKind, Origin, Remeasurement, Result, Trial, TrialStatus
 
+__all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "Journal"]
+
 logger = logging.getLogger(__name__)
-
-#: Version of the table layout written by this module (also stored as ``PRAGMA user_version``).
-SCHEMA_VERSION = 2
-#: ``PRAGMA application_id`` of bayestune journals ("BTun"), so tools like ``file`` can tell them apart.
-APPLICATION_ID = 0x4254756E
-_INSERT_COLUMNS = (
-    'config, config_key, status, "values", error, failure_kind, started_at, finished_at, batch, attempt, origin, '
-    'repeats, timings'
-)
-_TRIAL_COLUMNS = "trial_id, " + _INSERT_COLUMNS
-
-_SCHEMA = """
-CREATE TABLE bayestune_schema (
-    version    INTEGER NOT NULL,
-    created_at REAL    NOT NULL
-);
-CREATE TABLE meta (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE trials (
-    trial_id     INTEGER PRIMARY KEY,
-    config       TEXT    NOT NULL,
-    config_key   TEXT    NOT NULL,
-    status       TEXT    NOT NULL,
-    "values"     TEXT    NOT NULL DEFAULT '{}',
-    error        TEXT,
-    failure_kind TEXT,
-    started_at   REAL,
-    finished_at  REAL,
-    batch        INTEGER,
-    attempt      INTEGER NOT NULL DEFAULT 1,
-    origin       TEXT    NOT NULL DEFAULT 'suggested',
-    repeats      TEXT    NOT NULL DEFAULT '{}',
-    timings      TEXT    NOT NULL DEFAULT '{}'
-);
-CREATE INDEX trials_config_key ON trials (config_key);
-CREATE INDEX trials_status ON trials (status);
-"""
-
-#: What turns a version 1 journal into version 2 (the columns' defaults fill the old rows).
-_MIGRATE_1_TO_2 = (
-    "ALTER TABLE trials ADD COLUMN repeats TEXT NOT NULL DEFAULT '{}'",
-    "ALTER TABLE trials ADD COLUMN timings TEXT NOT NULL DEFAULT '{}'",
-)
-_REMEASUREMENTS_TABLE = """
-CREATE TABLE remeasurements (
-    id          INTEGER PRIMARY KEY,
-    trial_id    INTEGER NOT NULL REFERENCES trials (trial_id),
-    round       INTEGER NOT NULL,
-    "values"    TEXT    NOT NULL DEFAULT '{}',
-    error       TEXT,
-    measured_at REAL
-)"""
-
-
-def _values_json(values: Mapping[str, float]) -> str:
-    """JSON object of ``values`` with NaN as null (JSON has no NaN)."""
-    return json.dumps({k: (None if math.isnan(v) else v) for k, v in values.items()}, allow_nan=False)
-
-
-def _decode_values(text: str | None) -> dict[str, float]:
-    raw = json.loads(text) if text else {}
-    return {k: (math.nan if v is None else float(v)) for k, v in raw.items()}
 
 
 class Journal(JournalQueries):
@@ -197,7 +125,7 @@ class Journal(JournalQueries):
         with self._write() as conn:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if "bayestune_schema" in tables:
-                self._check_version(conn)
+                check_version(conn, self.path)
             elif tables:
                 raise JournalError(
                     f"{self.path!r} is an SQLite database but not a bayestune journal "
@@ -206,7 +134,7 @@ class Journal(JournalQueries):
             elif not create:
                 raise JournalError(f"{self.path!r} is not a bayestune journal (the database is empty)")
             else:
-                self._create_schema(conn)
+                create_schema(conn, self.path)
 
     def _check_read_only_schema(self) -> None:
         tables = {r[0] for r in self._read("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -216,40 +144,6 @@ class Journal(JournalQueries):
         if not 1 <= version <= SCHEMA_VERSION:
             raise JournalError(f"journal {self.path!r} has schema version {version}; this version reads "
                                f"1 to {SCHEMA_VERSION}")
-
-    def _check_version(self, conn: sqlite3.Connection) -> None:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise JournalError(
-                f"journal {self.path!r} has schema version {version}, written by a newer bayestune; "
-                f"this version reads schema <= {SCHEMA_VERSION}: upgrade bayestune"
-            )
-        if version < 1:
-            raise JournalError(f"journal {self.path!r} has an invalid schema version {version}")
-        if version == 1:
-            self._migrate_from_1(conn)
-
-    def _migrate_from_1(self, conn: sqlite3.Connection) -> None:
-        """Add what version 2 keeps (repeats, timings, re-measurement rounds) to a version 1 journal."""
-        for statement in _MIGRATE_1_TO_2:
-            conn.execute(statement)
-        conn.execute(_REMEASUREMENTS_TABLE)
-        conn.execute("UPDATE bayestune_schema SET version = ?", (SCHEMA_VERSION,))
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        logger.info("journal %s: migrated from schema 1 to %d", self.path, SCHEMA_VERSION)
-
-    def _create_schema(self, conn: sqlite3.Connection) -> None:
-        now = time.time()
-        for statement in _SCHEMA.split(";"):
-            if statement.strip():
-                conn.execute(statement)
-        conn.execute(_REMEASUREMENTS_TABLE)
-        conn.execute("INSERT INTO bayestune_schema (version, created_at) VALUES (?, ?)", (SCHEMA_VERSION, now))
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        for key, value in ((META_CREATED_AT, now), (META_VERSION, __version__)):
-            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (key, json.dumps(value)))
-        logger.info("created journal %s (schema %d)", self.path, SCHEMA_VERSION)
 
     @property
     def _connection(self) -> sqlite3.Connection:
@@ -340,7 +234,7 @@ class Journal(JournalQueries):
             conn.execute(
                 'UPDATE trials SET status = ?, "values" = ?, error = ?, failure_kind = ?, finished_at = ?, '
                 "repeats = ?, timings = ? WHERE trial_id = ?",
-                (status.value, _values_json(values), error, kind, time.time(), encode_repeats(repeats),
+                (status.value, values_json(values), error, kind, time.time(), encode_repeats(repeats),
                  json.dumps(timings), int(trial_id)),
             )
             trial = self._fetch(conn, int(trial_id))
@@ -372,8 +266,8 @@ class Journal(JournalQueries):
         finished_at = time.time() if finished_at is None else float(finished_at)
         started_at = finished_at if started_at is None else float(started_at)
         cur = conn.execute(
-            f"INSERT INTO trials ({_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (config_text, key, status.value, _values_json(values), error, kind, started_at, finished_at,
+            f"INSERT INTO trials ({INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (config_text, key, status.value, values_json(values), error, kind, started_at, finished_at,
              batch, int(attempt), origin, encode_repeats(repeats), json.dumps(timings)),
         )
         return int(cur.lastrowid)
@@ -408,7 +302,7 @@ class Journal(JournalQueries):
             if conn.execute("SELECT 1 FROM trials WHERE trial_id = ?", (int(trial_id),)).fetchone() is None:
                 raise JournalError(f"journal {self.path!r} has no trial {trial_id}")
             conn.execute('INSERT INTO remeasurements (trial_id, round, "values", error, measured_at) '
-                         "VALUES (?, ?, ?, ?, ?)", (int(trial_id), int(round), _values_json(values), error, now))
+                         "VALUES (?, ?, ?, ?, ?)", (int(trial_id), int(round), values_json(values), error, now))
         return Remeasurement(int(trial_id), int(round), values, error, now)
 
     def remeasurements(self, trial_id: int | None = None) -> list[Remeasurement]:
@@ -417,7 +311,7 @@ class Journal(JournalQueries):
         params: tuple[Any, ...] = ()
         if trial_id is not None:
             sql, params = sql + " WHERE trial_id = ?", (int(trial_id),)
-        return [Remeasurement(int(t), int(r), _decode_values(v), e, at)
+        return [Remeasurement(int(t), int(r), decode_values(v), e, at)
                 for t, r, v, e, at in self._read(sql + " ORDER BY id", params)]
 
     # ---- reading trials ----------------------------------------------------------------
@@ -429,7 +323,7 @@ class Journal(JournalQueries):
         with ``validate_config(config) -> dict``) to get canonical values (tuples) back.
         """
         statuses = status_filter(status)
-        sql = f"SELECT {_TRIAL_COLUMNS} FROM trials"
+        sql = f"SELECT {TRIAL_COLUMNS} FROM trials"
         params: list[Any] = []
         if statuses is not None:
             sql += f" WHERE status IN ({', '.join('?' * len(statuses))})"
@@ -442,7 +336,7 @@ class Journal(JournalQueries):
             return with_space(self._fetch(self._connection, int(trial_id)), space)
 
     def _fetch(self, conn: sqlite3.Connection, trial_id: int) -> Trial:
-        row = conn.execute(f"SELECT {_TRIAL_COLUMNS} FROM trials WHERE trial_id = ?", (trial_id,)).fetchone()
+        row = conn.execute(f"SELECT {TRIAL_COLUMNS} FROM trials WHERE trial_id = ?", (trial_id,)).fetchone()
         if row is None:
             raise JournalError(f"journal {self.path!r} has no trial {trial_id}")
         return self._to_trial(row)
@@ -450,10 +344,10 @@ class Journal(JournalQueries):
     def _to_trial(self, row: Sequence[Any]) -> Trial:
         """A row as a Trial; JournalError naming the journal, the row and what is wrong with it."""
         try:
-            return _row_to_trial(row)
+            return row_to_trial(row)
         except (ValueError, TypeError, AttributeError) as exc:
             raise JournalError(
-                f"journal {self.path!r}: trial {row[0]} is damaged ({_damage(row, exc)}); repair or delete "
+                f"journal {self.path!r}: trial {row[0]} is damaged ({damage(row, exc)}); repair or delete "
                 f"that row, e.g. sqlite3 {self.path} \"DELETE FROM trials WHERE trial_id = {row[0]}\"") from None
 
     # ---- CSV ---------------------------------------------------------------------------
@@ -532,35 +426,3 @@ class Journal(JournalQueries):
     def __repr__(self) -> str:
         state = "closed" if self._conn is None else "open"
         return f"Journal({self.path!r}, {state})"
-
-
-def _damage(row: Sequence[Any], exc: Exception) -> str:
-    status, values, config = row[3], row[4], row[1]
-    if status not in {s.value for s in TrialStatus}:
-        return f"status {status!r} is not one of {[s.value for s in TrialStatus]}"
-    for column, text in (("config", config), ("values", values), ("repeats", row[12]), ("timings", row[13])):
-        try:
-            json.loads(text) if text else None
-        except (ValueError, TypeError):
-            return f"column {column!r} is not valid JSON: {str(text)[:80]!r}"
-    return f"{type(exc).__name__}: {exc}"
-
-
-def _row_to_trial(row: Sequence[Any]) -> Trial:
-    (trial_id, config, _key, status, values, error, failure_kind,
-     started_at, finished_at, batch, attempt, origin, repeats, timings) = row
-    return Trial(
-        trial_id=int(trial_id),
-        config=json.loads(config),
-        status=TrialStatus(status),
-        values=_decode_values(values),
-        error=error,
-        failure_kind=failure_kind,
-        started_at=started_at,
-        finished_at=finished_at,
-        batch=batch,
-        attempt=int(attempt),
-        origin=origin,
-        repeats=decode_repeats(repeats),
-        timings={k: float(v) for k, v in json.loads(timings or "{}").items()},
-    )

@@ -1,38 +1,22 @@
-"""A real PostgreSQL server under pgbench as a black box, its statistics views as logged metrics.
-
-Per configuration, :class:`PostgresTuner` copies a template cluster (made once by ``initdb`` and
-``pgbench -i`` in a temporary directory), writes the knobs into the copy's postgresql.conf,
-starts the server on a Unix socket in that directory (no TCP), zeroes the statistics, runs
-pgbench and answers its throughput (``tps``, to maximise) or latency (``latency_ms``) with every
-counter of the statistics views under a dotted name (``Database.blks_hit``,
-``Checkpointer.num_requested``, ``Tables.pgbench_accounts.heap_blks_read``, ...) for
-structured BO. A copy per evaluation gives every configuration the same starting data.
-
-Knob values the server refuses (out of range, inconsistent) and servers that do not start are
-failures carrying the reason from the server log; the server is stopped and the copy removed
-after every evaluation, also on timeout and Ctrl-C; ``close()`` removes the workspace.
-
-    tuner = PostgresTuner()
-    opt = Optimizer(tuner.space(), objectives=[tuner.objective()], seed=0)
-    best = opt.optimize(tuner, budget=30)
-"""
+"""The PostgreSQL black box: per configuration a fresh copy of the template cluster, the knobs
+written into it, the server started, pgbench run and the statistics views read (the package
+docstring tells the whole story)."""
 
 from __future__ import annotations
 
 import logging
 import math
-import re
 import time
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bayestune.evaluators.base import Evaluator
 from bayestune.exceptions import EvaluationError
-from bayestune.integrations._postgres_pgbench import Pgbench, PgbenchReport, parse_report
-from bayestune.integrations._postgres_server import (
+from bayestune.integrations.postgres.knobs import DEFAULT_KNOBS, Knob, check_knobs, fixed_setting
+from bayestune.integrations.postgres.pgbench import Pgbench, PgbenchReport, parse_report
+from bayestune.integrations.postgres.server import (
     Binaries,
     Cluster,
     ServerStartError,
@@ -40,107 +24,25 @@ from bayestune.integrations._postgres_server import (
     StepFailed,
     StepTimeout,
     Workspace,
-    missing_programs,
 )
-from bayestune.integrations._postgres_stats import (
+from bayestune.integrations.postgres.stats import (
     WAIT_FOR_CLIENTS_SQL,
     metrics_from_snapshot,
     reset_sql,
     snapshot_sql,
 )
 from bayestune.objectives import Objective
-from bayestune.space import Categorical, Integer, Real, Space
-from bayestune.space.parameter import Parameter
+from bayestune.space import Space
 from bayestune.trial import FailureKind, Result
-
-__all__ = ["DEFAULT_KNOBS", "DURABILITY_KNOBS", "OBJECTIVES", "Knob", "Pgbench", "PostgresTuner",
-           "missing_programs"]
 
 logger = logging.getLogger(__name__)
 
-#: Units PostgreSQL accepts after a number in postgresql.conf.
-UNITS = ("", "B", "kB", "MB", "GB", "TB", "us", "ms", "s", "min", "h", "d")
 #: What an evaluation can answer as the objective, and which way is better.
 OBJECTIVES = {"tps": "maximize", "latency_ms": "minimize"}
 #: Seconds allowed beyond the warm-up and the measurement for copying, starting, reading and stopping.
 SETUP_SECONDS = 120.0
 #: Seconds allowed for making the template (initdb, pgbench -i at the workload's scale).
 TEMPLATE_SECONDS_PER_SCALE = 10.0
-_SETTING_NAME = re.compile(r"^[a-z_][a-z0-9_.]*$")
-
-
-@dataclass(frozen=True)
-class Knob:
-    """One server setting searched over: a parameter named like the setting, and the unit its
-    value is written in (``Knob(Integer("shared_buffers", 16, 4096, log=True), "MB")``)."""
-
-    parameter: Parameter
-    unit: str = ""
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.parameter, Parameter):
-            raise EvaluationError(f"Knob needs a bayestune parameter (Integer, Real, ...), but got {self.parameter!r}")
-        if not _SETTING_NAME.match(self.parameter.name):
-            raise EvaluationError(f"knob {self.parameter.name!r} is not a PostgreSQL setting name "
-                                  "(lower-case letters, digits, '_' and '.')")
-        if self.unit not in UNITS:
-            raise EvaluationError(f"knob {self.parameter.name!r}: unit must be one of {list(UNITS)}, "
-                                  f"but got {self.unit!r}")
-
-    @property
-    def name(self) -> str:
-        return self.parameter.name
-
-    def setting(self, value: Any) -> str:
-        """The value as postgresql.conf spells it (``'256MB'``, ``'1.5'``, ``'on'``)."""
-        if isinstance(value, bool):
-            return "on" if value else "off"
-        if isinstance(self.parameter, Integer):
-            return f"{int(value)}{self.unit}"
-        if isinstance(value, float):
-            return f"{value:.6g}{self.unit}"
-        return f"{value}{self.unit}"
-
-
-#: Knobs that change speed but not what survives a crash, with ranges for a small machine
-#: (a few GB of memory, two cores) and the server's defaults as defaults.
-DEFAULT_KNOBS: tuple[Knob, ...] = (
-    Knob(Integer("shared_buffers", 16, 4096, log=True, default=128), "MB"),
-    Knob(Integer("work_mem", 64, 262144, log=True, default=4096), "kB"),
-    Knob(Integer("effective_io_concurrency", 1, 256, log=True, default=1)),
-    Knob(Real("random_page_cost", 1.0, 8.0, default=4.0)),
-    Knob(Integer("wal_buffers", 32, 65536, log=True, default=4096), "kB"),
-    Knob(Integer("checkpoint_timeout", 30, 1800, log=True, default=300), "s"),
-    Knob(Integer("max_wal_size", 32, 8192, log=True, default=1024), "MB"),
-    Knob(Real("checkpoint_completion_target", 0.1, 1.0, default=0.9)),
-    Knob(Integer("max_parallel_workers_per_gather", 0, 4, default=2)),
-    Knob(Integer("bgwriter_delay", 10, 10000, log=True, default=200), "ms"),
-    Knob(Integer("bgwriter_lru_maxpages", 0, 1000, default=100)),
-    Knob(Integer("wal_writer_delay", 1, 10000, log=True, default=200), "ms"),
-    Knob(Integer("commit_delay", 0, 10000, default=0)),  # microseconds
-    Knob(Integer("commit_siblings", 1, 100, log=True, default=5)),
-    Knob(Categorical("wal_compression", ["off", "pglz", "lz4", "zstd"], default="off")),
-)
-
-#: Knobs that buy speed with durability (a crash can lose committed transactions or tear
-#: pages): add them on purpose, e.g. ``DEFAULT_KNOBS + DURABILITY_KNOBS``.
-DURABILITY_KNOBS: tuple[Knob, ...] = (
-    Knob(Categorical("synchronous_commit", ["on", "off"], default="on")),
-    Knob(Categorical("full_page_writes", ["on", "off"], default="on")),
-)
-
-
-def _check_knobs(knobs: Sequence[Knob], fixed: Mapping[str, str]) -> tuple[list[Knob], Space]:
-    """The knobs and their space (which checks names are unique and there is at least one)."""
-    knobs = list(knobs)
-    for knob in knobs:
-        if not isinstance(knob, Knob):
-            raise EvaluationError(f"knobs must be Knob records, but got {knob!r}")
-    space = Space([k.parameter for k in knobs])
-    both = sorted({k.name for k in knobs} & set(fixed))
-    if both:
-        raise EvaluationError(f"settings {both} are both searched (knobs) and fixed (settings=); keep one")
-    return knobs, space
 
 
 class PostgresTuner(Evaluator):
@@ -168,8 +70,8 @@ class PostgresTuner(Evaluator):
         self.workload = workload if workload is not None else Pgbench()
         if not isinstance(self.workload, Pgbench):
             raise EvaluationError(f"workload must be a Pgbench record, but got {self.workload!r}")
-        self.settings = {str(k): _fixed_setting(k, v) for k, v in (settings or {}).items()}
-        self.knobs, self._space = _check_knobs(knobs, self.settings)
+        self.settings = {str(k): fixed_setting(k, v) for k, v in (settings or {}).items()}
+        self.knobs, self._space = check_knobs(knobs, self.settings)
         busy = self.workload.warmup + self.workload.duration
         self.timeout = float(timeout) if timeout is not None else busy + SETUP_SECONDS
         if not math.isfinite(self.timeout) or self.timeout <= busy:
@@ -291,13 +193,3 @@ class PostgresTuner(Evaluator):
     def __repr__(self) -> str:
         return (f"PostgresTuner({len(self.knobs)} knobs, objective={self.objectives[0]!r}, "
                 f"pgbench scale {self.workload.scale}, {self.workload.clients} clients, {self.workload.duration} s)")
-
-
-def _fixed_setting(name: Any, value: Any) -> str:
-    if not isinstance(name, str) or not _SETTING_NAME.match(name):
-        raise EvaluationError(f"settings: {name!r} is not a PostgreSQL setting name")
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if not isinstance(value, (str, int, float)):
-        raise EvaluationError(f"settings: {name} must be a string or a number, but got {value!r}")
-    return str(value)

@@ -1,8 +1,8 @@
-"""One Halide configuration, in its own process: ``python -m bayestune.integrations._halide_worker``.
+"""One Halide configuration, in its own process: ``python -m bayestune.integrations.halide.worker``.
 
 Reads a request (JSON) on stdin, prints one JSON answer line on stdout:
 ``{"stage": "ok" | "schedule" | "compile" | "realize" | "verify", ...}``. Started by
-:func:`bayestune.integrations.halide.run_worker`, which kills it at the time limit.
+:func:`bayestune.integrations.halide.tuner.run_worker`, which kills it at the time limit.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def main() -> int:
     import halide as hl
     import numpy as np
 
-    from bayestune.integrations.halide import apply_schedule, knobs_from_json
+    from bayestune.integrations.halide.knobs import apply_schedule, knobs_from_json
 
     module, _, fname = request["builder"].partition(":")
     pipeline = getattr(importlib.import_module(module), fname)(hl)

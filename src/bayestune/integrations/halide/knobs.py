@@ -1,73 +1,15 @@
-"""Tune a Halide schedule with bayestune: declare knobs on named Funcs, evaluate each
-configuration in a subprocess that is killed at a wall-clock limit.
-
-The algorithm is written once, in a *builder*: an importable function ``build(hl)`` (named
-``"package.module:function"``) that defines the Funcs, no schedule, and returns a
-:class:`Pipeline`. Knobs (:class:`Split`, :class:`Reorder`, :class:`Vectorize`,
-:class:`Parallel`, :class:`Unroll`, :class:`ComputeAt`, :class:`StoreAt`) name a Func and its
-Vars by string, so a worker process can rebuild the pipeline and apply one configuration::
-
-    knobs = [Split("out", "x", "xo", "xi", [8, 16, 32]), Vectorize("out", "xi", [1, 8]),
-             Reorder("out", ["xi", "y", "xo"]), ComputeAt("blur_x", "out", ["inline", "root", "xo"])]
-    tuner = HalideTuner("mypkg.blur:build", knobs, timeout=60)
-    best = Optimizer(tuner.space(), seed=0).optimize(tuner, budget=10)
-
-A knob's meaning may depend on other knobs: knobs sharing a ``param`` make one choice drive
-several calls, ``when`` applies a knob only for some values of other parameters, a
-:class:`Loop` names "the innermost tile loop in whatever order the reorder knob chose", and
-``update=`` schedules an update definition, with reduction variables named through
-:attr:`Pipeline.rvars` (``benchmarks/halide_problems.py`` declares its blur and matmul so).
-
-Each evaluation runs ``python -m bayestune.integrations._halide_worker`` in its own process
-group: rebuild, apply the knobs in declared order, ``compile_jit``, realize, compare with the
-reference (the unscheduled pipeline, realized once the same way), then time min-of-N
-``realize``. Outcomes map to :class:`~bayestune.trial.FailureKind`:
-
-================  ===================================  ===================================
-stage             what happened                         kind (error text starts with)
-================  ===================================  ===================================
-``schedule``      a scheduling call raised HalideError  ``SCHEDULE`` (``schedule error:``)
-``compile``       ``compile_jit`` raised                ``COMPILE`` (``compile error:``)
-``realize``       ``realize`` raised                    ``RUNTIME``
-``verify``        output differs from the reference     ``VERIFICATION``
-``timeout``       wall-clock limit hit, group killed    ``TIMEOUT``
-``crash``         worker died or printed no answer      ``CRASH``
-================  ===================================  ===================================
-
-Values of a measured configuration: ``value`` (min run time, ms) and ``compile_s``.
-Halide itself is imported only in the worker; this module works without it.
-"""
+"""The schedule-knob vocabulary: knobs on named Halide Funcs and Vars, the :class:`Space` they make,
+and the schedule they apply to a rebuilt pipeline (in the worker). Halide itself is never
+imported here: the worker passes its ``hl`` module in."""
 
 from __future__ import annotations
 
 import abc
-import json
-import logging
-import os
-import signal
-import subprocess
-import sys
-import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar
 
 from bayestune.space import Categorical, Ordinal, Permutation, Space
-from bayestune.trial import FailureKind, Result
-
-logger = logging.getLogger(__name__)
-
-#: Failure stage reported by the worker -> bayestune failure kind.
-STAGE_KINDS = {
-    "schedule": FailureKind.SCHEDULE,
-    "compile": FailureKind.COMPILE,
-    "realize": FailureKind.RUNTIME,
-    "verify": FailureKind.VERIFICATION,
-    "timeout": FailureKind.TIMEOUT,
-    "crash": FailureKind.CRASH,
-}
 
 
 @dataclass
@@ -456,121 +398,3 @@ def knobs_from_json(data: Sequence[Mapping[str, Any]]) -> list[Knob]:
         cls = KNOB_TYPES[d.pop("type")]
         out.append(cls(**{k: _from_json(v) for k, v in d.items()}))
     return out
-
-
-# ---------------------------------------------------------------------------------------
-# Evaluation in a killable subprocess
-# ---------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Measurement:
-    """One worker answer: ``stage`` is ``"ok"`` or the failure stage (see the module table)."""
-
-    stage: str
-    run_ms: float | None = None
-    compile_s: float | None = None
-    wall_s: float = 0.0
-    error: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_result(self) -> Result:
-        if self.stage == "ok":
-            return Result(values={"value": float(self.run_ms), "compile_s": float(self.compile_s or 0.0)})
-        prefix = {"schedule": "schedule error: ", "compile": "compile error: "}.get(self.stage, "")
-        return Result.failure(prefix + (self.error or self.stage), STAGE_KINDS.get(self.stage, FailureKind.CRASH))
-
-
-def run_worker(request: Mapping[str, Any], timeout: float, *, python: str | None = None,
-               env: Mapping[str, str] | None = None) -> Measurement:
-    """Run one worker request (JSON on stdin, JSON answer as stdout's last line) in its own
-    process group; SIGKILL the group after ``timeout`` seconds."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([python or sys.executable, "-m", "bayestune.integrations._halide_worker"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True, env=dict(env) if env is not None else None)
-    try:
-        out, err = proc.communicate(json.dumps(request), timeout=timeout)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.communicate()
-        return Measurement("timeout", wall_s=time.perf_counter() - t0,
-                           error=f"killed after the {timeout:g} s wall-clock limit (compile + run)")
-    wall = time.perf_counter() - t0
-    lines = [ln for ln in out.splitlines() if ln.strip()]
-    try:
-        answer = json.loads(lines[-1])
-    except (IndexError, ValueError):
-        tail = err.strip().splitlines()[-3:]
-        return Measurement("crash", wall_s=wall,
-                           error=f"worker exited with code {proc.returncode} and no answer: {' | '.join(tail)}")
-    return Measurement(answer["stage"], run_ms=answer.get("run_ms"), compile_s=answer.get("compile_s"),
-                       wall_s=wall, error=answer.get("error"), extra=answer.get("extra", {}))
-
-
-class HalideTuner:
-    """A black box for :meth:`bayestune.optimizer.Optimizer.optimize`: ``tuner(config) -> Result``.
-
-    ``builder`` is ``"module:function"``, importable in the worker (``sys.path`` of the worker
-    gets ``paths`` prepended). ``timeout`` bounds one compile + verify + timing; ``repeats`` timed
-    runs are taken (min). The reference output is the unscheduled pipeline, realized once in a
-    worker on the first call and kept as ``.npy`` in ``workdir`` (a temporary directory by default).
-    ``parameters`` and ``parameter_order``: see :func:`knob_space`.
-    """
-
-    def __init__(self, builder: str, knobs: Sequence[Knob], *, timeout: float = 60.0, repeats: int = 10,
-                 rtol: float = 1e-4, atol: float = 1e-4, constraints: Sequence[str] = (),
-                 paths: Sequence[str | os.PathLike[str]] = (), workdir: str | os.PathLike[str] | None = None,
-                 python: str | None = None, parameters: Sequence[Any] = (),
-                 parameter_order: Sequence[str] | None = None) -> None:
-        if ":" not in builder:
-            raise ValueError(f"builder must be 'module:function', but got {builder!r}")
-        if timeout <= 0 or repeats < 1:
-            raise ValueError(f"`timeout > 0` and `repeats >= 1` must hold, but got (timeout={timeout}, repeats={repeats})")
-        self.builder = builder
-        self.knobs = list(knobs)
-        self.timeout = float(timeout)
-        self.repeats = int(repeats)
-        self.rtol, self.atol = float(rtol), float(atol)
-        self.constraints = list(constraints)
-        self.paths = [str(Path(p).resolve()) for p in paths]
-        self.python = python
-        self._tmp = None if workdir is not None else tempfile.TemporaryDirectory(prefix="bayestune-halide-")
-        self.workdir = Path(workdir if workdir is not None else self._tmp.name)
-        self.parameters = list(parameters)
-        self.parameter_order = list(parameter_order) if parameter_order is not None else None
-        self._reference: Path | None = None
-        self.space()  # validate the declaration now
-
-    def space(self) -> Space:
-        return knob_space(self.knobs, self.constraints, parameters=self.parameters,
-                          parameter_order=self.parameter_order)
-
-    def _request(self, mode: str, config: Mapping[str, Any]) -> dict[str, Any]:
-        return {"mode": mode, "builder": self.builder, "paths": self.paths, "knobs": knobs_to_json(self.knobs),
-                "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in config.items()},
-                "reference": str(self.reference_path()), "repeats": self.repeats,
-                "rtol": self.rtol, "atol": self.atol}
-
-    def reference_path(self) -> Path:
-        return self.workdir / "reference.npy"
-
-    def ensure_reference(self) -> Path:
-        """Realize the unscheduled pipeline once (same timeout); raise RuntimeError if it fails."""
-        path = self.reference_path()
-        if not path.exists():
-            m = run_worker(self._request("reference", {}), self.timeout, python=self.python)
-            if m.stage != "ok":
-                raise RuntimeError(f"the unscheduled pipeline {self.builder} could not be realized as the reference "
-                                   f"({m.stage}): {m.error}")
-        return path
-
-    def measure(self, config: Mapping[str, Any]) -> Measurement:
-        self.ensure_reference()
-        m = run_worker(self._request("measure", config), self.timeout, python=self.python)
-        logger.info("halide %s: %s run_ms=%s compile_s=%s wall=%.1fs", self.builder, m.stage, m.run_ms, m.compile_s, m.wall_s)
-        return m
-
-    def __call__(self, config: Mapping[str, Any]) -> Result:
-        return self.measure(config).to_result()

@@ -15,6 +15,8 @@ import multiprocessing
 import pickle
 from typing import Any
 
+from bayestune.integrations.kernel_tuner.timeouts import ConfigTimeout
+
 logger = logging.getLogger(__name__)
 
 #: Seconds a new worker may take to start (interpreter, imports, device context, argument upload).
@@ -94,8 +96,6 @@ class IsolatedRunner:
 
     def run(self, element: tuple, timeout: float | None) -> dict[str, Any]:
         """Kernel Tuner's result record for ``element``; ConfigTimeout / WorkerError otherwise."""
-        from bayestune.integrations.kernel_tuner import ConfigTimeout
-
         self.ensure_started()
         self._conn.send(element)
         if not self._conn.poll(timeout):

@@ -15,7 +15,7 @@ from tvm.s_tir.meta_schedule.arg_info import ArgInfo
 from tvm.s_tir.meta_schedule.search_strategy import MeasureCandidate, PySearchStrategy
 
 from bayestune.history import draw_unseen
-from bayestune.integrations._tvm_space import Decision, DesignSpaces
+from bayestune.integrations.tvm.space import Decision, DesignSpaces
 from bayestune.optimizer import Optimizer
 from bayestune.scenario.records import DesignSpec
 from bayestune.trial import FailureKind, Result, Trial

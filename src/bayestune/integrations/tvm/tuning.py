@@ -1,35 +1,6 @@
-"""bayestune as TVM MetaSchedule's search strategy (``pip install "bayestune[tvm]"``).
-
-MetaSchedule turns an operator into a few *design spaces*: traces of schedule primitives
-whose ``Sample*`` instructions leave decisions open. :class:`BayestuneSearchStrategy`
-(a ``PySearchStrategy``) makes those decisions the parameters of a bayestune space —
-
-* ``SamplePerfectTile`` → :class:`~bayestune.space.PerfectTile` (always a valid tiling: TVM
-  would silently rewrite one whose product is wrong),
-* ``SampleCategorical`` → a categorical over its candidate values,
-* ``SampleComputeLocation`` → a categorical over the loop indices TVM accepted for that block
-  at the design spaces' own tiles (which loops exist depends on the tiles: TVM moves an
-  unavailable location to a neighbour, and that program is measured once, keyed by the
-  decisions TVM actually made),
-* the design space itself → a categorical ``design``; decisions are shared between design
-  spaces by signature and ignored where a design lacks them (details:
-  :mod:`bayestune.integrations._tvm_space`) —
-
-and applies each configuration through the trace's decision provider. A decision TVM
-refuses, or a schedule a postprocessor rejects, is told to the optimizer as a
-known-infeasible ``schedule`` failure without a build; build errors, run errors and timeouts
-come back from the runner as ``compile``/``runtime``/``timeout`` failures (hidden
-constraints the feasibility model learns). Each batch of ``num_trials_per_iter`` comes from
-one ``ask(n)``; the objective is the mean of the runner's ``run_secs``.
-
-Options for long runs (the TVM thesis): ``strategy_options={"max_training_points": 250,
-"memory_policy": "lru"}`` caps what the surrogate learns from (policies and which suits
-what: :mod:`bayestune.models.training`), and ``epsilon=0.2`` replaces each pick by a uniform
-draw with that probability once the initial design is done.
-
-Importing this module does not import TVM; :func:`load_tvm` (called by everything here that
-needs TVM) does, by default with the ``tensor_intrin`` shortcut described there.
-"""
+"""Loading TVM and running MetaSchedule: :func:`load_tvm` (the lazy, fast import), :func:`tune`
+(one TIR module tuned by bayestune's or TVM's own strategy), :func:`measure` (a tuned schedule
+timed afresh) and the records they return. TVM is imported inside the functions only."""
 
 from __future__ import annotations
 
@@ -41,9 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-__all__ = ["BayestuneSearchStrategy", "Measurement", "TuneOutcome", "TuningRecord", "fast_build", "load_tvm",
-           "measure", "tune"]
 
 #: TVM's own strategies that :func:`tune` accepts by name besides bayestune's.
 TVM_STRATEGIES = ("evolutionary", "replay-trace", "replay-func")
@@ -62,15 +30,6 @@ def load_tvm(*, stub_tensor_intrin: bool = True) -> types.ModuleType:
         raise ImportError(
             f"the TVM integration needs Apache TVM ({exc}); install it with "
             "pip install 'bayestune[tvm]' (apache-tvm==0.27.0.post1 with apache-tvm-ffi==0.1.14.post1)") from None
-
-
-def __getattr__(name: str) -> Any:
-    """``BayestuneSearchStrategy`` and ``TuningRecord`` import TVM on first use only."""
-    if name in ("BayestuneSearchStrategy", "TuningRecord"):
-        load_tvm()
-        from bayestune.integrations import _tvm_strategy
-        return getattr(_tvm_strategy, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def fast_build(mod: Any, target: Any, _params: Any) -> Any:
@@ -145,7 +104,7 @@ def tune(mod: Any, target: Any, work_dir: str | Path, max_trials: int, *, strate
         search: Any = strategy
         model = cost_model or ("xgb" if strategy == "evolutionary" else "random")
     else:
-        from bayestune.integrations._tvm_strategy import BayestuneSearchStrategy
+        from bayestune.integrations.tvm.strategy import BayestuneSearchStrategy
         search = BayestuneSearchStrategy(strategy, strategy_options, seed=seed, initial_design=initial_design,
                                          epsilon=epsilon)
         record = search.record

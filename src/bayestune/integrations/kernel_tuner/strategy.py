@@ -1,0 +1,231 @@
+"""The Kernel Tuner search strategy that runs bayestune's ask/tell loop (the package docstring says
+what it does with Kernel Tuner's space, runner, budget, objectives, cache and device)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+from bayestune.exceptions import BayestuneError
+from bayestune.integrations.kernel_tuner.options import (
+    kernel_tuner_objectives,
+    tune_kernel_device_options,
+    tuning_option,
+)
+from bayestune.integrations.kernel_tuner.outcomes import classify_exception, error_marker, failure_kind_of, result_of
+from bayestune.integrations.kernel_tuner.space import KernelTunerSpace
+from bayestune.integrations.kernel_tuner.timeouts import ConfigTimeout, time_limit
+from bayestune.integrations.kernel_tuner.worker import IsolatedRunner
+from bayestune.objectives import Objective
+from bayestune.optimizer import Optimizer
+from bayestune.scenario.records import DesignSpec
+from bayestune.storage.base import TrialJournal
+from bayestune.storage.journal import Journal
+
+logger = logging.getLogger(__name__)
+
+#: Suffix of the journal kept beside a Kernel Tuner cache file.
+JOURNAL_SUFFIX = ".bayestune.sqlite"
+#: Default per-configuration wall-clock limit (compile + verify + benchmark), seconds.
+DEFAULT_CONFIG_TIMEOUT = 120.0
+
+
+class BayestuneStrategy:
+    """A Kernel Tuner strategy that runs bayestune's ask/tell loop (see the package docstring).
+
+    ``strategy``/``strategy_options``/``seed``/``design`` are the :class:`~bayestune.optimizer.Optimizer`'s.
+    ``journal``: ``"auto"`` keeps one beside Kernel Tuner's cache file (none without a cache or in
+    simulation mode), a path keeps it there, None keeps the run in memory; an existing journal is
+    resumed. ``config_timeout``: wall-clock seconds per configuration (None: no limit; not applied
+    in simulation mode). ``defaults``: the configuration evaluated first (else each parameter's
+    middle value, when it is valid). ``warm_start``: tell the optimizer the cache's records first.
+    ``isolate``: run configurations in a worker process that is killed at ``config_timeout`` (None:
+    whenever Kernel Tuner's runner is its SequentialRunner, a limit is set and the kernel's
+    options can be pickled -- a lambda ``verify`` cannot; then in-process with SIGALRM);
+    ``device``/``platform`` override the worker's, which are otherwise those ``tune_kernel`` was
+    given. ``strategy=None`` picks ``bo`` for one objective and ``parego`` for several.
+    """
+
+    def __init__(self, *, seed: int | None = 0, strategy: str | None = None,
+                 strategy_options: dict[str, Any] | None = None,
+                 design: DesignSpec | None = None, journal: str | os.PathLike | None = "auto",
+                 config_timeout: float | None = DEFAULT_CONFIG_TIMEOUT, defaults: Mapping[str, Any] | None = None,
+                 warm_start: bool = True, isolate: bool | None = None, device: int | None = None,
+                 platform: int | None = None) -> None:
+        if config_timeout is not None and not config_timeout > 0:
+            raise BayestuneError(f"config_timeout must be > 0 seconds or None, but got {config_timeout!r}")
+        self.seed = seed
+        self.strategy = strategy
+        self.strategy_options = dict(strategy_options or {})
+        self.design = design
+        self.journal = journal
+        self.config_timeout = config_timeout
+        self.defaults = dict(defaults or {})
+        self.warm_start = warm_start
+        self.isolate = isolate
+        self.device, self.platform = device, platform
+        self.costfunc_kwargs = {"scaling": False, "snap": False}  # read by Kernel Tuner's OptAlgWrapper
+        self.constraint_aware = False
+        self.optimizer_: Optimizer | None = None
+        self.space_: KernelTunerSpace | None = None
+
+    # Kernel Tuner's two ways in ------------------------------------------------------------
+    def tune(self, searchspace: Any, runner: Any, tuning_options: Any) -> list[dict[str, Any]]:
+        """``tune_kernel(strategy=BayestuneStrategy(...))``: Kernel Tuner's results list."""
+        results: list[dict[str, Any]] = []
+        self._run(searchspace, runner, tuning_options, results)
+        return results
+
+    def __call__(self, cost_func: Any, searchspace: Any) -> tuple[tuple, float] | None:
+        """``tune_kernel_T1`` (custom search method): evaluations land in ``cost_func.results``."""
+        self._run(searchspace, cost_func.runner, cost_func.tuning_options, cost_func.results)
+        best = self.optimizer_.best if self.optimizer_ is not None else None
+        if best is None or self.space_ is None:
+            return None
+        return self.space_.element(best.config), float(best.values[self.optimizer_.objectives[0].name])
+
+    # the loop ------------------------------------------------------------------------------
+    def _run(self, searchspace: Any, runner: Any, tuning_options: Any, results: list[dict[str, Any]]) -> None:
+        directions = kernel_tuner_objectives(tuning_options)
+        objective = [name for name, _ in directions]
+        simulation = bool(getattr(runner, "simulation_mode", False))
+        space = KernelTunerSpace.from_searchspace(searchspace, self.defaults)
+        journal, resume = self._open_journal(tuning_options, simulation)
+        opt = Optimizer(space.space, objectives=[Objective(n, "maximize" if higher else "minimize")
+                                                 for n, higher in directions],
+                        strategy=self.strategy, strategy_options=self.strategy_options or None,
+                        design=self.design, seed=self.seed, journal=journal, resume=resume)
+        self.optimizer_, self.space_ = opt, space
+        logger.info("bayestune in Kernel Tuner: %d valid configurations of %d parameters, %d trials resumed",
+                    space.n_valid, len(space.names), opt.n_evaluated)
+        if self.warm_start and not simulation:
+            self._warm_start(opt, space, tuning_options, objective)
+        budget = tuning_options.budget
+        timeout = None if simulation else self.config_timeout
+        worker = None if simulation else self._isolated_runner(runner, tuning_options)
+        try:
+            while not budget.is_done():
+                started = perf_counter()
+                asked = opt.ask(1)
+                if hasattr(runner, "add_strategy_time"):
+                    runner.add_strategy_time(perf_counter() - started)
+                if not asked:
+                    logger.info("every valid configuration has been evaluated")
+                    break
+                record = self._evaluate(worker or runner, tuning_options, space, asked[0], objective, timeout)
+                if record is None:  # the runner found the budget spent
+                    break
+                results.append(record)
+                opt.tell(asked[0], result_of(record, objective))
+        finally:
+            if worker is not None:
+                worker.close()
+            if isinstance(journal, Journal):
+                journal.close()
+
+    def _isolated_runner(self, runner: Any, tuning_options: Any) -> Any:
+        if self.isolate is False or self.config_timeout is None:
+            return None
+        if self.isolate is None and type(runner).__name__ != "SequentialRunner":
+            return None
+        device_options = tune_kernel_device_options(runner)
+        device_options.update({k: v for k, v in (("device", self.device), ("platform", self.platform)) if v is not None},
+                              quiet=True)
+        try:
+            return IsolatedRunner(runner, tuning_options, device_options)
+        except Exception as exc:  # noqa: BLE001 - unpicklable options: fall back, or refuse if asked to isolate
+            if self.isolate:
+                raise BayestuneError(f"cannot run configurations in a worker process: {exc}") from exc
+            logger.warning("configurations run in-process (the time limit cannot stop a blocking call): %s", exc)
+            return None
+
+    def _open_journal(self, tuning_options: Any, simulation: bool) -> tuple[TrialJournal | None, bool]:
+        if self.journal is None:
+            return None, False
+        if self.journal == "auto":
+            cachefile = tuning_option(tuning_options, "cachefile")
+            if simulation or not cachefile:
+                return None, False
+            path = Path(str(cachefile) + JOURNAL_SUFFIX)
+        else:
+            path = Path(self.journal)
+        journal = Journal(path)
+        resume = bool(journal.trials())
+        if resume:
+            logger.info("resuming the run journaled in %s", path)
+        return journal, resume
+
+    def _warm_start(self, opt: Optimizer, space: KernelTunerSpace, tuning_options: Any,
+                    objective: Sequence[str]) -> None:
+        """Tell the optimizer what Kernel Tuner's cache already knows (free: nothing is run)."""
+        known = {space.cache_key(space.element(t.config)) for t in opt.trials}
+        told = 0
+        for key, record in dict(tuning_option(tuning_options, "cache") or {}).items():
+            config = space.config(record)
+            if config is None or key in known or space.cache_key(space.element(config)) in known:
+                continue
+            opt.tell(config, result_of(record, objective))
+            known.add(key)
+            told += 1
+        if told:
+            logger.info("warm start: %d configuration(s) from Kernel Tuner's cache", told)
+
+    def _evaluate(self, runner: Any, tuning_options: Any, space: KernelTunerSpace, config: Mapping[str, Any],
+                  objective: Sequence[str], timeout: float | None) -> dict[str, Any] | None:
+        """Run one configuration; any failure becomes a failure record (and a cache entry)."""
+        element = space.element(config)
+        if isinstance(runner, IsolatedRunner):
+            runner.ensure_started()  # a device that cannot be set up ends the run, as in Kernel Tuner
+        started = perf_counter()
+        try:
+            if isinstance(runner, IsolatedRunner):
+                record = self._run_isolated(runner, tuning_options, space, element, timeout)
+            else:
+                with time_limit(timeout):
+                    out = runner.run([element], tuning_options)
+                record = out[0] if out else None
+            if record is None:
+                return None
+            elapsed = perf_counter() - started
+            if timeout is not None and elapsed > timeout and failure_kind_of(record, objective[0]) is None:
+                raise ConfigTimeout(f"took {elapsed:.1f} s, over the per-configuration limit of {timeout:g} s")
+            return record
+        except ConfigTimeout as exc:
+            error: BaseException = exc
+        except Exception as exc:  # noqa: BLE001 - one broken configuration must not end the run
+            error = exc
+        kind = classify_exception(error)
+        message = f"{type(error).__name__}: {error}".strip()
+        logger.warning("configuration %s failed (%s): %s", dict(zip(space.keys, element)), kind,
+                       message.splitlines()[0][:300] if message else kind)
+        marker = error_marker(kind)
+        record = dict(zip(space.keys, element))
+        record.update({name: marker for name in ([objective] if isinstance(objective, str) else objective)})
+        record.update({"__error__": marker, "bayestune_failure": kind,
+                       "bayestune_error": message[:2000], "compile_time": 0, "verification_time": 0,
+                       "benchmark_time": 1000 * (perf_counter() - started)})
+        from kernel_tuner import util
+
+        util.store_cache(space.cache_key(element), record, tuning_option(tuning_options, "cachefile"),
+                         tuning_option(tuning_options, "cache"))
+        return record
+
+    @staticmethod
+    def _run_isolated(worker: Any, tuning_options: Any, space: KernelTunerSpace, element: tuple,
+                      timeout: float | None) -> dict[str, Any]:
+        """What SequentialRunner.run does around a configuration (budget, metrics, cache), the
+        compile and benchmark themselves in the worker."""
+        from kernel_tuner import util
+
+        tuning_options.budget.add_evaluations(1)
+        record = worker.run(element, timeout)
+        metrics = tuning_option(tuning_options, "metrics")
+        if metrics and "__error__" not in record:
+            record = util.process_metrics(record, metrics)
+        util.store_cache(space.cache_key(element), record, tuning_option(tuning_options, "cachefile"),
+                         tuning_option(tuning_options, "cache"))
+        return record
