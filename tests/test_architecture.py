@@ -22,22 +22,6 @@ PACKAGE = ROOT / "src" / "bayestune"
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 MAX_LINES = 500
 
-# Temporary, removed when the lifecycle and strategy branches of issue 25 land: the imports
-# they take away (make_evaluator/build_evaluator move out of evaluators/__init__.py into
-# measurement/build.py, measurement/settings.py moves down beside objectives.py, cli.py becomes
-# the cli/ package, graph_of_run leaves strategies/bograph.py). An entry that no longer matches
-# anything fails the test, so the merge that lands a fix also deletes its entry.
-KNOWN_UPWARD = {
-    ("evaluators/__init__.py", "bayestune.measurement.build"),
-    ("scenario/records.py", "bayestune.measurement.settings"),
-    ("scenario/native.py", "bayestune.measurement.settings"),
-    ("scenario/hypermapper.py", "bayestune.measurement.settings"),
-    ("cli_results.py", "bayestune.cli"),
-    ("strategies/bograph.py", "bayestune.run"),
-}
-KNOWN_LONG = {"cli.py"}
-
-
 @dataclass(frozen=True)
 class Place:
     """Where a name stands in the picture: its line (0 at the top) and its position on the line."""
@@ -143,10 +127,8 @@ def test_no_module_of_the_package_passes_500_lines():
     long = {p.relative_to(PACKAGE).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
             for p in PACKAGE.rglob("*.py")}
     long = {name: n for name, n in long.items() if n > MAX_LINES}
-    assert not set(long) - KNOWN_LONG, (
-        f"modules over {MAX_LINES} lines (split them along a seam): "
-        + ", ".join(f"src/bayestune/{name} ({n})" for name, n in sorted(long.items()) if name not in KNOWN_LONG))
-    assert KNOWN_LONG <= set(long), f"no longer over {MAX_LINES} lines, delete from KNOWN_LONG: {KNOWN_LONG - set(long)}"
+    assert not long, (f"modules over {MAX_LINES} lines (split them along a seam): "
+                      + ", ".join(f"src/bayestune/{name} ({n})" for name, n in sorted(long.items())))
 
 
 def test_every_top_level_module_stands_in_the_layer_picture():
@@ -158,7 +140,7 @@ def test_every_top_level_module_stands_in_the_layer_picture():
 def test_every_import_points_down_the_layer_picture():
     text = ARCHITECTURE.read_text(encoding="utf-8")
     places, accepted = layer_picture(text), accepted_exceptions(text)
-    wrong, known = [], set()
+    wrong = []
     for path in sorted(PACKAGE.rglob("*.py")):
         for imp in bayestune_imports(path):
             room, target = imp.room, imported_room(imp.module)
@@ -169,12 +151,8 @@ def test_every_import_points_down_the_layer_picture():
                 continue
             if any(fnmatch.fnmatch(imp.source, s) and fnmatch.fnmatch(imp.module, m) for s, m in accepted):
                 continue
-            if (imp.source, imp.module) in KNOWN_UPWARD:
-                known.add((imp.source, imp.module))
-                continue
             side = "leftwards on its own line" if there.layer == here.layer else "up"
             wrong.append(f"src/bayestune/{imp.source}:{imp.lineno} imports {imp.module}, {side}: "
                          f"{room!r} stands in layer {here.layer + 1} `{here.line}`, "
                          f"{target!r} in layer {there.layer + 1} `{there.line}`")
     assert not wrong, "imports against the layer picture of docs/architecture.md:\n" + "\n".join(wrong)
-    assert known == KNOWN_UPWARD, f"fixed, delete from KNOWN_UPWARD: {sorted(KNOWN_UPWARD - known)}"
