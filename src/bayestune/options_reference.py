@@ -77,6 +77,8 @@ def reference() -> str:
            "the old flat names of earlier versions (`local_every`, `rf_trees`, ...) still load, with a warning",
            "naming the new spelling.", ""]
     for name in available_strategies():
+        if not _REGISTRY[name].__module__.startswith("bayestune."):
+            continue  # registered from outside the package (benchmark contenders, a user's own)
         cls = _REGISTRY[name].settings_class
         rows = option_rows(cls)
         top = sum("." not in option for option, _, _ in rows)
