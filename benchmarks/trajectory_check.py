@@ -2,8 +2,9 @@
 
 ``python -m benchmarks.trajectory_check record OUT.json`` runs each strategy on each problem
 for fixed seeds and stores the sequence of evaluated configurations and values;
-``python -m benchmarks.trajectory_check compare OUT.json`` re-runs the same cells and
-reports the first evaluation where a trajectory departs from the stored one. A refactor
+``python -m benchmarks.trajectory_check compare OUT.json`` re-runs every stored cell (or those
+``--problems``/``--strategies`` select) and reports the first evaluation where a trajectory
+departs from the stored one. A refactor
 that claims "behaviour does not move" shows ``0 differing`` here.
 """
 
@@ -106,16 +107,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.trajectory_check", description=__doc__)
     parser.add_argument("action", choices=["record", "compare"])
     parser.add_argument("path")
-    parser.add_argument("--problems", default=DEFAULT_PROBLEMS)
-    parser.add_argument("--strategies", default=DEFAULT_STRATEGIES)
-    parser.add_argument("--seeds", default="0,1")
+    parser.add_argument("--problems", default=None,
+                        help=f"record: default {DEFAULT_PROBLEMS}; compare: default every problem stored")
+    parser.add_argument("--strategies", default=None,
+                        help=f"record: default {DEFAULT_STRATEGIES}; compare: default every strategy stored")
+    parser.add_argument("--seeds", default=None, help="record: default 0,1; compare: default every seed stored")
     parser.add_argument("--budget", type=int, default=60)
     args = parser.parse_args(argv)
-    seeds = [int(s) for s in args.seeds.split(",")]
+    seeds = [int(s) for s in (args.seeds or "0,1").split(",")]
 
     if args.action == "record":
         out = {"budget": args.budget, "runs": {}}
-        for p, s, seed in _cells(args.problems, args.strategies, seeds):
+        for p, s, seed in _cells(args.problems or DEFAULT_PROBLEMS, args.strategies or DEFAULT_STRATEGIES, seeds):
             out["runs"][_key(p, s, seed)] = run_cell(p, s, seed, args.budget)
             print(f"recorded {p} {s} seed {seed}", file=sys.stderr, flush=True)
         with open(args.path, "w") as fh:
@@ -125,7 +128,14 @@ def main(argv: list[str] | None = None) -> int:
     with open(args.path) as fh:
         stored = json.load(fh)
     differing = 0
-    for p, s, seed in _cells(args.problems, args.strategies, seeds):
+    stored_cells = [(p, s, int(seed)) for p, s, seed in (key.split("|") for key in stored["runs"])]
+    if args.problems is None and args.strategies is None:
+        cells = [c for c in stored_cells if args.seeds is None or c[2] in seeds]
+    else:
+        cells = _cells(args.problems or ",".join(dict.fromkeys(c[0] for c in stored_cells)),
+                       args.strategies or ",".join(dict.fromkeys(c[1] for c in stored_cells)),
+                       seeds if args.seeds else sorted({c[2] for c in stored_cells}))
+    for p, s, seed in cells:
         old = stored["runs"].get(_key(p, s, seed))
         if old is None:
             print(f"{p} {s} seed {seed}: not in {args.path}")

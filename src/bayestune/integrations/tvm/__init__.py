@@ -23,8 +23,8 @@ constraints the feasibility model learns). Each batch of ``num_trials_per_iter``
 one ``ask(n)``; the objective is the mean of the runner's ``run_secs``.
 
 Options for long runs (the TVM thesis): ``strategy_options={"max_training_points": 250,
-"memory_policy": "lru"}`` caps what the surrogate learns from (policies and which suits
-what: :mod:`bayestune.models.training`), and ``epsilon=0.2`` replaces each pick by a uniform
+"experimental": {"memory_policy": "lru"}}`` caps what the surrogate learns from (policies and
+which suits what: :mod:`bayestune.models.training`), and ``epsilon=0.2`` replaces each pick by a uniform
 draw with that probability once the initial design is done.
 
 Importing this package does not import TVM; :func:`load_tvm` (called by everything here that
