@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier
 from bayestune.models.gp import GaussianProcess
 from bayestune.models.linalg import limit_blas_threads
+from bayestune.models.targets import LOG_TRANSFORM_CHOICES
 from bayestune.models.training import feasibility_classifier
 from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.search.local_search import AcquisitionSearchSettings, Score, maximize
@@ -54,6 +55,28 @@ class FeasibilitySettings(Settings):
     def rules(self) -> list[Rule]:
         return [self.one_of("model", (True, False, "auto")),
                 ("threshold", 0.0 <= self.threshold <= 1.0, "`0 <= threshold <= 1`")]
+
+
+@dataclass(frozen=True)
+class StepSettings(Settings):
+    """The options every strategy built on a BO step shares (its settings derive from these)."""
+
+    RENAMED: ClassVar[dict[str, str]] = {
+        "n_samples": "acquisition_search.n_samples", "n_starts": "acquisition_search.n_starts",
+        "exhaustive_limit": "acquisition_search.exhaustive_limit",
+        "feasibility_model": "feasibility.model", "feasibility_threshold": "feasibility.threshold",
+        "local_every": "trust_region.every", "local_fail_tolerance": "trust_region.fail_tolerance",
+        "local_after": "trust_region.after",
+    }
+
+    log_transform: bool | str = "auto"  # log of positive objectives (models.targets); off: BaCO Fig. 9's ablation
+    prior_beta: float = 10.0            # piBO decay of the user's prior's weight
+    feasibility: FeasibilitySettings = FeasibilitySettings()
+    trust_region: TrustRegionSettings = TrustRegionSettings()
+    acquisition_search: AcquisitionSearchSettings = AcquisitionSearchSettings()
+
+    def rules(self) -> list[Rule]:
+        return [self.one_of("log_transform", LOG_TRANSFORM_CHOICES)]
 
 
 class ModelPart(Protocol):

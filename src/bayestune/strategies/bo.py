@@ -26,15 +26,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bayestune.bostep.scorer import Scorer, ScoringChoice
-from bayestune.bostep.step import STALL_ACTIONS, BOStep, FeasibilitySettings, ProposalSchedule
+from bayestune.bostep.step import STALL_ACTIONS, BOStep, ProposalSchedule, StepSettings
 from bayestune.bostep.surrogates import GPSettings, ModelChoice, ORDINAL_SCALE_CHOICES, SurrogateFactory
 from bayestune.exceptions import BayestuneError
 from bayestune.history import History
 from bayestune.models.forest import RandomForestSettings
-from bayestune.models.targets import LOG_TRANSFORM_CHOICES, WEIGHT_DRAWS, ChebyshevScalarization
+from bayestune.models.targets import WEIGHT_DRAWS, ChebyshevScalarization
 from bayestune.models.training import MEMORY_POLICIES
 from bayestune.search.candidates import EnumeratedCandidates
-from bayestune.search.local_search import AcquisitionSearchSettings
 from bayestune.search.trust_region import TrustRegionSettings
 from bayestune.settings import RenamedOptionWarning, Rule, Settings, put_option
 from bayestune.strategies.base import Strategy, register
@@ -76,17 +75,13 @@ class ExperimentalSettings(Settings):
 
 
 @dataclass(frozen=True)
-class BOSettings(Settings):
+class BOSettings(StepSettings):
     """Options of the ``bo`` strategy (``strategy_options`` in a scenario)."""
 
     RENAMED: ClassVar[dict[str, str]] = {
-        "local_every": "trust_region.every", "local_fail_tolerance": "trust_region.fail_tolerance",
-        "local_after": "trust_region.after",
+        **StepSettings.RENAMED,
         "rf_trees": "rf.trees", "rf_max_features": "rf.max_features", "rf_bootstrap": "rf.bootstrap",
         "rf_min_samples_split": "rf.min_samples_split",
-        "n_samples": "acquisition_search.n_samples", "n_starts": "acquisition_search.n_starts",
-        "exhaustive_limit": "acquisition_search.exhaustive_limit",
-        "feasibility_model": "feasibility.model", "feasibility_threshold": "feasibility.threshold",
         "noise": "gp.noise", "failure_variance": "gp.failure_variance", "lengthscale_prior": "gp.lengthscale_prior",
         "model_select_every": "experimental.model_selection_every",
         "permutation_metric": "experimental.permutation_metric", "ordinal_scale": "experimental.ordinal_scale",
@@ -98,12 +93,7 @@ class BOSettings(Settings):
     acquisition: str = "ei"                 # ei | pi | lcb
     xi: float = 1e-4                        # EI/PI improvement margin (latent units)
     kappa: float = 2.0                      # LCB exploration weight
-    log_transform: bool | str = "auto"      # log of positive objectives (models.targets); off: BaCO Fig. 9's ablation
-    prior_beta: float = 10.0                # piBO decay of the user's prior's weight
     max_training_points: int | None = None  # cap on what the models learn from, for long runs (models.training)
-    feasibility: FeasibilitySettings = FeasibilitySettings()
-    trust_region: TrustRegionSettings = TrustRegionSettings()
-    acquisition_search: AcquisitionSearchSettings = AcquisitionSearchSettings()
     gp: GPSettings = GPSettings()
     rf: RandomForestSettings = RandomForestSettings()
     experimental: ExperimentalSettings = ExperimentalSettings()
@@ -147,9 +137,9 @@ class BOSettings(Settings):
 
     def rules(self) -> list[Rule]:
         return [
+            *super().rules(),
             self.one_of("model", ("gp", "rf")),
             self.one_of("acquisition", ("ei", "pi", "lcb")),
-            self.one_of("log_transform", LOG_TRANSFORM_CHOICES),
             ("max_training_points", self.max_training_points is None or self.max_training_points >= 10,
              "`max_training_points >= 10`"),
             ("gp.noise", self.gp.noise == "homoscedastic" or self.model == "gp",

@@ -32,23 +32,22 @@ from bayestune.bograph.model import FittedGraph, GraphModel, RelearnSettings, St
 from bayestune.bograph.structure import NotearsSettings
 from bayestune.bograph.summarise import SummarySettings
 from bayestune.bostep.scorer import Scorer, ScoringChoice
-from bayestune.bostep.step import BOStep, FeasibilitySettings, ProposalSchedule
+from bayestune.bostep.step import BOStep, ProposalSchedule, StepSettings
 from bayestune.history import History
-from bayestune.models.targets import LOG_TRANSFORM_CHOICES
 from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.search.local_search import AcquisitionSearchSettings
-from bayestune.search.trust_region import TrustRegionSettings
-from bayestune.settings import Rule, Settings
+from bayestune.settings import Rule
 from bayestune.strategies.base import Strategy, register
 
 __all__ = ["BoGraph", "BoGraphSettings", "FittedGraph", "StructureUpdate"]
 
 
 @dataclass(frozen=True)
-class BoGraphSettings(Settings):
+class BoGraphSettings(StepSettings):
     """Options of the ``bograph`` strategy (``strategy_options`` in a scenario)."""
 
     RENAMED: ClassVar[dict[str, str]] = {
+        **StepSettings.RENAMED,
         "known_edges": "expert.known_edges", "forbidden_edges": "expert.forbidden_edges",
         "formulas": "expert.formulas",
         "budget": "relearn.budget", "relearn_every": "relearn.every", "relearn_growth": "relearn.growth",
@@ -57,29 +56,21 @@ class BoGraphSettings(Settings):
                                         "cv_margin")},
         "grouping": "summary.grouping", "group_depth": "summary.group_depth",
         "max_summary_columns": "summary.max_columns", "log_metrics": "summary.log_positive",
-        "n_samples": "acquisition_search.n_samples", "n_starts": "acquisition_search.n_starts",
-        "exhaustive_limit": "acquisition_search.exhaustive_limit",
-        "feasibility_model": "feasibility.model", "feasibility_threshold": "feasibility.threshold",
-        "local_every": "trust_region.every", "local_fail_tolerance": "trust_region.fail_tolerance",
     }
 
     structure: str = "learn"            # learn (NOTEARS + the expert's knowledge) | expert (the expert's edges only)
     target: str | None = None           # the node to minimise (default: the objective)
     metrics: list | None = None         # logged metrics to use (default: every one reported)
     mc_samples: int = 64                # quasi-random draws through the DAG per candidate
-    log_transform: bool | str = "auto"  # log of a positive objective (models.targets)
     hold_unmodelled: bool = True        # parameters with no path to the target keep the incumbent's values
-    prior_beta: float = 10.0            # piBO decay of the user's prior's weight
     expert: ExpertSettings = ExpertSettings()
     relearn: RelearnSettings = RelearnSettings()
     notears: NotearsSettings = NotearsSettings()
     summary: SummarySettings = SummarySettings()
-    feasibility: FeasibilitySettings = FeasibilitySettings()
-    trust_region: TrustRegionSettings = TrustRegionSettings()
     acquisition_search: AcquisitionSearchSettings = AcquisitionSearchSettings(n_samples=2000, exhaustive_limit=20_000)
 
     def rules(self) -> list[Rule]:
-        return [self.one_of("structure", ("learn", "expert")), self.one_of("log_transform", LOG_TRANSFORM_CHOICES),
+        return [*super().rules(), self.one_of("structure", ("learn", "expert")),
                 ("mc_samples", 1 <= self.mc_samples <= 4096, "`1 <= mc_samples <= 4096`")]
 
 
