@@ -117,6 +117,12 @@ class ProposalSchedule:
                  and self.trust_region_settings.is_turn(self.n_model_suggestions, n_evaluated))
         return stall, local
 
+    def local_pick(self, space: Space, score: Score, incumbent: np.ndarray, best: float, rng: np.random.Generator, *,
+                   seen: set[bytes], candidates: np.ndarray | None) -> np.ndarray | None:
+        """The trust region's proposal as a one-row matrix (None: the global search decides)."""
+        row = self.trust_region.pick(space, score, incumbent, best, rng, seen=seen, candidates=candidates)
+        self.local_picks += row is not None
+        return row
 
     def model_phase_stall(self, targets: np.ndarray, feasible: np.ndarray) -> int | None:
         """Evaluations since the best last improved, counting only the model's own suggestions
@@ -163,9 +169,8 @@ class BOStep:
                 search_score = score if fit.project is None else _projected(space, score, fit.project, seen0)
             rows = self._stall_pick(history, fit, classifier, seen) if stall_turn and k == 0 else None
             if rows is None and local_turn and k == 0:
-                rows = self.schedule.trust_region.pick(space, search_score, fit.X[order[0]], float(fit.y[order[0]]),
-                                                       rng, seen=seen, candidates=self.candidates.unseen(seen))
-                self.schedule.local_picks += rows is not None
+                rows = self.schedule.local_pick(space, search_score, fit.X[order[0]], float(fit.y[order[0]]), rng,
+                                                seen=seen, candidates=self.candidates.unseen(seen))
             if rows is None:
                 rows = maximize(space, search_score, rng, seen=seen, n=1 if believe else n - len(chosen),
                                 candidates=self.candidates.unseen(seen), evaluated_best=fit.X[order],
