@@ -1,10 +1,18 @@
 """How repeated measurements become one number and how sure that number is.
 
 Run times are skewed (a slow outlier, never a fast one), so the median is the default
-statistic and its confidence interval is distribution-free: two order statistics chosen by
-the binomial law of "a sample falls below the median". The mean gets Student's t interval.
-The minimum ("the best the machine can do") has no interval of its own; the t interval's
-half-width around it says how noisy one run is.
+statistic and its confidence interval is distribution-free: order statistics chosen by the
+binomial law of "a sample falls below the median", interpolated between neighbouring ones
+(Hettmansperger & Sheather 1986) so that its coverage is the nominal one rather than the next
+attainable level above it (with 8 runs the plain pair is (min, max) at 99.2 % for a claimed
+95 %; tests/measurement/test_statistics.py checks the coverage by simulation). The mean gets
+Student's t interval. The minimum ("the best the machine can do") has no interval of its own;
+the t interval's half-width around it says how noisy one run is.
+
+A speedup is measured on paired rounds (the baseline and a candidate measured back to back in
+each round): the geometric mean of the per-round ratios with Student's t interval on their
+logarithms — drift that hits both members of a pair alike cancels, and multiplicative noise
+makes the log-ratios near normal.
 """
 
 from __future__ import annotations
@@ -58,18 +66,42 @@ def confidence_interval(samples: Sequence[float], statistic: str = "median",
 
 
 def _median_interval(ordered: np.ndarray, confidence: float) -> tuple[float, float]:
-    """The narrowest symmetric pair of order statistics covering the median with ``confidence``."""
+    """The median's interval between order statistics, interpolated to the nominal ``confidence``
+    (Hettmansperger & Sheather 1986); unknown when even (min, max) covers less."""
     n = ordered.size
-    # P(X_(j) <= median <= X_(n-1-j)) = 1 - 2 P(Binomial(n, 1/2) <= j)   (0-based j)
-    best = None
-    for j in range(n // 2):
-        coverage = 1.0 - 2.0 * float(stats.binom.cdf(j, n, 0.5))
-        if coverage < confidence:
-            break
-        best = j
-    if best is None:
+
+    def coverage(k: int) -> float:  # P(X_(k) <= median <= X_(n+1-k)), 1-based k
+        return 1.0 - 2.0 * float(stats.binom.cdf(k - 1, n, 0.5))
+
+    if coverage(1) < confidence:
         return _UNKNOWN
-    return float(ordered[best]), float(ordered[n - 1 - best])
+    k = 1
+    while k + 1 <= n // 2 and coverage(k + 1) >= confidence:
+        k += 1
+    outer, inner = coverage(k), coverage(k + 1) if k + 1 <= n // 2 else coverage(k)
+    share = (outer - confidence) / (outer - inner) if outer > inner else 0.0
+    weight = (n - k) * share / (k + (n - 2 * k) * share) if share > 0 else 0.0
+    low = (1 - weight) * ordered[k - 1] + weight * ordered[k]
+    high = (1 - weight) * ordered[n - k] + weight * ordered[n - k - 1]
+    return float(low), float(high)
+
+
+def speedup(baseline: Sequence[float], candidate: Sequence[float],
+            confidence: float = 0.95) -> tuple[float, float, float]:
+    """``(estimate, low, high)`` of how many times faster (smaller) ``candidate`` is than
+    ``baseline``, from paired samples (the same rounds, in order): the geometric mean of
+    ``baseline_i / candidate_i`` with Student's t interval on the log ratios (see the module
+    docstring). NaN without a pair of positive values; the interval is unknown below two pairs."""
+    pairs = [(b, c) for b, c in zip(baseline, candidate) if b > 0 and c > 0
+             and math.isfinite(b) and math.isfinite(c)]
+    if not pairs:
+        return math.nan, math.nan, math.nan
+    logs = np.log([b for b, _ in pairs]) - np.log([c for _, c in pairs])
+    centre = float(np.mean(logs))
+    if len(logs) < 2:
+        return math.exp(centre), -math.inf, math.inf
+    half = float(stats.t.ppf(0.5 + confidence / 2, len(logs) - 1) * np.std(logs, ddof=1) / math.sqrt(len(logs)))
+    return math.exp(centre), math.exp(centre - half), math.exp(centre + half)
 
 
 def runs_for_interval(statistic: str = "median", confidence: float = 0.95) -> int:
