@@ -51,7 +51,7 @@ def test_repeats_check_and_remeasurement_through_the_cli(runner: CliRunner, tmp_
     scenario = write_scenario(tmp_path, measurement=MEASUREMENT)
     result = runner.invoke(cli, ["optimize", str(scenario), "--no-progress"])
     assert result.exit_code == 0, result.output + result.stderr
-    assert "winner after re-measurement: trial" in result.stdout
+    assert "confirmed winner: trial" in result.stdout
     assert "(95% CI, median of 6 round(s))" in result.stdout  # 6 samples: the median's interval is their range
     journal_path = tmp_path / "kernel.journal.db"
     with Journal.open(journal_path) as journal:
@@ -62,8 +62,11 @@ def test_repeats_check_and_remeasurement_through_the_cli(runner: CliRunner, tmp_
     ok = [t for t in trials if t.status is TrialStatus.OK]
     assert ok and all(len(t.repeats["time"]) == 3 for t in ok)
     assert all(set(t.timings) >= {"warmup", "evaluate", "optimizer"} for t in ok)
-    assert len(rounds) == 12 and {r.round for r in rounds} == set(range(1, 7))
-    assert {r.trial_id for r in rounds} == {t.trial_id for t in ok if t.config["unroll"] in (7, 8)}
+    assert len(rounds) == 18 and {r.round for r in rounds} == set(range(1, 7))  # the best 2 and the baseline
+    default = next(t for t in trials if t.config == {"unroll": 5})  # the space's default, the design's first
+    assert {r.trial_id for r in rounds} == {t.trial_id for t in ok if t.config["unroll"] in (7, 8)} | {default.trial_id}
+    assert f"baseline: trial {default.trial_id}, time = " in result.stdout
+    assert "speedup over the baseline: " in result.stdout and "(95% CI, paired rounds)" in result.stdout
 
     shown = runner.invoke(cli, ["show", str(journal_path)])
     assert shown.exit_code == 0, shown.output + shown.stderr
@@ -71,14 +74,15 @@ def test_repeats_check_and_remeasurement_through_the_cli(runner: CliRunner, tmp_
     assert "re-measured in 6 interleaved round(s) (time):" in shown.stdout
     assert "r1" in shown.stdout and "r6" in shown.stdout
     winner_trial = next(t for t in ok if t.config["unroll"] == 8).trial_id
-    assert f"winner after re-measurement: trial {winner_trial}, time = " in shown.stdout
+    assert f"confirmed winner: trial {winner_trial}, time = " in shown.stdout
     assert "time: " in shown.stdout and "optimizer" in shown.stdout and "warmup" in shown.stdout
 
 
 def test_validate_describes_the_measurement(runner: CliRunner, tmp_path: Path) -> None:
     result = runner.invoke(cli, ["validate", str(write_scenario(tmp_path, measurement=MEASUREMENT))])
     assert result.exit_code == 0, result.output + result.stderr
-    assert ("measurement: warm-up 1, median of 3 run(s); re-measure the best 2 in 6 interleaved rounds; "
+    assert ("measurement: warm-up 1, median of 3 run(s); confirm: re-measure the best 2 and the default "
+            "configuration in 6 interleaved rounds; "
             "correctness check: expected {'checksum': 42}") in result.stdout
 
 
@@ -86,7 +90,8 @@ def test_validate_says_when_the_rounds_cannot_bound_the_winners_interval(runner:
     measurement = {"remeasure_top": 2, "remeasure_rounds": 5}
     result = runner.invoke(cli, ["validate", str(write_scenario(tmp_path, measurement=measurement))])
     assert result.exit_code == 0, result.output + result.stderr
-    assert ("re-measure the best 2 in 5 interleaved rounds (too few for a 95% interval of the median: "
+    assert ("re-measure the best 2 and the default configuration in 5 interleaved rounds (too few for a 95% "
+            "interval of the median: "
             "the winner comes without one; 6 rounds give it)") in result.stdout
 
 

@@ -62,10 +62,31 @@ def test_tune_records_the_measurement_and_remeasures_the_top_k(tmp_path: Path) -
     configs, measurement, rounds = journal_facts(tmp_path / "run.db")
     assert sorted(configs) == list(range(1, 10))
     assert measurement == load_scenario(str(tmp_path / "kernel.json")).measurement.to_dict()
-    assert len(rounds) == 12 and {n for _, n in rounds} == set(range(1, 7))
+    assert len(rounds) == 18 and {n for _, n in rounds} == set(range(1, 7))  # the best 2 and the default
     assert result.remeasured is not None and result.remeasured.rounds == 6
     assert result.remeasured.winner.trial_id == result.best.trial_id
-    assert notes == ["re-measuring the best 2 in 6 interleaved round(s) ..."]
+    baseline = result.remeasured.baseline
+    assert baseline is not None and result.optimizer.trials[baseline.trial_id - 1].config == {"unroll": 5}
+    assert notes == [f"confirming: re-measuring the best 2 and the default configuration (trial {baseline.trial_id}) "
+                     "in 6 interleaved rounds (18 evaluations; `measurement: {remeasure_top: 0}` or --no-confirm "
+                     "turns it off)"]
+    with Journal.open(tmp_path / "run.db") as journal:
+        confirmed = run_meta.stored_confirmation(journal.meta())
+    assert confirmed["winner"]["trial_id"] == result.best.trial_id and confirmed["baseline"]["rounds"] == 6
+    value, low, high = (confirmed["speedup"][k] for k in ("value", "low", "high"))
+    assert low <= value <= high and value > 1.2  # unroll 8 against 5: 1.6x less the noise
+
+
+def test_every_single_objective_run_ends_confirmed_unless_turned_off(tmp_path: Path) -> None:
+    plain = write_scenario(tmp_path, measurement={"repeats": 1})  # no remeasure_top: the default confirmation
+    result = tune(plain, tmp_path / "a.db")
+    assert result.remeasured is not None and result.remeasured.speedup is not None
+    assert result.remeasured.rounds == 6 and len(result.remeasured.estimates) == 3
+    assert tune(plain, tmp_path / "b.db", confirm=False).remeasured is None
+    off = write_scenario(tmp_path, measurement={"remeasure_top": 0})
+    assert tune(off, tmp_path / "c.db").remeasured is None
+    no_baseline = write_scenario(tmp_path, measurement={"baseline": None})
+    assert tune(no_baseline, tmp_path / "d.db").remeasured.baseline is None
 
 
 def test_tune_runs_what_the_cli_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -93,7 +114,7 @@ def test_a_resumed_tune_seeds_the_early_abort_incumbent(tmp_path: Path, monkeypa
 
     assert resumed.resumed and resumed.optimizer.n_evaluated == 9
     assert incumbents[0] == first.best.values["time"]
-    assert notes == [f"resuming {tmp_path / 'run.db'}: 4 of 9 evaluations done"]
+    assert notes[0] == f"resuming {tmp_path / 'run.db'}: 4 of 9 evaluations done"
 
 
 def test_a_scenario_record_runs_and_the_journal_defaults_like_the_cli(tmp_path: Path,

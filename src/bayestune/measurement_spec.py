@@ -21,7 +21,14 @@ from bayestune.exceptions import EvaluationError
 STATISTICS = ("median", "min", "mean")
 #: Keys of a scenario's ``measurement`` section and of its ``check``.
 MEASUREMENT_KEYS = ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort",
-                    "remeasure_top", "remeasure_rounds", "check")
+                    "remeasure_top", "remeasure_rounds", "baseline", "check")
+#: The confirmation a single-objective run ends with when its scenario does not set
+#: ``remeasure_top``: the best 2 and the baseline in 6 interleaved rounds (18 evaluations), the
+#: fewest rounds that bound the median's 95 % interval.
+DEFAULT_CONFIRM_TOP = 2
+DEFAULT_CONFIRM_ROUNDS = 6
+#: Rounds when ``remeasure_top`` is set without ``remeasure_rounds``.
+DEFAULT_REMEASURE_ROUNDS = 8
 CHECK_KEYS = ("expected", "rtol", "atol", "function")
 
 
@@ -116,21 +123,39 @@ class CorrectnessCheck:
 
 @dataclass(frozen=True)
 class MeasurementSpec:
-    """A scenario's measurement: the repeat policy, the re-measurement of the top ``remeasure_top``
-    trials in ``remeasure_rounds`` rounds (0: none), and an optional correctness check. The
-    default 8 rounds bound the median's distribution-free interval up to 99 % confidence
-    (fewer than 6 leave the 95 % interval unbounded: the winner then comes without one)."""
+    """A scenario's measurement: the repeat policy, the confirmation that ends a run, and an
+    optional correctness check.
+
+    The confirmation re-measures the top ``remeasure_top`` trials and the ``baseline`` in
+    ``remeasure_rounds`` interleaved rounds (``remeasure_top: 0``: none). Left unset it is
+    on, with :data:`DEFAULT_CONFIRM_TOP` and :data:`DEFAULT_CONFIRM_ROUNDS`; a ``remeasure_top``
+    given without rounds takes :data:`DEFAULT_REMEASURE_ROUNDS`, which bound the median's
+    interval up to 99 % confidence (fewer than 6 leave the 95 % interval unbounded: the winner
+    then comes without one). ``baseline``: ``"default"`` (the space's default configuration),
+    a configuration, or None (no baseline, no speedup).
+    """
 
     policy: MeasurementPolicy = field(default_factory=MeasurementPolicy)
-    remeasure_top: int = 0
-    remeasure_rounds: int = 8
+    remeasure_top: int | None = None
+    remeasure_rounds: int | None = None
     check: CorrectnessCheck | None = None
+    baseline: str | Mapping[str, Any] | None = "default"
 
     def __post_init__(self) -> None:
         for name, least in (("remeasure_top", 0), ("remeasure_rounds", 1)):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
                 raise EvaluationError(f"measurement {name} must be an integer >= {least}, but got {value!r}")
+        if not (self.baseline is None or self.baseline == "default" or isinstance(self.baseline, Mapping)):
+            raise EvaluationError(f'measurement baseline must be "default", a configuration (an object of parameter '
+                                  f"values) or null, but got {self.baseline!r}")
+
+    @property
+    def confirmation(self) -> tuple[int, int]:
+        """``(top, rounds)`` of the confirmation (top 0: none)."""
+        if self.remeasure_top is None:
+            return DEFAULT_CONFIRM_TOP, self.remeasure_rounds or DEFAULT_CONFIRM_ROUNDS
+        return self.remeasure_top, self.remeasure_rounds or DEFAULT_REMEASURE_ROUNDS
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "MeasurementSpec":
@@ -145,7 +170,7 @@ class MeasurementSpec:
                 raise EvaluationError(f"measurement check must be an object with keys {list(CHECK_KEYS)}, but got {raw!r}")
             _known(raw, CHECK_KEYS, "measurement.check")
             check = CorrectnessCheck(**dict(raw))
-        extra = {k: data[k] for k in ("remeasure_top", "remeasure_rounds") if k in data}
+        extra = {k: data[k] for k in ("remeasure_top", "remeasure_rounds", "baseline") if k in data}
         return cls(policy=policy, check=check, **extra)
 
     def to_dict(self) -> dict[str, Any]:
@@ -155,9 +180,11 @@ class MeasurementSpec:
         for name in ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort"):
             if getattr(self.policy, name) != getattr(default, name):
                 out[name] = getattr(self.policy, name)
-        if self.remeasure_top:
-            out["remeasure_top"] = self.remeasure_top
-            out["remeasure_rounds"] = self.remeasure_rounds
+        for name in ("remeasure_top", "remeasure_rounds"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        if self.baseline != "default":
+            out["baseline"] = dict(self.baseline) if isinstance(self.baseline, Mapping) else self.baseline
         if self.check is not None:
             check: dict[str, Any] = {"rtol": self.check.rtol, "atol": self.check.atol}
             if self.check.expected:

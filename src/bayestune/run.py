@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -44,6 +45,7 @@ META_BUDGET = "budget"
 META_DESIGN = "design"  # {"method", "size", "include_default"}
 META_OUTPUT_CONSTRAINTS = "output_constraints"  # ["lut_util <= 100", ...]
 META_MEASUREMENT = "measurement"  # the scenario's measurement section (MeasurementSpec.to_dict())
+META_CONFIRMATION = "confirmation"  # what the confirmation declared: winner, baseline, speedup
 
 #: Files SQLite keeps next to a journal; a journal deleted without them would come back half-written.
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -92,6 +94,30 @@ def record_measurement(journal: TrialJournal, measurement: MeasurementSpec | Non
     """Keep the scenario's measurement section with the run, so `show` and reports know its statistic."""
     if measurement is not None:
         journal.set_meta(META_MEASUREMENT, measurement.to_dict())
+
+
+def record_confirmation(journal: TrialJournal, outcome: Any) -> None:
+    """Keep what the confirmation declared (a ``Remeasured``) with the run: the winner's trial and
+    value with its interval, the baseline's, and the speedup with its interval. The rounds
+    themselves are the journal's re-measurements; this names which of them is the baseline."""
+    def number(x: float) -> float | None:  # JSON has no infinity: an unknown bound is null
+        return float(x) if math.isfinite(x) else None
+
+    def estimate(e: Any) -> dict[str, Any] | None:
+        return None if e is None else {"trial_id": e.trial_id, "value": number(e.value), "low": number(e.low),
+                                       "high": number(e.high), "rounds": len(e.samples)}
+
+    journal.set_meta(META_CONFIRMATION, to_jsonable({
+        "objective": outcome.objective, "statistic": outcome.statistic, "confidence": outcome.confidence,
+        "rounds": outcome.rounds, "winner": estimate(outcome.winner), "baseline": estimate(outcome.baseline),
+        "speedup": None if outcome.speedup is None else dict(zip(("value", "low", "high"),
+                                                                 map(number, outcome.speedup)))}))
+
+
+def stored_confirmation(meta: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What the run's confirmation declared (see :func:`record_confirmation`), or None."""
+    value = meta.get(META_CONFIRMATION)
+    return value if isinstance(value, Mapping) else None
 
 
 # ---- resuming ------------------------------------------------------------------------------

@@ -32,8 +32,9 @@ from bayestune.evaluators.base import Evaluator
 from bayestune.exceptions import BayestuneError
 from bayestune.execution import AllFailedError
 from bayestune.execution.loop import DEFAULT_STOP_AFTER_FAILURES
-from bayestune.measurement.build import for_remeasurement, make_evaluator, seed_incumbent
-from bayestune.measurement.remeasure import Remeasured, remeasure_top
+from bayestune.measurement.build import for_remeasurement, make_evaluator, seed_incumbent, unwrapped
+from bayestune.measurement.remeasure import Remeasured, evaluated_trial, remeasure_top
+from bayestune.measurement_spec import MeasurementSpec
 from bayestune.optimizer import Optimizer
 from bayestune.scenario import Scenario, load_scenario
 from bayestune.storage import TrialJournal
@@ -99,8 +100,9 @@ class TuneResult:
 
     ``interrupted``: stopped by Ctrl-C or SIGTERM (the journal is intact: ``resume=True``
     continues it). ``stopped_early``: why the run stopped before its budget because every
-    evaluation failed (a broken black box), else None. ``remeasured``: the top-k
-    re-measurement's outcome (None when the scenario asks for none, or nothing was feasible);
+    evaluation failed (a broken black box), else None. ``remeasured``: the confirmation's
+    outcome: the winner, the baseline and the speedup (None when it was off or skipped, or
+    nothing was feasible);
     ``remeasure_interrupted``: it was cut short (the rounds done are in the journal, resuming
     finishes the others).
     """
@@ -124,7 +126,7 @@ class TuneResult:
 def tune(scenario: Scenario | str | os.PathLike[str], journal_path: str | os.PathLike[str] | None = None, *,
          budget: int | None = None, resume: bool = False, force: bool = False, strategy: str | None = None,
          seed: int | None = None, execution: Execution | Mapping[str, Any] | None = None, progress: bool = False,
-         announce: Callable[[str], None] | None = None) -> TuneResult:
+         announce: Callable[[str], None] | None = None, confirm: bool = True) -> TuneResult:
     """Run ``scenario`` (a :class:`~bayestune.scenario.Scenario` or a scenario file) to its end,
     journaled in ``journal_path`` (default: :func:`default_journal_path`).
 
@@ -133,6 +135,8 @@ def tune(scenario: Scenario | str | os.PathLike[str], journal_path: str | os.Pat
     either, a journal with trials is refused). ``strategy``/``seed`` override the scenario's.
     ``execution``: where evaluations run (:class:`Execution`). ``progress``: a progress bar on
     stderr. ``announce``: called with each note for the user (resuming, re-measuring ...).
+    ``confirm``: end a single-objective run with its confirmation (:func:`_confirm`; the
+    scenario's ``measurement`` section sizes it).
     """
     if resume and force:
         raise BayestuneError("resume and force exclude each other: resume continues the journal's run, "
@@ -163,7 +167,7 @@ def tune(scenario: Scenario | str | os.PathLike[str], journal_path: str | os.Pat
                              progress=progress)
             if result.interrupted or result.stopped_early is not None:
                 return result
-            return _remeasure(result, journal, evaluator, announce)
+            return _confirm(result, journal, evaluator, announce) if confirm else result
 
 
 def default_journal_path(scenario: Scenario) -> Path:
@@ -207,21 +211,48 @@ def _search(result: TuneResult, evaluator: Evaluator, loop_options: dict[str, An
     return replace(result, interrupted=True) if interrupted else result
 
 
-def _remeasure(result: TuneResult, journal: TrialJournal, evaluator: Evaluator,
-               announce: Callable[[str], None]) -> TuneResult:
-    """The scenario's top-k re-measurement of a finished search (nothing to do when it asks for
-    none, has several objectives, or nothing was feasible)."""
+def _confirm(result: TuneResult, journal: TrialJournal, evaluator: Evaluator,
+             announce: Callable[[str], None]) -> TuneResult:
+    """The confirmation of a finished single-objective search: the best few and the baseline
+    re-measured in interleaved rounds (:mod:`bayestune.measurement.remeasure`), so the winner a
+    run reports, its interval and its speedup over the baseline are what the machine delivers,
+    not the luckiest single sample. Nothing to do when the scenario turns it off, for several
+    objectives, without a feasible trial, or for a deterministic black box (a replay)."""
     scenario = result.scenario
-    spec = scenario.measurement
-    if result.best is None or spec is None or not spec.remeasure_top or len(scenario.objectives) > 1:
+    spec = scenario.measurement or MeasurementSpec()
+    top, rounds = spec.confirmation
+    if result.best is None or not top or len(scenario.objectives) > 1:
         return result
-    announce(f"re-measuring the best {spec.remeasure_top} in {spec.remeasure_rounds} interleaved round(s) ...")
+    if getattr(unwrapped(evaluator), "deterministic", False):
+        announce("no confirmation: the black box is deterministic (a replay), so re-measuring adds nothing")
+        return result
+    baseline, why = _baseline(spec, journal, scenario)
+    candidates = len({t.trial_id for t in journal.best(scenario.objectives[0].name,
+                                                         minimize=scenario.objectives[0].minimize, k=top)}
+                     | ({baseline.trial_id} if baseline is not None else set()))
+    announce(f"confirming: re-measuring the best {top}{why} in {rounds} interleaved rounds "
+             f"({candidates * rounds} evaluations; `measurement: {{remeasure_top: 0}}` or --no-confirm turns it off)")
     try:
         with sigterm_as_interrupt():
-            outcome = remeasure_top(journal, for_remeasurement(evaluator), scenario.objectives[0],
-                                    k=spec.remeasure_top, rounds=spec.remeasure_rounds,
-                                    statistic=spec.policy.statistic, confidence=spec.policy.confidence,
-                                    space=scenario.space)
+            outcome = remeasure_top(journal, for_remeasurement(evaluator), scenario.objectives[0], k=top,
+                                    rounds=rounds, statistic=spec.policy.statistic,
+                                    confidence=spec.policy.confidence, space=scenario.space, baseline=baseline)
     except KeyboardInterrupt:
         return replace(result, remeasure_interrupted=True)
+    run_meta.record_confirmation(journal, outcome)
     return replace(result, remeasured=outcome)
+
+
+def _baseline(spec: MeasurementSpec, journal: TrialJournal, scenario: Scenario) -> tuple[Trial | None, str]:
+    """The baseline's evaluated trial and how the announcement names it ("" without one)."""
+    if spec.baseline is None:
+        return None, ""
+    named = "the default configuration" if spec.baseline == "default" else "the baseline"
+    config = scenario.space.default_config() if spec.baseline == "default" else dict(spec.baseline)
+    try:
+        trial = evaluated_trial(journal, config, scenario.space)
+    except BayestuneError as exc:
+        return None, f" (no baseline: {named} is not a configuration of the space: {exc})"
+    if trial is None:
+        return None, f" (no baseline: {named} was not evaluated feasibly in this run)"
+    return trial, f" and {named} (trial {trial.trial_id})"

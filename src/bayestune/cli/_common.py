@@ -90,11 +90,26 @@ def _looks_numeric(text: str) -> bool:
 
 
 def winner_line(outcome: Any) -> str:
-    """``winner after re-measurement: trial 7, time = 1.02 [0.99, 1.05] (95% CI, median of 5 rounds)``."""
+    """``confirmed winner: trial 7, time = 1.02 [0.99, 1.05] (95% CI, median of 6 rounds)``, then the
+    baseline's line and the speedup's when the confirmation had a baseline."""
     winner = outcome.winner
     if winner is None:
-        return "winner after re-measurement: none (every candidate failed a re-measurement)"
-    interval = (f"[{display(winner.low)}, {display(winner.high)}] ({outcome.confidence:.0%} CI"
-                if math.isfinite(winner.low) and math.isfinite(winner.high) else "(interval needs more rounds")
-    return (f"winner after re-measurement: trial {winner.trial_id}, {outcome.objective} = {display(winner.value)} "
-            f"{interval}, {outcome.statistic} of {len(winner.samples)} round(s))")
+        return "confirmed winner: none (every candidate failed a re-measurement)"
+    text = (f"confirmed winner: trial {winner.trial_id}, {outcome.objective} = {_with_interval(winner, outcome)}")
+    base = outcome.baseline
+    if base is not None and math.isfinite(base.value):
+        text += f"\nbaseline: trial {base.trial_id}, {outcome.objective} = {_with_interval(base, outcome)}"
+        if outcome.speedup is not None and math.isfinite(outcome.speedup[0]):
+            value, low, high = outcome.speedup
+            bounded = math.isfinite(low) and math.isfinite(high)
+            text += (f"\nspeedup over the baseline: {display(value)}x"
+                     + (f" [{display(low)}, {display(high)}] ({outcome.confidence:.0%} CI, paired rounds)" if bounded
+                        else " (its interval needs two paired rounds)"))
+    return text
+
+
+def _with_interval(estimate: Any, outcome: Any) -> str:
+    bounded = math.isfinite(estimate.low) and math.isfinite(estimate.high)
+    interval = (f"[{display(estimate.low)}, {display(estimate.high)}] ({outcome.confidence:.0%} CI"
+                if bounded else "(interval needs more rounds")
+    return f"{display(estimate.value)} {interval}, {outcome.statistic} of {len(estimate.samples)} round(s))"

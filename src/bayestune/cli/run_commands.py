@@ -41,6 +41,9 @@ from bayestune.trial import FailureKind, TrialStatus
 @click.option("--seed", type=click.IntRange(min=0), help="Random seed (overrides the scenario's).")
 @click.option("--strategy", help="Search strategy (overrides the scenario's).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--no-confirm", is_flag=True,
+              help="End without the confirmation (the best few and the default configuration re-measured in "
+                   "interleaved rounds; the scenario's measurement section sizes it).")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False),
               help="Also write all evaluations as a HyperMapper/BaCO CSV file at the end.")
 @click.option("--workers", type=click.IntRange(min=1),
@@ -65,7 +68,7 @@ from bayestune.trial import FailureKind, TrialStatus
                    "opens the initial design with their best configurations, 'both' does both.")
 @debug_option
 def optimize(scenario_path: str, budget: int | None, journal_path: str | None, resume: bool, force: bool,
-             seed: int | None, strategy: str | None, no_progress: bool, csv_path: str | None,
+             seed: int | None, strategy: str | None, no_progress: bool, no_confirm: bool, csv_path: str | None,
              workers: int | None, dask_address: str | None, batch: int | None, stop_after_failures: int,
              time_limit: float | None, prior_runs: tuple[str, ...], transfer_mode: str | None) -> None:
     """Tune the black box of SCENARIO, journaling every evaluation."""
@@ -80,7 +83,8 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
     execution = Execution(workers=workers, dask=dask_address, batch=batch, stop_after_failures=stop_after_failures,
                           time_limit=time_limit)
     result = tune(scenario, journal_path, budget=budget, resume=resume, force=force, strategy=strategy, seed=seed,
-                  execution=execution, progress=not no_progress, announce=lambda text: click.echo(text, err=True))
+                  execution=execution, progress=not no_progress, announce=lambda text: click.echo(text, err=True),
+                  confirm=not no_confirm)
     path = result.journal_path
     if result.stopped_early is not None:
         click.echo(result.stopped_early, err=True)
@@ -134,11 +138,14 @@ def _print_summary(result: Any, *, quote_failure: bool = True) -> None:
             click.echo(f"journal: {path}")
             raise SystemExit(EXIT_ALL_FAILED)
     else:
-        values = ", ".join(f"{o.name} = {display(best.values.get(o.name, math.nan))}"
+        winner = result.remeasured.winner if result.remeasured is not None else None
+        shown = next((t for t in optimizer.trials if winner is not None and t.trial_id == winner.trial_id), best)
+        values = ", ".join(f"{o.name} = {display(shown.values.get(o.name, math.nan))}"
                            for o in scenario.objectives)
-        click.echo(f"best: {values}  (trial {best.trial_id}; {counts})")
-        width = max(len(name) for name in best.config)
-        for name, value in best.config.items():
+        note = "" if shown is best else f"; the search's best, trial {best.trial_id}, re-measured worse"
+        click.echo(f"best: {values}  (trial {shown.trial_id}, as the search measured it; {counts}{note})")
+        width = max(len(name) for name in shown.config)
+        for name, value in shown.config.items():
             click.echo(f"  {name.ljust(width)} = {display(value)}")
         if result.remeasure_interrupted:
             click.echo("re-measurement interrupted; the rounds done are in the journal, and `optimize --resume` "
@@ -200,6 +207,12 @@ def validate(scenario_path: str) -> None:
         click.echo(f"  time limit {scenario.time_limit} s, batch {scenario.batch}")
     if scenario.measurement is not None:
         click.echo(f"  measurement: {_describe_measurement(scenario.measurement)}")
+    elif len(scenario.objectives) == 1:
+        from bayestune.measurement_spec import MeasurementSpec
+
+        top, rounds = MeasurementSpec().confirmation
+        click.echo(f"  confirmation: the best {top} and the default configuration re-measured in {rounds} "
+                   "interleaved rounds at the end (measurement: {remeasure_top: 0} turns it off)")
     if scenario.key_handling:
         click.echo(f"  HyperMapper/BaCO keys ({len(scenario.key_handling)}):")
         for line in format_key_handling(scenario.key_handling):
@@ -217,12 +230,15 @@ def _describe_measurement(spec: Any) -> str:
     if p.early_abort:
         parts.append("early abort")
     text = ", ".join(parts)
-    if spec.remeasure_top:
-        text += f"; re-measure the best {spec.remeasure_top} in {spec.remeasure_rounds} interleaved rounds"
+    top, rounds = spec.confirmation
+    if top:
+        baseline = {"default": " and the default configuration", None: ""}.get(
+            spec.baseline if isinstance(spec.baseline, str) or spec.baseline is None else "", " and the baseline")
+        text += f"; confirm: re-measure the best {top}{baseline} in {rounds} interleaved rounds"
         from bayestune.measurement.statistics import runs_for_interval
 
         needed = runs_for_interval(p.statistic, p.confidence)
-        if spec.remeasure_rounds < needed:
+        if rounds < needed:
             text += (f" (too few for a {p.confidence:.0%} interval of the {p.statistic}: the winner comes "
                      f"without one; {needed} rounds give it)")
     if spec.check is not None:

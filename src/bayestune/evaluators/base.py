@@ -29,6 +29,10 @@ class Evaluator(ABC):
     handed to :meth:`bayestune.optimizer.Optimizer.optimize` directly.
     """
 
+    #: whether a configuration always gets the same answer (a replay of recorded measurements):
+    #: a run's confirmation then skips re-measuring
+    deterministic = False
+
     def __init__(self, objectives: Sequence[str]) -> None:
         if isinstance(objectives, str) or not objectives:
             raise EvaluationError(f"objectives must be a non-empty list of names, but got {objectives!r}")

@@ -89,6 +89,9 @@ def _failure_kind(record: Mapping[str, Any]) -> str | None:
 class ReplayEvaluator(Evaluator):
     """Answers a configuration with its recorded time (or its recorded failure)."""
 
+    #: the same configuration always gets the same answer: re-measuring it tells nothing
+    deterministic = True
+
     def __init__(self, problem: ReplayProblem) -> None:
         super().__init__([problem.objective])
         self.problem = problem

@@ -5,23 +5,25 @@ a machine drifts (thermal state, other tenants), so "A measured at 10:00 beat B 
 10:05" says little. Each round measures every candidate once, in an order rotated by one
 place per round, so each candidate sits in each position equally often and slow drift hits
 them alike. The winner is the best by the statistic of its re-measurements only (the search's
-own number is the biased one) and is reported with a confidence interval. Every round is
-kept in the journal (``TrialJournal.record_remeasurement``).
+own number is the biased one) and is reported with a confidence interval. A *baseline* (the
+default configuration, or one the user names) takes part in the same rounds, so the speedup
+comes from pairs measured back to back (:func:`bayestune.measurement.statistics.speedup`).
+Every round is kept in the journal (``TrialJournal.record_remeasurement``).
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bayestune.evaluators.base import Evaluator, evaluate_safely
 from bayestune.exceptions import EvaluationError
-from bayestune.measurement.statistics import check_statistic, confidence_interval, summarise
+from bayestune.measurement.statistics import check_statistic, confidence_interval, speedup, summarise
 from bayestune.objectives import Objective
-from bayestune.trial import Remeasurement, Trial
+from bayestune.trial import Remeasurement, Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
 
@@ -48,11 +50,19 @@ class Remeasured:
     confidence: float
     estimates: tuple[Estimate, ...]
     rounds: int
+    baseline_id: int | None = None
+    #: (estimate, low, high): how many times better than the baseline the winner is, from
+    #: their paired rounds (None without a baseline or a winner)
+    speedup: tuple[float, float, float] | None = None
 
     @property
     def winner(self) -> Estimate | None:
         first = self.estimates[0] if self.estimates else None
         return first if first is not None and math.isfinite(first.value) else None
+
+    @property
+    def baseline(self) -> Estimate | None:
+        return next((e for e in self.estimates if e.trial_id == self.baseline_id), None)
 
 
 def interleaved_order(trial_ids: Sequence[int], round_number: int) -> list[int]:
@@ -64,8 +74,10 @@ def interleaved_order(trial_ids: Sequence[int], round_number: int) -> list[int]:
 
 
 def remeasure_top(journal: Any, evaluator: Evaluator, objective: Objective, *, k: int = 3, rounds: int = 5,
-                  statistic: str = "median", confidence: float = 0.95, space: Any = None) -> Remeasured:
-    """Re-measure the ``k`` best feasible trials of ``journal`` in ``rounds`` interleaved rounds.
+                  statistic: str = "median", confidence: float = 0.95, space: Any = None,
+                  baseline: Trial | None = None) -> Remeasured:
+    """Re-measure the ``k`` best feasible trials of ``journal`` in ``rounds`` interleaved rounds,
+    with the ``baseline`` trial (see :func:`evaluated_trial`) among them when given.
 
     Rounds already in the journal (an interrupted check) are continued, not repeated.
     """
@@ -74,6 +86,8 @@ def remeasure_top(journal: Any, evaluator: Evaluator, objective: Objective, *, k
             raise EvaluationError(f"re-measurement {name} must be an integer >= {least}, but got {value!r}")
     check_statistic(statistic)
     top = journal.best(objective.name, minimize=objective.minimize, k=k)
+    if baseline is not None and baseline.trial_id not in {t.trial_id for t in top}:
+        top = [*top, baseline]
     done = {r.round for r in journal.remeasurements()}
     ids = [t.trial_id for t in top]
     configs = {t.trial_id: (t.config if space is None else space.validate_config(t.config)) for t in top}
@@ -84,12 +98,24 @@ def remeasure_top(journal: Any, evaluator: Evaluator, objective: Objective, *, k
             result = evaluate_safely(evaluator, configs[trial_id])
             journal.record_remeasurement(trial_id, round_number, result)
         logger.info("re-measurement round %d of %d done", round_number, rounds)
-    return summarise_rounds(journal.remeasurements(), top, objective, statistic=statistic, confidence=confidence)
+    return summarise_rounds(journal.remeasurements(), top, objective, statistic=statistic, confidence=confidence,
+                            baseline_id=None if baseline is None else baseline.trial_id)
+
+
+def evaluated_trial(journal: Any, config: Mapping[str, Any], space: Any) -> Trial | None:
+    """The feasible evaluated trial of ``config`` in ``journal`` (the first), or None."""
+    key = space.row_keys(space.to_matrix([space.validate_config(dict(config))]))[0]
+    for trial in journal.trials():
+        if trial.status is TrialStatus.OK and space.row_keys(space.to_matrix([trial.config]))[0] == key:
+            return trial
+    return None
 
 
 def summarise_rounds(remeasurements: Sequence[Remeasurement], trials: Sequence[Trial], objective: Objective, *,
-                     statistic: str = "median", confidence: float = 0.95) -> Remeasured:
-    """The estimates of the re-measured ``trials`` (those without re-measurements are left out)."""
+                     statistic: str = "median", confidence: float = 0.95,
+                     baseline_id: int | None = None) -> Remeasured:
+    """The estimates of the re-measured ``trials`` (those without re-measurements are left out);
+    with ``baseline_id``, the winner's speedup over that trial from their paired rounds."""
     by_trial = {t.trial_id: t for t in trials}
     estimates = []
     for trial_id in dict.fromkeys(r.trial_id for r in remeasurements):
@@ -106,4 +132,14 @@ def summarise_rounds(remeasurements: Sequence[Remeasurement], trials: Sequence[T
     estimates.sort(key=lambda e: (e.failures > 0 or not math.isfinite(e.value), sign * e.value
                                   if math.isfinite(e.value) else 0.0, e.trial_id))
     rounds = max((r.round for r in remeasurements), default=0)
-    return Remeasured(objective.name, statistic, confidence, tuple(estimates), rounds)
+    outcome = Remeasured(objective.name, statistic, confidence, tuple(estimates), rounds, baseline_id)
+    winner, base = outcome.winner, outcome.baseline
+    if winner is None or base is None:
+        return outcome
+    per_round = {(r.trial_id, r.round): r.values.get(objective.name, math.nan) for r in remeasurements
+                 if r.error is None}
+    paired = [(per_round[base.trial_id, n], per_round[winner.trial_id, n]) for n in range(1, rounds + 1)
+              if (base.trial_id, n) in per_round and (winner.trial_id, n) in per_round]
+    b, w = [p[0] for p in paired], [p[1] for p in paired]
+    ratio = speedup(b, w, confidence) if objective.minimize else speedup(w, b, confidence)
+    return replace(outcome, speedup=ratio)
