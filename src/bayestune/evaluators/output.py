@@ -1,9 +1,11 @@
 """Reading objective values from what a command printed: the three default forms and the
 rules a scenario may declare (a regex or a JSON field).
 
-The default rule is strict on purpose: with one objective the last line must hold exactly one
-unambiguous number, so ``[GPU 0]``, ``12,345`` or ``1.5 +- 0.3`` become a ``parse`` failure that
-quotes the line instead of a wrong value that could win the run.
+The default rule is strict on purpose: with one objective the last line may be a bare number
+with an optional unit (``3.2``, ``3.2 ms``) and nothing else, so ``[GPU 0]``, ``12,345``,
+``1.5 +- 0.3`` or a black box echoing its own arguments (``fast 8 b``) become a ``parse``
+failure that quotes the line instead of a wrong value that could win the run. An objective
+given twice, or as a boolean, is refused the same way: which value was meant is a guess.
 """
 
 from __future__ import annotations
@@ -168,10 +170,14 @@ def parse_output(stdout: str, objectives: Sequence[str], feasible_key: str | Non
        the last one wins; a unit after the number is ignored: ``runtime: 3.2 ms``), plus an
        optional ``feasible``/``Valid`` line (``True``/``False``); other numeric lines are kept
        as extra metrics;
-    3. one objective only: the last non-empty line holds exactly one unambiguous number
-       (``took 3.2 ms`` -> 3.2). Anything that could be read two ways is refused rather than
-       guessed: a second number, a number glued to other text (``[GPU 0]``, ``12,345``,
-       ``1.4-1.6``), an uncertainty (``+- 0.3``, ``±``), control or undecodable bytes.
+    3. one objective only: the last non-empty line is one bare number with an optional unit
+       (``3.2``, ``3.2 ms``). Anything that could be read two ways is refused rather than
+       guessed: other text around the number (``took 3.2 ms``, ``fast 8 b``: a black box may
+       echo its arguments), a second number, a number glued to other text (``[GPU 0]``,
+       ``12,345``, ``1.4-1.6``), an uncertainty (``+- 0.3``, ``±``), control or undecodable bytes.
+
+    An objective given as true/false, or twice with different values, is a failure that quotes
+    the line.
 
     Anything else is a failure of kind ``"parse"`` that says what was expected and quotes the
     last line; NaN/inf values are failures of kind ``"nan"``. ``feasible_key`` (the scenario's
@@ -192,13 +198,21 @@ def parse_output(stdout: str, objectives: Sequence[str], feasible_key: str | Non
         except ValueError:
             data = None
         if isinstance(data, dict):
+            booleans = [o for o in objectives if isinstance(data.get(o), bool)]
+            if booleans:
+                return Result.failure(f"objective(s) {booleans} are true/false, not numbers, in the output line "
+                                      f"{_quote(last)}", FailureKind.PARSE)
             return coerce_result(flatten_logs(data), objectives, feasible_key)
 
     pairs: dict[str, str] = {}
     for line in lines:
         m = _KEY_VALUE_RE.match(line)
         if m and m.group(2):
-            pairs[m.group(1)] = m.group(2)
+            key = m.group(1)
+            if key in pairs and (key in objectives or key in flag_keys) and pairs[key] != m.group(2):
+                return Result.failure(f"{key!r} is given twice with different values ({_quote(pairs[key])}, then "
+                                      f"the line {_quote(line)}): which one is meant is a guess", FailureKind.PARSE)
+            pairs[key] = m.group(2)
     flag = next((pairs[k] for k in flag_keys if k in pairs), None)
     numbers = {k: _leading_number(v) for k, v in pairs.items() if k not in flag_keys}
     numbers = {k: v for k, v in numbers.items() if v is not None}
@@ -222,30 +236,25 @@ def parse_output(stdout: str, objectives: Sequence[str], feasible_key: str | Non
         f"the last line was {_quote(last)}", FailureKind.PARSE)
 
 
-_NUMBER_TOKEN_RE = re.compile(rf"^{_NUMBER}(?:[A-Za-z%µ/]+)?$", re.IGNORECASE)
-_WORD_TOKEN_RE = re.compile(r"^[A-Za-z_(\[][\w./%µ()\[\]-]*[:,;)\]]?$")
 _UNCERTAINTY_RE = re.compile(r"\+-|-\+|±|\+/-")
 
 
 def _lone_number(line: str) -> tuple[float | None, str]:
-    """The one number of ``line`` and "", or None and why the line is ambiguous."""
+    """The number of a ``line`` that is one bare number with an optional unit, and "", or None
+    and why the line is not read: anything else could be a black box echoing its arguments
+    (``fast 8 b``), a list, a range or a thousands separator."""
     if any(ch == "\ufffd" or (not ch.isprintable() and ch not in "\t") for ch in line):
         return None, "the line holds control characters or bytes that are not text"
     if _UNCERTAINTY_RE.search(line):
         return None, "the line gives an uncertainty (+-, ±): which number is the value is ambiguous"
-    found: list[float] = []
-    for token in line.split():
-        if _NUMBER_TOKEN_RE.match(token):
-            found.append(float(_NUMBER_RE.match(token).group(0)))  # type: ignore[union-attr]
-        elif any(c.isdigit() for c in token) and not _WORD_TOKEN_RE.match(token):
-            return None, (f"{token!r} mixes digits with other text (a list, a range, a thousands separator?); "
-                          "print the value alone or declare output_regex/output_json")
-    if len(found) == 1:
-        return found[0], ""
-    if not found:
+    number = strict_number(line)
+    if number is not None:
+        return number, ""
+    if not any(c.isdigit() for c in line):
         return None, ""
-    return None, (f"the line holds {len(found)} numbers; print the value alone, as 'name: value', "
-                  "or declare output_regex/output_json")
+    return None, ("a line with other text around a number is not read as the value (it could be the black box "
+                  "echoing its own arguments); print the value alone ('3.2' or '3.2 ms'), as 'name: value', or "
+                  "declare output_regex/output_json")
 
 
 def strict_number(text: Any) -> float | None:
