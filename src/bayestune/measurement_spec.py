@@ -21,7 +21,7 @@ from bayestune.exceptions import EvaluationError
 STATISTICS = ("median", "min", "mean")
 #: Keys of a scenario's ``measurement`` section and of its ``check``.
 MEASUREMENT_KEYS = ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort",
-                    "remeasure_top", "remeasure_rounds", "baseline", "check")
+                    "max_failure_share", "remeasure_top", "remeasure_rounds", "baseline", "check")
 #: The confirmation a single-objective run ends with when its scenario does not set
 #: ``remeasure_top``: the best 2 and the baseline in 6 interleaved rounds (18 evaluations), the
 #: fewest rounds that bound the median's 95 % interval.
@@ -39,8 +39,12 @@ class MeasurementPolicy:
     ``repeats``: measured runs taken unless aborted early. ``max_repeats``: with ``precision``,
     the most runs taken (adaptive repeats): after ``repeats``, run again until the
     ``confidence`` interval's half-width is within ``precision`` times the statistic.
-    ``early_abort``: stop (from the second run on) once the interval lies wholly on the worse
-    side of the incumbent. The median's distribution-free interval needs 6 runs at 95 %
+    ``early_abort``: stop (from the second run on) once the runs show the configuration is worse
+    than the incumbent: for the median a one-sided sign test (every run worse: from 5 runs at
+    95 %), for the mean and the minimum the interval lying wholly on the worse side.
+    ``max_failure_share``: a run that crashes or times out is recorded (a NaN sample) and the
+    configuration fails only when more than this share of its measured runs failed (0: any
+    failure fails it); a wrong answer or an infeasible one always decides at once. The median's distribution-free interval needs 6 runs at 95 %
     confidence (5 at 90 %); the mean's and the minimum's (Student's t) need 2, so the mean
     suits small adaptive budgets.
     """
@@ -52,6 +56,7 @@ class MeasurementPolicy:
     precision: float | None = None
     confidence: float = 0.95
     early_abort: bool = False
+    max_failure_share: float = 0.25
 
     def __post_init__(self) -> None:
         for name in ("warmup", "repeats"):
@@ -79,6 +84,9 @@ class MeasurementPolicy:
             raise EvaluationError(f"measurement confidence must lie in (0, 1), but got {self.confidence!r}")
         if not isinstance(self.early_abort, bool):
             raise EvaluationError(f"measurement early_abort must be true or false, but got {self.early_abort!r}")
+        if isinstance(self.max_failure_share, bool) or not isinstance(self.max_failure_share, (int, float)) \
+                or not 0 <= self.max_failure_share < 1:
+            raise EvaluationError(f"measurement max_failure_share must lie in [0, 1), but got {self.max_failure_share!r}")
 
     @property
     def most_runs(self) -> int:
@@ -161,7 +169,8 @@ class MeasurementSpec:
     def from_dict(cls, data: Mapping[str, Any]) -> "MeasurementSpec":
         """The record of a ``measurement`` section; EvaluationError naming an unknown or bad key."""
         _known(data, MEASUREMENT_KEYS, "measurement")
-        policy_keys = ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort")
+        policy_keys = ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort",
+                       "max_failure_share")
         policy = MeasurementPolicy(**{k: data[k] for k in policy_keys if k in data})
         check = None
         if "check" in data:
@@ -177,7 +186,8 @@ class MeasurementSpec:
         """The section :meth:`from_dict` reads back, without the keys left at their defaults."""
         out: dict[str, Any] = {}
         default = MeasurementPolicy()
-        for name in ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort"):
+        for name in ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort",
+                     "max_failure_share"):
             if getattr(self.policy, name) != getattr(default, name):
                 out[name] = getattr(self.policy, name)
         for name in ("remeasure_top", "remeasure_rounds"):

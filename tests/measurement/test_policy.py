@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -105,3 +107,33 @@ def test_a_failed_or_infeasible_run_is_the_result() -> None:
 def test_bad_policies_are_named(kwargs: dict, message: str) -> None:
     with pytest.raises(EvaluationError, match=message):
         MeasurementPolicy(**kwargs)
+
+
+def test_a_flaky_run_is_recorded_and_tolerated_up_to_the_stated_share() -> None:
+    crash = Result.failure("bus error", FailureKind.CRASH)
+    inner = Scripted({"ok": [1.0, crash, 1.2, 1.1, 1.3], "bad": [1.0, crash, crash, 1.1, 1.3]})
+    policy = MeasurementPolicy(repeats=5)  # max_failure_share 0.25: one failure in five is tolerated
+    ok = MeasuredEvaluator(inner, policy).evaluate({"name": "ok"})
+    assert ok.status is TrialStatus.OK and ok.values["time"] == pytest.approx(1.15)  # the median of the four
+    assert len(ok.repeats["time"]) == 5 and sum(math.isnan(v) for v in ok.repeats["time"]) == 1
+    bad = MeasuredEvaluator(inner, policy).evaluate({"name": "bad"})
+    assert bad.status is TrialStatus.FAILED and bad.error.startswith("2 of 3 measured runs failed, the last: bus error")
+    strict = MeasuredEvaluator(Scripted({"a": [1.0, crash]}), MeasurementPolicy(repeats=5, max_failure_share=0.0))
+    assert strict.evaluate({"name": "a"}).status is TrialStatus.FAILED
+
+
+def test_a_wrong_answer_decides_at_once_whatever_the_share() -> None:
+    wrong = Result.failure("checksum 41 != 42", FailureKind.VERIFICATION)
+    inner = Scripted({"a": [1.0, wrong, 1.0, 1.0, 1.0]})
+    result = MeasuredEvaluator(inner, MeasurementPolicy(repeats=5)).evaluate({"name": "a"})
+    assert result.kind == FailureKind.VERIFICATION and inner.calls["a"] == 2
+
+
+def test_early_abort_with_the_median_acts_from_five_runs() -> None:
+    """A one-sided sign test: five runs all worse than the incumbent happen by chance 1 in 32."""
+    policy = MeasurementPolicy(repeats=10, early_abort=True)
+    inner = Scripted({"slow": [2.0] * 10, "close": [2.0, 0.5, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0]})
+    slow = MeasuredEvaluator(inner, policy, incumbent=1.0).evaluate({"name": "slow"})
+    assert inner.calls["slow"] == 5 and len(slow.repeats["time"]) == 5
+    MeasuredEvaluator(inner, policy, incumbent=1.0).evaluate({"name": "close"})
+    assert inner.calls["close"] == 8  # one run better: 7 of 8 worse has p = 9/256 <= 0.05 (6 of 7: 8/128)

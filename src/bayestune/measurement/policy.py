@@ -20,13 +20,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from scipy import stats
+
 from bayestune.evaluators.base import Evaluator, evaluate_safely
 from bayestune.exceptions import EvaluationError
 from bayestune.measurement_spec import MeasurementPolicy
 from bayestune.measurement.statistics import confidence_interval, relative_half_width, summarise
-from bayestune.trial import Result, TrialStatus
+from bayestune.trial import FailureKind, Result, TrialStatus
 
 logger = logging.getLogger(__name__)
+
+#: Failures that decide a configuration at once, whatever ``max_failure_share``: a wrong answer.
+DECISIVE_FAILURES = (FailureKind.VERIFICATION,)
 
 #: Phase name of the time spent in warm-up runs, and of a run whose evaluator reports no phases.
 WARMUP_PHASE = "warmup"
@@ -36,9 +41,12 @@ EVALUATE_PHASE = "evaluate"
 class MeasuredEvaluator(Evaluator):
     """``inner`` run under a :class:`MeasurementPolicy`; the Result carries every sample.
 
-    A failure or an infeasible answer in any run (warm-up included) is the Result: a black box
-    that crashes one time in five is not a working configuration. ``incumbent`` is the best
-    statistic of ``objectives[0]`` this evaluator has produced (seed it when resuming).
+    An infeasible or wrong answer in any run, and any failure in a warm-up run, is the Result.
+    A measured run that crashes or times out is kept as a NaN sample, and the configuration
+    fails only when more than ``max_failure_share`` of its measured runs failed: a benchmark
+    that fails now and then loses no good repeats, one that crashes one time in two is no
+    working configuration. ``incumbent`` is the best statistic of ``objectives[0]`` this
+    evaluator has produced (seed it when resuming).
     """
 
     def __init__(self, inner: Evaluator, policy: MeasurementPolicy, *, minimize: bool = True,
@@ -60,16 +68,26 @@ class MeasuredEvaluator(Evaluator):
             if result.status is not TrialStatus.OK:
                 return _with_timings(result, timings)
         runs: list[Result] = []
+        failures: list[Result] = []
         while True:
             started = time.perf_counter()
             result = evaluate_safely(self.inner, config)
             _add(timings, dict(result.timings) or {EVALUATE_PHASE: time.perf_counter() - started})
-            if result.status is not TrialStatus.OK:
+            if result.status is TrialStatus.FAILED and result.kind not in DECISIVE_FAILURES:
+                failures.append(result)
+                if len(failures) > self.policy.max_failure_share * self.policy.most_runs:
+                    return _with_timings(replace(result, error=f"{len(failures)} of {len(runs) + len(failures)} "
+                                                                f"measured runs failed, the last: {result.error}"),
+                                         timings)
+            elif result.status is not TrialStatus.OK:
                 return _with_timings(result, timings)
-            runs.append(result)
-            if self._enough(runs):
+            else:
+                runs.append(result)
+            if len(runs) + len(failures) >= self.policy.most_runs or (runs and self._enough(runs)):
                 break
-        summary = self._summary(runs, timings)
+        if not runs:
+            return _with_timings(failures[-1], timings)
+        summary = self._summary(runs, timings, failed=len(failures))
         self._update_incumbent(summary)
         return summary
 
@@ -87,14 +105,19 @@ class MeasuredEvaluator(Evaluator):
         return relative_half_width(samples, policy.statistic, policy.confidence) <= policy.precision
 
     def _clearly_worse(self, samples: Sequence[float]) -> bool:
-        low, high = confidence_interval(samples, self.policy.statistic, self.policy.confidence)
         incumbent = float(self.incumbent)  # type: ignore[arg-type]  # checked by the caller
+        if self.policy.statistic == "median":  # one-sided sign test: this many runs all worse by chance?
+            worse = sum(1 for v in samples if (v > incumbent if self.minimize else v < incumbent))
+            return float(stats.binom.sf(worse - 1, len(samples), 0.5)) <= 1.0 - self.policy.confidence
+        low, high = confidence_interval(samples, self.policy.statistic, self.policy.confidence)
         return low > incumbent if self.minimize else high < incumbent
 
-    def _summary(self, runs: Sequence[Result], timings: Mapping[str, float]) -> Result:
+    def _summary(self, runs: Sequence[Result], timings: Mapping[str, float], *, failed: int = 0) -> Result:
+        """The statistic of the successful runs; a failed run is a NaN sample of every objective."""
         names = [k for k in runs[0].values if all(k in r.values for r in runs)]
         repeats = {k: tuple(float(r.values[k]) for r in runs) for k in names}
         values = {k: summarise(v, self.policy.statistic) for k, v in repeats.items()}
+        repeats.update({k: repeats[k] + (math.nan,) * failed for k in self.objectives if k in repeats})
         return Result(values=values, repeats=repeats, timings=dict(timings))
 
     def _update_incumbent(self, result: Result) -> None:
