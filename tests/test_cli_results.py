@@ -79,8 +79,9 @@ def test_compare_prints_the_table_and_writes_the_figure(runner, journal, tmp_pat
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
     assert "evaluations to within 5% of the best" in lines[0]
-    assert lines[2].split()[:6] == ["run", "(random)", "3", "1", "1", "-"]
-    assert lines[3].split()[:6] == ["other", "(random)", "2", "0", "0.9", "2"]
+    assert "confirmed" in lines[0]
+    assert lines[2].split()[:7] == ["other", "(random)", "2", "0", "0.9", "-", "2"]  # ranked by the best
+    assert lines[3].split()[:7] == ["run", "(random)", "3", "1", "1", "-", "-"]
     assert (tmp_path / "cmp.svg").read_text().count("<svg") == 1
     assert_one_line_error(runner.invoke(cli, ["compare", journal, "--objective", "energy", "--no-plot"]),
                           "no objective 'energy'")

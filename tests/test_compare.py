@@ -31,7 +31,23 @@ def test_traces_and_the_table(two_runs):
     assert traces[0].n_failed == 1 and traces[0].label == "slow (random)"
     assert overall_best(objective, traces) == 1.0
     rows = summary_rows(objective, traces)
-    assert [(r["best"], r["to_within"], r["evaluations"]) for r in rows] == [(1.02, 4, 4), (1.0, 1, 2)]
+    # ranked: by the confirmed value where a run has one, else by the best
+    assert [(r["best"], r["to_within"], r["evaluations"]) for r in rows] == [(1.0, 1, 2), (1.02, 4, 4)]
+
+
+def test_confirmed_values_rank_before_the_searchs_best(two_runs):
+    """A run whose best was a lucky sample ranks by what its confirmation re-measured."""
+    from bayestune import run as run_meta
+    from bayestune.storage.journal import Journal
+
+    slow, fast = two_runs
+    for path, value in ((slow, 1.05), (fast, 2.5)):
+        with Journal(path) as journal:
+            journal.set_meta(run_meta.META_CONFIRMATION, {"objective": "runtime", "winner": {
+                "trial_id": 1, "value": value, "low": None, "high": None, "rounds": 6}})
+    objective, traces = load_traces([slow, fast])
+    rows = summary_rows(objective, traces)
+    assert [(r["run"], r["confirmed"]) for r in rows] == [("slow (random)", 1.05), ("fast (random)", 2.5)]
 
 
 def test_maximised_objective_and_unreachable_target():

@@ -18,7 +18,7 @@ import numpy as np
 
 from bayestune.exceptions import BayestuneError
 from bayestune.objectives import Objective
-from bayestune.run import META_STRATEGY, Run, load_run
+from bayestune.run import META_STRATEGY, Run, confirmed_winner, load_run
 
 #: "Close to the best": within this fraction of the overall best value (of its magnitude).
 WITHIN = 0.05
@@ -32,6 +32,7 @@ class Trace:
     source: str
     best_so_far: np.ndarray
     n_failed: int
+    confirmed: float = math.nan  # the confirmed winner's value (NaN: the run was not confirmed)
 
     @property
     def best(self) -> float:
@@ -62,7 +63,9 @@ def load_traces(journals: Sequence[str], objective: str | None = None) -> tuple[
             raise BayestuneError(f"journal {path!r} {own.direction}s {own.name!r}, but {journals[0]!r} "
                                  f"{chosen.direction}s it; compare runs of one goal")
         n_failed = sum(1 for t in run.trials if not t.feasible)
-        traces.append(Trace(label, path, best_so_far(run, own), n_failed))
+        winner = confirmed_winner(run.meta, own.name)
+        confirmed = math.nan if winner is None or winner.get("value") is None else float(winner["value"])
+        traces.append(Trace(label, path, best_so_far(run, own), n_failed, confirmed))
     return chosen, traces
 
 
@@ -104,10 +107,19 @@ def evaluations_to_reach(trace: Trace, objective: Objective, target: float, with
 
 
 def summary_rows(objective: Objective, traces: Sequence[Trace]) -> list[dict]:
-    """Per run: label, evaluations, failed, best, evaluations to within 5 % of the overall best."""
+    """Per run: label, evaluations, failed, best, confirmed value, evaluations to within 5 % of the
+    overall best; ranked by the confirmed value where runs have one (the search's best sample is
+    biased towards luck), then by the best."""
     target = overall_best(objective, traces)
+    sign = 1.0 if objective.minimize else -1.0
+
+    def rank(t: Trace) -> tuple[bool, float, float]:
+        confirmed = sign * t.confirmed if math.isfinite(t.confirmed) else math.inf
+        return (not math.isfinite(t.confirmed), confirmed, sign * t.best if math.isfinite(t.best) else math.inf)
+
     return [{"run": t.label, "evaluations": len(t.best_so_far), "failed": t.n_failed, "best": t.best,
-             "to_within": evaluations_to_reach(t, objective, target)} for t in traces]
+             "confirmed": t.confirmed, "to_within": evaluations_to_reach(t, objective, target)}
+            for t in sorted(traces, key=rank)]
 
 
 def plot_comparison(objective: Objective, traces: Sequence[Trace], path: str | os.PathLike) -> Path:

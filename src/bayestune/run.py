@@ -120,6 +120,16 @@ def stored_confirmation(meta: Mapping[str, Any]) -> dict[str, Any] | None:
     return value if isinstance(value, Mapping) else None
 
 
+def confirmed_winner(meta: Mapping[str, Any], objective: str) -> dict[str, Any] | None:
+    """The confirmed winner on ``objective`` (``trial_id``, ``value``, ``low``, ``high``,
+    ``rounds``), or None when the run was not confirmed on it."""
+    confirmation = stored_confirmation(meta)
+    if confirmation is None or confirmation.get("objective") != objective:
+        return None
+    winner = confirmation.get("winner")
+    return winner if isinstance(winner, Mapping) and isinstance(winner.get("trial_id"), int) else None
+
+
 # ---- resuming ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Settings:

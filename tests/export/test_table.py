@@ -89,3 +89,17 @@ def test_parse_key_reads_numbers():
     assert parse_key("device=A100, n=4096,scale=0.5") == {"device": "A100", "n": 4096, "scale": 0.5}
     assert parse_key("tag=nan")["tag"] == "nan" and not isinstance(parse_key("tag=inf")["tag"], float)
     assert math.isclose(parse_key("x=1e3")["x"], 1000.0)
+
+
+def test_the_confirmed_winner_is_exported_first(tmp_path):
+    """The search's best sample was lucky; the confirmation re-measured trial 2 as the winner."""
+    from bayestune.export.table import best_trials
+    from bayestune.run import META_CONFIRMATION, load_run
+
+    rows = [(config(8, 0.1), {"runtime": 1.0}), (config(16, 0.2), {"runtime": 1.1}), (config(32, 0.3), {"runtime": 3.0})]
+    meta = {META_CONFIRMATION: {"objective": "runtime", "winner": {"trial_id": 2, "value": 1.05, "low": 1.0,
+                                                                    "high": 1.1, "rounds": 6}}}
+    confirmed = best_trials(load_run(write_journal(tmp_path / "c.db", rows, meta=meta)), top=2)
+    assert [t.trial_id for t in confirmed] == [2, 1]
+    plain = best_trials(load_run(write_journal(tmp_path / "p.db", rows)), top=2)
+    assert [t.trial_id for t in plain] == [1, 2]

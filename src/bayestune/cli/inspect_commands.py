@@ -41,6 +41,7 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
         best = journal.best(first.name, minimize=first.minimize, k=top) if first else []
         remeasurements = journal.remeasurements()
         measurement = run_meta.stored_measurement(journal.meta())
+        confirmation = run_meta.stored_confirmation(journal.meta())
     names = [o.name for o in objectives]
 
     lost = [t for t in trials if t.failure_kind == FailureKind.LOST]
@@ -80,7 +81,7 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
 
     if first is not None and not show_all:
         _show_repeats(best, first.name, measurement)
-        _show_remeasurements(remeasurements, trials, first, measurement)
+        _show_remeasurements(remeasurements, trials, first, measurement, confirmation)
     _show_time(trials)
 
     if failures:
@@ -114,15 +115,17 @@ def _show_repeats(best: Sequence[Any], objective: str, measurement: Any) -> None
 
 
 def _show_remeasurements(remeasurements: Sequence[Any], trials: Sequence[Any], objective: Any,
-                         measurement: Any) -> None:
-    """The interleaved re-measurement rounds, one column per round, and the winner they declare."""
+                         measurement: Any, confirmation: Any = None) -> None:
+    """The interleaved re-measurement rounds, one column per round, and the winner they declare
+    (with the baseline and the speedup the run's confirmation measured them against)."""
     from bayestune.measurement.remeasure import summarise_rounds
 
     if not remeasurements:
         return
     policy = measurement.policy
+    baseline = (confirmation or {}).get("baseline") or {}
     outcome = summarise_rounds(remeasurements, trials, objective, statistic=policy.statistic,
-                               confidence=policy.confidence)
+                               confidence=policy.confidence, baseline_id=baseline.get("trial_id"))
     rounds = sorted({r.round for r in remeasurements})
     rows = []
     for estimate in outcome.estimates:

@@ -88,10 +88,11 @@ def compare(journals: tuple[str, ...], out_path: str, objective: str | None, no_
 
     chosen, traces = load_traces(journals, objective)
     rows = summary_rows(chosen, traces)
-    headers = ["run", "evaluations", "failed", f"best {chosen.name} ({chosen.direction})",
+    headers = ["run", "evaluations", "failed", f"best {chosen.name} ({chosen.direction})", "confirmed",
                f"evaluations to within {WITHIN:.0%} of the best"]
     cells = [[r["run"], str(r["evaluations"]), str(r["failed"]),
               "-" if math.isnan(r["best"]) else display(r["best"]),
+              "-" if math.isnan(r["confirmed"]) else display(r["confirmed"]),
               "-" if r["to_within"] is None else str(r["to_within"])] for r in rows]
     click.echo(table(headers, cells))
     if not no_plot:

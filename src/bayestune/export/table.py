@@ -20,7 +20,7 @@ from bayestune.exceptions import BayestuneError
 from bayestune.formatting import format_value
 from bayestune.objectives import Objective
 from bayestune.pareto import pareto_trials
-from bayestune.run import Run
+from bayestune.run import Run, confirmed_winner
 from bayestune.trial import Trial
 
 
@@ -75,7 +75,9 @@ def _is_number(value: Any) -> bool:
 # ---- choosing the best configurations ------------------------------------------------------
 def best_trials(run: Run, top: int | None = None) -> list[Trial]:
     """The ``top`` best distinct feasible configurations (one objective, default 1), or the Pareto set
-    (several objectives, all of it by default); each configuration once, at its best measurement."""
+    (several objectives, all of it by default); each configuration once, at its best measurement.
+    With one objective the run's confirmed winner (:func:`bayestune.run.confirmed_winner`) comes
+    first: the search's best sample is the one biased towards luck."""
     if len(run.objectives) > 1:
         chosen = pareto_trials(run.trials, run.objectives)
         limit = top
@@ -83,7 +85,9 @@ def best_trials(run: Run, top: int | None = None) -> list[Trial]:
         obj = run.objectives[0]
         sign = 1.0 if obj.minimize else -1.0
         ok = [t for t in run.trials if t.feasible and math.isfinite(t.values.get(obj.name, math.nan))]
-        chosen = sorted(ok, key=lambda t: (sign * t.values[obj.name], t.trial_id))
+        confirmed = confirmed_winner(run.meta, obj.name)
+        first = None if confirmed is None else confirmed["trial_id"]
+        chosen = sorted(ok, key=lambda t: (t.trial_id != first, sign * t.values[obj.name], t.trial_id))
         limit = 1 if top is None else top
     distinct: dict[tuple, Trial] = {}
     for t in chosen:
