@@ -25,7 +25,8 @@ from bayestune.formatting import display
 from bayestune.measurement.timing import format_breakdown, time_breakdown
 from bayestune.insight import run_importance
 from bayestune.pareto import pareto_trials
-from bayestune.run import META_BUDGET, META_SCENARIO, META_SEED, META_STRATEGY, Run, load_run, stored_measurement
+from bayestune.run import (META_BUDGET, META_SCENARIO, META_SEED, META_STRATEGY, Run, load_run, stored_confirmation,
+                           stored_measurement)
 from bayestune.space import Space
 from bayestune.trial import Trial, TrialStatus
 
@@ -115,14 +116,20 @@ def _remeasurement_section(journal_path: str, run: Run) -> list[str]:
     if not remeasurements:
         return []
     policy = stored_measurement(run.meta).policy
+    baseline = (stored_confirmation(run.meta) or {}).get("baseline") or {}
     outcome = summarise_rounds(remeasurements, run.trials, run.objectives[0], statistic=policy.statistic,
-                               confidence=policy.confidence)
+                               confidence=policy.confidence, baseline_id=baseline.get("trial_id"),
+                               max_failure_share=policy.max_failure_share)
     rows = [[e.trial_id, e.searched_value, e.value, e.low, e.high, len(e.samples), e.failures]
             for e in outcome.estimates]
     headers = ["trial", "searched", policy.statistic, "low", "high", "rounds", "failed"]
     winner = outcome.winner
-    verdict = (f"winner: trial {winner.trial_id}" if winner is not None
+    verdict = (f"confirmed winner: trial {winner.trial_id}" if winner is not None
                else "no winner: every candidate failed a re-measurement")
+    if winner is not None and outcome.baseline is not None and outcome.speedup is not None:
+        value, low, high = outcome.speedup
+        verdict += (f"; speedup over the baseline (trial {outcome.baseline.trial_id}): {display(value)}x"
+                    + (f" [{display(low)}, {display(high)}]" if math.isfinite(low) and math.isfinite(high) else ""))
     return [f"<h2>Re-measured in {outcome.rounds} interleaved rounds ({_esc(outcome.objective)}, "
             f"{policy.confidence:.0%} interval)</h2>",
             _table(headers, rows, [True] * len(headers)), f"<p>{_esc(verdict)}</p>"]

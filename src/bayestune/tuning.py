@@ -236,7 +236,8 @@ def _confirm(result: TuneResult, journal: TrialJournal, evaluator: Evaluator,
         with sigterm_as_interrupt():
             outcome = remeasure_top(journal, for_remeasurement(evaluator), scenario.objectives[0], k=top,
                                     rounds=rounds, statistic=spec.policy.statistic,
-                                    confidence=spec.policy.confidence, space=scenario.space, baseline=baseline)
+                                    confidence=spec.policy.confidence, space=scenario.space, baseline=baseline,
+                                    max_failure_share=spec.policy.max_failure_share)
     except KeyboardInterrupt:
         return replace(result, remeasure_interrupted=True)
     run_meta.record_confirmation(journal, outcome)

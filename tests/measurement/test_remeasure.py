@@ -82,3 +82,18 @@ def test_summary_without_rounds_has_no_winner() -> None:
 def test_bad_settings_are_named(kwargs: dict, message: str) -> None:
     with pytest.raises(EvaluationError, match=message):
         remeasure_top(MemoryJournal(), Drifting({}), Objective("time"), **kwargs)
+
+
+def test_a_candidate_that_failed_a_round_now_and_then_can_still_win() -> None:
+    """One failed round in six (a flaky benchmark) is within the default share; two are not."""
+    from bayestune.trial import Remeasurement, Trial, TrialStatus
+
+    def rounds(trial_id, values):
+        return [Remeasurement(trial_id, n, {} if v is None else {"time": v}, "crash" if v is None else None, 0.0)
+                for n, v in enumerate(values, start=1)]
+
+    trials = [Trial(i, {"x": i}, TrialStatus.OK, {"time": 1.0}) for i in (1, 2)]
+    flaky = rounds(1, [1.0, None, 1.0, 1.0, 1.0, 1.0]) + rounds(2, [2.0] * 6)
+    assert summarise_rounds(flaky, trials, Objective("time")).winner.trial_id == 1
+    broken = rounds(1, [1.0, None, None, 1.0, 1.0, 1.0]) + rounds(2, [2.0] * 6)
+    assert summarise_rounds(broken, trials, Objective("time")).winner.trial_id == 2

@@ -125,7 +125,8 @@ def _show_remeasurements(remeasurements: Sequence[Any], trials: Sequence[Any], o
     policy = measurement.policy
     baseline = (confirmation or {}).get("baseline") or {}
     outcome = summarise_rounds(remeasurements, trials, objective, statistic=policy.statistic,
-                               confidence=policy.confidence, baseline_id=baseline.get("trial_id"))
+                               confidence=policy.confidence, baseline_id=baseline.get("trial_id"),
+                               max_failure_share=policy.max_failure_share)
     rounds = sorted({r.round for r in remeasurements})
     rows = []
     for estimate in outcome.estimates:

@@ -54,11 +54,15 @@ class Remeasured:
     #: (estimate, low, high): how many times better than the baseline the winner is, from
     #: their paired rounds (None without a baseline or a winner)
     speedup: tuple[float, float, float] | None = None
+    #: a candidate with a larger share of failed rounds cannot win
+    max_failure_share: float = 0.25
 
     @property
     def winner(self) -> Estimate | None:
         first = self.estimates[0] if self.estimates else None
-        return first if first is not None and math.isfinite(first.value) else None
+        if first is None or not math.isfinite(first.value):
+            return None
+        return None if first.failures > self.max_failure_share * (first.failures + len(first.samples)) else first
 
     @property
     def baseline(self) -> Estimate | None:
@@ -75,7 +79,7 @@ def interleaved_order(trial_ids: Sequence[int], round_number: int) -> list[int]:
 
 def remeasure_top(journal: Any, evaluator: Evaluator, objective: Objective, *, k: int = 3, rounds: int = 5,
                   statistic: str = "median", confidence: float = 0.95, space: Any = None,
-                  baseline: Trial | None = None) -> Remeasured:
+                  baseline: Trial | None = None, max_failure_share: float = 0.25) -> Remeasured:
     """Re-measure the ``k`` best feasible trials of ``journal`` in ``rounds`` interleaved rounds,
     with the ``baseline`` trial (see :func:`evaluated_trial`) among them when given.
 
@@ -99,7 +103,8 @@ def remeasure_top(journal: Any, evaluator: Evaluator, objective: Objective, *, k
             journal.record_remeasurement(trial_id, round_number, result)
         logger.info("re-measurement round %d of %d done", round_number, rounds)
     return summarise_rounds(journal.remeasurements(), top, objective, statistic=statistic, confidence=confidence,
-                            baseline_id=None if baseline is None else baseline.trial_id)
+                            baseline_id=None if baseline is None else baseline.trial_id,
+                            max_failure_share=max_failure_share)
 
 
 def evaluated_trial(journal: Any, config: Mapping[str, Any], space: Any) -> Trial | None:
@@ -113,9 +118,11 @@ def evaluated_trial(journal: Any, config: Mapping[str, Any], space: Any) -> Tria
 
 def summarise_rounds(remeasurements: Sequence[Remeasurement], trials: Sequence[Trial], objective: Objective, *,
                      statistic: str = "median", confidence: float = 0.95,
-                     baseline_id: int | None = None) -> Remeasured:
+                     baseline_id: int | None = None, max_failure_share: float = 0.25) -> Remeasured:
     """The estimates of the re-measured ``trials`` (those without re-measurements are left out);
-    with ``baseline_id``, the winner's speedup over that trial from their paired rounds."""
+    with ``baseline_id``, the winner's speedup over that trial from their paired rounds. A
+    candidate more than ``max_failure_share`` of whose rounds failed cannot win: it is not
+    reliably right or runnable (a benchmark that fails now and then loses only those rounds)."""
     by_trial = {t.trial_id: t for t in trials}
     estimates = []
     for trial_id in dict.fromkeys(r.trial_id for r in remeasurements):
@@ -128,11 +135,14 @@ def summarise_rounds(remeasurements: Sequence[Remeasurement], trials: Sequence[T
                                   sum(1 for r in mine if r.error is not None),
                                   by_trial[trial_id].values.get(objective.name, math.nan)))
     sign = 1.0 if objective.minimize else -1.0
-    # A candidate that failed a re-measurement cannot win: it is not reliably right or runnable.
-    estimates.sort(key=lambda e: (e.failures > 0 or not math.isfinite(e.value), sign * e.value
-                                  if math.isfinite(e.value) else 0.0, e.trial_id))
+
+    def unreliable(e: Estimate) -> bool:
+        return e.failures > max_failure_share * (e.failures + len(e.samples)) or not math.isfinite(e.value)
+
+    estimates.sort(key=lambda e: (unreliable(e), sign * e.value if math.isfinite(e.value) else 0.0, e.trial_id))
     rounds = max((r.round for r in remeasurements), default=0)
-    outcome = Remeasured(objective.name, statistic, confidence, tuple(estimates), rounds, baseline_id)
+    outcome = Remeasured(objective.name, statistic, confidence, tuple(estimates), rounds, baseline_id,
+                         max_failure_share=max_failure_share)
     winner, base = outcome.winner, outcome.baseline
     if winner is None or base is None:
         return outcome
