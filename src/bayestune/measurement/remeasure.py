@@ -79,17 +79,24 @@ def interleaved_order(trial_ids: Sequence[int], round_number: int) -> list[int]:
 
 def remeasure_top(journal: Any, evaluator: Evaluator, objective: Objective, *, k: int = 3, rounds: int = 5,
                   statistic: str = "median", confidence: float = 0.95, space: Any = None,
-                  baseline: Trial | None = None, max_failure_share: float = 0.25) -> Remeasured:
-    """Re-measure the ``k`` best feasible trials of ``journal`` in ``rounds`` interleaved rounds,
-    with the ``baseline`` trial (see :func:`evaluated_trial`) among them when given.
+                  baseline: Trial | None = None, max_failure_share: float = 0.25,
+                  candidates: Sequence[Trial] | None = None) -> Remeasured:
+    """Re-measure the ``k`` best feasible trials of ``journal`` (or the first ``k`` of
+    ``candidates``, ranked by the caller) in ``rounds`` interleaved rounds, with the ``baseline``
+    trial (see :func:`evaluated_trial`) among them when given.
 
-    Rounds already in the journal (an interrupted check) are continued, not repeated.
+    Rounds already in the journal (an interrupted check) are continued, not repeated, with the
+    candidates they measured.
     """
     for name, value, least in (("k", k, 1), ("rounds", rounds, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise EvaluationError(f"re-measurement {name} must be an integer >= {least}, but got {value!r}")
     check_statistic(statistic)
-    top = journal.best(objective.name, minimize=objective.minimize, k=k)
+    top = journal.best(objective.name, minimize=objective.minimize, k=k) if candidates is None else list(candidates)[:k]
+    earlier = list(dict.fromkeys(r.trial_id for r in journal.remeasurements()))
+    if earlier:  # a resumed confirmation goes on with what it measured
+        by_id = {t.trial_id: t for t in journal.trials()}
+        top = [by_id[i] for i in earlier if i in by_id and (baseline is None or i != baseline.trial_id)]
     if baseline is not None and baseline.trial_id not in {t.trial_id for t in top}:
         top = [*top, baseline]
     done = {r.round for r in journal.remeasurements()}
