@@ -209,3 +209,17 @@ def test_a_default_configuration_that_breaks_a_constraint_is_reported_not_skippe
         first = opt.ask()[0]
     assert first != {"x": 9, "y": 9}
     assert "breaks the known constraint(s) ['x + y <= 10']" in caplog.text
+
+
+def test_the_optimizer_says_what_it_read_from_prior_runs():
+    from bayestune.scenario import TransferSpec
+    from bayestune.space import Integer, Space
+    from bayestune.transfer.runs import PriorRun
+
+    space = Space([Integer("x", 0, 9)])
+    prior = PriorRun.from_configs(space, [{"x": i} for i in range(5)], [5.0, 4.0, float("nan"), 2.0, 1.0],
+                                  name="old.db")
+    opt = Optimizer(space, objectives=["t"], transfer=TransferSpec([prior], mode="design"))
+    assert opt.transfer_note() == ("transfer: read 1 prior run(s): old.db (5 trials, 4 feasible); used to open "
+                                   "the initial design with their best configurations")
+    assert Optimizer(space, objectives=["t"]).transfer_note() is None

@@ -113,6 +113,17 @@ class Optimizer:
                                   strategy_options=strategy_options, seed=seed,
                                   design=self.design, output_constraints=self.output_constraints)
 
+    def transfer_note(self) -> str | None:
+        """What the run read from its prior runs and how it uses them, for the user (None: no transfer)."""
+        if self.transfer is None:
+            return None
+        runs = self._prior_runs
+        uses = {"model": "as the GP's prior mean, weighted by how well they rank this run's results",
+                "design": "to open the initial design with their best configurations",
+                "both": "to open the initial design with their best configurations and as the GP's prior mean"}
+        listed = ", ".join(f"{r.name} ({len(r.y)} trials, {r.n_feasible} feasible)" for r in runs)
+        return f"transfer: read {len(runs)} prior run(s): {listed}; used {uses.get(self.transfer.mode, self.transfer.mode)}"
+
     def _load_transfer(self, transfer: TransferSpec | Sequence[Any] | None) -> tuple[TransferSpec | None, list]:
         """The transfer spec and its prior runs, handed to the strategy when it models them."""
         if transfer is None:

@@ -161,6 +161,9 @@ def tune(scenario: Scenario | str | os.PathLike[str], journal_path: str | os.Pat
                 raise BayestuneError("the scenario's budget is null (no evaluation limit) and no time limit is "
                                      "set: give a budget or a time limit")
             optimizer = _start(scenario, journal, evaluator, resumed=resumed, strategy=strategy, seed=seed)
+            note = optimizer.transfer_note()
+            if note:
+                announce(note)
             if resumed:
                 announce(f"resuming {path}: {optimizer.n_evaluated} of {budget or 'unlimited'} evaluations done")
             result = _search(TuneResult(optimizer, scenario, path, budget, resumed), evaluator, loop_options,
