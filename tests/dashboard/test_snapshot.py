@@ -28,8 +28,22 @@ def test_snapshot_of_a_finished_run(tmp_path):
     assert state["trials"][0]["config"]["rank"] == "(0,1,2)"
     assert state["failures"]["kinds"] == {"crash": 1}
     assert set(view.wait_for_importance(60)) == {"runtime", "feasible"}
-    assert set(view.snapshot()["importance"]) == {"runtime", "feasible"}
+    later = view.snapshot()
+    assert set(later["importance"]) == {"runtime", "feasible"} and later["importance_evaluations"] == 5
     assert state["pareto"] == []
+    assert state["best"]["trial"] == 5 and state["best"]["value"] == 1.0 and state["best"]["confirmed"] is None
+    assert state["best"]["config"]["rank"] == "(0,1,2)"
+
+
+def test_the_best_panel_shows_the_confirmed_winner(tmp_path):
+    from bayestune.run import META_CONFIRMATION
+
+    rows = [(config(1, 0.0), {"runtime": 5.0}), (config(2, 0.0), {"runtime": 1.0}), (config(3, 0.0), {"runtime": 1.1})]
+    meta = {META_CONFIRMATION: {"objective": "runtime", "winner": {"trial_id": 3, "value": 1.2, "low": 1.15,
+                                                                    "high": 1.25, "rounds": 6}}}
+    best = RunView(str(write_journal(tmp_path / "r.db", rows, meta=meta))).snapshot()["best"]
+    assert best["trial"] == 3 and best["value"] == 1.1
+    assert best["confirmed"] == {"value": 1.2, "low": 1.15, "high": 1.25, "rounds": 6}
 
 
 def test_snapshot_never_writes_the_journal(tmp_path):

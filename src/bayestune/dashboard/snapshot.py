@@ -24,7 +24,7 @@ from typing import Any
 from bayestune.exceptions import BayestuneError
 from bayestune.execution.pool import _alive
 from bayestune.formatting import display
-from bayestune.run import META_STRATEGY, Run, read_run, stored_budget
+from bayestune.run import META_STRATEGY, Run, confirmed_winner, read_run, stored_budget
 from bayestune.storage import Journal
 from bayestune.storage.lock import describe_owner, read_owner
 from bayestune.trial import FailureKind, Trial, TrialStatus
@@ -69,7 +69,7 @@ class RunView:
         fitting = self._fitting
         if fitting is not None:
             fitting.join(timeout)
-        return self._importance
+        return self._importance[0] if self._importance is not None else None
 
     def _refit_importance(self, run: Run) -> None:
         n, now = len(run.trials), time.monotonic()
@@ -85,9 +85,10 @@ class RunView:
         from bayestune.insight import run_importance
 
         try:
-            self._importance = run_importance(run)
+            shares: Any = run_importance(run)
         except Exception as exc:  # noqa: BLE001 - an estimate that cannot be made is shown, not fatal
-            self._importance = {"error": f"{type(exc).__name__}: {exc}"}
+            shares = {"error": f"{type(exc).__name__}: {exc}"}
+        self._importance = (shares, len(run.trials))  # what it says, from how many evaluations
 
 
 def build_snapshot(journal_path: str, raw: Sequence[Trial], run: Run | None, budget: int | None,
@@ -116,7 +117,9 @@ def build_snapshot(journal_path: str, raw: Sequence[Trial], run: Run | None, bud
         "trials": [_trial_row(t, objectives, parameters) for t in raw],
         "convergence": convergence(run) if run is not None else {},
         "pareto": _pareto_ids(run),
-        "importance": _jsonable_importance(importance),
+        "importance": _jsonable_importance(importance[0] if importance is not None else None),
+        "importance_evaluations": importance[1] if importance is not None else None,
+        "best": _best(run, meta),
         "failures": {"kinds": dict(Counter(t.failure_kind or t.status.value for t in failed).most_common()),
                      "recent": [{"trial": t.trial_id, "kind": t.failure_kind or t.status.value,
                                  "error": _short_error(t.error)} for t in reversed(failed[-RECENT_FAILURES:])]},
@@ -187,6 +190,26 @@ def _config_names(trials: Sequence[Trial]) -> list[str]:
     for t in trials:
         names.update(dict.fromkeys(t.config))
     return list(names)
+
+
+def _best(run: Run | None, meta: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The best so far of a single-objective run: value, trial and configuration as the search
+    measured them, and the confirmed winner once the run's confirmation declared one."""
+    if run is None or len(run.objectives) != 1:
+        return None
+    objective = run.objectives[0]
+    ok = [t for t in run.trials if t.feasible and math.isfinite(t.values.get(objective.name, math.nan))]
+    if not ok:
+        return None
+    sign = 1.0 if objective.minimize else -1.0
+    best = min(ok, key=lambda t: (sign * t.values[objective.name], t.trial_id))
+    confirmed = confirmed_winner(meta, objective.name)
+    by_id = {t.trial_id: t for t in run.trials}
+    winner = by_id.get(confirmed["trial_id"]) if confirmed is not None else None
+    shown = winner or best
+    return {"objective": objective.name, "trial": shown.trial_id, "value": shown.values.get(objective.name),
+            "config": {k: display(v) for k, v in shown.config.items()},
+            "confirmed": None if winner is None else {k: confirmed.get(k) for k in ("value", "low", "high", "rounds")}}
 
 
 def _jsonable_importance(importance: Any) -> Any:
