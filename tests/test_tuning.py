@@ -64,7 +64,7 @@ def test_tune_records_the_measurement_and_remeasures_the_top_k(tmp_path: Path) -
     assert measurement == load_scenario(str(tmp_path / "kernel.json")).measurement.to_dict()
     assert len(rounds) == 18 and {n for _, n in rounds} == set(range(1, 7))  # the best 2 and the default
     assert result.remeasured is not None and result.remeasured.rounds == 6
-    assert result.remeasured.winner.trial_id == result.best.trial_id
+    assert result.remeasured.winner.trial_id == result.best.trial_id == result.search_best.trial_id
     baseline = result.remeasured.baseline
     assert baseline is not None and result.optimizer.trials[baseline.trial_id - 1].config == {"unroll": 5}
     assert notes == [f"confirming: re-measuring the best 2 (by their measured values) and the default configuration "

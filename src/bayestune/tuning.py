@@ -119,7 +119,16 @@ class TuneResult:
 
     @property
     def best(self) -> Trial | None:
-        """The best feasible trial of the search on the first objective."""
+        """The run's winner: the confirmed one when the confirmation declared one, else the best
+        feasible trial of the search on the first objective (:attr:`search_best`)."""
+        winner = self.remeasured.winner if self.remeasured is not None else None
+        if winner is not None:
+            return next((t for t in self.optimizer.trials if t.trial_id == winner.trial_id), self.search_best)
+        return self.search_best
+
+    @property
+    def search_best(self) -> Trial | None:
+        """The best single measurement of the search (biased towards luck on a noisy black box)."""
         return self.optimizer.best
 
 
