@@ -67,8 +67,7 @@ def test_tune_records_the_measurement_and_remeasures_the_top_k(tmp_path: Path) -
     assert result.remeasured.winner.trial_id == result.best.trial_id == result.search_best.trial_id
     baseline = result.remeasured.baseline
     assert baseline is not None and result.optimizer.trials[baseline.trial_id - 1].config == {"unroll": 5}
-    assert notes == [f"confirming: re-measuring the best 2 (by their measured values) and the default configuration "
-                     f"(trial {baseline.trial_id}) "
+    assert notes == [f"confirming: re-measuring the best 2 and the default configuration (trial {baseline.trial_id}) "
                      "in 6 interleaved rounds (18 evaluations; `measurement: {remeasure_top: 0}` or --no-confirm "
                      "turns it off)"]
     with Journal.open(tmp_path / "run.db") as journal:

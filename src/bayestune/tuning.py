@@ -239,33 +239,21 @@ def _confirm(result: TuneResult, journal: TrialJournal, evaluator: Evaluator,
         announce("no confirmation: the black box is deterministic (a replay), so re-measuring adds nothing")
         return result
     baseline, why = _baseline(spec, journal, scenario)
-    ranked, by = _ranked(result.optimizer, journal, scenario, top)
+    objective = scenario.objectives[0]
+    ranked = journal.best(objective.name, minimize=objective.minimize, k=top)
     count = len({t.trial_id for t in ranked} | ({baseline.trial_id} if baseline is not None else set()))
-    announce(f"confirming: re-measuring the best {top} ({by}){why} in {rounds} interleaved rounds "
+    announce(f"confirming: re-measuring the best {top}{why} in {rounds} interleaved rounds "
              f"({count * rounds} evaluations; `measurement: {{remeasure_top: 0}}` or --no-confirm turns it off)")
     try:
         with sigterm_as_interrupt():
             outcome = remeasure_top(journal, for_remeasurement(evaluator), scenario.objectives[0], k=top,
                                     rounds=rounds, statistic=spec.policy.statistic,
                                     confidence=spec.policy.confidence, space=scenario.space, baseline=baseline,
-                                    max_failure_share=spec.policy.max_failure_share, candidates=ranked)
+                                    max_failure_share=spec.policy.max_failure_share)
     except KeyboardInterrupt:
         return replace(result, remeasure_interrupted=True)
     run_meta.record_confirmation(journal, outcome)
     return replace(result, remeasured=outcome)
-
-
-def _ranked(optimizer: Optimizer, journal: TrialJournal, scenario: Scenario, k: int) -> tuple[list[Trial], str]:
-    """The ``k`` candidates of the confirmation and how they were ranked: by the strategy's
-    model of the evaluated configurations when it has one (a noisy single sample is biased
-    towards luck), else by their measured values."""
-    rank = getattr(optimizer.strategy, "rank_evaluated", None)
-    order = rank(optimizer.history()) if rank is not None else None
-    if order:
-        trials = optimizer.trials
-        return [trials[i] for i in order[:k]], "by the model's estimate"
-    objective = scenario.objectives[0]
-    return journal.best(objective.name, minimize=objective.minimize, k=k), "by their measured values"
 
 
 def _baseline(spec: MeasurementSpec, journal: TrialJournal, scenario: Scenario) -> tuple[Trial | None, str]:

@@ -132,25 +132,3 @@ def test_feasibility_classifier_by_mode(mode, feasible, classified, monkeypatch)
     s.suggest(history([[0, 0], [5, 5], [10, 3]], [3.0, 2.0, 1.0], feasible), 1)
     assert (seen[0] is not None) == classified
 
-
-def test_the_model_ranks_evaluated_rows_past_a_lucky_sample():
-    """One lucky low sample amid a smooth bowl: by measured values it would be confirmed first;
-    the model's estimate puts the bowl's bottom first."""
-    from bayestune.bostep.surrogates import ModelChoice, SurrogateFactory
-
-    space = Space([Integer("x", 0, 40)])
-    xs = np.arange(0, 41, 2)
-    ys = 100.0 + (xs - 20.0) ** 2
-    ys[xs == 4] = 95.0  # lucky: its neighbours read 356 and 244
-    h = History(space, [Objective("t")], xs.reshape(-1, 1).astype(float), ys.reshape(-1, 1), np.ones(len(xs), bool),
-                np.empty((0, 1)), seen=set(space.row_keys(xs.reshape(-1, 1).astype(float))))
-    rng = np.random.default_rng(0)
-    model = SurrogateFactory(space, rng, ModelChoice(), "t")
-    candidates = EnumeratedCandidates(space, 10_000)
-    s = BOStep(space, rng, target=lambda hist: hist.signed_Y()[:, 0], model=model,
-               scorer=Scorer(space, rng, ScoringChoice(), candidates),
-               schedule=ProposalSchedule(TrustRegionSettings(every=0)), feasibility=FeasibilitySettings(),
-               search=AcquisitionSearchSettings(), candidates=candidates)
-    order = s.rank_evaluated(h)
-    assert int(np.argmin(ys)) == 2 and xs[order[0]] == 20 and order.index(2) > 2
-    assert step(Model()).rank_evaluated(history([[0, 0], [1, 1]], [1.0, 2.0], [True, False])) is None

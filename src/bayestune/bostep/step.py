@@ -24,7 +24,7 @@ import numpy as np
 
 from bayestune.acquisition.thompson import thompson_pick
 from bayestune.bostep.scorer import Scorer
-from bayestune.models.base import ModelFit, Surrogate
+from bayestune.models.base import ModelFit
 from bayestune.history import History, draw_unseen, top_up
 from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier
@@ -189,21 +189,6 @@ class BOStep:
             chosen = _project_rows(space, np.array(chosen), fit.project, seen0)
             seen = seen0 | set(space.row_keys(np.array(chosen)))
         return top_up(space, history, chosen, seen, n, rng)
-
-    def rank_evaluated(self, history: History) -> list[int] | None:
-        """Indices of the feasible rows of ``history``, best first by the model's posterior mean
-        at them (the search's noisy samples smoothed by what their neighbours say), or None when
-        the model gives no Gaussian posterior. What a run's confirmation re-measures: the
-        luckiest sample is the winner's curse, the model's estimate much less so."""
-        if history.n_feasible < 2 or self.model.encoder.width == 0:
-            return None
-        with limit_blas_threads(1):
-            fit = self.model.fit(history, self.target(history))
-            if not isinstance(fit.posterior, Surrogate):
-                return None
-            rows = np.flatnonzero(history.feasible)
-            mean, _ = fit.posterior.predict_latent(self.model.encoder.transform(history.X[rows]))
-        return [int(i) for i in rows[np.argsort(mean, kind="stable")]]
 
     def _classifier(self, history: History, targets: np.ndarray) -> FeasibilityClassifier | None:
         mode = self.feasibility.model

@@ -79,11 +79,9 @@ def interleaved_order(trial_ids: Sequence[int], round_number: int) -> list[int]:
 
 def remeasure_top(journal: Any, evaluator: Evaluator, objective: Objective, *, k: int = 3, rounds: int = 5,
                   statistic: str = "median", confidence: float = 0.95, space: Any = None,
-                  baseline: Trial | None = None, max_failure_share: float = 0.25,
-                  candidates: Sequence[Trial] | None = None) -> Remeasured:
-    """Re-measure the ``k`` best feasible trials of ``journal`` (or the first ``k`` of
-    ``candidates``, ranked by the caller) in ``rounds`` interleaved rounds, with the ``baseline``
-    trial (see :func:`evaluated_trial`) among them when given.
+                  baseline: Trial | None = None, max_failure_share: float = 0.25) -> Remeasured:
+    """Re-measure the ``k`` best feasible trials of ``journal`` in ``rounds`` interleaved rounds,
+    with the ``baseline`` trial (see :func:`evaluated_trial`) among them when given.
 
     Rounds already in the journal (an interrupted check) are continued, not repeated, with the
     candidates they measured.
@@ -92,7 +90,7 @@ def remeasure_top(journal: Any, evaluator: Evaluator, objective: Objective, *, k
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise EvaluationError(f"re-measurement {name} must be an integer >= {least}, but got {value!r}")
     check_statistic(statistic)
-    top = journal.best(objective.name, minimize=objective.minimize, k=k) if candidates is None else list(candidates)[:k]
+    top = journal.best(objective.name, minimize=objective.minimize, k=k)
     earlier = list(dict.fromkeys(r.trial_id for r in journal.remeasurements()))
     if earlier:  # a resumed confirmation goes on with what it measured
         by_id = {t.trial_id: t for t in journal.trials()}

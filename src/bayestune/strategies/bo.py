@@ -202,10 +202,6 @@ class BayesianOptimization(Strategy):
     def suggest(self, history: History, n: int) -> np.ndarray:
         return self.step.suggest(history, n)
 
-    def rank_evaluated(self, history: History) -> list[int] | None:
-        """Feasible rows of ``history`` best first by the surrogate's estimate (see BOStep.rank_evaluated)."""
-        return self.step.rank_evaluated(history)
-
 
 @dataclass(frozen=True)
 class ScalarizationSettings(Settings):
