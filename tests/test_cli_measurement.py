@@ -113,3 +113,10 @@ def test_a_time_only_budget(runner: CliRunner, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output + result.stderr
     with Journal.open(tmp_path / "kernel.journal.db") as journal:
         assert 1 <= journal.n_finished() < 9 and journal.get_meta("budget") is None
+
+
+def test_validate_refuses_a_baseline_outside_the_space(runner: CliRunner, tmp_path: Path) -> None:
+    result = runner.invoke(cli, ["validate", str(write_scenario(tmp_path, measurement={"baseline": {"unroll": 99}}))])
+    assert result.exit_code == 2 and "measurement.baseline is not a configuration of the space" in result.stderr
+    result = runner.invoke(cli, ["validate", str(write_scenario(tmp_path, measurement={"baseline": "fastest"}))])
+    assert result.exit_code == 2 and 'baseline must be "default", a configuration' in result.stderr

@@ -9,6 +9,7 @@ import importlib
 import logging
 import math
 import shlex
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from bayestune.cli._common import (
     load,
     winner_line,
 )
+from bayestune.exceptions import BayestuneError
 from bayestune.formatting import display
 from bayestune.scenario import format_key_handling
 from bayestune.trial import FailureKind, TrialStatus
@@ -206,6 +208,12 @@ def validate(scenario_path: str) -> None:
     if scenario.time_limit is not None or scenario.batch is not None:
         click.echo(f"  time limit {scenario.time_limit} s, batch {scenario.batch}")
     if scenario.measurement is not None:
+        baseline = scenario.measurement.baseline
+        if isinstance(baseline, Mapping):
+            try:
+                scenario.space.validate_config(dict(baseline))
+            except BayestuneError as exc:
+                raise CliError(f"measurement.baseline is not a configuration of the space: {exc}") from None
         click.echo(f"  measurement: {_describe_measurement(scenario.measurement)}")
     elif len(scenario.objectives) == 1:
         from bayestune.measurement_spec import MeasurementSpec
