@@ -171,3 +171,23 @@ def test_import_bayestune_does_not_load_tune_until_asked() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": str(Path(bayestune.__file__).parents[1])})
     assert out.stdout.split() == ["True", "bayestune.tuning"]
+
+
+def test_a_run_that_searched_on_gets_a_fresh_confirmation(tmp_path: Path) -> None:
+    """A resumed run with a larger budget re-confirms (new rounds after the old ones) when its
+    best changed; a resume that only finishes an interrupted confirmation continues it."""
+    scenario = write_scenario(tmp_path, measurement={"repeats": 1}, strategy="random")
+    first = tune(scenario, tmp_path / "run.db", budget=4)
+    again = tune(scenario, tmp_path / "run.db", resume=True, budget=9)
+    with Journal.open(tmp_path / "run.db") as journal:
+        rounds = journal.remeasurements()
+    old_ids = {e.trial_id for e in first.remeasured.estimates}
+    new_ids = {e.trial_id for e in again.remeasured.estimates}
+    assert new_ids != old_ids  # seed 0 of the scenario: unroll 9 is found after the first confirmation
+    assert max(r.round for r in rounds) == 12 and again.remeasured.rounds == 12
+    assert {r.trial_id for r in rounds if r.round > 6} == new_ids
+    assert all(len(e.samples) == 6 for e in again.remeasured.estimates)  # this confirmation's rounds only
+    resumed = tune(scenario, tmp_path / "run.db", resume=True, budget=9)  # nothing new: the same candidates
+    with Journal.open(tmp_path / "run.db") as journal:
+        assert max(r.round for r in journal.remeasurements()) == 12
+    assert {e.trial_id for e in resumed.remeasured.estimates} == new_ids

@@ -108,13 +108,15 @@ def _summary(run: Run, journal_path: str) -> str:
 
 def _remeasurement_section(journal_path: str, run: Run) -> list[str]:
     """The interleaved re-measurement rounds of the best trials and the winner they declare."""
-    from bayestune.measurement.remeasure import summarise_rounds
+    from bayestune.measurement.remeasure import confirmation_rounds, summarise_rounds
     from bayestune.storage import Journal
 
     with Journal.open(journal_path) as journal:
         remeasurements = journal.remeasurements()
     if not remeasurements:
         return []
+    first, _ = confirmation_rounds(remeasurements)  # the latest confirmation's rounds
+    remeasurements = [r for r in remeasurements if r.round >= first]
     policy = stored_measurement(run.meta).policy
     baseline = (stored_confirmation(run.meta) or {}).get("baseline") or {}
     outcome = summarise_rounds(remeasurements, run.trials, run.objectives[0], statistic=policy.statistic,

@@ -97,3 +97,18 @@ def test_a_candidate_that_failed_a_round_now_and_then_can_still_win() -> None:
     assert summarise_rounds(flaky, trials, Objective("time")).winner.trial_id == 1
     broken = rounds(1, [1.0, None, None, 1.0, 1.0, 1.0]) + rounds(2, [2.0] * 6)
     assert summarise_rounds(broken, trials, Objective("time")).winner.trial_id == 2
+
+
+def test_confirmation_rounds_tell_the_latest_confirmation_apart() -> None:
+    from bayestune.measurement.remeasure import confirmation_rounds
+    from bayestune.trial import Remeasurement
+
+    def r(trial_id, n):
+        return Remeasurement(trial_id, n, {"time": 1.0}, None, 0.0)
+
+    first = [r(t, n) for n in (1, 2, 3) for t in (1, 2, 5)]
+    assert confirmation_rounds([]) == (1, 0)
+    assert confirmation_rounds(first) == (1, 3)
+    assert confirmation_rounds(first + [r(1, 4)]) == (1, 4)  # a fourth round cut short
+    later = first + [r(t, n) for n in (4, 5) for t in (7, 2, 5)]  # the search found trial 7: a new confirmation
+    assert confirmation_rounds(later) == (4, 5)

@@ -118,10 +118,12 @@ def _show_remeasurements(remeasurements: Sequence[Any], trials: Sequence[Any], o
                          measurement: Any, confirmation: Any = None) -> None:
     """The interleaved re-measurement rounds, one column per round, and the winner they declare
     (with the baseline and the speedup the run's confirmation measured them against)."""
-    from bayestune.measurement.remeasure import summarise_rounds
+    from bayestune.measurement.remeasure import confirmation_rounds, summarise_rounds
 
     if not remeasurements:
         return
+    first, _ = confirmation_rounds(remeasurements)  # the latest confirmation's rounds
+    remeasurements = [r for r in remeasurements if r.round >= first]
     policy = measurement.policy
     baseline = (confirmation or {}).get("baseline") or {}
     outcome = summarise_rounds(remeasurements, trials, objective, statistic=policy.statistic,

@@ -83,33 +83,60 @@ def remeasure_top(journal: Any, evaluator: Evaluator, objective: Objective, *, k
     """Re-measure the ``k`` best feasible trials of ``journal`` in ``rounds`` interleaved rounds,
     with the ``baseline`` trial (see :func:`evaluated_trial`) among them when given.
 
-    Rounds already in the journal (an interrupted check) are continued, not repeated, with the
-    candidates they measured.
+    An interrupted confirmation of the same candidates is continued, its rounds not repeated; a
+    run that searched on since its last confirmation gets a fresh one, numbered after the
+    rounds in the journal (:func:`confirmation_rounds` tells one confirmation's rounds apart).
     """
     for name, value, least in (("k", k, 1), ("rounds", rounds, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise EvaluationError(f"re-measurement {name} must be an integer >= {least}, but got {value!r}")
     check_statistic(statistic)
     top = journal.best(objective.name, minimize=objective.minimize, k=k)
-    earlier = list(dict.fromkeys(r.trial_id for r in journal.remeasurements()))
-    if earlier:  # a resumed confirmation goes on with what it measured
-        by_id = {t.trial_id: t for t in journal.trials()}
-        top = [by_id[i] for i in earlier if i in by_id and (baseline is None or i != baseline.trial_id)]
     if baseline is not None and baseline.trial_id not in {t.trial_id for t in top}:
         top = [*top, baseline]
-    done = {r.round for r in journal.remeasurements()}
     ids = [t.trial_id for t in top]
+    earlier = journal.remeasurements()
+    first = confirmation_rounds(earlier)[0] if earlier else 1
+    latest = [r for r in earlier if r.round >= first]
+    if earlier and set(ids) != {r.trial_id for r in latest}:
+        first = max(r.round for r in earlier) + 1  # other candidates: a new confirmation
+        latest = []
+    done = {r.round for r in latest}
     configs = {t.trial_id: (t.config if space is None else space.validate_config(t.config)) for t in top}
-    for round_number in range(1, rounds + 1):
+    for round_number in range(first, first + rounds):
         if round_number in done:
             continue
         for trial_id in interleaved_order(ids, round_number):
             result = evaluate_safely(evaluator, configs[trial_id])
             journal.record_remeasurement(trial_id, round_number, result)
-        logger.info("re-measurement round %d of %d done", round_number, rounds)
-    return summarise_rounds(journal.remeasurements(), top, objective, statistic=statistic, confidence=confidence,
+        logger.info("re-measurement round %d of %d done", round_number - first + 1, rounds)
+    mine = [r for r in journal.remeasurements() if r.round >= first]
+    return summarise_rounds(mine, top, objective, statistic=statistic, confidence=confidence,
                             baseline_id=None if baseline is None else baseline.trial_id,
                             max_failure_share=max_failure_share)
+
+
+def confirmation_rounds(remeasurements: Sequence[Remeasurement]) -> tuple[int, int]:
+    """``(first, last)`` round of the latest confirmation among ``remeasurements`` ((1, 0) when
+    none): consecutive rounds of one candidate set (the last one may be cut short); a later
+    confirmation of other candidates starts a new run of rounds."""
+    by_round: dict[int, set[int]] = {}
+    for r in remeasurements:
+        by_round.setdefault(r.round, set()).add(r.trial_id)
+    if not by_round:
+        return 1, 0
+    numbers = sorted(by_round)
+    last = first = numbers[-1]
+    full = by_round[last]
+    for n in reversed(numbers[:-1]):
+        if n != first - 1:
+            break
+        if first == last and full <= by_round[n]:  # the last round may have been interrupted
+            full = by_round[n]
+        elif by_round[n] != full:
+            break
+        first = n
+    return first, last
 
 
 def evaluated_trial(journal: Any, config: Mapping[str, Any], space: Any) -> Trial | None:
