@@ -104,3 +104,27 @@ def test_bad_files_give_clear_errors(space, tmp_path):
 
 def test_load_prior_runs_passes_loaded_runs_through(space, related):
     assert load_prior_runs([related], space, "t") == [related]
+
+
+def test_a_folder_or_glob_of_prior_runs_reads_those_of_the_space(tmp_path, caplog):
+    """One cache per GPU, as Kernel Tuner users keep them, beside files of other kernels."""
+    import logging
+
+    from pathlib import Path
+
+    from bayestune.space import Integer, Space
+    from bayestune.transfer.runs import expand_source
+
+    space = Space([Integer("x", 0, 9)])
+    for name, values in (("a100.csv", [3.0, 2.0]), ("mi250x.csv", [1.0, 4.0])):
+        (tmp_path / name).write_text("x,t\n" + "\n".join(f"{i},{v}" for i, v in enumerate(values)) + "\n")
+    (tmp_path / "other_kernel.csv").write_text("block,t\n1,2.0\n")
+    (tmp_path / "notes.txt").write_text("not a run")
+    assert [p.name for p in expand_source(tmp_path)] == ["a100.csv", "mi250x.csv", "other_kernel.csv"]
+    with caplog.at_level(logging.WARNING, logger="bayestune.transfer.runs"):
+        runs = load_prior_runs([tmp_path], space, "t")
+    assert sorted(Path(r.name).name for r in runs) == ["a100.csv", "mi250x.csv"]
+    assert "other_kernel.csv" in caplog.text and "does not match the space" in caplog.text
+    assert len(load_prior_runs([str(tmp_path / "a*.csv")], space, "t")) == 1
+    with pytest.raises(BayestuneError, match=r"no run of this space among 1 file\(s\)"):
+        load_prior_runs([str(tmp_path / "other*.csv")], space, "t")

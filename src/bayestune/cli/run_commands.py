@@ -61,10 +61,11 @@ from bayestune.trial import FailureKind, TrialStatus
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Wall-clock seconds (compile + run + optimizer) after which no new evaluation starts "
                    "(overrides the scenario's time_limit); with a budget, whichever comes first ends the run.")
-@click.option("--prior-run", "prior_runs", multiple=True, type=click.Path(dir_okay=False), metavar="PATH",
-              help="An earlier run of the same space (journal .db, CSV, Kernel Tuner cache .json[.gz]) to "
-                   "learn from: it guides the model while it ranks this run's results well. Repeatable; adds "
-                   "to the scenario's 'transfer' runs.")
+@click.option("--prior-run", "prior_runs", multiple=True, metavar="PATH",
+              help="An earlier run of the same space (journal .db, CSV, Kernel Tuner cache .json[.gz]), or a "
+                   "folder or glob pattern of them (files of other spaces are skipped, named), to learn from: "
+                   "it guides the model while it ranks this run's results well. Repeatable; adds to the "
+                   "scenario's 'transfer' runs.")
 @click.option("--transfer-mode", type=click.Choice(["model", "design", "both"]),
               help="How prior runs are used (overrides the scenario's transfer mode; default model): 'design' "
                    "opens the initial design with their best configurations, 'both' does both.")

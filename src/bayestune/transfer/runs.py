@@ -11,6 +11,7 @@ are dropped, since the new run could never evaluate them. Values are kept *signe
 from __future__ import annotations
 
 import csv
+import glob
 import logging
 import os
 from collections.abc import Mapping, Sequence
@@ -137,8 +138,46 @@ def load_prior_run(path: str | os.PathLike, space: Space, objective: Objective |
 
 def load_prior_runs(sources: Sequence[str | os.PathLike | PriorRun], space: Space,
                     objective: Objective | str) -> list[PriorRun]:
-    """Every source as a :class:`PriorRun` (those already loaded pass through)."""
-    return [s if isinstance(s, PriorRun) else load_prior_run(s, space, objective) for s in sources]
+    """Every source as a :class:`PriorRun` (those already loaded pass through). A source may be
+    a folder or a glob pattern (``caches/*.json``: one cache per GPU, as Kernel Tuner users keep
+    them): its runs of this space are read, and the files that are not (another kernel, another
+    file type) are skipped with a warning naming why; a folder or pattern that yields none is an
+    error listing them."""
+    runs: list[PriorRun] = []
+    for source in sources:
+        if isinstance(source, PriorRun):
+            runs.append(source)
+            continue
+        files = expand_source(source)
+        if files is None:
+            runs.append(load_prior_run(source, space, objective))
+            continue
+        found, skipped = [], []
+        for path in files:
+            try:
+                found.append(load_prior_run(path, space, objective))
+            except BayestuneError as exc:
+                skipped.append(str(exc))
+        for reason in skipped:
+            logger.warning("prior runs %s: skipped %s", source, reason)
+        if not found:
+            raise BayestuneError(f"prior runs {str(source)!r}: no run of this space among {len(files)} file(s)"
+                                 + (f": {'; '.join(skipped[:5])}" if skipped else ""))
+        runs.extend(found)
+    return runs
+
+
+def expand_source(source: str | os.PathLike) -> list[Path] | None:
+    """The files of a folder or glob pattern with a prior run's ending, sorted (None: one file)."""
+    text = str(source)
+    if Path(text).is_dir():
+        candidates = sorted(p for p in Path(text).iterdir() if p.is_file())
+    elif any(ch in text for ch in "*?["):
+        candidates = sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
+    else:
+        return None
+    known = CACHE_SUFFIXES + CSV_SUFFIXES + JOURNAL_SUFFIXES
+    return [p for p in candidates if _suffix(p) in known]
 
 
 def _from_cache(path: Path, space: Space) -> PriorRun:
