@@ -296,3 +296,25 @@ def test_device_options_come_from_tune_kernels_own_arguments():
          "    return read(None)\n", namespace)
     assert namespace["tune_kernel"](2, 1) == {"device": 2, "platform": 1, "compiler": None}
     assert tune_kernel_device_options(None) == {"device": 0, "platform": 0, "compiler": None, "compiler_options": None}
+
+
+def test_caches_of_other_devices_open_the_design(sim_cache, tmp_path):
+    """prior_caches: the same kernel's caches from other GPUs (a folder here, with an unrelated
+    file beside them) are read and, in design mode, their best configuration is tried first."""
+    from kt_toy import write_cache
+
+    devices = tmp_path / "devices"
+    devices.mkdir()
+    write_cache(devices / "other_gpu.json")
+    (devices / "unrelated.json").write_text(json.dumps({"cache": {}, "tune_params_keys": ["block"],
+                                                        "tune_params": {"block": [1, 2]}}))
+    strategy = BayestuneStrategy(seed=0, journal=None, prior_caches=[devices], transfer_mode="design")
+    results, _ = _tune(sim_cache, strategy, max_fevals=12)
+    prior = strategy.optimizer_._prior_runs
+    assert len(prior) == 1 and prior[0].name.endswith("other_gpu.json")
+    best_recorded = min((recorded_time(*c), c) for c in _valid_configs3())[1]
+    assert best_recorded in _configs(results)[:3]  # the source's best opens the design
+
+
+def _valid_configs3() -> list[tuple]:
+    return [(bx, by, u) for bx, by, u, _arch in _valid() if not failure_of(bx, by, u)]

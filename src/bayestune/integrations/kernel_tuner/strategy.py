@@ -22,7 +22,7 @@ from bayestune.integrations.kernel_tuner.timeouts import ConfigTimeout, time_lim
 from bayestune.integrations.kernel_tuner.worker import IsolatedRunner
 from bayestune.objectives import Objective
 from bayestune.optimizer import Optimizer
-from bayestune.scenario.records import DesignSpec
+from bayestune.scenario.records import DesignSpec, TransferSpec
 from bayestune.storage.base import TrialJournal
 from bayestune.storage.journal import Journal
 
@@ -48,6 +48,9 @@ class BayestuneStrategy:
     options can be pickled -- a lambda ``verify`` cannot; then in-process with SIGALRM);
     ``device``/``platform`` override the worker's, which are otherwise those ``tune_kernel`` was
     given. ``strategy=None`` picks ``bo`` for one objective and ``parego`` for several.
+    ``prior_caches``: Kernel Tuner caches of the same kernel on other devices (files, folders or
+    glob patterns; caches of other kernels in a folder are skipped, named) to learn from, used as
+    ``transfer_mode`` says (:class:`bayestune.scenario.TransferSpec`; default its own).
     """
 
     def __init__(self, *, seed: int | None = 0, strategy: str | None = None,
@@ -55,7 +58,8 @@ class BayestuneStrategy:
                  design: DesignSpec | None = None, journal: str | os.PathLike | None = "auto",
                  config_timeout: float | None = DEFAULT_CONFIG_TIMEOUT, defaults: Mapping[str, Any] | None = None,
                  warm_start: bool = True, isolate: bool | None = None, device: int | None = None,
-                 platform: int | None = None) -> None:
+                 platform: int | None = None, prior_caches: Sequence[str | os.PathLike] | None = None,
+                 transfer_mode: str | None = None) -> None:
         if config_timeout is not None and not config_timeout > 0:
             raise BayestuneError(f"config_timeout must be > 0 seconds or None, but got {config_timeout!r}")
         self.seed = seed
@@ -68,6 +72,9 @@ class BayestuneStrategy:
         self.warm_start = warm_start
         self.isolate = isolate
         self.device, self.platform = device, platform
+        self.transfer = (None if not prior_caches else
+                         TransferSpec(tuple(str(p) for p in prior_caches), **({"mode": transfer_mode} if transfer_mode
+                                                                               else {})))
         self.costfunc_kwargs = {"scaling": False, "snap": False}  # read by Kernel Tuner's OptAlgWrapper
         self.constraint_aware = False
         self.optimizer_: Optimizer | None = None
@@ -98,10 +105,13 @@ class BayestuneStrategy:
         opt = Optimizer(space.space, objectives=[Objective(n, "maximize" if higher else "minimize")
                                                  for n, higher in directions],
                         strategy=self.strategy, strategy_options=self.strategy_options or None,
-                        design=self.design, seed=self.seed, journal=journal, resume=resume)
+                        design=self.design, seed=self.seed, journal=journal, resume=resume,
+                        transfer=self.transfer)
         self.optimizer_, self.space_ = opt, space
         logger.info("bayestune in Kernel Tuner: %d valid configurations of %d parameters, %d trials resumed",
                     space.n_valid, len(space.names), opt.n_evaluated)
+        if opt.transfer_note():
+            logger.info("%s", opt.transfer_note())
         if self.warm_start and not simulation:
             self._warm_start(opt, space, tuning_options, objective)
         budget = tuning_options.budget
