@@ -171,7 +171,7 @@ class BayesianOptimization(Strategy):
             select_every=x.model_selection_every, lengthscale_prior_auto=x.lengthscale_prior_auto,
             ordinal_scale=x.ordinal_scale, permutation_metric=x.permutation_metric), self.objectives[0].name)
         self.scorer = Scorer(space, rng, ScoringChoice(
-            acquisition=s.acquisition, xi=s.xi, kappa=s.kappa, prior_beta=s.prior_beta,
+            acquisition=s.acquisition, xi=s.xi, kappa=s.kappa, prior=s.prior,
             feasibility_threshold=s.feasibility.threshold, portfolio=x.portfolio,
             contextual_variance=x.contextual_variance), self.candidates)
         self.schedule = ProposalSchedule(s.trust_region, epsilon=x.epsilon, stall_after=x.stall_after,
