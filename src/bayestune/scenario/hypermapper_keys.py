@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 HANDLINGS = ("mapped", "ignored", "approximated", "refused")
+#: bayestune's own top-level key: which peer's defaults a file gets ("hypermapper" or "baco").
+OVERRIDE_KEY = "bayestune_read_as"
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,9 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "evaluations_per_optimization_iteration": (
         "mapped", "batch (evaluations asked for together, in lock-step) and the budget", _NO_DEFAULT),
     "optimization_method": ("mapped", "strategy", _NO_DEFAULT),
+    OVERRIDE_KEY: ("mapped", "bayestune's own key: read the file with the defaults of 'hypermapper' (HyperMapper "
+                             "2.0) or 'baco' (absent: from the keys only one schema allows; neither: HyperMapper)",
+                   _NO_DEFAULT),
     "models": ("mapped", "strategy option model: gp | rf (HyperMapper's default is a random forest, "
                          "BaCO's a Gaussian process); number_of_trees, max_features, bootstrap, "
                          "min_samples_split -> rf.trees, rf.max_features, rf.bootstrap, rf.min_samples_split "
@@ -60,8 +65,20 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "acquisition_function": ("mapped", "strategy option acquisition (EI, EI_BOPRO, EI_PIBO -> ei with the "
                                        "priors, UCB -> lcb; TS: ei with a warning)", _NO_DEFAULT),
     "exploration_augmentation": ("mapped", "strategy option xi (EI's improvement margin)", _NO_DEFAULT),
-    "model_weight": ("mapped", "strategy option prior_beta (piBO: prior^(beta/n))", _NO_DEFAULT),
-    "model_posterior_weight": ("mapped", "strategy option prior_beta (piBO: prior^(beta/n))", _NO_DEFAULT),
+    "model_weight": ("mapped", "BaCO's piBO strength: strategy option prior.beta, with n counting model steps "
+                               "(prior.count model_steps; absent: 10)", _NO_DEFAULT),
+    "prior_beta": ("mapped", "HyperMapper's piBO strength: strategy option prior.beta, with n counting model steps "
+                             "(prior.count model_steps; absent or -1: 0.1 x optimization_iterations)", _NO_DEFAULT),
+    "prior_method": ("approximated", "bayestune weights the acquisition by the prior (piBO); 'bopro' "
+                                     "(HyperMapper's BOPrO posterior) is read as piBO too", "pibo"),
+    "model_posterior_weight": ("approximated", "read only by HyperMapper's BOPrO posterior (prior_method 'bopro'); "
+                                               "bayestune runs piBO", 10),
+    "cma_es_sigma": ("approximated", "read only with acquisition_function_optimizer 'cma_es'; bayestune's "
+                                     "local search maximises the acquisition", 0.2),
+    "cma_es_starting_points": ("approximated", "read only with acquisition_function_optimizer 'cma_es'; "
+                                               "bayestune's local search maximises the acquisition", 1),
+    "cma_es_random_points": ("approximated", "read only with acquisition_function_optimizer 'cma_es'; "
+                                             "bayestune's local search maximises the acquisition", 10000),
     "local_search_starting_points": ("mapped", "strategy option acquisition_search.n_starts", _NO_DEFAULT),
     "local_search_random_points": ("mapped", "strategy option acquisition_search.n_samples", _NO_DEFAULT),
     # ---- no effect on the search
@@ -81,11 +98,11 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "print_parameter_importance": ("ignored", "`bayestune report` shows the parameter importance", _NO_DEFAULT),
     "number_of_cpus": ("ignored", "bayestune caps its BLAS threads itself", _NO_DEFAULT),
     "use_c_backend": ("ignored", "an implementation choice of HyperMapper", _NO_DEFAULT),
-    "acquisition_function_optimizer": ("ignored", "local search is the only value in both schemas "
-                                                  "and bayestune's default", _NO_DEFAULT),
+    "acquisition_function_optimizer": ("approximated", "bayestune's local search maximises the acquisition "
+                                                       "(HyperMapper's 'cma_es' too)", "local_search"),
     # ---- the peer's internals: bayestune uses its own (warning when not the peer's default)
-    "epsilon_greedy_threshold": ("mapped", "strategy option experimental.epsilon (absent: 0 in BaCO, 0.1 in HyperMapper)",
-                                 _NO_DEFAULT),
+    "epsilon_greedy_threshold": ("mapped", "a random step with that chance: strategy option experimental.epsilon "
+                                           "(absent: 0 in BaCO, 0.1 in HyperMapper)", _NO_DEFAULT),
     "local_search_step_size": ("approximated", "bayestune's local search has its own neighbourhoods", 0.03),
     "local_search_from_best": ("approximated", "bayestune's local search also starts from the best points", True),
     "local_search_improvement_threshold": ("approximated", "bayestune's local search has its own stop rule", 0),
@@ -100,8 +117,8 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "predict_noiseless": ("approximated", "bayestune's acquisition uses the latent (noiseless) posterior", True),
     "normalize_inputs": ("approximated", "bayestune's GP always works on [0, 1] inputs", True),
     "standardize_objectives": ("approximated", "bayestune's GP always standardises its targets", True),
-    "log_transform_output": ("mapped", "strategy option log_transform (true/false; absent: bayestune's "
-                                       "'auto', the log of positive objectives spanning a wide range)", _NO_DEFAULT),
+    "log_transform_output": ("mapped", "strategy option log_transform (absent: false, the raw values, as in "
+                                       "both peers)", _NO_DEFAULT),
     "log_acq_value": ("approximated", "bayestune maximises the acquisition itself", False),
     "GP_model": ("approximated", "bayestune's own GP (BaCO section 3.2-3.3)", "botorch"),
     "use_STGP": ("approximated", "bayestune's own GP", True),
@@ -134,8 +151,8 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     # ---- real effects bayestune cannot take from a scenario file
     "time_budget": ("mapped", "time_limit = 60 x time_budget seconds (minutes in BaCO and HyperMapper); "
                               "-1: no limit", _NO_DEFAULT),
-    "number_of_repetitions": ("mapped", "measurement repeats: each configuration is run that many times, "
-                                        "its value is the mean and every run is journaled", _NO_DEFAULT),
+    "number_of_repetitions": ("ignored", "neither peer's optimizer reads it: each configuration runs once "
+                                         "(repeats in bayestune: a measurement policy)", _NO_DEFAULT),
     "resume_optimization": ("refused", "resume a bayestune run from its journal with "
                                        "`bayestune optimize --resume`", False),
     "resume_optimization_file": ("ignored", "read only with resume_optimization", _NO_DEFAULT),
@@ -230,6 +247,7 @@ HYPERMAPPER_KEYS = frozenset((
     "posterior_computation_lower_limit", "custom_gaussian_prior_means", "custom_gaussian_prior_stds",
     "acquisition_function_optimizer", "evolution_population_size", "evolution_generations", "mutation_rate",
     "evolution_crossover", "regularize_evolution", "batch_size", "print_best", "print_posterior_best",
+    "prior_beta", "prior_method", "cma_es_sigma", "cma_es_starting_points", "cma_es_random_points",
 ))
 #: Parameter keys only BaCO knows (HyperMapper's parameters take type, values, default and prior).
 BACO_PARAMETER_KEYS = frozenset(("prior_parameters", "transform", "parametrization", "constraints", "dependencies"))
@@ -238,9 +256,10 @@ BACO_PARAMETER_KEYS = frozenset(("prior_parameters", "transform", "parametrizati
 def format_key_handling(records: Iterable[KeyHandling]) -> list[str]:
     """Lines for people (``bayestune validate``): the keys of a HyperMapper/BaCO file grouped
     by what became of them, e.g. ``mapped: models -> absent: random_forest (...)``."""
-    lines = []
+    records = list(records)
+    lines = [f"read as {r.detail}" for r in records if r.handling == "read as"]
     for handling in HANDLINGS:
-        for r in records if isinstance(records, (list, tuple)) else list(records):
+        for r in records:
             if r.handling == handling:
                 lines.append(f"{handling}: {r.key} -> {r.detail}")
     return lines
@@ -252,7 +271,7 @@ def key_table() -> list[tuple[str, str, str, str]]:
     rows = []
     for key, (handling, detail, default) in sorted(TOP_LEVEL.items(), key=lambda kv: kv[0].lower()):
         peers = "both" if key in BACO_KEYS and key in HYPERMAPPER_KEYS else (
-            "BaCO" if key in BACO_KEYS else "HyperMapper")
+            "BaCO" if key in BACO_KEYS else "HyperMapper" if key in HYPERMAPPER_KEYS else "bayestune")
         if handling in ("approximated", "refused") and default is not _NO_DEFAULT:
             detail = f"{detail} (the peer's default {default!r} is accepted silently)"
         rows.append((key, peers, handling, detail))

@@ -1,0 +1,81 @@
+"""Whose file it is (HyperMapper 2.0 or BaCO) and that peer's defaults."""
+
+from __future__ import annotations
+
+import pytest
+
+from bayestune.exceptions import ScenarioError
+from bayestune.scenario import format_key_handling, scenario_from_dict
+
+X = {"x1": {"parameter_type": "real", "values": [-5, 10], "parameter_default": 0},
+     "x2": {"parameter_type": "real", "values": [0, 15], "parameter_default": 0}}
+
+
+def load(**top):
+    return scenario_from_dict({"application_name": "branin", "optimization_objectives": ["Value"],
+                               "input_parameters": top.pop("params", X), **top}, source="s.json")
+
+
+def read_as(s) -> str:
+    return format_key_handling(s.key_handling)[0]
+
+
+def test_a_file_of_shared_keys_is_hypermappers_as_its_quick_start_example():
+    # HyperMapper 2.0's quick_start/branin_scenario.json holds only keys both schemas share
+    s = load(design_of_experiment={"number_of_samples": 10}, optimization_iterations=20)
+    assert read_as(s).startswith("read as HyperMapper 2.0 (only keys both schemas share")
+    assert "random forest (10 trees), ε = 0.1 random steps, raw output values" in read_as(s)
+    assert s.strategy_options["model"] == "rf" and s.strategy_options["experimental"] == {"epsilon": 0.1}
+
+
+@pytest.mark.parametrize("top, peer, evidence", [
+    ({"baco_mode": {"mode": "default"}}, "BaCO", "baco_mode"),
+    ({"predict_noiseless": True}, "BaCO", "predict_noiseless"),
+    ({"params": {"p": {"parameter_type": "permutation", "values": [3]}}}, "BaCO", "permutation"),
+    ({"params": {"x": {"parameter_type": "integer", "values": [1, 64], "transform": "log"}}}, "BaCO",
+     "input_parameters.x.transform"),
+    ({"acquisition_function": "EI_PIBO"}, "BaCO", "acquisition_function = 'EI_PIBO'"),
+    ({"evaluations_per_optimization_iteration": 2}, "HyperMapper 2.0", "evaluations_per_optimization_iteration"),
+    ({"design_of_experiment": {"doe_type": "standard latin hypercube"}}, "HyperMapper 2.0", "latin"),
+    ({"prior_beta": 3}, "HyperMapper 2.0", "prior_beta"),
+    # both sides: the mode key decides
+    ({"hypermapper_mode": {"mode": "default"}, "predict_noiseless": True}, "HyperMapper 2.0", "also BaCO-only"),
+    ({"bayestune_read_as": "baco"}, "BaCO", "bayestune_read_as = 'baco'"),
+])
+def test_keys_and_values_only_one_schema_allows_tell_the_peer(top, peer, evidence):
+    line = read_as(load(**top))
+    assert line.startswith(f"read as {peer} (") and evidence in line, line
+
+
+def test_baco_defaults_a_gaussian_process_without_random_steps_on_raw_values():
+    s = load(baco_mode={"mode": "default"})
+    assert s.strategy_options == {"log_transform": False}
+    assert "Gaussian process, ε = 0 random steps, raw output values" in read_as(s)
+
+
+def test_the_override_key_names_a_peer():
+    with pytest.raises(ScenarioError, match=r"\$.bayestune_read_as: must be one of \['baco', 'hypermapper'\]"):
+        load(bayestune_read_as="BaCO2")
+
+
+def test_each_peers_pibo_strength_and_decay():
+    prior = {"x": {"parameter_type": "real", "values": [0, 1], "prior": "gaussian"}}
+    hm = load(params=prior, optimization_iterations=40)  # HyperMapper: prior_beta -1 = 0.1 x iterations
+    assert hm.strategy_options["prior"] == {"beta": 4.0, "count": "model_steps", "design": 10}
+    assert load(params=prior, prior_beta=7).strategy_options["prior"]["beta"] == 7.0
+    baco = load(params=prior, baco_mode={"mode": "default"}, design_of_experiment={"number_of_samples": 3})
+    assert baco.strategy_options["prior"] == {"beta": 10.0, "count": "model_steps", "design": 3}
+    assert "prior" not in load().strategy_options  # no prior: bo's default decay stays
+    with pytest.raises(ScenarioError, match=r"\$.prior_beta: expected a number >= 0"):
+        load(params=prior, prior_beta=-3)
+
+
+def test_hypermappers_own_keys_are_accepted():
+    s = load(prior_method="pibo", cma_es_sigma=0.2, cma_es_starting_points=1, cma_es_random_points=10000,
+             model_posterior_weight=10)
+    handled = {h.key: h.handling for h in s.key_handling}
+    assert {handled[k] for k in ("prior_method", "cma_es_sigma", "model_posterior_weight")} == {"ignored"}
+    s = load(prior_method="bopro", model_posterior_weight=3)  # BOPrO: bayestune runs piBO (warned)
+    handled = {h.key: h.handling for h in s.key_handling}
+    assert handled["prior_method"] == handled["model_posterior_weight"] == "approximated"
+    assert "prior" not in s.strategy_options
