@@ -51,7 +51,7 @@ HM_PERMUTATION_METRICS = {**{m: m for m in PERMUTATION_METRICS}, "naive": "hammi
 _TRUE_TEXTS = ("true", "1", "yes", "y")
 
 
-def _hm_parameter(ctx: SpecContext, name: str, spec: Any) -> tuple[Parameter, list[tuple[JsonPath, str]]]:
+def _hm_parameter(ctx: SpecContext, name: str, spec: Any, peer: str) -> tuple[Parameter, list[tuple[JsonPath, str]]]:
     path: JsonPath = ("input_parameters", name)
     if not isinstance(spec, Mapping):
         ctx.fail(path, f"a parameter must be an object, but got {show(spec)}")
@@ -115,7 +115,7 @@ def _hm_parameter(ctx: SpecContext, name: str, spec: Any) -> tuple[Parameter, li
                                    sorted(values))
                 values = [values[i] for i in order]
         domain = values
-    prior = hm_prior(ctx, path, spec, kind, domain)
+    prior = hm_prior(ctx, path, spec, kind, domain, peer)
     # BaCO's transform: log only log-scales the model's input; values are still drawn uniformly.
     sampling = "uniform" if kind in ("real", "integer") else None
     param = make_parameter(ctx, path, kind, name, domain, log=log, metric=metric, prior=prior, default=default,
@@ -253,7 +253,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
         ctx.fail(("input_parameters",), f"expected an object mapping parameter names to parameters, but got {show(inputs)}")
     params, paths, constraints = [], [], []
     for key, spec in inputs.items():
-        param, cons = _hm_parameter(ctx, str(key), spec)
+        param, cons = _hm_parameter(ctx, str(key), spec, peer.key)
         params.append(param)
         paths.append(("input_parameters", str(key)))
         constraints.extend(cons)
