@@ -137,7 +137,7 @@ def test_hypermapper_strategy_options_are_accepted_by_the_strategy():
                                   "log_transform": False}  # BaCO's forest
     make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
     for method in ("local_search", "evolutionary_optimization", "exhaustive", "bayesian_optimization"):
-        t = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, optimization_method=method)
+        t = load_hm({"x": {"parameter_type": "integer", "values": [0, 9]}}, optimization_method=method)
         make_strategy(t.strategy, t.space, t.objectives, np.random.default_rng(0), t.strategy_options)
 
 
@@ -241,8 +241,6 @@ def test_unknown_model_keys_are_warnings_as_both_schemas_tolerate_them(caplog):
 
 @pytest.mark.parametrize("top, fragment", [
     ({"time_budget": 0}, "-1 for no limit"),
-    ({"resume_optimization": True, "resume_optimization_file": "old.csv"}, "--resume"),
-    ({"hypermapper_mode": {"mode": "client-server"}}, "'external'"),
     ({"baco_mode": {"mode": "exhaustive", "exhaustive_search_file": "all.csv"}}, "'replay'"),
     ({"feasible_output": {"enable_feasible_predictor": True, "true_value": "valid"}}, "have the black box print"),
     ({"estimate_multivariate_priors": True}, "no KDE priors"),
@@ -265,7 +263,7 @@ def test_peer_settings_map_onto_bo_options_and_are_listed():
     assert s.feasible_output == "ok"
     handled = {h.key: h.handling for h in s.key_handling}
     assert handled["model_weight"] == handled["exploration_augmentation"] == "mapped"
-    assert handled["output_data_file"] == "ignored" and handled["feasible_output.true_value"] == "mapped"
+    assert handled["output_data_file"] == "mapped" and handled["feasible_output.true_value"] == "mapped"
     from bayestune.strategies import make_strategy
 
     make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
@@ -447,7 +445,7 @@ def test_review_keys_lists_every_problem_of_a_file_at_once():
             "local_search_step_size": 0.2, "input_parameters": {"x": {"parameter_type": "real", "values": [0, 1]}}}
     review = {h.key: (h.handling, h.detail) for h in review_keys(data)}
     assert review["optimization_iteration"] == ("unknown", "not a key of either schema (did you mean 'optimization_iterations'?)")
-    assert review["baco_mode"][0] == "refused" and review["number_of_repetitions"][0] == "ignored"
+    assert review["baco_mode"][0] == "mapped" and review["number_of_repetitions"][0] == "ignored"
     assert review["noise"][0] == "ignored" and review["local_search_step_size"][0] == "approximated"
     assert review["input_parameters"][0] == "mapped"
 

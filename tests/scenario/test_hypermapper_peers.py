@@ -79,3 +79,31 @@ def test_hypermappers_own_keys_are_accepted():
     handled = {h.key: h.handling for h in s.key_handling}
     assert handled["prior_method"] == handled["model_posterior_weight"] == "approximated"
     assert "prior" not in s.strategy_options
+
+
+def test_the_peers_sample_file_name_and_header():
+    hm = load(timestamp="When").peer_samples
+    assert (hm.path, hm.timestamp_column, hm.feasible_column) == ("branin_output_samples.csv", "When", None)
+    assert hm.parameter_names == ("x1", "x2") and hm.objectives == ("Value",) and hm.resume_from is None
+    baco = load(baco_mode={"mode": "default"}, output_data_file="out.csv",
+                feasible_output={"enable_feasible_predictor": True}).peer_samples
+    assert (baco.path, baco.timestamp_column, baco.feasible_column) == ("out.csv", "timestamp", "Valid")
+
+
+def test_resume_optimization_names_the_csv_each_peer_reads():
+    assert load(resume_optimization=True).peer_samples.resume_from == "branin_output_samples.csv"
+    assert load(resume_optimization=True, resume_optimization_data="old.csv").peer_samples.resume_from == "old.csv"
+    baco = load(baco_mode={"mode": "default"}, resume_optimization=True, resume_optimization_file="b.csv")
+    assert baco.peer_samples.resume_from == "b.csv"
+    with pytest.raises(ScenarioError, match=r"\$.resume_optimization_data: the file to resume from must be a CSV"):
+        load(resume_optimization=True, resume_optimization_data="old.txt")
+
+
+def test_client_server_mode_is_read_and_exhaustive_method_evaluates_every_configuration():
+    s = load(hypermapper_mode={"mode": "client-server"})
+    assert "bayestune serve" in {h.key: h.detail for h in s.key_handling}["hypermapper_mode"]
+    ints = {"a": {"parameter_type": "integer", "values": [0, 9]}, "b": {"parameter_type": "ordinal", "values": [1, 2, 4]}}
+    t = load(params=ints, optimization_method="exhaustive", baco_mode={"mode": "default"}, optimization_iterations=3)
+    assert t.budget == 30 and t.strategy == "cot_random"
+    with pytest.raises(ScenarioError, match="exhaustive"):
+        load(hypermapper_mode={"mode": "exhaustive", "exhaustive_search_file": "all.csv"})

@@ -23,7 +23,7 @@ from bayestune.scenario._common import parse_objectives
 from bayestune.scenario.hypermapper_keys import (
     DOE_KEYS, FEASIBLE_KEYS, MODE_KEYS, PARAMETER_KEYS, TOP_LEVEL, KeyHandling, is_default, unknown_key_message,
 )
-from bayestune.scenario.hypermapper_peers import OVERRIDE_KEY, detect_peer
+from bayestune.scenario.hypermapper_peers import OVERRIDE_KEY, detect_peer, peer_samples
 from bayestune.scenario.hypermapper_priors import hm_prior
 from bayestune.scenario.hypermapper_strategy import describe, peer_options, repetitions
 from bayestune.scenario.records import DesignSpec, Scenario
@@ -181,9 +181,11 @@ def _review_top_level(data: Mapping[str, Any], ctx: SpecContext, handled: list[K
             mode = value.get("mode", "default")
             if mode not in ("default", "client-server", "exhaustive"):
                 ctx.fail((key, "mode"), f"must be one of ['default', 'client-server', 'exhaustive'], but got {show(mode)}")
-            if mode != "default":
-                ctx.fail((key, "mode"), f"mode {mode!r} is not read from a scenario file: {detail}")
-            handled.append(KeyHandling(key, "ignored", "mode 'default': bayestune calls the black box itself"))
+            if mode == "exhaustive":
+                ctx.fail((key, "mode"), f"mode 'exhaustive' is not read from a scenario file: {detail}")
+            handled.append(KeyHandling(key, "mapped", "mode 'client-server': run `bayestune serve FILE`, which speaks "
+                                       "the peer's protocol on stdin/stdout" if mode == "client-server" else
+                                       "mode 'default': bayestune calls the black box itself"))
             continue
         if handling in ("approximated", "refused") and is_default(value, default):
             handled.append(KeyHandling(key, "ignored", f"the peer's default {show(value)}"))
@@ -332,10 +334,18 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     strategy, options = peer_options(data, ctx, peer, n_objectives=len(objectives), n_doe=int(n_doe),
                                      has_prior=space.has_prior, handled=handled)
     handled.insert(0, KeyHandling(OVERRIDE_KEY, "read as", describe(peer, why, strategy, options)))
+    if data.get("optimization_method") == "exhaustive":  # BaCO: every feasible configuration, once
+        budget = space.count_feasible()
+        if budget is None:
+            ctx.fail(("optimization_method",), "'exhaustive' needs a countable space, but it has real parameters")
+        handled.append(KeyHandling("optimization_method", "mapped", f"'exhaustive': every one of the {budget} "
+                                   "feasible configurations, in random order (budget)"))
+    samples = peer_samples(data, ctx, peer, parameter_names=[p.name for p in params], objectives=list(objs),
+                           feasible=feasible, handled=handled)
     try:
         return Scenario(name=name, space=space, objectives=objectives, budget=budget, design=design,
                         strategy=strategy, strategy_options=options, feasible_output=feasible, source=ctx.source,
                         time_limit=time_limit, batch=int(per_iter) if per_iter > 1 else None,
-                        key_handling=tuple(handled))
+                        key_handling=tuple(handled), peer_samples=samples)
     except ScenarioError as exc:
         raise ctx.error((), str(exc)) from None

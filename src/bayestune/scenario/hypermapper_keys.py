@@ -89,10 +89,11 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "append_profiles": ("ignored", "profiling output of HyperMapper", _NO_DEFAULT),
     "output_image": ("ignored", "plots: `bayestune plot`", _NO_DEFAULT),
     "output_pareto_file": ("ignored", "the Pareto front: `bayestune show`, `bayestune report`", _NO_DEFAULT),
-    "output_data_file": ("ignored", "every evaluation is in the journal; a CSV in the same layout: "
-                                    "`bayestune optimize --csv FILE`", _NO_DEFAULT),
+    "output_data_file": ("mapped", "the peer's sample CSV, in its header (absent or 'output_samples.csv': "
+                                   "<application_name>_output_samples.csv, as both peers name it)", _NO_DEFAULT),
     "run_directory": ("ignored", "relative paths are relative to the scenario file's directory", _NO_DEFAULT),
-    "timestamp": ("ignored", "the journal records when each trial started and ended", _NO_DEFAULT),
+    "timestamp": ("mapped", "the timestamp column of HyperMapper's sample CSV (BaCO's is always 'timestamp')",
+                  _NO_DEFAULT),
     "print_best": ("ignored", "`bayestune show` prints the best configurations", _NO_DEFAULT),
     "print_posterior_best": ("ignored", "printing only", _NO_DEFAULT),
     "print_parameter_importance": ("ignored", "`bayestune report` shows the parameter importance", _NO_DEFAULT),
@@ -153,16 +154,19 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
                               "-1: no limit", _NO_DEFAULT),
     "number_of_repetitions": ("ignored", "neither peer's optimizer reads it: each configuration runs once "
                                          "(repeats in bayestune: a measurement policy)", _NO_DEFAULT),
-    "resume_optimization": ("refused", "resume a bayestune run from its journal with "
-                                       "`bayestune optimize --resume`", False),
-    "resume_optimization_file": ("ignored", "read only with resume_optimization", _NO_DEFAULT),
-    "resume_optimization_data": ("ignored", "read only with resume_optimization", _NO_DEFAULT),
-    "baco_mode": ("refused", "client-server: use a black box of kind 'external' (the line protocol); "
-                             "exhaustive: use a black box of kind 'replay' on the recorded table",
-                  {"mode": "default"}),
-    "hypermapper_mode": ("refused", "client-server: use a black box of kind 'external' (the line protocol); "
-                                    "exhaustive: use a black box of kind 'replay' on the recorded table",
-                         {"mode": "default"}),
+    "resume_optimization": ("mapped", "the evaluations of the sample CSV named by resume_optimization_file "
+                                      "(BaCO) / resume_optimization_data (HyperMapper) are told to the optimizer "
+                                      "before it asks for more", _NO_DEFAULT),
+    "resume_optimization_file": ("mapped", "BaCO's CSV to resume from (absent: <application_name>_output_samples.csv)",
+                                 _NO_DEFAULT),
+    "resume_optimization_data": ("mapped", "HyperMapper's CSV to resume from (absent: "
+                                           "<application_name>_output_samples.csv)", _NO_DEFAULT),
+    "baco_mode": ("mapped", "default: bayestune calls the black box; client-server: `bayestune serve FILE` "
+                            "speaks the peer's protocol; exhaustive (a lookup table as the black box) is refused: "
+                            "use a black box of kind 'replay'", {"mode": "default"}),
+    "hypermapper_mode": ("mapped", "default: bayestune calls the black box; client-server: `bayestune serve FILE` "
+                                   "speaks the peer's protocol; exhaustive (a lookup table as the black box) is "
+                                   "refused: use a black box of kind 'replay'", {"mode": "default"}),
     "prior_estimation_file": ("ignored", "read only with the 'estimate' prior, which is refused", _NO_DEFAULT),
     "prior_estimation_quantile": ("ignored", "read only with the 'estimate' prior, which is refused", _NO_DEFAULT),
     "estimate_multivariate_priors": ("refused", "no KDE priors in bayestune", False),
@@ -293,7 +297,7 @@ def review_keys(data: Any) -> list[KeyHandling]:
         handling, detail, default = TOP_LEVEL[key]
         if key in ("baco_mode", "hypermapper_mode"):
             mode = value.get("mode", "default") if hasattr(value, "get") else value
-            handling = "ignored" if mode == "default" else "refused"
+            handling = "refused" if mode == "exhaustive" else "mapped"
         elif handling in ("approximated", "refused") and is_default(value, default):
             handling, detail = "ignored", f"the peer's default {value!r}"
         out.append(KeyHandling(key, handling, detail))

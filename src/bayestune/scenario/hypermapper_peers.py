@@ -14,8 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bayestune.scenario.hypermapper_keys import BACO_KEYS, BACO_PARAMETER_KEYS, HYPERMAPPER_KEYS, OVERRIDE_KEY
+from bayestune.scenario.hypermapper_keys import (
+    BACO_KEYS, BACO_PARAMETER_KEYS, HYPERMAPPER_KEYS, OVERRIDE_KEY, KeyHandling,
+)
 from bayestune.space.spec import SpecContext, show
+from bayestune.storage.csv_io import PeerSamples
 
 
 @dataclass(frozen=True)
@@ -99,3 +102,36 @@ def detect_peer(data: Mapping[str, Any], ctx: SpecContext) -> tuple[Peer, str]:
             why += f"; also {PEERS[other].title}-only " + ", ".join(found[other][:3])
         return PEERS[key], why
     return PEERS["hypermapper"], (f"only keys both schemas share; set {OVERRIDE_KEY}: baco for BaCO's defaults")
+
+
+def _name(data: Mapping[str, Any], ctx: SpecContext, key: str, default: str) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str) or not value.strip():
+        ctx.fail((key,), f"expected a non-empty file or column name, but got {show(value)}")
+    return value
+
+
+def peer_samples(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, *, parameter_names: list[str],
+                 objectives: list[str], feasible: str | None, handled: list[KeyHandling]) -> PeerSamples:
+    """The sample CSV the peer writes for ``data`` (and the one it resumes from), as the peer names them."""
+    app = str(data.get("application_name", "application"))
+    path = _name(data, ctx, "output_data_file", "output_samples.csv")
+    if path == "output_samples.csv":  # both peers prefix their default with the application's name
+        path = f"{app}_output_samples.csv"
+    column = _name(data, ctx, "timestamp", "Timestamp") if peer.key == "hypermapper" else "timestamp"
+    handled.append(KeyHandling("output_data_file", "mapped", f"the samples are written to {path} in "
+                               f"{peer.title}'s header ({column!r} column)"))
+    resume = data.get("resume_optimization", False)
+    if not isinstance(resume, bool):
+        ctx.fail(("resume_optimization",), f"expected true or false, but got {show(resume)}")
+    resume_from = None
+    if resume:
+        key = "resume_optimization_data" if peer.key == "hypermapper" else "resume_optimization_file"
+        resume_from = _name(data, ctx, key, "output_samples.csv")
+        if resume_from == "output_samples.csv":
+            resume_from = f"{app}_output_samples.csv"
+        if not resume_from.endswith(".csv"):
+            ctx.fail((key,), f"the file to resume from must be a CSV, but got {show(resume_from)}")
+        handled.append(KeyHandling("resume_optimization", "mapped", f"its evaluations in {resume_from} are "
+                                   "told to the optimizer before the run asks for more"))
+    return PeerSamples(path, tuple(parameter_names), tuple(objectives), feasible, column, resume_from)
