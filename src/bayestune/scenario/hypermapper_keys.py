@@ -302,3 +302,44 @@ def review_keys(data: Any) -> list[KeyHandling]:
             handling, detail = "ignored", f"the peer's default {value!r}"
         out.append(KeyHandling(key, handling, detail))
     return out
+
+
+#: Nested keys (``parent.key``) -> (handling, what bayestune does): the rows of docs/peers.md
+#: below the top level; :mod:`.hypermapper` applies them.
+NESTED: dict[str, tuple[str, str]] = {
+    "input_parameters.parameter_type": ("mapped", "real, integer, ordinal, categorical, permutation: the same kinds"),
+    "input_parameters.values": ("mapped", "bounds [min, max], the ordinal/categorical values, or [n] of a permutation"),
+    "input_parameters.parameter_default": ("mapped", "the default; all given: the design evaluates it first"),
+    "input_parameters.prior": ("mapped", "the parameter's prior (HyperMapper's Beta shapes, by rank on an ordinal "
+                                         "of a HyperMapper file; probability lists; BaCO's truncated normal); "
+                                         "estimate and custom_gaussian are refused"),
+    "input_parameters.prior_parameters": ("mapped", "BaCO's [mean, std] of a gaussian prior"),
+    "input_parameters.transform": ("mapped", "log: the model sees log(x); values are still drawn uniformly"),
+    "input_parameters.parametrization": ("mapped", "a permutation's metric (naive is read as hamming)"),
+    "input_parameters.constraints": ("mapped", "known constraints, BaCO's permutation names translated"),
+    "input_parameters.dependencies": ("ignored", "the Chain-of-Trees finds the dependencies itself"),
+    "design_of_experiment.doe_type": ("mapped", "design method: random sampling -> cot, latin hypercubes -> lhs, "
+                                                "grid_search -> maximin"),
+    "design_of_experiment.number_of_samples": ("mapped", "the design's size (default 10)"),
+    "design_of_experiment.allow_repetitions": ("approximated", "the design never repeats a configuration"),
+    "feasible_output.name": ("mapped", "feasible_output: the flag's column (default Valid)"),
+    "feasible_output.true_value": ("mapped", "a flag in true, 1, yes, y (any case) is feasible"),
+    "feasible_output.false_value": ("mapped", "must not read as feasible"),
+    "feasible_output.enable_feasible_predictor": ("mapped", "the flag is read and bo's feasibility classifier "
+                                                            "learns it"),
+    "feasible_output.feasibility_threshold": ("mapped", "strategy option feasibility.threshold"),
+    "feasible_output.enable_feasible_predictor_grid_search_on_recall_and_precision": (
+        "ignored", "a development aid of HyperMapper"),
+    "feasible_output.feasible_predictor_grid_search_validation_file": ("ignored", "a development aid of HyperMapper"),
+    "models.model": ("mapped", "strategy option model: random_forest -> rf, gaussian_process -> gp"),
+    "models.number_of_trees": ("mapped", "strategy option rf.trees"),
+    "models.max_features": ("mapped", "strategy option rf.max_features"),
+    "models.bootstrap": ("mapped", "strategy option rf.bootstrap"),
+    "models.min_samples_split": ("mapped", "strategy option rf.min_samples_split"),
+    "models.use_all_data_to_fit_mean": ("approximated", "bayestune's forest fits mean and spread on its own samples"),
+    "models.use_all_data_to_fit_variance": ("approximated", "bayestune's forest fits mean and spread on its own samples"),
+    "*_mode.mode": ("mapped", "default: bayestune calls the black box; client-server: `bayestune serve FILE`; "
+                              "exhaustive is refused"),
+    "*_mode.exhaustive_search_file": ("refused", "the lookup table of the exhaustive mode: a black box of kind "
+                                                 "'replay'"),
+}
