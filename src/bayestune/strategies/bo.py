@@ -19,6 +19,7 @@ in the ``experimental`` group, which warns when used.
 
 from __future__ import annotations
 
+import logging
 import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -35,8 +36,10 @@ from bayestune.models.targets import WEIGHT_DRAWS, ChebyshevScalarization
 from bayestune.models.training import MEMORY_POLICIES
 from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.search.trust_region import TrustRegionSettings
-from bayestune.settings import RenamedOptionWarning, Rule, Settings, put_option
+from bayestune.settings import ExperimentalOptionWarning, RenamedOptionWarning, Rule, Settings, put_option
 from bayestune.strategies.base import Strategy, register
+
+logger = logging.getLogger(__name__)
 
 #: Option values of earlier versions that became experimental options: (old key, old value) ->
 #: (new dotted key, value).
@@ -66,6 +69,26 @@ class ExperimentalSettings(Settings):
     stall_action: str = "thompson"      # the stall step: thompson (a posterior draw's minimum) | random
     memory_policy: str = "mixed"        # which rows max_training_points keeps: mixed | lru | best | reset (models.training)
     epsilon: float = 0.0                # chance of a random step instead of the model's pick (BaCO's epsilon-greedy)
+
+    #: Experimental values that are a peer's own default: a HyperMapper file that leaves
+    #: epsilon_greedy_threshold out means 0.1, and its user asked for HyperMapper, not an experiment.
+    PEER_DEFAULTS: ClassVar[dict[str, tuple[Any, str]]] = {
+        "epsilon": (0.1, "HyperMapper 2.0's default random-step rate (epsilon_greedy_threshold)")}
+
+    @classmethod
+    def from_options(cls, owner: str, options: Any, *, base: Any = None, path: str = "") -> "ExperimentalSettings":
+        """As for every group, but a peer's own default (:attr:`PEER_DEFAULTS`) set alone is
+        logged as that, not warned about as an experiment."""
+        peer = {k: why for k, (v, why) in cls.PEER_DEFAULTS.items()
+                if isinstance(options, dict) and k in options and options[k] == v}
+        if not peer or set(options) != set(peer):
+            return super().from_options(owner, options, base=base, path=path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ExperimentalOptionWarning)
+            settings = super().from_options(owner, options, base=base, path=path)
+        for key, why in peer.items():
+            logger.info("%s: %s%s = %r is %s", owner, path, key, options[key], why)
+        return settings
 
     def rules(self) -> list[Rule]:
         return [self.at_least("model_selection_every", 0), self.one_of("ordinal_scale", ORDINAL_SCALE_CHOICES),
