@@ -121,3 +121,17 @@ def test_hypermappers_default_epsilon_is_not_warned_about_as_an_experiment(recwa
     t = load(epsilon_greedy_threshold=0.3)  # the file's own choice: bayestune's benchmark note stands
     with pytest.warns(ExperimentalOptionWarning):
         make_strategy(t.strategy, t.space, t.objectives, np.random.default_rng(0), t.strategy_options)
+
+
+def test_baco_pibo_real_pulls_as_hard_as_in_baco_at_the_first_model_step():
+    """BaCO: prior^(model_weight / iteration_number), iteration_number 1 at the first model step."""
+    import numpy as np
+
+    from bayestune.strategies import make_strategy
+
+    prior = {"x": {"parameter_type": "real", "values": [0, 1], "prior": "gaussian", "prior_parameters": [0.3, 0.1]}}
+    s = load(params=prior, model_weight=300, baco_mode={"mode": "default"},
+             design_of_experiment={"number_of_samples": 10})
+    bo = make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
+    choice = bo.scorer.choice.prior
+    assert choice.beta / choice.decay_n(10) == 300.0 and choice.beta / choice.decay_n(12) == 100.0
