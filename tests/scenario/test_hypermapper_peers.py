@@ -109,18 +109,15 @@ def test_client_server_mode_is_read_and_exhaustive_method_evaluates_every_config
         load(hypermapper_mode={"mode": "exhaustive", "exhaustive_search_file": "all.csv"})
 
 
-def test_hypermappers_default_epsilon_is_not_warned_about_as_an_experiment(recwarn):
+def test_hypermappers_default_epsilon_warns_as_hypermappers_default():
     import numpy as np
 
     from bayestune.settings import ExperimentalOptionWarning
     from bayestune.strategies import make_strategy
 
     s = load()
-    make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
-    assert not [w for w in recwarn if issubclass(w.category, ExperimentalOptionWarning)]
-    t = load(epsilon_greedy_threshold=0.3)  # the file's own choice: bayestune's benchmark note stands
-    with pytest.warns(ExperimentalOptionWarning):
-        make_strategy(t.strategy, t.space, t.objectives, np.random.default_rng(0), t.strategy_options)
+    with pytest.warns(ExperimentalOptionWarning, match="HyperMapper 2.0's default epsilon_greedy_threshold"):
+        make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
 
 
 def test_baco_pibo_real_pulls_as_hard_as_in_baco_at_the_first_model_step():

@@ -132,7 +132,7 @@ def _epsilon(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, options: dic
         source = "the file's" if "epsilon_greedy_threshold" in data else f"absent: {peer.title}'s default"
         handled.append(KeyHandling("epsilon_greedy_threshold", "mapped",
                                    f"{source} {epsilon}: a random step with that chance (bo's experimental.epsilon; "
-                                   "HyperMapper's default 0.1 is not warned about as an experiment)"))
+                                   "the experimental warning says when 0.1 is HyperMapper's default)"))
 
 
 def _prior(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, n_doe: int, options: dict[str, Any],

@@ -19,7 +19,6 @@ in the ``experimental`` group, which warns when used.
 
 from __future__ import annotations
 
-import logging
 import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -38,8 +37,6 @@ from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.search.trust_region import TrustRegionSettings
 from bayestune.settings import ExperimentalOptionWarning, RenamedOptionWarning, Rule, Settings, put_option
 from bayestune.strategies.base import Strategy, register
-
-logger = logging.getLogger(__name__)
 
 #: Option values of earlier versions that became experimental options: (old key, old value) ->
 #: (new dotted key, value).
@@ -71,23 +68,24 @@ class ExperimentalSettings(Settings):
     epsilon: float = 0.0                # chance of a random step instead of the model's pick (BaCO's epsilon-greedy)
 
     #: Experimental values that are a peer's own default: a HyperMapper file that leaves
-    #: epsilon_greedy_threshold out means 0.1, and its user asked for HyperMapper, not an experiment.
+    #: epsilon_greedy_threshold out means 0.1, so the warning says whose default it is.
     PEER_DEFAULTS: ClassVar[dict[str, tuple[Any, str]]] = {
-        "epsilon": (0.1, "HyperMapper 2.0's default random-step rate (epsilon_greedy_threshold)")}
+        "epsilon": (0.1, "HyperMapper 2.0's default epsilon_greedy_threshold: a HyperMapper file without that "
+                         "key means it")}
 
     @classmethod
     def from_options(cls, owner: str, options: Any, *, base: Any = None, path: str = "") -> "ExperimentalSettings":
-        """As for every group, but a peer's own default (:attr:`PEER_DEFAULTS`) set alone is
-        logged as that, not warned about as an experiment."""
-        peer = {k: why for k, (v, why) in cls.PEER_DEFAULTS.items()
-                if isinstance(options, dict) and k in options and options[k] == v}
-        if not peer or set(options) != set(peer):
-            return super().from_options(owner, options, base=base, path=path)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ExperimentalOptionWarning)
+        """As for every group; the experimental warning names a peer's own default (:attr:`PEER_DEFAULTS`)."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             settings = super().from_options(owner, options, base=base, path=path)
-        for key, why in peer.items():
-            logger.info("%s: %s%s = %r is %s", owner, path, key, options[key], why)
+        peer = [f"{path}{k} = {v!r} is {why}" for k, (v, why) in cls.PEER_DEFAULTS.items()
+                if isinstance(options, dict) and options.get(k) == v]
+        for w in caught:
+            text = str(w.message)
+            if issubclass(w.category, ExperimentalOptionWarning) and peer:
+                text += " (" + "; ".join(peer) + ")"
+            warnings.warn(text, w.category, stacklevel=3)
         return settings
 
     def rules(self) -> list[Rule]:
