@@ -439,7 +439,8 @@ def test_validate_lists_what_became_of_each_hypermapper_key(runner):
     out = result.stdout
     assert "HyperMapper/BaCO keys" in out
     assert "mapped: time_budget -> time_limit" in out
-    assert "ignored: output_data_file" in out
+    assert "mapped: output_data_file -> the samples are written to" in out
+    assert "read as HyperMapper 2.0 (HyperMapper 2.0-only evaluations_per_optimization_iteration" in out
     assert "time limit" in out and out.rstrip().endswith("OK")
 
 

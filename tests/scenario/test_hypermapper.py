@@ -20,7 +20,11 @@ def test_hypermapper_fixture():
     assert s.budget == 8 + 15 * 2  # number_of_samples + optimization_iterations x evaluations per iteration
     assert s.batch == 2  # and the iterations ask for 2 configurations at a time
     assert s.design.method == "lhs" and s.design.size == 8 and s.design.include_default
-    assert s.strategy == "bo" and s.strategy_options == {"model": "rf", "rf": {"trees": 200}, "feasibility": {"threshold": 0.2}}
+    # a hypermapper_mode key and a latin hypercube: HyperMapper 2.0's file, with its forest, epsilon and piBO
+    assert s.strategy == "bo" and s.strategy_options == {
+        "model": "rf", "rf": {"trees": 200, "bootstrap": False, "min_samples_split": 5}, "feasibility": {"threshold": 0.2},
+        "experimental": {"epsilon": 0.1}, "log_transform": False,
+        "prior": {"beta": 1.5, "count": "model_steps", "design": 8}}
     assert s.feasible_output == "Valid"
     x1, x2, x3, x4, mode = s.space.parameters
     assert isinstance(x1, Real) and x1.prior.shape == "gaussian" and x1.default == 0
@@ -45,6 +49,7 @@ def test_baco_fixture_with_permutation_and_constraints():
     assert s.name == "cpp_taco_SDDMM" and s.objective_names == ["compute_time"]
     assert s.budget == 11 + 50 and s.design.size == 11 and s.design.method == "cot" and s.design.include_default
     assert s.strategy == "bo" and s.strategy_options == {"log_transform": True} and s.feasible_output == "Valid"
+    assert s.key_handling[0].detail.startswith("BaCO (BaCO-only ")
     p = s.space["p"]
     assert isinstance(p, Permutation) and p.n == 5 and p.metric == "spearman" and p.default == (0, 1, 2, 3, 4)
     assert s.space["cs"].log and not s.space["ost"].log
@@ -127,11 +132,12 @@ def test_hypermapper_strategy_options_are_accepted_by_the_strategy():
     from bayestune.strategies import make_strategy
 
     s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, models={"model": "random_forest"},
-                acquisition_function="UCB")
-    assert s.strategy_options == {"model": "rf", "rf": {"trees": 200}, "acquisition": "lcb"}  # BaCO's forest
+                acquisition_function="UCB", baco_mode={"mode": "default"})
+    assert s.strategy_options == {"model": "rf", "rf": {"trees": 200}, "acquisition": "lcb",
+                                  "log_transform": False}  # BaCO's forest
     make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
     for method in ("local_search", "evolutionary_optimization", "exhaustive", "bayesian_optimization"):
-        t = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, optimization_method=method)
+        t = load_hm({"x": {"parameter_type": "integer", "values": [0, 9]}}, optimization_method=method)
         make_strategy(t.strategy, t.space, t.objectives, np.random.default_rng(0), t.strategy_options)
 
 
@@ -228,15 +234,13 @@ def test_misspelled_nested_keys_are_errors(params, top, path, suggestion):
 def test_unknown_model_keys_are_warnings_as_both_schemas_tolerate_them(caplog):
     with caplog.at_level("WARNING", logger="bayestune.scenario"):
         s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}},
-                    models={"model": "random_forest", "number_of_tree": 20})
+                    models={"model": "random_forest", "number_of_tree": 20}, bayestune_read_as="baco")
     assert "unknown key 'number_of_tree' (did you mean 'number_of_trees'?)" in caplog.text
-    assert s.strategy_options == {"model": "rf", "rf": {"trees": 200}}
+    assert s.strategy_options == {"model": "rf", "rf": {"trees": 200}, "log_transform": False}
 
 
 @pytest.mark.parametrize("top, fragment", [
     ({"time_budget": 0}, "-1 for no limit"),
-    ({"resume_optimization": True, "resume_optimization_file": "old.csv"}, "--resume"),
-    ({"hypermapper_mode": {"mode": "client-server"}}, "'external'"),
     ({"baco_mode": {"mode": "exhaustive", "exhaustive_search_file": "all.csv"}}, "'replay'"),
     ({"feasible_output": {"enable_feasible_predictor": True, "true_value": "valid"}}, "have the black box print"),
     ({"estimate_multivariate_priors": True}, "no KDE priors"),
@@ -253,12 +257,13 @@ def test_peer_settings_map_onto_bo_options_and_are_listed():
                 exploration_augmentation=0.01, model_weight=5, local_search_starting_points=4,
                 local_search_random_points=300, acquisition_function="UCB", output_data_file="out.csv",
                 feasible_output={"enable_feasible_predictor": True, "name": "ok", "true_value": 1, "false_value": 0})
-    assert s.strategy_options == {"acquisition": "lcb", "xi": 0.01, "prior_beta": 5.0,
+    assert s.strategy_options == {"acquisition": "lcb", "xi": 0.01, "log_transform": False,
+                                  "prior": {"beta": 5.0, "count": "model_steps", "design": 10},
                                   "acquisition_search": {"n_starts": 4, "n_samples": 300}}
     assert s.feasible_output == "ok"
     handled = {h.key: h.handling for h in s.key_handling}
     assert handled["model_weight"] == handled["exploration_augmentation"] == "mapped"
-    assert handled["output_data_file"] == "ignored" and handled["feasible_output.true_value"] == "mapped"
+    assert handled["output_data_file"] == "mapped" and handled["feasible_output.true_value"] == "mapped"
     from bayestune.strategies import make_strategy
 
     make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
@@ -276,9 +281,11 @@ def test_peer_internals_set_to_other_values_warn(caplog):
 
 def test_epsilon_greedy_threshold_is_bo_epsilon_with_each_peers_default():
     x = {"x": {"parameter_type": "real", "values": [0, 1]}}
-    assert load_hm(x, epsilon_greedy_threshold=0.3).strategy_options == {"experimental": {"epsilon": 0.3}}
-    assert load_hm(x).strategy_options == {}  # BaCO's default 0
-    assert load_hm(x, hypermapper_mode={"mode": "default"}).strategy_options == {"model": "rf", "rf": {"trees": 10, "bootstrap": False, "min_samples_split": 5}, "experimental": {"epsilon": 0.1}}
+    baco = {"baco_mode": {"mode": "default"}}
+    assert load_hm(x, epsilon_greedy_threshold=0.3, **baco).strategy_options == {
+        "experimental": {"epsilon": 0.3}, "log_transform": False}
+    assert load_hm(x, **baco).strategy_options == {"log_transform": False}  # BaCO's default 0
+    assert load_hm(x, hypermapper_mode={"mode": "default"}).strategy_options == {"model": "rf", "rf": {"trees": 10, "bootstrap": False, "min_samples_split": 5}, "experimental": {"epsilon": 0.1}, "log_transform": False}
     assert "experimental" not in load_hm(x, epsilon_greedy_threshold=0.3, optimization_method="local_search").strategy_options
 
 
@@ -304,20 +311,23 @@ def test_bo_epsilon_takes_random_steps():
 def test_hypermapper_files_without_models_mean_a_random_forest():
     x = {"x": {"parameter_type": "real", "values": [0, 1]}}
     hm = load_hm(x, hypermapper_mode={"mode": "default"}, output_pareto_file="p.csv")
-    assert hm.strategy_options == {"model": "rf", "rf": {"trees": 10, "bootstrap": False, "min_samples_split": 5}, "experimental": {"epsilon": 0.1}}  # HyperMapper's forest and epsilon
+    forest = {"model": "rf", "rf": {"trees": 10, "bootstrap": False, "min_samples_split": 5},
+              "experimental": {"epsilon": 0.1}, "log_transform": False}  # HyperMapper's forest and epsilon
+    assert hm.strategy_options == forest
     baco = load_hm(x, baco_mode={"mode": "default"})
-    assert baco.strategy_options == {}
-    shared = load_hm(x)  # only keys both know: read as BaCO's, a GP
-    assert shared.strategy_options == {}
+    assert baco.strategy_options == {"log_transform": False}
+    shared = load_hm(x)  # only keys both know: HyperMapper's examples are written so
+    assert shared.strategy_options == forest
+    assert load_hm(x, bayestune_read_as="baco").strategy_options == {"log_transform": False}
     assert "HyperMapper" in {h.key: h.detail for h in hm.key_handling}["models"]
     explicit = load_hm(x, hypermapper_mode={"mode": "default"}, models={"model": "gaussian_process"})
-    assert explicit.strategy_options == {"experimental": {"epsilon": 0.1}}
+    assert explicit.strategy_options == {"experimental": {"epsilon": 0.1}, "log_transform": False}
 
 
 def test_the_key_table_covers_both_published_schemas():
     from bayestune.scenario.hypermapper_keys import BACO_KEYS, HANDLINGS, HYPERMAPPER_KEYS, TOP_LEVEL
 
-    assert set(TOP_LEVEL) == BACO_KEYS | HYPERMAPPER_KEYS
+    assert set(TOP_LEVEL) == BACO_KEYS | HYPERMAPPER_KEYS | {"bayestune_read_as"}
     assert {h for h, _, _ in TOP_LEVEL.values()} <= set(HANDLINGS)
 
 
@@ -370,7 +380,8 @@ def test_format_key_handling_groups_by_handling():
 
     s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, log_file="a.log", local_search_step_size=0.5)
     lines = format_key_handling(s.key_handling)
-    assert lines[0].startswith("mapped: ") and "ignored: log_file -> " in "\n".join(lines)
+    assert lines[0].startswith("read as BaCO (BaCO-only local_search_step_size): strategy bo, Gaussian process")
+    assert lines[1].startswith("mapped: ") and "ignored: log_file -> " in "\n".join(lines)
     assert lines[-1].startswith("approximated: local_search_step_size")
 
 
@@ -378,10 +389,11 @@ def test_feasibility_threshold_scales_the_random_feasibility_cut_as_in_baco():
     from bayestune.acquisition.scoring import FEASIBILITY_THRESHOLDS, acquisition_scorer
 
     s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}},
-                feasible_output={"enable_feasible_predictor": True, "feasibility_threshold": 0.5})
-    assert s.strategy_options == {"feasibility": {"threshold": 0.5}}
-    assert load_hm({"x": {"parameter_type": "real", "values": [0, 1]}},
-                   feasible_output={"feasibility_threshold": 0.1}).strategy_options == {}  # BaCO's default
+                feasible_output={"enable_feasible_predictor": True, "feasibility_threshold": 0.5},
+                bayestune_read_as="baco")
+    assert s.strategy_options == {"feasibility": {"threshold": 0.5}, "log_transform": False}
+    assert load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, bayestune_read_as="baco",
+                   feasible_output={"feasibility_threshold": 0.1}).strategy_options == {"log_transform": False}
 
     class Flat:  # a posterior with the same EI everywhere, and a classifier saying P(feasible) = 0.3
         best_y_latent_ = 0.0
@@ -412,9 +424,9 @@ def test_random_forest_settings_map_onto_bo_options():
 
     x = {"x": {"parameter_type": "real", "values": [0, 1]}}
     s = load_hm(x, models={"model": "random_forest", "number_of_trees": 30, "max_features": 0.8,
-                           "bootstrap": False, "min_samples_split": 4})
+                           "bootstrap": False, "min_samples_split": 4}, bayestune_read_as="baco")
     assert s.strategy_options == {"model": "rf", "rf": {"trees": 30, "max_features": 0.8, "bootstrap": False,
-                                                         "min_samples_split": 4}}
+                                                         "min_samples_split": 4}, "log_transform": False}
     assert {h.key: h.handling for h in s.key_handling}["models.number_of_trees"] == "mapped"
     bo = make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
     F = np.random.default_rng(1).random((12, 1))
@@ -433,16 +445,14 @@ def test_review_keys_lists_every_problem_of_a_file_at_once():
             "local_search_step_size": 0.2, "input_parameters": {"x": {"parameter_type": "real", "values": [0, 1]}}}
     review = {h.key: (h.handling, h.detail) for h in review_keys(data)}
     assert review["optimization_iteration"] == ("unknown", "not a key of either schema (did you mean 'optimization_iterations'?)")
-    assert review["baco_mode"][0] == "refused" and review["number_of_repetitions"][0] == "mapped"
+    assert review["baco_mode"][0] == "mapped" and review["number_of_repetitions"][0] == "ignored"
     assert review["noise"][0] == "ignored" and review["local_search_step_size"][0] == "approximated"
     assert review["input_parameters"][0] == "mapped"
 
 
-def test_number_of_repetitions_is_the_measurement_repeats():
-    from bayestune.measurement_spec import MeasurementPolicy
-
+def test_number_of_repetitions_is_read_by_neither_peer_so_each_configuration_runs_once():
     s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, number_of_repetitions=3)
-    assert s.measurement.policy == MeasurementPolicy(repeats=3, statistic="mean")
-    assert load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, number_of_repetitions=1).measurement is None
+    assert s.measurement is None
+    assert {h.key: h.handling for h in s.key_handling}["number_of_repetitions"] == "ignored"
     with pytest.raises(ScenarioError, match=r"\$.number_of_repetitions: `value >= 1` \(an integer\) must hold, but got 0"):
         load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, number_of_repetitions=0)

@@ -149,3 +149,19 @@ def test_prior_file_designs_uniformly_and_the_prior_weights_the_acquisition():
     bo = BayesianOptimization(s.space, list(s.objectives), np.random.default_rng(0))
     weight = s.space.prior_weight(s.space.to_matrix([{"t": 1, "k": 5}, {"t": 64, "k": 5}]))
     assert weight[0] > 50 * weight[1] and bo.settings.prior_beta > 0
+
+
+@pytest.mark.parametrize("shape", ["gaussian", "decay", "exponential"])
+def test_hypermapper_named_prior_on_an_ordinal_is_its_beta_mass_by_rank(shape):
+    from scipy import stats
+
+    from bayestune.space.priors import BETA_SHAPES
+
+    values = [1, 2, 4, 8, 16, 32, 64]
+    s = scenario_from_dict({"application_name": "a", "optimization_objectives": ["v"],
+                            "input_parameters": {"x": {"parameter_type": "ordinal", "values": values, "prior": shape}},
+                            "bayestune_read_as": "hypermapper"}, source="hm.json")
+    a, b = BETA_SHAPES[shape]
+    # HyperMapper's OrdinalParameter.pdf: Beta cdf((i + 1) / n) - cdf(i / n) for the i-th sorted value
+    expected = [stats.beta.cdf((i + 1) / 7, a, b) - stats.beta.cdf(i / 7, a, b) for i in range(7)]
+    np.testing.assert_allclose(s.space["x"].prior.to_spec()["probabilities"], expected, rtol=1e-9)

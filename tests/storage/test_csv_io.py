@@ -237,3 +237,21 @@ def test_nan_objective_in_export_becomes_empty_cell(tmp_path: Path) -> None:
     assert _rows(out)[1][6:8] == ["", "False"]
     (_, result), = import_csv(out, parameters=PARAMETERS, objectives=["runtime"])
     assert result.status is TrialStatus.FAILED and result.kind == "missing"
+
+
+def test_peer_samples_write_the_peers_header_and_resume_reads_it_back(tmp_path):
+    from bayestune.optimizer import Optimizer
+    from bayestune.space import Integer, Space
+    from bayestune.storage.csv_io import PeerSamples
+
+    space = Space([Integer("a", 0, 9)])
+    opt = Optimizer(space, strategy="random", seed=0)
+    opt.optimize(lambda c: {"t": float(c["a"]), "Valid": c["a"] != 3}, 5)
+    samples = PeerSamples(str(tmp_path / "app_output_samples.csv"), ("a",), ("t",), "Valid", "timestamp",
+                          resume_from=str(tmp_path / "app_output_samples.csv"))
+    path = samples.write(opt.trials)
+    lines = path.read_text().splitlines()
+    assert lines[0] == "a,t,Valid,timestamp" and len(lines) == 6  # BaCO's header: no extra columns
+    back = samples.resumed(space.parameters)
+    assert [c["a"] for c, _ in back] == [t.config["a"] for t in opt.trials]
+    assert PeerSamples("x.csv", ("a",), ("t",), None, "Timestamp").resumed(space.parameters) == []

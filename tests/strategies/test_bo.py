@@ -327,6 +327,12 @@ def test_an_option_given_under_both_names_is_refused():
 
 def test_experimental_options_warn():
     with pytest.warns(UserWarning, match=r"experimental option\(s\) \['experimental.epsilon'\]"):
+        Optimizer(mixed_space(), strategy="bo", strategy_options={"experimental": {"epsilon": 0.2}})
+
+
+def test_the_experimental_warning_names_a_peers_own_default():
+    """epsilon 0.1 is what every HyperMapper file without epsilon_greedy_threshold means."""
+    with pytest.warns(UserWarning, match=r"experimental.epsilon = 0.1 is HyperMapper 2.0's default"):
         Optimizer(mixed_space(), strategy="bo", strategy_options={"experimental": {"epsilon": 0.1}})
 
 

@@ -9,7 +9,7 @@ factor (:mod:`bayestune.acquisition.exploration`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -21,7 +21,33 @@ from bayestune.history import History
 from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier
 from bayestune.search.candidates import EnumeratedCandidates
+from bayestune.settings import Rule, Settings
 from bayestune.space.space import Space
+
+#: What ``n`` in piBO's ``prior^(beta / n)`` starts counting from (:class:`PriorSettings`).
+PRIOR_DECAY_COUNTS = ("observations", "model_steps")
+
+
+@dataclass(frozen=True)
+class PriorSettings(Settings):
+    """The user's prior's pull on the acquisition, piBO's ``prior^(beta / n)`` (the ``prior`` group)."""
+
+    # bayestune's n counts every observation; BaCO and HyperMapper count model steps only (n = 1
+    # at the first), so their readers set count=model_steps and design to the design's size.
+
+    beta: float = 10.0             # strength: a larger beta keeps the prior's pull longer
+    count: str = "observations"    # what n counts: observations | model_steps (BaCO's, HyperMapper's)
+    design: int = 0                # with count=model_steps: the observations before the first model step
+
+    def rules(self) -> list[Rule]:
+        return [("beta", self.beta >= 0, "`beta >= 0`"), self.one_of("count", PRIOR_DECAY_COUNTS),
+                self.at_least("design", 0)]
+
+    def decay_n(self, n_observations: int) -> int:
+        """The ``n`` of ``prior^(beta / n)`` after ``n_observations`` (at least 1)."""
+        if self.count == "model_steps":
+            return max(1, n_observations - self.design + 1)
+        return max(1, n_observations)
 
 
 @dataclass(frozen=True)
@@ -31,7 +57,12 @@ class ScoringChoice:
     acquisition: str = "ei"             # ei | pi | lcb
     xi: float = 1e-4                    # EI/PI improvement margin (latent units)
     kappa: float = 2.0                  # LCB exploration weight
-    prior_beta: float = 10.0            # piBO decay of the prior's weight
+    prior: PriorSettings = PriorSettings()  # piBO: the prior's pull and its decay
+    prior_beta: float | None = None     # the old spelling of prior.beta (bograph's)
+
+    def __post_init__(self) -> None:
+        if self.prior_beta is not None:
+            object.__setattr__(self, "prior", replace(self.prior, beta=self.prior_beta))
     feasibility_threshold: float = 0.1
     mc_samples: int = DEFAULT_MC_SAMPLES  # draws of a sampling posterior
     portfolio: bool = False             # experimental: EI/PI/LCB chosen per pick by discounted ranks
@@ -67,7 +98,7 @@ class Scorer:
             factor, unit = self._explore
             parameter = factor if acquisition == "lcb" else factor * unit
         score = acquisition_scorer(self.space, encoder, posterior, classifier, self.rng, acquisition=acquisition,
-                                   parameter=parameter, n_obs=n_obs, prior_beta=choice.prior_beta,
+                                   parameter=parameter, n_obs=choice.prior.decay_n(n_obs), prior_beta=choice.prior.beta,
                                    feasibility_threshold=choice.feasibility_threshold, mc_samples=choice.mc_samples)
         return score, acquisition
 

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from bayestune.acquisition.thompson import thompson_pick
-from bayestune.bostep.scorer import Scorer
+from bayestune.bostep.scorer import PriorSettings, Scorer
 from bayestune.models.base import ModelFit
 from bayestune.history import History, draw_unseen, top_up
 from bayestune.models.encoding import FeatureEncoder
@@ -66,17 +66,22 @@ class StepSettings(Settings):
         "exhaustive_limit": "acquisition_search.exhaustive_limit",
         "feasibility_model": "feasibility.model", "feasibility_threshold": "feasibility.threshold",
         "local_every": "trust_region.every", "local_fail_tolerance": "trust_region.fail_tolerance",
-        "local_after": "trust_region.after",
+        "local_after": "trust_region.after", "prior_beta": "prior.beta",
     }
 
     log_transform: bool | str = "auto"  # log of positive objectives (models.targets); off: BaCO Fig. 9's ablation
-    prior_beta: float = 10.0            # piBO decay of the user's prior's weight
+    prior: PriorSettings = PriorSettings()
     feasibility: FeasibilitySettings = FeasibilitySettings()
     trust_region: TrustRegionSettings = TrustRegionSettings()
     acquisition_search: AcquisitionSearchSettings = AcquisitionSearchSettings()
 
     def rules(self) -> list[Rule]:
         return [self.one_of("log_transform", LOG_TRANSFORM_CHOICES)]
+
+    @property
+    def prior_beta(self) -> float:
+        """The prior's strength, ``prior.beta`` (its old name, read by ``bograph``)."""
+        return self.prior.beta
 
 
 class ModelPart(Protocol):

@@ -32,6 +32,7 @@ from bayestune.cli._common import (
 from bayestune.cli.inspect_commands import backup, dag, plot, report, show
 from bayestune.cli.results import compare, dashboard, export
 from bayestune.cli.run_commands import optimize, validate
+from bayestune.cli.serve_command import serve
 from bayestune.console import TqdmLogHandler
 from bayestune.exceptions import BayestuneError
 from bayestune.settings import ExperimentalOptionWarning, RenamedOptionWarning
@@ -91,7 +92,7 @@ def cli(ctx: click.Context) -> None:
     ctx.call_on_close(restore)
 
 
-for _command in (optimize, validate, show, backup, plot, report, dag, export, compare, dashboard):
+for _command in (optimize, validate, show, backup, plot, report, dag, export, compare, dashboard, serve):
     cli.add_command(_command)
 
 

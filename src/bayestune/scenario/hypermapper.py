@@ -5,9 +5,9 @@ strategy and its options.
 
 Every key of the two published schemas has a handling (:mod:`.hypermapper_keys`): an unknown
 key is an error with a suggestion, a refused one an error naming the bayestune way, and what
-became of each key is recorded in :attr:`Scenario.key_handling`. A file is read as
-HyperMapper's or BaCO's from the keys only one of them knows (:func:`_flavour`): the two differ
-in the default model (random forest / GP), epsilon-greedy step (0.1 / 0) and forest settings."""
+became of each key is recorded in :attr:`Scenario.key_handling`. Whose file it is decides what
+absent keys mean (:mod:`.hypermapper_peers`); the strategy follows that peer's defaults
+(:mod:`.hypermapper_strategy`)."""
 
 from __future__ import annotations
 
@@ -19,14 +19,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from bayestune.exceptions import ScenarioError
-from bayestune.measurement_spec import MeasurementPolicy, MeasurementSpec
 from bayestune.scenario._common import parse_objectives
 from bayestune.scenario.hypermapper_keys import (
-    BACO_KEYS, BACO_PARAMETER_KEYS, DOE_KEYS, FEASIBLE_KEYS, HYPERMAPPER_KEYS, MODE_KEYS, MODEL_KEYS,
-    PARAMETER_KEYS, TOP_LEVEL, KeyHandling, did_you_mean, is_default, unknown_key_message,
+    DOE_KEYS, FEASIBLE_KEYS, MODE_KEYS, PARAMETER_KEYS, TOP_LEVEL, KeyHandling, is_default, unknown_key_message,
 )
+from bayestune.scenario.hypermapper_peers import OVERRIDE_KEY, detect_peer, peer_samples
 from bayestune.scenario.hypermapper_priors import hm_prior
-from bayestune.scenario.records import DEFAULT_MULTI_OBJECTIVE_STRATEGY, DesignSpec, Scenario
+from bayestune.scenario.hypermapper_strategy import describe, peer_options, repetitions
+from bayestune.scenario.records import DesignSpec, Scenario
 from bayestune.space.inference import is_integral, is_number
 from bayestune.space.parameters import PERMUTATION_METRICS, Parameter, Permutation
 from bayestune.space.spec import JsonPath, SpecContext, build_space, fmt_path, make_parameter, show
@@ -44,45 +44,6 @@ HM_DOE_METHODS = {
     "k latin hypercube": "lhs",
     "grid_search": "maximin",            # no grid design: the closest space-filling one
 }
-#: HyperMapper/BaCO ``optimization_method`` -> our strategy name.
-HM_STRATEGIES = {
-    "bayesian_optimization": "bo",
-    "prior_guided_optimization": "bo",
-    "random_scalarizations": "bo",
-    "local_search": "local",
-    "evolutionary_optimization": "genetic",
-    "exhaustive": "cot_random",          # random order without repeats: every configuration, given the budget
-}
-#: HyperMapper/BaCO ``acquisition_function`` -> the ``acquisition`` option of ``bo`` (EI is its default).
-HM_ACQUISITIONS = {"EI": "ei", "EI_BOPRO": "ei", "EI_PIBO": "ei", "UCB": "lcb"}
-#: BaCO's wrappers of other tuners: run with our BO instead (logged).
-_HM_FOREIGN_METHODS = ("opentuner", "ytopt", "ytopt_ccs")
-#: Random-forest keys of ``models`` -> options of ``bo``; each peer's defaults and ours.
-_RF_OPTIONS = {"number_of_trees": "rf.trees", "max_features": "rf.max_features", "bootstrap": "rf.bootstrap",
-               "min_samples_split": "rf.min_samples_split"}
-_RF_DEFAULTS = {
-    "baco": {"number_of_trees": 200, "max_features": 0.5, "bootstrap": True, "min_samples_split": 2},
-    "hypermapper": {"number_of_trees": 10, "max_features": 0.5, "bootstrap": False, "min_samples_split": 5},
-}
-_RF_BAYESTUNE = {"number_of_trees": 100, "max_features": 0.5, "bootstrap": True, "min_samples_split": 2}
-#: Numeric top-level keys read onto options of the model-based strategies: key, option, check.
-_BO_NUMERIC_OPTIONS = (
-    ("exploration_augmentation", "xi", lambda v: is_number(v) and v >= 0),
-    ("model_weight", "prior_beta", lambda v: is_number(v) and v >= 0),
-    ("model_posterior_weight", "prior_beta", lambda v: is_number(v) and v >= 0),
-    ("local_search_starting_points", "acquisition_search.n_starts", lambda v: is_integral(v) and v >= 1),
-    ("local_search_random_points", "acquisition_search.n_samples", lambda v: is_integral(v) and v >= 1),
-)
-_CHECK_TEXT = {"xi": "a number >= 0", "prior_beta": "a number >= 0", "acquisition_search.n_starts": "an integer >= 1",
-               "acquisition_search.n_samples": "an integer >= 1"}
-def _set(options: dict[str, Any], dotted: str, value: Any) -> None:
-    """``options["a"]["b"] = value`` for the option ``"a.b"`` of a strategy's option group."""
-    *groups, leaf = dotted.split(".")
-    for group in groups:
-        options = options.setdefault(group, {})
-    options[leaf] = value
-
-
 #: BaCO's permutation ``parametrization`` -> our metric (``naive``, a one-hot over all n!
 #: permutations, has no distance structure; Hamming is the nearest we have).
 HM_PERMUTATION_METRICS = {**{m: m for m in PERMUTATION_METRICS}, "naive": "hamming"}
@@ -90,7 +51,7 @@ HM_PERMUTATION_METRICS = {**{m: m for m in PERMUTATION_METRICS}, "naive": "hammi
 _TRUE_TEXTS = ("true", "1", "yes", "y")
 
 
-def _hm_parameter(ctx: SpecContext, name: str, spec: Any) -> tuple[Parameter, list[tuple[JsonPath, str]]]:
+def _hm_parameter(ctx: SpecContext, name: str, spec: Any, peer: str) -> tuple[Parameter, list[tuple[JsonPath, str]]]:
     path: JsonPath = ("input_parameters", name)
     if not isinstance(spec, Mapping):
         ctx.fail(path, f"a parameter must be an object, but got {show(spec)}")
@@ -154,7 +115,7 @@ def _hm_parameter(ctx: SpecContext, name: str, spec: Any) -> tuple[Parameter, li
                                    sorted(values))
                 values = [values[i] for i in order]
         domain = values
-    prior = hm_prior(ctx, path, spec, kind, domain)
+    prior = hm_prior(ctx, path, spec, kind, domain, peer)
     # BaCO's transform: log only log-scales the model's input; values are still drawn uniformly.
     sampling = "uniform" if kind in ("real", "integer") else None
     param = make_parameter(ctx, path, kind, name, domain, log=log, metric=metric, prior=prior, default=default,
@@ -220,9 +181,11 @@ def _review_top_level(data: Mapping[str, Any], ctx: SpecContext, handled: list[K
             mode = value.get("mode", "default")
             if mode not in ("default", "client-server", "exhaustive"):
                 ctx.fail((key, "mode"), f"must be one of ['default', 'client-server', 'exhaustive'], but got {show(mode)}")
-            if mode != "default":
-                ctx.fail((key, "mode"), f"mode {mode!r} is not read from a scenario file: {detail}")
-            handled.append(KeyHandling(key, "ignored", "mode 'default': bayestune calls the black box itself"))
+            if mode == "exhaustive":
+                ctx.fail((key, "mode"), f"mode 'exhaustive' is not read from a scenario file: {detail}")
+            handled.append(KeyHandling(key, "mapped", "mode 'client-server': run `bayestune serve FILE`, which speaks "
+                                       "the peer's protocol on stdin/stdout" if mode == "client-server" else
+                                       "mode 'default': bayestune calls the black box itself"))
             continue
         if handling in ("approximated", "refused") and is_default(value, default):
             handled.append(KeyHandling(key, "ignored", f"the peer's default {show(value)}"))
@@ -232,25 +195,6 @@ def _review_top_level(data: Mapping[str, Any], ctx: SpecContext, handled: list[K
         if handling == "approximated":
             logger.warning("%s: %s = %s has no bayestune equivalent: %s", ctx.source, key, show(value), detail)
         handled.append(KeyHandling(key, handling, detail))
-
-
-def _flavour(data: Mapping[str, Any]) -> str:
-    """``"hypermapper"`` or ``"baco"``: which tool a file is written for, from the keys only one of
-    them knows; a file with only shared keys is read as BaCO's."""
-    keys = {str(k) for k in data}
-    params = data.get("input_parameters")
-    param_keys = set()
-    if isinstance(params, Mapping):
-        for spec in params.values():
-            if isinstance(spec, Mapping):
-                param_keys |= set(spec)
-                if spec.get("parameter_type") == "permutation":
-                    return "baco"
-    if keys - HYPERMAPPER_KEYS or param_keys & BACO_PARAMETER_KEYS:
-        return "baco"
-    if keys - BACO_KEYS:
-        return "hypermapper"
-    return "baco"
 
 
 def _feasible_output(data: Mapping[str, Any], ctx: SpecContext, handled: list[KeyHandling]) -> str | None:
@@ -298,7 +242,7 @@ def _feasible_output(data: Mapping[str, Any], ctx: SpecContext, handled: list[Ke
 def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     handled: list[KeyHandling] = []
     _review_top_level(data, ctx, handled)
-    flavour = _flavour(data)
+    peer, why = detect_peer(data, ctx)
     name = data.get("application_name", "application")
     if not isinstance(name, str) or not name.strip():
         ctx.fail(("application_name",), f"expected a non-empty string, but got {show(name)}")
@@ -311,7 +255,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
         ctx.fail(("input_parameters",), f"expected an object mapping parameter names to parameters, but got {show(inputs)}")
     params, paths, constraints = [], [], []
     for key, spec in inputs.items():
-        param, cons = _hm_parameter(ctx, str(key), spec)
+        param, cons = _hm_parameter(ctx, str(key), spec, peer.key)
         params.append(param)
         paths.append(("input_parameters", str(key)))
         constraints.extend(cons)
@@ -382,109 +326,26 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if not (is_number(time_budget) and (time_budget == -1 or time_budget > 0)):
         ctx.fail(("time_budget",), f"minutes > 0, or -1 for no limit, must hold, but got {show(time_budget)}")
     time_limit = None if time_budget == -1 else float(time_budget) * 60.0
-    repetitions = data.get("number_of_repetitions", 1)
-    if not (is_integral(repetitions) and repetitions >= 1):
-        ctx.fail(("number_of_repetitions",), f"`value >= 1` (an integer) must hold, but got {show(repetitions)}")
-    measurement = (MeasurementSpec(policy=MeasurementPolicy(repeats=int(repetitions), statistic="mean"))
-                   if repetitions > 1 else None)
+    repetitions(data, ctx, handled)
     include_default = all(isinstance(s, Mapping) and s.get("parameter_default") is not None for s in inputs.values())
     design = DesignSpec(method=method, size=int(n_doe), include_default=include_default)
 
-    # ---- strategy
-    opt = data.get("optimization_method", "bayesian_optimization")
-    if opt in _HM_FOREIGN_METHODS:
-        logger.warning("%s: optimization_method %r wraps another tuner; using bayestune's 'bo' instead", ctx.source, opt)
-        handled.append(KeyHandling("optimization_method", "approximated", f"{opt!r} wraps another tuner; bayestune's 'bo'"))
-        strategy = "bo"
-    elif opt in HM_STRATEGIES:
-        strategy = HM_STRATEGIES[opt]
-    else:
-        ctx.fail(("optimization_method",), f"must be one of {sorted(HM_STRATEGIES) + list(_HM_FOREIGN_METHODS)}, but got {show(opt)}")
-    if len(objectives) > 1 and strategy == "bo":  # HyperMapper's BO scalarises several objectives at random
-        strategy = DEFAULT_MULTI_OBJECTIVE_STRATEGY
-    options: dict[str, Any] = {}
-    model_based = strategy in ("bo", DEFAULT_MULTI_OBJECTIVE_STRATEGY)
-    models = data.get("models")
-    if models is None:
-        model = "random_forest" if flavour == "hypermapper" else "gaussian_process"
-        handled.append(KeyHandling("models", "mapped", f"absent: {model} ({'HyperMapper' if flavour == 'hypermapper' else 'BaCO'}'s "
-                                                   "default; the file is read as "
-                                                   f"{'HyperMapper' if flavour == 'hypermapper' else 'BaCO'}'s from its keys)"))
-    else:
-        if not isinstance(models, Mapping):
-            ctx.fail(("models",), f"expected an object such as {{\"model\": \"random_forest\"}}, but got {show(models)}")
-        model = models.get("model")
-        if model not in ("gaussian_process", "random_forest"):
-            ctx.fail(("models", "model"), f"must be one of ['gaussian_process', 'random_forest'], but got {show(model)}")
-        for sub in models:
-            if sub == "model":
-                continue
-            if sub not in MODEL_KEYS:  # both schemas tolerate extra keys here
-                logger.warning("%s: models: unknown key %r%s ignored", ctx.source, sub,
-                               did_you_mean(str(sub), MODEL_KEYS))
-                handled.append(KeyHandling(f"models.{sub}", "ignored", "not a key of either schema"))
-            elif sub in _RF_OPTIONS:
-                handled.append(KeyHandling(f"models.{sub}", "mapped", f"strategy option {_RF_OPTIONS[sub]}"))
-            else:
-                handled.append(KeyHandling(f"models.{sub}", "approximated",
-                                       "bayestune's random forest fits mean and spread on its own samples"))
-                logger.warning("%s: models.%s has no bayestune equivalent: bayestune's random forest fits "
-                               "mean and spread on its own samples", ctx.source, sub)
-    if model == "random_forest" and model_based:
-        options["model"] = "rf"
-        # the peer's forest: its file's settings, else its defaults (bayestune's are BOSettings')
-        given = models if isinstance(models, Mapping) else {}
-        for key, option in _RF_OPTIONS.items():
-            value = given.get(key, _RF_DEFAULTS[flavour][key])
-            ok = isinstance(value, bool) if key == "bootstrap" else (
-                is_number(value) and 0 < value <= 1 if key == "max_features" else
-                is_integral(value) and (1 <= value <= 1000 if key == "number_of_trees" else value >= 2))
-            if not ok:
-                ctx.fail(("models", key), f"out of the schema's range, got {show(value)}")
-            if value != _RF_BAYESTUNE[key] or isinstance(value, bool) != isinstance(_RF_BAYESTUNE[key], bool):
-                _set(options, option, value if key in ("bootstrap", "max_features") else int(value))
-    acquisition = data.get("acquisition_function")
-    if acquisition is not None and model_based:
-        if acquisition in HM_ACQUISITIONS:
-            if HM_ACQUISITIONS[acquisition] != "ei":
-                options["acquisition"] = HM_ACQUISITIONS[acquisition]
-        elif acquisition == "TS":  # HyperMapper's Thompson sampling for random scalarisations
-            logger.warning("%s: acquisition_function 'TS' has no bayestune counterpart; using EI", ctx.source)
-            handled.append(KeyHandling("acquisition_function", "approximated", "'TS' (Thompson sampling): EI instead"))
-        else:
-            ctx.fail(("acquisition_function",), f"must be one of {sorted(HM_ACQUISITIONS) + ['TS']}, "
-                                                f"but got {show(acquisition)}")
-    epsilon = data.get("epsilon_greedy_threshold", 0.1 if flavour == "hypermapper" else 0.0)
-    if not (is_number(epsilon) and 0 <= epsilon <= 1):
-        ctx.fail(("epsilon_greedy_threshold",), f"`0 <= value <= 1` must hold, but got {show(epsilon)}")
-    if "epsilon_greedy_threshold" not in data and epsilon:
-        handled.append(KeyHandling("epsilon_greedy_threshold", "mapped", f"absent: HyperMapper's default {epsilon}"))
-    if epsilon and model_based:
-        _set(options, "experimental.epsilon", float(epsilon))
-    fo = data.get("feasible_output")
-    threshold = fo.get("feasibility_threshold") if isinstance(fo, Mapping) else None
-    if threshold is not None and model_based and not is_default(threshold, 0.1):
-        _set(options, "feasibility.threshold", float(threshold))
-    log_output = data.get("log_transform_output")
-    if log_output is not None:
-        if not isinstance(log_output, bool):
-            ctx.fail(("log_transform_output",), f"expected true or false, but got {show(log_output)}")
-        if model_based:
-            options["log_transform"] = log_output
-    for key, option, check in _BO_NUMERIC_OPTIONS:
-        if key not in data:
-            continue
-        value = data[key]
-        if not check(value):
-            ctx.fail((key,), f"expected {_CHECK_TEXT[option]}, but got {show(value)}")
-        if model_based:
-            _set(options, option, float(value) if option in ("xi", "prior_beta") else int(value))
-        else:
-            handled.append(KeyHandling(key, "ignored", f"only read by the model-based strategies, not {strategy!r}"))
+    # ---- strategy, with the peer's defaults
+    strategy, options = peer_options(data, ctx, peer, n_objectives=len(objectives), n_doe=int(n_doe),
+                                     has_prior=space.has_prior, handled=handled)
+    handled.insert(0, KeyHandling(OVERRIDE_KEY, "read as", describe(peer, why, strategy, options)))
+    if data.get("optimization_method") == "exhaustive":  # BaCO: every feasible configuration, once
+        budget = space.count_feasible()
+        if budget is None:
+            ctx.fail(("optimization_method",), "'exhaustive' needs a countable space, but it has real parameters")
+        handled.append(KeyHandling("optimization_method", "mapped", f"'exhaustive': every one of the {budget} "
+                                   "feasible configurations, in random order (budget)"))
+    samples = peer_samples(data, ctx, peer, parameter_names=[p.name for p in params], objectives=list(objs),
+                           feasible=feasible, handled=handled)
     try:
         return Scenario(name=name, space=space, objectives=objectives, budget=budget, design=design,
                         strategy=strategy, strategy_options=options, feasible_output=feasible, source=ctx.source,
                         time_limit=time_limit, batch=int(per_iter) if per_iter > 1 else None,
-                        measurement=measurement, key_handling=tuple(handled))
+                        key_handling=tuple(handled), peer_samples=samples)
     except ScenarioError as exc:
         raise ctx.error((), str(exc)) from None

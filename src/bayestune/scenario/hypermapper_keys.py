@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 HANDLINGS = ("mapped", "ignored", "approximated", "refused")
+#: bayestune's own top-level key: which peer's defaults a file gets ("hypermapper" or "baco").
+OVERRIDE_KEY = "bayestune_read_as"
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,9 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "evaluations_per_optimization_iteration": (
         "mapped", "batch (evaluations asked for together, in lock-step) and the budget", _NO_DEFAULT),
     "optimization_method": ("mapped", "strategy", _NO_DEFAULT),
+    OVERRIDE_KEY: ("mapped", "bayestune's own key: read the file with the defaults of 'hypermapper' (HyperMapper "
+                             "2.0) or 'baco' (absent: from the keys only one schema allows; neither: HyperMapper)",
+                   _NO_DEFAULT),
     "models": ("mapped", "strategy option model: gp | rf (HyperMapper's default is a random forest, "
                          "BaCO's a Gaussian process); number_of_trees, max_features, bootstrap, "
                          "min_samples_split -> rf.trees, rf.max_features, rf.bootstrap, rf.min_samples_split "
@@ -60,8 +65,20 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "acquisition_function": ("mapped", "strategy option acquisition (EI, EI_BOPRO, EI_PIBO -> ei with the "
                                        "priors, UCB -> lcb; TS: ei with a warning)", _NO_DEFAULT),
     "exploration_augmentation": ("mapped", "strategy option xi (EI's improvement margin)", _NO_DEFAULT),
-    "model_weight": ("mapped", "strategy option prior_beta (piBO: prior^(beta/n))", _NO_DEFAULT),
-    "model_posterior_weight": ("mapped", "strategy option prior_beta (piBO: prior^(beta/n))", _NO_DEFAULT),
+    "model_weight": ("mapped", "BaCO's piBO strength: strategy option prior.beta, with n counting model steps "
+                               "(prior.count model_steps; absent: 10)", _NO_DEFAULT),
+    "prior_beta": ("mapped", "HyperMapper's piBO strength: strategy option prior.beta, with n counting model steps "
+                             "(prior.count model_steps; absent or -1: 0.1 x optimization_iterations)", _NO_DEFAULT),
+    "prior_method": ("approximated", "bayestune weights the acquisition by the prior (piBO); 'bopro' "
+                                     "(HyperMapper's BOPrO posterior) is read as piBO too", "pibo"),
+    "model_posterior_weight": ("approximated", "read only by HyperMapper's BOPrO posterior (prior_method 'bopro'); "
+                                               "bayestune runs piBO", 10),
+    "cma_es_sigma": ("approximated", "read only with acquisition_function_optimizer 'cma_es'; bayestune's "
+                                     "local search maximises the acquisition", 0.2),
+    "cma_es_starting_points": ("approximated", "read only with acquisition_function_optimizer 'cma_es'; "
+                                               "bayestune's local search maximises the acquisition", 1),
+    "cma_es_random_points": ("approximated", "read only with acquisition_function_optimizer 'cma_es'; "
+                                             "bayestune's local search maximises the acquisition", 10000),
     "local_search_starting_points": ("mapped", "strategy option acquisition_search.n_starts", _NO_DEFAULT),
     "local_search_random_points": ("mapped", "strategy option acquisition_search.n_samples", _NO_DEFAULT),
     # ---- no effect on the search
@@ -72,20 +89,21 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "append_profiles": ("ignored", "profiling output of HyperMapper", _NO_DEFAULT),
     "output_image": ("ignored", "plots: `bayestune plot`", _NO_DEFAULT),
     "output_pareto_file": ("ignored", "the Pareto front: `bayestune show`, `bayestune report`", _NO_DEFAULT),
-    "output_data_file": ("ignored", "every evaluation is in the journal; a CSV in the same layout: "
-                                    "`bayestune optimize --csv FILE`", _NO_DEFAULT),
+    "output_data_file": ("mapped", "the peer's sample CSV, in its header (absent or 'output_samples.csv': "
+                                   "<application_name>_output_samples.csv, as both peers name it)", _NO_DEFAULT),
     "run_directory": ("ignored", "relative paths are relative to the scenario file's directory", _NO_DEFAULT),
-    "timestamp": ("ignored", "the journal records when each trial started and ended", _NO_DEFAULT),
+    "timestamp": ("mapped", "the timestamp column of HyperMapper's sample CSV (BaCO's is always 'timestamp')",
+                  _NO_DEFAULT),
     "print_best": ("ignored", "`bayestune show` prints the best configurations", _NO_DEFAULT),
     "print_posterior_best": ("ignored", "printing only", _NO_DEFAULT),
     "print_parameter_importance": ("ignored", "`bayestune report` shows the parameter importance", _NO_DEFAULT),
     "number_of_cpus": ("ignored", "bayestune caps its BLAS threads itself", _NO_DEFAULT),
     "use_c_backend": ("ignored", "an implementation choice of HyperMapper", _NO_DEFAULT),
-    "acquisition_function_optimizer": ("ignored", "local search is the only value in both schemas "
-                                                  "and bayestune's default", _NO_DEFAULT),
+    "acquisition_function_optimizer": ("approximated", "bayestune's local search maximises the acquisition "
+                                                       "(HyperMapper's 'cma_es' too)", "local_search"),
     # ---- the peer's internals: bayestune uses its own (warning when not the peer's default)
-    "epsilon_greedy_threshold": ("mapped", "strategy option experimental.epsilon (absent: 0 in BaCO, 0.1 in HyperMapper)",
-                                 _NO_DEFAULT),
+    "epsilon_greedy_threshold": ("mapped", "a random step with that chance: strategy option experimental.epsilon "
+                                           "(absent: 0 in BaCO, 0.1 in HyperMapper)", _NO_DEFAULT),
     "local_search_step_size": ("approximated", "bayestune's local search has its own neighbourhoods", 0.03),
     "local_search_from_best": ("approximated", "bayestune's local search also starts from the best points", True),
     "local_search_improvement_threshold": ("approximated", "bayestune's local search has its own stop rule", 0),
@@ -100,8 +118,8 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "predict_noiseless": ("approximated", "bayestune's acquisition uses the latent (noiseless) posterior", True),
     "normalize_inputs": ("approximated", "bayestune's GP always works on [0, 1] inputs", True),
     "standardize_objectives": ("approximated", "bayestune's GP always standardises its targets", True),
-    "log_transform_output": ("mapped", "strategy option log_transform (true/false; absent: bayestune's "
-                                       "'auto', the log of positive objectives spanning a wide range)", _NO_DEFAULT),
+    "log_transform_output": ("mapped", "strategy option log_transform (absent: false, the raw values, as in "
+                                       "both peers)", _NO_DEFAULT),
     "log_acq_value": ("approximated", "bayestune maximises the acquisition itself", False),
     "GP_model": ("approximated", "bayestune's own GP (BaCO section 3.2-3.3)", "botorch"),
     "use_STGP": ("approximated", "bayestune's own GP", True),
@@ -134,18 +152,21 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     # ---- real effects bayestune cannot take from a scenario file
     "time_budget": ("mapped", "time_limit = 60 x time_budget seconds (minutes in BaCO and HyperMapper); "
                               "-1: no limit", _NO_DEFAULT),
-    "number_of_repetitions": ("mapped", "measurement repeats: each configuration is run that many times, "
-                                        "its value is the mean and every run is journaled", _NO_DEFAULT),
-    "resume_optimization": ("refused", "resume a bayestune run from its journal with "
-                                       "`bayestune optimize --resume`", False),
-    "resume_optimization_file": ("ignored", "read only with resume_optimization", _NO_DEFAULT),
-    "resume_optimization_data": ("ignored", "read only with resume_optimization", _NO_DEFAULT),
-    "baco_mode": ("refused", "client-server: use a black box of kind 'external' (the line protocol); "
-                             "exhaustive: use a black box of kind 'replay' on the recorded table",
-                  {"mode": "default"}),
-    "hypermapper_mode": ("refused", "client-server: use a black box of kind 'external' (the line protocol); "
-                                    "exhaustive: use a black box of kind 'replay' on the recorded table",
-                         {"mode": "default"}),
+    "number_of_repetitions": ("ignored", "neither peer's optimizer reads it: each configuration runs once "
+                                         "(repeats in bayestune: a measurement policy)", _NO_DEFAULT),
+    "resume_optimization": ("mapped", "the evaluations of the sample CSV named by resume_optimization_file "
+                                      "(BaCO) / resume_optimization_data (HyperMapper) are told to the optimizer "
+                                      "before it asks for more", _NO_DEFAULT),
+    "resume_optimization_file": ("mapped", "BaCO's CSV to resume from (absent: <application_name>_output_samples.csv)",
+                                 _NO_DEFAULT),
+    "resume_optimization_data": ("mapped", "HyperMapper's CSV to resume from (absent: "
+                                           "<application_name>_output_samples.csv)", _NO_DEFAULT),
+    "baco_mode": ("mapped", "default: bayestune calls the black box; client-server: `bayestune serve FILE` "
+                            "speaks the peer's protocol; exhaustive (a lookup table as the black box) is refused: "
+                            "use a black box of kind 'replay'", {"mode": "default"}),
+    "hypermapper_mode": ("mapped", "default: bayestune calls the black box; client-server: `bayestune serve FILE` "
+                                   "speaks the peer's protocol; exhaustive (a lookup table as the black box) is "
+                                   "refused: use a black box of kind 'replay'", {"mode": "default"}),
     "prior_estimation_file": ("ignored", "read only with the 'estimate' prior, which is refused", _NO_DEFAULT),
     "prior_estimation_quantile": ("ignored", "read only with the 'estimate' prior, which is refused", _NO_DEFAULT),
     "estimate_multivariate_priors": ("refused", "no KDE priors in bayestune", False),
@@ -230,6 +251,7 @@ HYPERMAPPER_KEYS = frozenset((
     "posterior_computation_lower_limit", "custom_gaussian_prior_means", "custom_gaussian_prior_stds",
     "acquisition_function_optimizer", "evolution_population_size", "evolution_generations", "mutation_rate",
     "evolution_crossover", "regularize_evolution", "batch_size", "print_best", "print_posterior_best",
+    "prior_beta", "prior_method", "cma_es_sigma", "cma_es_starting_points", "cma_es_random_points",
 ))
 #: Parameter keys only BaCO knows (HyperMapper's parameters take type, values, default and prior).
 BACO_PARAMETER_KEYS = frozenset(("prior_parameters", "transform", "parametrization", "constraints", "dependencies"))
@@ -238,9 +260,10 @@ BACO_PARAMETER_KEYS = frozenset(("prior_parameters", "transform", "parametrizati
 def format_key_handling(records: Iterable[KeyHandling]) -> list[str]:
     """Lines for people (``bayestune validate``): the keys of a HyperMapper/BaCO file grouped
     by what became of them, e.g. ``mapped: models -> absent: random_forest (...)``."""
-    lines = []
+    records = list(records)
+    lines = [f"read as {r.detail}" for r in records if r.handling == "read as"]
     for handling in HANDLINGS:
-        for r in records if isinstance(records, (list, tuple)) else list(records):
+        for r in records:
             if r.handling == handling:
                 lines.append(f"{handling}: {r.key} -> {r.detail}")
     return lines
@@ -252,7 +275,7 @@ def key_table() -> list[tuple[str, str, str, str]]:
     rows = []
     for key, (handling, detail, default) in sorted(TOP_LEVEL.items(), key=lambda kv: kv[0].lower()):
         peers = "both" if key in BACO_KEYS and key in HYPERMAPPER_KEYS else (
-            "BaCO" if key in BACO_KEYS else "HyperMapper")
+            "BaCO" if key in BACO_KEYS else "HyperMapper" if key in HYPERMAPPER_KEYS else "bayestune")
         if handling in ("approximated", "refused") and default is not _NO_DEFAULT:
             detail = f"{detail} (the peer's default {default!r} is accepted silently)"
         rows.append((key, peers, handling, detail))
@@ -274,8 +297,49 @@ def review_keys(data: Any) -> list[KeyHandling]:
         handling, detail, default = TOP_LEVEL[key]
         if key in ("baco_mode", "hypermapper_mode"):
             mode = value.get("mode", "default") if hasattr(value, "get") else value
-            handling = "ignored" if mode == "default" else "refused"
+            handling = "refused" if mode == "exhaustive" else "mapped"
         elif handling in ("approximated", "refused") and is_default(value, default):
             handling, detail = "ignored", f"the peer's default {value!r}"
         out.append(KeyHandling(key, handling, detail))
     return out
+
+
+#: Nested keys (``parent.key``) -> (handling, what bayestune does): the rows of docs/peers.md
+#: below the top level; :mod:`.hypermapper` applies them.
+NESTED: dict[str, tuple[str, str]] = {
+    "input_parameters.parameter_type": ("mapped", "real, integer, ordinal, categorical, permutation: the same kinds"),
+    "input_parameters.values": ("mapped", "bounds [min, max], the ordinal/categorical values, or [n] of a permutation"),
+    "input_parameters.parameter_default": ("mapped", "the default; all given: the design evaluates it first"),
+    "input_parameters.prior": ("mapped", "the parameter's prior (HyperMapper's Beta shapes, by rank on an ordinal "
+                                         "of a HyperMapper file; probability lists; BaCO's truncated normal); "
+                                         "estimate and custom_gaussian are refused"),
+    "input_parameters.prior_parameters": ("mapped", "BaCO's [mean, std] of a gaussian prior"),
+    "input_parameters.transform": ("mapped", "log: the model sees log(x); values are still drawn uniformly"),
+    "input_parameters.parametrization": ("mapped", "a permutation's metric (naive is read as hamming)"),
+    "input_parameters.constraints": ("mapped", "known constraints, BaCO's permutation names translated"),
+    "input_parameters.dependencies": ("ignored", "the Chain-of-Trees finds the dependencies itself"),
+    "design_of_experiment.doe_type": ("mapped", "design method: random sampling -> cot, latin hypercubes -> lhs, "
+                                                "grid_search -> maximin"),
+    "design_of_experiment.number_of_samples": ("mapped", "the design's size (default 10)"),
+    "design_of_experiment.allow_repetitions": ("approximated", "the design never repeats a configuration"),
+    "feasible_output.name": ("mapped", "feasible_output: the flag's column (default Valid)"),
+    "feasible_output.true_value": ("mapped", "a flag in true, 1, yes, y (any case) is feasible"),
+    "feasible_output.false_value": ("mapped", "must not read as feasible"),
+    "feasible_output.enable_feasible_predictor": ("mapped", "the flag is read and bo's feasibility classifier "
+                                                            "learns it"),
+    "feasible_output.feasibility_threshold": ("mapped", "strategy option feasibility.threshold"),
+    "feasible_output.enable_feasible_predictor_grid_search_on_recall_and_precision": (
+        "ignored", "a development aid of HyperMapper"),
+    "feasible_output.feasible_predictor_grid_search_validation_file": ("ignored", "a development aid of HyperMapper"),
+    "models.model": ("mapped", "strategy option model: random_forest -> rf, gaussian_process -> gp"),
+    "models.number_of_trees": ("mapped", "strategy option rf.trees"),
+    "models.max_features": ("mapped", "strategy option rf.max_features"),
+    "models.bootstrap": ("mapped", "strategy option rf.bootstrap"),
+    "models.min_samples_split": ("mapped", "strategy option rf.min_samples_split"),
+    "models.use_all_data_to_fit_mean": ("approximated", "bayestune's forest fits mean and spread on its own samples"),
+    "models.use_all_data_to_fit_variance": ("approximated", "bayestune's forest fits mean and spread on its own samples"),
+    "*_mode.mode": ("mapped", "default: bayestune calls the black box; client-server: `bayestune serve FILE`; "
+                              "exhaustive is refused"),
+    "*_mode.exhaustive_search_file": ("refused", "the lookup table of the exhaustive mode: a black box of kind "
+                                                 "'replay'"),
+}

@@ -1,7 +1,9 @@
 """HyperMapper/BaCO priors as the priors our parameters take, with the peers' densities.
 
 * a named shape (``gaussian``, ``decay``, ``exponential``) is HyperMapper 2.0's Beta on the
-  parameter's normalised range: Beta(3, 3), Beta(0.8, 1), Beta(1, 0.8);
+  parameter's normalised range: Beta(3, 3), Beta(0.8, 1), Beta(1, 0.8); on an ordinal of a
+  HyperMapper file, as HyperMapper computes it: the i-th of n sorted values gets the Beta's mass
+  on [i/n, (i+1)/n] (by rank, not by value: powers of two are evenly spaced);
 * BaCO's ``gaussian`` with ``prior_parameters: [mean, std]`` is a normal density truncated to
   ``[min, max]`` on the value scale (``transform: log`` does not change it: it only log-scales
   the model's input); on an integer or ordinal it gives each value the truncated normal's
@@ -33,9 +35,19 @@ def _truncated_normal_masses(points: Sequence[float], mean: float, std: float) -
     return [float(x) for x in w / w.sum()]
 
 
-def hm_prior(ctx: SpecContext, path: JsonPath, spec: Mapping[str, Any], kind: str, domain: Any) -> Any:
+def _rank_masses(shape: str, n: int) -> ValuePrior:
+    """HyperMapper's named prior on an ordinal of ``n`` values: the Beta's mass on each ``1/n`` bin."""
+    from scipy.special import betainc  # the regularised incomplete beta is the Beta CDF
+
+    a, b = BETA_SHAPES[shape]
+    cdf = betainc(a, b, np.linspace(0.0, 1.0, n + 1))
+    return ValuePrior(tuple(float(m) for m in np.diff(cdf)))
+
+
+def hm_prior(ctx: SpecContext, path: JsonPath, spec: Mapping[str, Any], kind: str, domain: Any,
+             peer: str = "baco") -> Any:
     """Translate a HyperMapper/BaCO ``prior`` to what our parameter constructors take (the
-    module docstring says how each form reads)."""
+    module docstring says how each form reads); ``peer`` is whose file it is."""
     prior = spec.get("prior")
     ppath = path + ("prior",)
     if prior is None or prior == "uniform":
@@ -65,6 +77,8 @@ def hm_prior(ctx: SpecContext, path: JsonPath, spec: Mapping[str, Any], kind: st
             if masses is None:
                 ctx.fail(path + ("prior_parameters",), f"the gaussian [mean, std] puts no mass on the values, got {show(pp)}")
             return ValuePrior(tuple(masses))
+        if kind == "ordinal" and peer == "hypermapper" and prior != "uniform" and len(domain) > 1:
+            return _rank_masses(prior, len(domain))
         return prior
     if not isinstance(prior, list) or not prior or not all(is_number(v) and v >= 0 for v in prior) or sum(prior) <= 0:
         ctx.fail(ppath, f"must be a shape name or a list of non-negative probabilities with a positive sum, but got {show(prior)}")

@@ -126,6 +126,9 @@ class Scenario:
     #: What became of each key of a HyperMapper/BaCO file (``KeyHandling`` records: mapped,
     #: ignored, approximated; refused keys are errors); empty for the other formats.
     key_handling: tuple[Any, ...] = field(default=(), compare=False)
+    #: A HyperMapper/BaCO file's own sample CSV (``storage.csv_io.PeerSamples``: where the peer
+    #: writes it, its header, the file ``resume_optimization`` continues from); None otherwise.
+    peer_samples: Any = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not self.objectives:

@@ -24,6 +24,7 @@ import math
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -150,15 +151,9 @@ def import_csv(path: str | os.PathLike, *, parameters: Sequence[Any], objectives
     Pass ``feasible_column=None`` for files written without a feasibility column.
     """
     header, rows = _read_table(path)
-    required = [p.name for p in parameters] + list(objectives) + ([feasible_column] if feasible_column else [])
-    index = _column_index(path, header, required, feasible_column)
-    extras = _numeric_extra_columns(header, rows, set(required), {timestamp_column.lower(), "timestamp"},
-                                    error_column)
-    pairs = []
-    for line, cells in rows:
-        cell = _CellReader(path, line, header, index, cells)
-        config = {p.name: _parse_parameter(p, cell) for p in parameters}
-        pairs.append((config, _parse_result(cell, objectives, feasible_column, extras, error_column)))
+    pairs = read_table(path, header, rows, parameters=parameters, objectives=objectives,
+                       feasible_column=feasible_column, timestamp_column=timestamp_column,
+                       error_column=error_column)
     logger.info("read %d row(s) from %s", len(pairs), path)
     return pairs
 
@@ -219,6 +214,26 @@ def _numeric_extra_columns(header: list[str], rows: list[tuple[int, list[str]]],
         else:
             logger.debug("ignoring non-numeric column %r", name)
     return extras
+
+
+def read_table(where: Any, header: list[str], rows: list[tuple[int, list[str]]], *, parameters: Sequence[Any],
+               objectives: Sequence[str], feasible_column: str | None = "Valid", timestamp_column: str = "Timestamp",
+               error_column: str | None = None) -> list[tuple[dict, Result]]:
+    """:func:`import_csv` on a table already split into cells (``where`` names it in errors):
+    the HyperMapper/BaCO client-server reply is such a table."""
+    required = [p.name for p in parameters] + list(objectives) + ([feasible_column] if feasible_column else [])
+    index = _column_index(where, header, required, feasible_column)
+    extras = _numeric_extra_columns(header, rows, set(required), {timestamp_column.lower(), "timestamp"},
+                                    error_column)
+    pairs = []
+    for line, cells in rows:
+        if len(cells) != len(header):
+            raise JournalError(f"{where}, line {line}: the row has {len(cells)} cell(s) but the header has "
+                               f"{len(header)} column(s) {header}")
+        cell = _CellReader(where, line, header, index, cells)
+        config = {p.name: _parse_parameter(p, cell) for p in parameters}
+        pairs.append((config, _parse_result(cell, objectives, feasible_column, extras, error_column)))
+    return pairs
 
 
 class _CellReader:
@@ -298,3 +313,32 @@ def _parse_result(cell: _CellReader, objectives: Sequence[str], feasible_column:
         kind = kinds[0] if kinds else "unknown"
         return Result(values=values, feasible=False, error=error, kind=kind)
     return Result(values=values, feasible=feasible)
+
+
+# ---- the peers' own sample file -------------------------------------------------------------
+@dataclass(frozen=True)
+class PeerSamples:
+    """The sample file a HyperMapper 2.0 / BaCO run writes unless told otherwise, in that peer's
+    header, and the file its ``resume_optimization`` continues from. Relative paths are taken
+    from the working directory, as the peers take them."""
+
+    path: str                          # output_data_file, else <application_name>_output_samples.csv
+    parameter_names: tuple[str, ...]
+    objectives: tuple[str, ...]
+    feasible_column: str | None        # only when the file enables the feasibility predictor
+    timestamp_column: str              # BaCO: "timestamp"; HyperMapper: its `timestamp` key ("Timestamp")
+    resume_from: str | None = None     # resume_optimization: the sample file to continue from
+
+    def write(self, trials: Sequence[Trial], *, start_time: float | None = None) -> Path:
+        """Write the finished ``trials`` to :attr:`path` (replaced atomically) and return it."""
+        export_csv(trials, self.path, parameter_names=self.parameter_names, objectives=self.objectives,
+                   feasible_column=self.feasible_column, timestamp_column=self.timestamp_column, metrics=(),
+                   start_time=start_time)
+        return Path(self.path)
+
+    def resumed(self, parameters: Sequence[Any]) -> list[tuple[dict, Result]]:
+        """The evaluations of :attr:`resume_from` (none when not resuming)."""
+        if self.resume_from is None:
+            return []
+        return import_csv(self.resume_from, parameters=parameters, objectives=self.objectives,
+                          feasible_column=self.feasible_column, timestamp_column=self.timestamp_column)

@@ -35,7 +35,7 @@ from bayestune.models.targets import WEIGHT_DRAWS, ChebyshevScalarization
 from bayestune.models.training import MEMORY_POLICIES
 from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.search.trust_region import TrustRegionSettings
-from bayestune.settings import RenamedOptionWarning, Rule, Settings, put_option
+from bayestune.settings import ExperimentalOptionWarning, RenamedOptionWarning, Rule, Settings, put_option
 from bayestune.strategies.base import Strategy, register
 
 #: Option values of earlier versions that became experimental options: (old key, old value) ->
@@ -66,6 +66,27 @@ class ExperimentalSettings(Settings):
     stall_action: str = "thompson"      # the stall step: thompson (a posterior draw's minimum) | random
     memory_policy: str = "mixed"        # which rows max_training_points keeps: mixed | lru | best | reset (models.training)
     epsilon: float = 0.0                # chance of a random step instead of the model's pick (BaCO's epsilon-greedy)
+
+    #: Experimental values that are a peer's own default: a HyperMapper file that leaves
+    #: epsilon_greedy_threshold out means 0.1, so the warning says whose default it is.
+    PEER_DEFAULTS: ClassVar[dict[str, tuple[Any, str]]] = {
+        "epsilon": (0.1, "HyperMapper 2.0's default epsilon_greedy_threshold: a HyperMapper file without that "
+                         "key means it")}
+
+    @classmethod
+    def from_options(cls, owner: str, options: Any, *, base: Any = None, path: str = "") -> "ExperimentalSettings":
+        """As for every group; the experimental warning names a peer's own default (:attr:`PEER_DEFAULTS`)."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            settings = super().from_options(owner, options, base=base, path=path)
+        peer = [f"{path}{k} = {v!r} is {why}" for k, (v, why) in cls.PEER_DEFAULTS.items()
+                if isinstance(options, dict) and options.get(k) == v]
+        for w in caught:
+            text = str(w.message)
+            if issubclass(w.category, ExperimentalOptionWarning) and peer:
+                text += " (" + "; ".join(peer) + ")"
+            warnings.warn(text, w.category, stacklevel=3)
+        return settings
 
     def rules(self) -> list[Rule]:
         return [self.at_least("model_selection_every", 0), self.one_of("ordinal_scale", ORDINAL_SCALE_CHOICES),
@@ -171,7 +192,7 @@ class BayesianOptimization(Strategy):
             select_every=x.model_selection_every, lengthscale_prior_auto=x.lengthscale_prior_auto,
             ordinal_scale=x.ordinal_scale, permutation_metric=x.permutation_metric), self.objectives[0].name)
         self.scorer = Scorer(space, rng, ScoringChoice(
-            acquisition=s.acquisition, xi=s.xi, kappa=s.kappa, prior_beta=s.prior_beta,
+            acquisition=s.acquisition, xi=s.xi, kappa=s.kappa, prior=s.prior,
             feasibility_threshold=s.feasibility.threshold, portfolio=x.portfolio,
             contextual_variance=x.contextual_variance), self.candidates)
         self.schedule = ProposalSchedule(s.trust_region, epsilon=x.epsilon, stall_after=x.stall_after,

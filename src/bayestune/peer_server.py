@@ -1,0 +1,106 @@
+"""HyperMapper 2.0 / BaCO client-server mode: bayestune's optimizer behind the peers' stdin/stdout
+exchange, so a client program that launched the peer's optimizer as a subprocess works by
+changing only the command it launches (``bayestune serve SCENARIO``).
+
+The exchange, as both peers speak it: the server writes ``Request N``, a header naming the input
+parameters (in file order) and N rows of their values; the client answers with a header naming
+the inputs, the objectives and, with the feasibility predictor, the feasible flag (in any
+order) and N rows. The first request is the whole initial design, then one per iteration of
+``evaluations_per_optimization_iteration`` configurations; ``End of HyperMapper`` ends the run
+(BaCO writes the same line). Nothing else may reach stdout: the clients parse every line.
+
+Why not bayestune's own ``external`` evaluator (:mod:`bayestune.evaluators.external`): there
+bayestune is the client that starts the black box; here the roles are reversed, the client
+program owns the loop and starts the optimizer.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any, TextIO
+
+from bayestune.exceptions import BayestuneError
+from bayestune.formatting import format_value
+from bayestune.optimizer import Optimizer
+from bayestune.scenario import Scenario
+from bayestune.storage.csv_io import read_table
+
+#: The line that ends a run (HyperMapper's; BaCO writes it too).
+END_LINE = "End of HyperMapper"
+#: Cells are split at commas outside parentheses: a permutation is written ``(0, 2, 1)``, as BaCO does.
+_CELLS = re.compile(r",(?![^(]*\))")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in _CELLS.split(line.rstrip("\r\n"))]
+
+
+class PeerSession:
+    """One client-server run: see the module docstring."""
+
+    def __init__(self, scenario: Scenario, reader: TextIO, writer: TextIO, *, seed: int | None = None,
+                 write_samples: bool = True) -> None:
+        self.scenario, self.reader, self.writer = scenario, reader, writer
+        self.optimizer = Optimizer.from_scenario(scenario, seed=seed)
+        self.samples = scenario.peer_samples if write_samples else None
+        self.parameters = list(scenario.space.parameters)
+        self.requests = 0
+
+    def run(self) -> Optimizer:
+        """Ask, send, read the answers, tell, until the budget or the time limit is spent."""
+        scenario, opt = self.scenario, self.optimizer
+        if scenario.peer_samples is not None:  # resume_optimization: the earlier evaluations first
+            for config, result in scenario.peer_samples.resumed(self.parameters):
+                opt.tell(config, result)
+        started = time.monotonic()
+        budget = scenario.budget if scenario.budget is not None else float("inf")
+        while opt.n_evaluated < budget:
+            if scenario.time_limit is not None and time.monotonic() - started >= scenario.time_limit:
+                break
+            configs = opt.ask(int(min(self._request_size(), budget - opt.n_evaluated)))
+            if not configs:
+                break  # the space is exhausted
+            self._send(configs)
+            for config, result in self._answers(len(configs)):
+                opt.tell(config, result)
+            if self.samples is not None:
+                self.samples.write(opt.trials)
+        self.writer.write(END_LINE + "\n")
+        self.writer.flush()
+        return opt
+
+    def _request_size(self) -> int:
+        """The whole initial design first, as the peers ask for it; then one iteration's batch."""
+        design = self.scenario.design.size - self.optimizer.n_evaluated
+        if self.requests == 0 and design > 0:
+            return design
+        return self.scenario.batch or 1
+
+    def _send(self, configs: list[dict[str, Any]]) -> None:
+        lines = [f"Request {len(configs)}", ",".join(p.name for p in self.parameters)]
+        lines += [",".join(format_value(c[p.name]) for p in self.parameters) for c in configs]
+        self.writer.write("\n".join(lines) + "\n")
+        self.writer.flush()
+        self.requests += 1
+
+    def _answers(self, n: int) -> list[tuple[dict, Any]]:
+        where = f"the client's answer to request {self.requests}"
+        header = self._line(where, "its header")
+        rows = [(k + 2, _cells(self._line(where, f"row {k + 1} of {n}"))) for k in range(n)]
+        return read_table(where, _cells(header), rows, parameters=self.parameters,
+                          objectives=self.scenario.objective_names, feasible_column=self.scenario.feasible_output)
+
+    def _line(self, where: str, what: str) -> str:
+        line = self.reader.readline()
+        if not line:
+            raise BayestuneError(f"{where}: the client closed its end before sending {what}")
+        return line
+
+
+def serve(scenario: Scenario, reader: TextIO, writer: TextIO, *, seed: int | None = None,
+          write_samples: bool = True) -> Optimizer:
+    """Run ``scenario`` as the peers' client-server mode over ``reader``/``writer`` and return the
+    optimizer; the peer's sample CSV (``scenario.peer_samples``) is rewritten after each request
+    unless ``write_samples`` is False."""
+    return PeerSession(scenario, reader, writer, seed=seed, write_samples=write_samples).run()

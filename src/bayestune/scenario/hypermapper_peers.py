@@ -1,0 +1,137 @@
+"""Which peer a HyperMapper-style file is written for, HyperMapper 2.0 or BaCO, and what that
+peer does when a key is absent.
+
+The two schemas share most keys but not their meaning when left out (HyperMapper: a random
+forest with ε = 0.1 random steps; BaCO: a Gaussian process, no random steps), so the reader must
+know whose file it is. The evidence is the keys and values only one schema allows; a file with
+neither is read as HyperMapper's (its examples are written that way, BaCO's almost always carry a
+BaCO-only key), and the key :data:`OVERRIDE_KEY` settles it by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bayestune.scenario.hypermapper_keys import (
+    BACO_KEYS, BACO_PARAMETER_KEYS, HYPERMAPPER_KEYS, OVERRIDE_KEY, KeyHandling,
+)
+from bayestune.space.spec import SpecContext, show
+from bayestune.storage.csv_io import PeerSamples
+
+
+@dataclass(frozen=True)
+class Peer:
+    """One peer's name and the defaults its optimizer applies to an absent key."""
+
+    key: str                      # hypermapper | baco
+    title: str                    # as people know it
+    model: str                    # models.model when absent
+    epsilon: float                # epsilon_greedy_threshold when absent
+    rf: Mapping[str, Any]         # its random forest's settings when absent
+    prior_weight_key: str         # the key of the piBO strength
+
+    def prior_beta(self, data: Mapping[str, Any]) -> float:
+        """The piBO strength when the file does not set it: BaCO's model_weight 10;
+        HyperMapper's prior_beta -1, which its code reads as 0.1 x optimization_iterations."""
+        if self.key == "baco":
+            return 10.0
+        return 0.1 * float(data.get("optimization_iterations", 50))
+
+
+PEERS = {
+    "hypermapper": Peer("hypermapper", "HyperMapper 2.0", "random_forest", 0.1,
+                        {"number_of_trees": 10, "max_features": 0.5, "bootstrap": False, "min_samples_split": 5},
+                        "prior_beta"),
+    "baco": Peer("baco", "BaCO", "gaussian_process", 0.0,
+                 {"number_of_trees": 200, "max_features": 0.5, "bootstrap": True, "min_samples_split": 2},
+                 "model_weight"),
+}
+
+#: Values only one schema's enums allow: (dotted key, values).
+_ONLY_VALUES = {
+    "baco": {"design_of_experiment.doe_type": ("embedding random sampling",),
+             "acquisition_function": ("EI_BOPRO", "EI_PIBO"),
+             "optimization_method": ("exhaustive", "opentuner", "ytopt", "ytopt_ccs")},
+    "hypermapper": {"design_of_experiment.doe_type": ("standard latin hypercube", "k latin hypercube", "grid_search"),
+                    "acquisition_function": ("TS",), "acquisition_function_optimizer": ("cma_es",),
+                    "optimization_method": ("random_scalarizations", "local_search", "prior_guided_optimization")},
+}
+
+
+def _value(data: Mapping[str, Any], dotted: str) -> Any:
+    head, _, tail = dotted.partition(".")
+    value = data.get(head)
+    return value.get(tail) if tail and isinstance(value, Mapping) else (None if tail else value)
+
+
+def _evidence(data: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Per peer, what in ``data`` only its schema allows."""
+    keys = {str(k) for k in data} - {OVERRIDE_KEY}
+    found = {"baco": sorted(keys - HYPERMAPPER_KEYS), "hypermapper": sorted(keys - BACO_KEYS)}
+    params = data.get("input_parameters")
+    for name, spec in (params.items() if isinstance(params, Mapping) else ()):
+        if isinstance(spec, Mapping):
+            found["baco"] += [f"input_parameters.{name}.{k}" for k in sorted(set(spec) & BACO_PARAMETER_KEYS)]
+            if spec.get("parameter_type") == "permutation":
+                found["baco"].append(f"input_parameters.{name}.parameter_type = 'permutation'")
+    for peer, values in _ONLY_VALUES.items():
+        for dotted, allowed in values.items():
+            value = _value(data, dotted)
+            if isinstance(value, str) and value in allowed:
+                found[peer].append(f"{dotted} = {value!r}")
+    return found
+
+
+def detect_peer(data: Mapping[str, Any], ctx: SpecContext) -> tuple[Peer, str]:
+    """The peer ``data`` is written for and why, e.g. ``(PEERS["baco"], "BaCO-only baco_mode")``."""
+    if OVERRIDE_KEY in data:
+        chosen = data[OVERRIDE_KEY]
+        if chosen not in PEERS:
+            ctx.fail((OVERRIDE_KEY,), f"must be one of {sorted(PEERS)}, but got {show(chosen)}")
+        return PEERS[chosen], f"{OVERRIDE_KEY} = {chosen!r}"
+    found = _evidence(data)
+    mode = next((key for key in ("baco", "hypermapper") if f"{key}_mode" in data), None)
+    if found["baco"] or found["hypermapper"]:
+        # a file mixing the schemas (neither peer accepts it) goes to its mode key, else the majority
+        key = mode or ("baco" if len(found["baco"]) > len(found["hypermapper"]) else "hypermapper")
+        title, other = PEERS[key].title, "hypermapper" if key == "baco" else "baco"
+        why = f"{title}-only " + ", ".join(found[key][:3]) + (" ..." if len(found[key]) > 3 else "")
+        if found[other]:
+            why += f"; also {PEERS[other].title}-only " + ", ".join(found[other][:3])
+        return PEERS[key], why
+    return PEERS["hypermapper"], (f"only keys both schemas share; set {OVERRIDE_KEY}: baco for BaCO's defaults")
+
+
+def _name(data: Mapping[str, Any], ctx: SpecContext, key: str, default: str) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str) or not value.strip():
+        ctx.fail((key,), f"expected a non-empty file or column name, but got {show(value)}")
+    return value
+
+
+def peer_samples(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, *, parameter_names: list[str],
+                 objectives: list[str], feasible: str | None, handled: list[KeyHandling]) -> PeerSamples:
+    """The sample CSV the peer writes for ``data`` (and the one it resumes from), as the peer names them."""
+    app = str(data.get("application_name", "application"))
+    path = _name(data, ctx, "output_data_file", "output_samples.csv")
+    if path == "output_samples.csv":  # both peers prefix their default with the application's name
+        path = f"{app}_output_samples.csv"
+    column = _name(data, ctx, "timestamp", "Timestamp") if peer.key == "hypermapper" else "timestamp"
+    handled.append(KeyHandling("output_data_file", "mapped", f"the samples are written to {path} in "
+                               f"{peer.title}'s header ({column!r} column)"))
+    resume = data.get("resume_optimization", False)
+    if not isinstance(resume, bool):
+        ctx.fail(("resume_optimization",), f"expected true or false, but got {show(resume)}")
+    resume_from = None
+    if resume:
+        key = "resume_optimization_data" if peer.key == "hypermapper" else "resume_optimization_file"
+        resume_from = _name(data, ctx, key, "output_samples.csv")
+        if resume_from == "output_samples.csv":
+            resume_from = f"{app}_output_samples.csv"
+        if not resume_from.endswith(".csv"):
+            ctx.fail((key,), f"the file to resume from must be a CSV, but got {show(resume_from)}")
+        handled.append(KeyHandling("resume_optimization", "mapped", f"its evaluations in {resume_from} are "
+                                   "told to the optimizer before the run asks for more"))
+    return PeerSamples(path, tuple(parameter_names), tuple(objectives), feasible, column, resume_from)

@@ -1,0 +1,134 @@
+"""Whose file it is (HyperMapper 2.0 or BaCO) and that peer's defaults."""
+
+from __future__ import annotations
+
+import pytest
+
+from bayestune.exceptions import ScenarioError
+from bayestune.scenario import format_key_handling, scenario_from_dict
+
+X = {"x1": {"parameter_type": "real", "values": [-5, 10], "parameter_default": 0},
+     "x2": {"parameter_type": "real", "values": [0, 15], "parameter_default": 0}}
+
+
+def load(**top):
+    return scenario_from_dict({"application_name": "branin", "optimization_objectives": ["Value"],
+                               "input_parameters": top.pop("params", X), **top}, source="s.json")
+
+
+def read_as(s) -> str:
+    return format_key_handling(s.key_handling)[0]
+
+
+def test_a_file_of_shared_keys_is_hypermappers_as_its_quick_start_example():
+    # HyperMapper 2.0's quick_start/branin_scenario.json holds only keys both schemas share
+    s = load(design_of_experiment={"number_of_samples": 10}, optimization_iterations=20)
+    assert read_as(s).startswith("read as HyperMapper 2.0 (only keys both schemas share")
+    assert "random forest (10 trees), ε = 0.1 random steps, raw output values" in read_as(s)
+    assert s.strategy_options["model"] == "rf" and s.strategy_options["experimental"] == {"epsilon": 0.1}
+
+
+@pytest.mark.parametrize("top, peer, evidence", [
+    ({"baco_mode": {"mode": "default"}}, "BaCO", "baco_mode"),
+    ({"predict_noiseless": True}, "BaCO", "predict_noiseless"),
+    ({"params": {"p": {"parameter_type": "permutation", "values": [3]}}}, "BaCO", "permutation"),
+    ({"params": {"x": {"parameter_type": "integer", "values": [1, 64], "transform": "log"}}}, "BaCO",
+     "input_parameters.x.transform"),
+    ({"acquisition_function": "EI_PIBO"}, "BaCO", "acquisition_function = 'EI_PIBO'"),
+    ({"evaluations_per_optimization_iteration": 2}, "HyperMapper 2.0", "evaluations_per_optimization_iteration"),
+    ({"design_of_experiment": {"doe_type": "standard latin hypercube"}}, "HyperMapper 2.0", "latin"),
+    ({"prior_beta": 3}, "HyperMapper 2.0", "prior_beta"),
+    # both sides: the mode key decides
+    ({"hypermapper_mode": {"mode": "default"}, "predict_noiseless": True}, "HyperMapper 2.0", "also BaCO-only"),
+    ({"bayestune_read_as": "baco"}, "BaCO", "bayestune_read_as = 'baco'"),
+])
+def test_keys_and_values_only_one_schema_allows_tell_the_peer(top, peer, evidence):
+    line = read_as(load(**top))
+    assert line.startswith(f"read as {peer} (") and evidence in line, line
+
+
+def test_baco_defaults_a_gaussian_process_without_random_steps_on_raw_values():
+    s = load(baco_mode={"mode": "default"})
+    assert s.strategy_options == {"log_transform": False}
+    assert "Gaussian process, ε = 0 random steps, raw output values" in read_as(s)
+
+
+def test_the_override_key_names_a_peer():
+    with pytest.raises(ScenarioError, match=r"\$.bayestune_read_as: must be one of \['baco', 'hypermapper'\]"):
+        load(bayestune_read_as="BaCO2")
+
+
+def test_each_peers_pibo_strength_and_decay():
+    prior = {"x": {"parameter_type": "real", "values": [0, 1], "prior": "gaussian"}}
+    hm = load(params=prior, optimization_iterations=40)  # HyperMapper: prior_beta -1 = 0.1 x iterations
+    assert hm.strategy_options["prior"] == {"beta": 4.0, "count": "model_steps", "design": 10}
+    assert load(params=prior, prior_beta=7).strategy_options["prior"]["beta"] == 7.0
+    baco = load(params=prior, baco_mode={"mode": "default"}, design_of_experiment={"number_of_samples": 3})
+    assert baco.strategy_options["prior"] == {"beta": 10.0, "count": "model_steps", "design": 3}
+    assert "prior" not in load().strategy_options  # no prior: bo's default decay stays
+    with pytest.raises(ScenarioError, match=r"\$.prior_beta: expected a number >= 0"):
+        load(params=prior, prior_beta=-3)
+
+
+def test_hypermappers_own_keys_are_accepted():
+    s = load(prior_method="pibo", cma_es_sigma=0.2, cma_es_starting_points=1, cma_es_random_points=10000,
+             model_posterior_weight=10)
+    handled = {h.key: h.handling for h in s.key_handling}
+    assert {handled[k] for k in ("prior_method", "cma_es_sigma", "model_posterior_weight")} == {"ignored"}
+    s = load(prior_method="bopro", model_posterior_weight=3)  # BOPrO: bayestune runs piBO (warned)
+    handled = {h.key: h.handling for h in s.key_handling}
+    assert handled["prior_method"] == handled["model_posterior_weight"] == "approximated"
+    assert "prior" not in s.strategy_options
+
+
+def test_the_peers_sample_file_name_and_header():
+    hm = load(timestamp="When").peer_samples
+    assert (hm.path, hm.timestamp_column, hm.feasible_column) == ("branin_output_samples.csv", "When", None)
+    assert hm.parameter_names == ("x1", "x2") and hm.objectives == ("Value",) and hm.resume_from is None
+    baco = load(baco_mode={"mode": "default"}, output_data_file="out.csv",
+                feasible_output={"enable_feasible_predictor": True}).peer_samples
+    assert (baco.path, baco.timestamp_column, baco.feasible_column) == ("out.csv", "timestamp", "Valid")
+
+
+def test_resume_optimization_names_the_csv_each_peer_reads():
+    assert load(resume_optimization=True).peer_samples.resume_from == "branin_output_samples.csv"
+    assert load(resume_optimization=True, resume_optimization_data="old.csv").peer_samples.resume_from == "old.csv"
+    baco = load(baco_mode={"mode": "default"}, resume_optimization=True, resume_optimization_file="b.csv")
+    assert baco.peer_samples.resume_from == "b.csv"
+    with pytest.raises(ScenarioError, match=r"\$.resume_optimization_data: the file to resume from must be a CSV"):
+        load(resume_optimization=True, resume_optimization_data="old.txt")
+
+
+def test_client_server_mode_is_read_and_exhaustive_method_evaluates_every_configuration():
+    s = load(hypermapper_mode={"mode": "client-server"})
+    assert "bayestune serve" in {h.key: h.detail for h in s.key_handling}["hypermapper_mode"]
+    ints = {"a": {"parameter_type": "integer", "values": [0, 9]}, "b": {"parameter_type": "ordinal", "values": [1, 2, 4]}}
+    t = load(params=ints, optimization_method="exhaustive", baco_mode={"mode": "default"}, optimization_iterations=3)
+    assert t.budget == 30 and t.strategy == "cot_random"
+    with pytest.raises(ScenarioError, match="exhaustive"):
+        load(hypermapper_mode={"mode": "exhaustive", "exhaustive_search_file": "all.csv"})
+
+
+def test_hypermappers_default_epsilon_warns_as_hypermappers_default():
+    import numpy as np
+
+    from bayestune.settings import ExperimentalOptionWarning
+    from bayestune.strategies import make_strategy
+
+    s = load()
+    with pytest.warns(ExperimentalOptionWarning, match="HyperMapper 2.0's default epsilon_greedy_threshold"):
+        make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
+
+
+def test_baco_pibo_real_pulls_as_hard_as_in_baco_at_the_first_model_step():
+    """BaCO: prior^(model_weight / iteration_number), iteration_number 1 at the first model step."""
+    import numpy as np
+
+    from bayestune.strategies import make_strategy
+
+    prior = {"x": {"parameter_type": "real", "values": [0, 1], "prior": "gaussian", "prior_parameters": [0.3, 0.1]}}
+    s = load(params=prior, model_weight=300, baco_mode={"mode": "default"},
+             design_of_experiment={"number_of_samples": 10})
+    bo = make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
+    choice = bo.scorer.choice.prior
+    assert choice.beta / choice.decay_n(10) == 300.0 and choice.beta / choice.decay_n(12) == 100.0
