@@ -191,3 +191,33 @@ def test_a_run_that_searched_on_gets_a_fresh_confirmation(tmp_path: Path) -> Non
     with Journal.open(tmp_path / "run.db") as journal:
         assert max(r.round for r in journal.remeasurements()) == 12
     assert {e.trial_id for e in resumed.remeasured.estimates} == new_ids
+
+
+
+def test_a_hypermapper_scenario_leaves_its_sample_csv_and_resumes_from_one(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the peer writes it (<application_name>_output_samples.csv), in its header; a file with
+    resume_optimization tells that CSV's evaluations first."""
+    from dataclasses import replace as with_
+
+    from bayestune.scenario.records import BlackBoxSpec
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bb.py").write_text("def run(config):\n    return {'value': (config['x'] - 3) ** 2}\n")
+    hm = {"application_name": "toy", "optimization_objectives": ["value"], "optimization_iterations": 4,
+          "design_of_experiment": {"number_of_samples": 3},
+          "input_parameters": {"x": {"parameter_type": "integer", "values": [0, 9]}}}
+
+    def run(data: dict, journal: str) -> TuneResult:
+        (tmp_path / "toy.json").write_text(json.dumps(data))
+        scenario = with_(load_scenario(str(tmp_path / "toy.json")), blackbox=BlackBoxSpec("python", "bb.py:run"))
+        return tune(scenario, tmp_path / journal, confirm=False)
+
+    first = run(hm, "a.db")
+    assert first.peer_csv == Path("toy_output_samples.csv") and first.peer_csv.exists()
+    lines = first.peer_csv.read_text().splitlines()
+    assert lines[0].startswith("x,value") and len(lines) == 1 + first.optimizer.n_evaluated
+    (tmp_path / "old.csv").write_text(first.peer_csv.read_text())
+    resumed = run({**hm, "resume_optimization": True, "resume_optimization_data": "old.csv"}, "b.db")
+    told = [t.config["x"] for t in resumed.optimizer.trials[:first.optimizer.n_evaluated]]
+    assert told == [t.config["x"] for t in first.optimizer.trials]  # the CSV's rows first, as the peer does

@@ -116,6 +116,7 @@ class TuneResult:
     stopped_early: str | None = None
     remeasured: Remeasured | None = None
     remeasure_interrupted: bool = False
+    peer_csv: Path | None = None  # the sample CSV a HyperMapper/BaCO scenario writes, where its peer writes it
 
     @property
     def best(self) -> Trial | None:
@@ -178,8 +179,8 @@ def tune(scenario: Scenario | str | os.PathLike[str], journal_path: str | os.Pat
             result = _search(TuneResult(optimizer, scenario, path, budget, resumed), evaluator, loop_options,
                              progress=progress)
             if result.interrupted or result.stopped_early is not None:
-                return result
-            return _confirm(result, journal, evaluator, announce) if confirm else result
+                return _peer_csv(result)
+            return _peer_csv(_confirm(result, journal, evaluator, announce) if confirm else result)
 
 
 def default_journal_path(scenario: Scenario) -> Path:
@@ -208,6 +209,9 @@ def _start(scenario: Scenario, journal: TrialJournal, evaluator: Evaluator, *, r
     if not resumed:
         run_meta.record_scenario(journal, scenario)
         run_meta.record_measurement(journal, scenario.measurement)
+        if scenario.peer_samples is not None:  # HyperMapper/BaCO's resume_optimization: its CSV told first
+            for config, outcome in scenario.peer_samples.resumed(scenario.space.parameters):
+                optimizer.tell(config, outcome)
     return optimizer
 
 
@@ -221,6 +225,15 @@ def _search(result: TuneResult, evaluator: Evaluator, loop_options: dict[str, An
     except AllFailedError as exc:
         return replace(result, stopped_early=str(exc))
     return replace(result, interrupted=True) if interrupted else result
+
+
+def _peer_csv(result: TuneResult) -> TuneResult:
+    """A HyperMapper/BaCO scenario's run leaves its sample CSV where the peer would (its
+    ``output_data_file``, else ``<application_name>_output_samples.csv``)."""
+    samples = result.scenario.peer_samples
+    if samples is None:
+        return result
+    return replace(result, peer_csv=samples.write(result.optimizer.trials))
 
 
 def _confirm(result: TuneResult, journal: TrialJournal, evaluator: Evaluator,

@@ -148,7 +148,7 @@ def test_prior_file_designs_uniformly_and_the_prior_weights_the_acquisition():
     assert np.mean(s.space.columns(Xp)["t"] == 1) > 0.7
     bo = BayesianOptimization(s.space, list(s.objectives), np.random.default_rng(0))
     weight = s.space.prior_weight(s.space.to_matrix([{"t": 1, "k": 5}, {"t": 64, "k": 5}]))
-    assert weight[0] > 50 * weight[1] and bo.settings.prior_beta > 0
+    assert weight[0] > 50 * weight[1] and bo.settings.prior.beta > 0
 
 
 @pytest.mark.parametrize("shape", ["gaussian", "decay", "exponential"])

@@ -9,7 +9,7 @@ factor (:mod:`bayestune.acquisition.exploration`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -58,11 +58,6 @@ class ScoringChoice:
     xi: float = 1e-4                    # EI/PI improvement margin (latent units)
     kappa: float = 2.0                  # LCB exploration weight
     prior: PriorSettings = PriorSettings()  # piBO: the prior's pull and its decay
-    prior_beta: float | None = None     # the old spelling of prior.beta (bograph's)
-
-    def __post_init__(self) -> None:
-        if self.prior_beta is not None:
-            object.__setattr__(self, "prior", replace(self.prior, beta=self.prior_beta))
     feasibility_threshold: float = 0.1
     mc_samples: int = DEFAULT_MC_SAMPLES  # draws of a sampling posterior
     portfolio: bool = False             # experimental: EI/PI/LCB chosen per pick by discounted ranks

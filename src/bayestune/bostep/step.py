@@ -78,11 +78,6 @@ class StepSettings(Settings):
     def rules(self) -> list[Rule]:
         return [self.one_of("log_transform", LOG_TRANSFORM_CHOICES)]
 
-    @property
-    def prior_beta(self) -> float:
-        """The prior's strength, ``prior.beta`` (its old name, read by ``bograph``)."""
-        return self.prior.beta
-
 
 class ModelPart(Protocol):
     """What the step needs of a model: the encoding it reads, a fit, and the rows P(feasible)

@@ -101,6 +101,8 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
             err=True)
         raise SystemExit(EXIT_INTERRUPTED)
     _print_summary(result)
+    if result.peer_csv is not None:
+        click.echo(f"csv: {result.peer_csv}")
     if csv_path:
         with Journal.open(path) as journal:
             journal.export_csv(csv_path, parameter_names=scenario.space.names, objectives=scenario.objective_names)

@@ -97,7 +97,7 @@ class BoGraph(Strategy):
                                 structure=s.structure, relearn=s.relearn, notears=s.notears, summary=s.summary,
                                 log_transform=s.log_transform, hold_unmodelled=s.hold_unmodelled)
         candidates = EnumeratedCandidates(space, s.acquisition_search.exhaustive_limit)
-        scorer = Scorer(space, rng, ScoringChoice(prior_beta=s.prior_beta, feasibility_threshold=s.feasibility.threshold,
+        scorer = Scorer(space, rng, ScoringChoice(prior=s.prior, feasibility_threshold=s.feasibility.threshold,
                                                   mc_samples=s.mc_samples), candidates)
         self.schedule = ProposalSchedule(s.trust_region)
         self.step = BOStep(space, rng, target=lambda history: history.signed_Y()[:, 0], model=self.graph,
