@@ -16,8 +16,6 @@ Methods:
   two standard errors instead of one, :data:`bayestune.transfer.weighting.GATE_STANDARD_ERRORS`).
   The other model methods run with the one-standard-error gate of the first version; two is the
   library's default since, chosen on these runs;
-* ``auto`` / ``auto_unrelated`` (issue 32): ``both`` with the evidence rule: the source's picks
-  alternate with the cold design's and stay only while they measure better (the library's gate);
 * ``both_unrelated`` / ``model_unrelated``: the same with a deliberately unrelated source: device
   A's cache with its times shuffled among its configurations (fixed permutation, seed 12345) —
   same space, same value distribution, no information.
@@ -50,7 +48,7 @@ PAIRS = (  # (target, source)
     ("dedispersion_A100", "dedispersion_W6600"),
 )
 METHODS = ("cold", "design", "model", "both", "model_unrelated", "both_unrelated", "model_gate2",
-           "model_gate2_unrelated", "auto", "auto_unrelated")
+           "model_gate2_unrelated")
 CHECKPOINTS = (5, 10, 20, 40)
 SHUFFLE_SEED = 12345
 
@@ -85,9 +83,7 @@ def run_one(target: str, source: str, method: str, seed: int, budget: int) -> di
 
     import bayestune.transfer.weighting as weighting
 
-    # set every run (workers are reused): the first version's one standard error, except where the
-    # method says (gate2) or runs the library's defaults (auto)
-    weighting.GATE_STANDARD_ERRORS = 2.0 if "_gate2" in method or method.startswith("auto") else 1.0
+    weighting.GATE_STANDARD_ERRORS = 2.0 if "_gate2" in method else 1.0  # set every run: workers are reused
     problem = build_gpu_problem(target)
     transfer = None
     if method != "cold":
@@ -100,7 +96,7 @@ def run_one(target: str, source: str, method: str, seed: int, budget: int) -> di
         try:
             opt.optimize(objective, budget)
         finally:
-            model = getattr(getattr(opt.strategy, "surrogates", opt.strategy), "transfer", None)
+            model = getattr(opt.strategy, "transfer", None)
             if model is not None:
                 weights.extend(model.weight_history_)
 

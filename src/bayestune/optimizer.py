@@ -9,7 +9,6 @@ the next suggestion), duplicate avoidance and the budget.
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import replace
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -102,7 +101,6 @@ class Optimizer:
         self._requeue: list[dict[str, Any]] = []
         self._design_rows: list[np.ndarray] = []
         self._design_started = False
-        self._source_keys: set[bytes] = set()  # design rows taken from prior runs (transfer mode auto)
         existing = self.journal.trials()
         if existing and not resume:
             raise BayestuneError(
@@ -122,9 +120,7 @@ class Optimizer:
         runs = self._prior_runs
         uses = {"model": "as the GP's prior mean, weighted by how well they rank this run's results",
                 "design": "to open the initial design with their best configurations",
-                "both": "to open the initial design with their best configurations and as the GP's prior mean",
-                "auto": ("in the initial design while their best configurations measure better than the cold "
-                         "design's, and as the GP's prior mean, weighted by how well they rank this run's results")}
+                "both": "to open the initial design with their best configurations and as the GP's prior mean"}
         listed = ", ".join(f"{r.name} ({len(r.y)} trials, {r.n_feasible} feasible)" for r in runs)
         return f"transfer: read {len(runs)} prior run(s): {listed}; used {uses.get(self.transfer.mode, self.transfer.mode)}"
 
@@ -140,8 +136,6 @@ class Optimizer:
         runs = load_prior_runs(spec.runs, self.space, self.objectives[0])
         if spec.mode != "design":
             use = getattr(self.strategy, "use_transfer", None)
-            if use is None and spec.mode == "auto":  # the design alone, for a strategy without a model
-                return spec, runs
             if use is None:
                 raise BayestuneError(f"strategy {getattr(self.strategy, 'name', self.strategy)!r} cannot use a "
                                      "transfer model; use transfer mode 'design' (a warm-start design only)")
@@ -262,21 +256,14 @@ class Optimizer:
                     out.append((default, Origin.DEFAULT))
             planned = self.design.size - len(out) - self.n_evaluated - self.n_pending
             if planned > 0:  # the whole design at once, so LHS/maximin can spread it
-                source = self._warm_start(planned, out)
-                cold = list(initial_design(self.space, planned - len(source), self.rng,
-                                           self._history_with(out, source), self.design.method))
-                if self.transfer is not None and self.transfer.mode == "auto":
-                    self._source_keys = set(self.space.row_keys(np.array(source))) if source else set()
-                    self._design_rows = interleave(source, cold)
-                else:
-                    self._design_rows = source + cold
+                rows = self._warm_start(planned, out)
+                rows.extend(initial_design(self.space, planned - len(rows), self.rng,
+                                           self._history_with(out, rows), self.design.method))
+                self._design_rows = list(rows)
         while len(out) < n and self._in_design_phase(len(out)):
             history = self._history_with(out)
             row = None
             while self._design_rows and row is None:
-                self._drop_sources_without_lead()
-                if not self._design_rows:
-                    break
                 candidate = self._design_rows.pop(0)
                 if self.space.row_keys(candidate.reshape(1, -1))[0] not in history.seen:
                     row = candidate
@@ -304,32 +291,6 @@ class Optimizer:
         the feasibility model exists to beat (BaCO keeps sampling until one is feasible)."""
         n_done = self.n_evaluated + self.n_pending + extra
         return n_done < self.design.size or sum(self._feasible) < MIN_FEASIBLE_DESIGN
-
-    def _drop_sources_without_lead(self) -> None:
-        """Transfer mode ``auto``: the prior runs' picks stay in the design while they measure
-        better than the cold design's (median against median, from two of each); once they do
-        not, the rest of the design is cold. An unrelated source so costs a few design points
-        spent on its (random-like) picks, a related one opens the run with its best."""
-        if not self._source_keys or not self._design_rows:
-            return
-        key = self.space.row_keys(self._design_rows[0].reshape(1, -1))[0]
-        if key not in self._source_keys:
-            return
-        sign = 1.0 if self.objectives[0].minimize else -1.0
-        name = self.objectives[0].name
-        source, cold = [], []
-        for trial, x in zip(self._trials, self._X):
-            if trial.origin not in (Origin.INITIAL, Origin.DEFAULT):
-                continue
-            value = sign * trial.values.get(name, math.nan) if trial.feasible else math.inf
-            (source if self.space.row_keys(x.reshape(1, -1))[0] in self._source_keys else cold).append(value)
-        if len(source) < 2 or len(cold) < 2 or float(np.median(source)) < float(np.median(cold)):
-            return
-        self._design_rows = [r for r in self._design_rows if self.space.row_keys(r.reshape(1, -1))[0]
-                             not in self._source_keys]
-        self._source_keys = set()
-        logger.info("transfer: the prior runs' picks measured no better than the cold design (median %s against "
-                    "%s): the rest of the design is cold", float(np.median(source)), float(np.median(cold)))
 
     def _warm_start(self, planned: int, out: list[tuple[dict[str, Any], str]]) -> list[np.ndarray]:
         """The prior runs' best configurations that open the design (none without a transfer)."""
@@ -411,11 +372,3 @@ class Optimizer:
         """
         return run_loop(self, blackbox, budget, callback=callback, time_limit=time_limit,
                         stop_after_failures=stop_after_failures)
-
-
-def interleave(first: Sequence[np.ndarray], second: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """``first[0], second[0], first[1], second[1], ...``, then the rest of the longer one."""
-    out: list[np.ndarray] = []
-    for i in range(max(len(first), len(second))):
-        out.extend(rows[i] for rows in (first, second) if i < len(rows))
-    return out

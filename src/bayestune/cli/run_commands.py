@@ -66,7 +66,7 @@ from bayestune.trial import FailureKind, TrialStatus
                    "folder or glob pattern of them (files of other spaces are skipped, named), to learn from: "
                    "it guides the model while it ranks this run's results well. Repeatable; adds to the "
                    "scenario's 'transfer' runs.")
-@click.option("--transfer-mode", type=click.Choice(["model", "design", "both", "auto"]),
+@click.option("--transfer-mode", type=click.Choice(["model", "design", "both"]),
               help="How prior runs are used (overrides the scenario's transfer mode; default model): 'design' "
                    "opens the initial design with their best configurations, 'both' does both.")
 @debug_option

@@ -31,10 +31,8 @@ class DesignSpec:
     include_default: bool = True
 
 
-#: What a transfer from prior runs does: a warm-start design, a transfer model, both, or
-#: ``auto``: both, the source's picks alternating with the cold design's and kept only while
-#: they measure better (:meth:`bayestune.optimizer.Optimizer._drop_sources_without_lead`).
-TRANSFER_MODES = ("model", "design", "both", "auto")
+#: What a transfer from prior runs does: a warm-start design, a transfer model, or both.
+TRANSFER_MODES = ("model", "design", "both")
 
 
 @dataclass(frozen=True)
