@@ -96,7 +96,7 @@ def run_one(target: str, source: str, method: str, seed: int, budget: int) -> di
         try:
             opt.optimize(objective, budget)
         finally:
-            model = getattr(opt.strategy, "transfer", None)
+            model = getattr(getattr(opt.strategy, "surrogates", opt.strategy), "transfer", None)
             if model is not None:
                 weights.extend(model.weight_history_)
 
