@@ -14,7 +14,7 @@ of main) side by side: every measurement runs in a fresh process, the two versio
 count by count so that the machine's load hits both alike, and the table shows their ratio.
 
     python -m benchmarks.overhead --counts 20,50,100,200,500 --repeats 5 [--cap 250]
-    python -m benchmarks.overhead --counts 20,100,200,500 --failures 0.2 --baseline /work/main/src
+    python -m benchmarks.overhead --counts 20,100,200,500 --failures 0.2 --baseline ../main/src
     BAYESTUNE_DATA=... python -m benchmarks.overhead --problem convolution_A100 --counts 20,60 --baseline ...
 """
 

@@ -23,7 +23,7 @@ Methods:
 Metric: best time found in the first N evaluations / the target cache's optimum (1.0 =
 optimum), median over seeds with a bootstrap 95% CI of the median.
 
-    BAYESTUNE_DATA=/work/shared/data nice -n 19 python -m benchmarks.transfer run --seeds 10 --jobs 2
+    BAYESTUNE_DATA=../shared/data nice -n 19 python -m benchmarks.transfer run --seeds 10 --jobs 2
     python -m benchmarks.transfer table benchmarks/results/transfer.jsonl > benchmarks/results/transfer.md
 """
 

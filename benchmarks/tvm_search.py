@@ -1,16 +1,16 @@
 """bayestune vs MetaSchedule's evolutionary search (with its xgb cost model) vs random, as
 TVM's search strategy on the llvm CPU target, at equal trial counts (slow: minutes per run;
-not part of the unit suite). Run with the TVM venv from the repo root, one TVM process at a
+not part of the unit suite). Run in a virtualenv with `pip install -e ".[tvm]"`, from the repo root, one TVM process at a
 time and not niced (the timings are the result):
 
-    PYTHONPATH=$PWD/src:$PWD /work/venv-tvm/bin/python -m benchmarks.tvm_search run \\
+    PYTHONPATH=$PWD/src:$PWD python -m benchmarks.tvm_search run \\
         --seeds 0,1,2,3,4 --out benchmarks/results/tvm_search.jsonl
-    PYTHONPATH=$PWD/src:$PWD /work/venv-tvm/bin/python -m benchmarks.tvm_search run \\
+    PYTHONPATH=$PWD/src:$PWD python -m benchmarks.tvm_search run \\
         --workloads dense_relu --seeds 0,1,2,3,4 --out benchmarks/results/tvm_search.jsonl
-    PYTHONPATH=$PWD/src:$PWD /work/venv-tvm/bin/python -m benchmarks.tvm_search run \\
+    PYTHONPATH=$PWD/src:$PWD python -m benchmarks.tvm_search run \\
         --workloads matmul --variants bo_lru32,bo_best32,bo_reset32,bo_eps20 --seeds 0,1,2 \\
         --out benchmarks/results/tvm_search_ablation.jsonl
-    PYTHONPATH=$PWD/src:$PWD /work/venv-tvm/bin/python -m benchmarks.tvm_search remeasure \\
+    PYTHONPATH=$PWD/src:$PWD python -m benchmarks.tvm_search remeasure \\
         benchmarks/results/tvm_search.jsonl benchmarks/results/tvm_search_ablation.jsonl \\
         --out benchmarks/results/tvm_search_remeasure.jsonl
     python -m benchmarks.tvm_search report benchmarks/results/tvm_search.jsonl \\

@@ -383,13 +383,19 @@ def test_python_dash_m_bayestune(tmp_path):
 
 def test_show_on_a_journal_with_a_damaged_row_names_the_row(runner, tmp_path):
     """Before: a ValueError traceback ("'weird' is not a valid TrialStatus")."""
-    import shutil
+    import sqlite3
 
-    damaged = Path("/work/shared/tools/hostile/bad_status.db")
-    if not damaged.exists():
-        pytest.skip("hostile inputs not available")
+    from bayestune.optimizer import Optimizer
+    from bayestune.space import Integer, Space
+    from bayestune.storage.journal import Journal
+
     path = tmp_path / "bad.db"
-    shutil.copy(damaged, path)
+    with Journal(path) as journal:
+        Optimizer(Space([Integer("x", 0, 9)]), objectives=["t"], journal=journal, seed=0).optimize(
+            lambda c: float(c["x"]), 4)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE trials SET status = 'weird' WHERE trial_id = 3")
+    conn.close()
     result = runner.invoke(cli, ["show", str(path)])
     assert result.exit_code != 0
     assert "trial 3 is damaged (status 'weird'" in result.stderr

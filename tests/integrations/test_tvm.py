@@ -1,6 +1,6 @@
 """bayestune as MetaSchedule's search strategy, live: a few trials of a small matmul through
-TVM (skipped without TVM; run with the TVM venv:
-``PYTHONPATH=$PWD/src /work/venv-tvm/bin/python -m pytest tests/integrations/test_tvm*.py``)."""
+TVM (skipped without TVM; run in a virtualenv with ``pip install -e ".[tvm,test]"``:
+``python -m pytest tests/integrations/test_tvm*.py``)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from bayestune.exceptions import ScenarioError
 from bayestune.scenario import scenario_from_dict
 
 DATA = Path(__file__).parent.parent / "data" / "scenarios"
-T1_DIR = Path("/work/shared/data/gpu-kernels/t1")
+T1_DIR = Path(__file__).parent.parent / "data" / "t1"  # copied with their licence: see its README
 T1_FILES = sorted(T1_DIR.glob("*.json"))
 
 NATIVE = {

@@ -13,7 +13,7 @@ from scenario_helpers import T1_DIR, T1_FILES, error_of
 
 
 def test_all_t1_files_are_present():
-    assert len(T1_FILES) == 5, "expected the five T1 files in /work/shared/data/gpu-kernels/t1"
+    assert len(T1_FILES) == 5, "expected the five T1 files in tests/data/t1"
 
 
 @pytest.mark.parametrize("path", T1_FILES, ids=lambda p: p.stem)
