@@ -96,6 +96,7 @@ def test_data_dir_honours_environment(monkeypatch, tmp_path):
     assert bp.data_dir() == tmp_path / "gpu-kernels"
 
 
+@pytest.mark.slow  # reads the shared GPU caches outside the repository
 @needs_data
 def test_the_seven_gpu_spaces_are_found():
     assert bp.gpu_problem_names() == GPU_FILES
@@ -104,6 +105,7 @@ def test_the_seven_gpu_spaces_are_found():
         assert bp.problem_kind(name) == "gpu"
 
 
+@pytest.mark.slow  # reads the shared GPU caches outside the repository
 @needs_data
 def test_a_gpu_problem_loads_and_replays_its_optimum():
     problem = bp.get_problem("pnpoly_RTX_3090")

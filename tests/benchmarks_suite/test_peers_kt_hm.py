@@ -1,9 +1,13 @@
 """Kernel Tuner (simulation mode) and HyperMapper peers: budget rules, conversions, mappings."""
 
 import gzip
+import os
+import shutil
 import importlib.util
 import json
 import math
+
+from pathlib import Path
 
 import pytest
 
@@ -14,15 +18,30 @@ from benchmarks.peers import kernel_tuner_peer as ktp
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real
 
 SMALL_GPU = "pnpoly_RTX_3090"  # the smallest cache; 318 recorded failures
-needs_data = pytest.mark.skipif(SMALL_GPU not in bp.gpu_problem_names(), reason=f"no GPU data in {bp.data_dir()}")
 KT_NAMES = ("kt_bayes_opt", "kt_bayes_opt_multi_advanced", "kt_bayes_opt_ei", "kt_genetic_algorithm",
             "kt_random_sample")
 
 
+#: A 576-configuration slice of the pnpoly cache (MIT, see tests/data/replay/README.md), in the
+#: repository: the suite reads nothing outside it.
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "replay" / "pnpoly_576.json.gz"
+
+
 @pytest.fixture(scope="module")
-def gpu():
+def gpu(tmp_path_factory):
+    """A replayed GPU problem built from :data:`FIXTURE`, named as the harness names GPU spaces."""
     pytest.importorskip("kernel_tuner")
-    problem = bp.get_problem(SMALL_GPU)
+    data = tmp_path_factory.mktemp("gpu-kernels")
+    shutil.copy(FIXTURE, data / f"{SMALL_GPU}.json.gz")
+    before = os.environ.get("BAYESTUNE_DATA")
+    os.environ["BAYESTUNE_DATA"] = str(data)
+    try:
+        problem = bp.build_gpu_problem(SMALL_GPU)
+    finally:
+        if before is None:
+            del os.environ["BAYESTUNE_DATA"]
+        else:
+            os.environ["BAYESTUNE_DATA"] = before
     with gzip.open(problem.metadata["file"], "rt") as fh:
         cache = json.load(fh)
     return problem, cache
@@ -50,7 +69,6 @@ def test_kt_refuses_problems_that_are_not_gpu_replays():
         make_contender("kt_random_sample", bp.get_problem("branin_mixed"), 0)
 
 
-@needs_data
 @pytest.mark.parametrize("name", ["kt_random_sample", "kt_genetic_algorithm", "kt_bayes_opt"])
 def test_kt_run_counts_exactly_the_budget_with_cache_values(gpu, name):
     problem, cache = gpu
@@ -69,7 +87,6 @@ def test_kt_run_counts_exactly_the_budget_with_cache_values(gpu, name):
     assert [e.config for e in again.evaluations] == [e.config for e in tr.evaluations]
 
 
-@needs_data
 def test_kt_configuration_conversion_round_trips(gpu):
     problem, cache = gpu
     setup = ktp.kt_setup(problem)
@@ -81,7 +98,6 @@ def test_kt_configuration_conversion_round_trips(gpu):
         assert problem.known_feasible(config) == (record["time"] != "InvalidConfig")
 
 
-@needs_data
 def test_kt_shortfall_is_rerun_then_recorded(gpu, monkeypatch):
     problem, _ = gpu
     real = ktp.run_kernel_tuner
@@ -173,10 +189,9 @@ def test_hypermapper_scenario_is_single_objective_with_design_of_ten(tmp_path):
     assert set(sc["input_parameters"]) == set(params)
 
 
-@needs_data
-def test_hypermapper_run_counts_the_budget():
+def test_hypermapper_run_counts_the_budget(gpu):
     pytest.importorskip("hypermapper")
-    problem = bp.get_problem(SMALL_GPU)
+    problem, _ = gpu
     tr = make_contender("hypermapper", problem, 0).run(problem, 12, 0)
     assert len(tr.evaluations) == 12
     assert all(problem.known_feasible(e.config) for e in tr.evaluations)
