@@ -85,9 +85,8 @@ class Journal(JournalQueries):
                 self._conn.execute("PRAGMA query_only=ON")
                 self._check_read_only_schema()
                 return
-            self._conn = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=30.0
-            )
+            target = self.path if self.path == ":memory:" else os.path.realpath(self.path)  # as the run lock does
+            self._conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=30.0)
             self._configure()
             self._check_or_create_schema(create)
         except sqlite3.OperationalError as exc:  # unreadable path, locked, read-only, ...
