@@ -49,6 +49,8 @@ from bayestune.storage.sqlite_schema import (
     check_version,
     create_schema,
     damage,
+    decode_meta,
+    objectives_finite,
     decode_values,
     row_to_trial,
     values_json,
@@ -189,17 +191,17 @@ class Journal(JournalQueries):
 
     def get_meta(self, key: str, default: Any = None) -> Any:
         rows = self._read("SELECT value FROM meta WHERE key = ?", (str(key),))
-        return json.loads(rows[0][0]) if rows else default
+        return decode_meta(self.path, str(key), rows[0][0]) if rows else default
 
     def _objective_names(self) -> list[str] | None:
         try:
             return objective_names(self.get_meta(META_OBJECTIVES))
-        except ValueError:
+        except (ValueError, JournalError):
             return None
 
     def meta(self) -> dict[str, Any]:
         """All metadata as a dict."""
-        return {k: json.loads(v) for k, v in self._read("SELECT key, value FROM meta ORDER BY key")}
+        return {k: decode_meta(self.path, k, v) for k, v in self._read("SELECT key, value FROM meta ORDER BY key")}
 
     # ---- writing trials ----------------------------------------------------------------
     def start(self, config: Mapping[str, Any], *, batch: int | None = None,
@@ -310,8 +312,12 @@ class Journal(JournalQueries):
         params: tuple[Any, ...] = ()
         if trial_id is not None:
             sql, params = sql + " WHERE trial_id = ?", (int(trial_id),)
-        return [Remeasurement(int(t), int(r), decode_values(v), e, at)
-                for t, r, v, e, at in self._read(sql + " ORDER BY id", params)]
+        rows = self._read(sql + " ORDER BY id", params)
+        try:
+            return [Remeasurement(int(t), int(r), decode_values(v), e, at) for t, r, v, e, at in rows]
+        except (ValueError, TypeError, AttributeError, RecursionError) as exc:
+            raise JournalError(f"journal {self.path!r}: a re-measurement row is damaged ({type(exc).__name__}: "
+                               f"{exc}); repair or delete it in the remeasurements table") from None
 
     # ---- reading trials ----------------------------------------------------------------
     def trials(self, status: StatusFilter = None, *,
@@ -328,7 +334,8 @@ class Journal(JournalQueries):
             sql += f" WHERE status IN ({', '.join('?' * len(statuses))})"
             params = statuses
         rows = self._read(sql + " ORDER BY trial_id", params)
-        return [with_space(self._to_trial(r), space) for r in rows]
+        objectives = self._objective_names()
+        return [with_space(self._to_trial(r, objectives), space) for r in rows]
 
     def trial(self, trial_id: int, *, space: Any = None) -> Trial:
         with self._lock:
@@ -338,13 +345,13 @@ class Journal(JournalQueries):
         row = conn.execute(f"SELECT {TRIAL_COLUMNS} FROM trials WHERE trial_id = ?", (trial_id,)).fetchone()
         if row is None:
             raise JournalError(f"journal {self.path!r} has no trial {trial_id}")
-        return self._to_trial(row)
+        return self._to_trial(row, self._objective_names())
 
-    def _to_trial(self, row: Sequence[Any]) -> Trial:
+    def _to_trial(self, row: Sequence[Any], objectives: Sequence[str] | None) -> Trial:
         """A row as a Trial; JournalError naming the journal, the row and what is wrong with it."""
         try:
-            return row_to_trial(row)
-        except (ValueError, TypeError, AttributeError) as exc:
+            return objectives_finite(row_to_trial(row), objectives)
+        except (ValueError, TypeError, AttributeError, RecursionError) as exc:
             raise JournalError(
                 f"journal {self.path!r}: trial {row[0]} is damaged ({damage(row, exc)}); repair or delete "
                 f"that row, e.g. sqlite3 {self.path} \"DELETE FROM trials WHERE trial_id = {row[0]}\"") from None
