@@ -40,8 +40,10 @@ from bayestune.evaluators.base import Evaluator
 from bayestune.exceptions import EvaluationError
 from bayestune.evaluators.output import OutputRule, parse_output
 from bayestune.evaluators.processes import (
+    PUNCH_GRANULE,
     STDERR_TAIL_CHARS,
     CommandProcesses,
+    OutputBound,
     describe_exit,
     memory_limit_bytes,
     read_end,
@@ -329,7 +331,8 @@ class CommandEvaluator(Evaluator):
             start = time.monotonic()  # the limit counts from the command's start, not the supervisor's launch
             logger.debug("started pid %d: %s", procs.pid, cmd)
             try:
-                procs.wait(timeout=self.timeout)
+                bounds = [OutputBound(f, self.max_output_bytes + PUNCH_GRANULE) for f in (out_file, err_file)]
+                procs.wait(timeout=self.timeout, every=lambda: [bound() for bound in bounds])
             except subprocess.TimeoutExpired:
                 elapsed = time.monotonic() - start
                 how = procs.terminate()
