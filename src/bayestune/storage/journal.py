@@ -82,10 +82,7 @@ class Journal(JournalQueries):
             raise JournalError(f"journal {self.path!r} does not exist")
         try:
             if read_only:  # a viewer beside a live run (dashboard): SQLite refuses every write
-                self._conn = sqlite3.connect(Path(self.path).resolve().as_uri() + "?mode=ro", uri=True,
-                                             isolation_level=None, check_same_thread=False, timeout=30.0)
-                self._conn.execute("PRAGMA query_only=ON")
-                self._check_read_only_schema()
+                self._open_read_only()
                 return
             target = self.path if self.path == ":memory:" else os.path.realpath(self.path)  # as the run lock does
             self._conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=30.0)
@@ -93,7 +90,11 @@ class Journal(JournalQueries):
             self._check_or_create_schema(create)
         except sqlite3.OperationalError as exc:  # unreadable path, locked, read-only, ...
             self._close_quietly()
-            raise JournalError(f"cannot open journal {self.path!r}: {exc}") from None
+            if create or not self._on_read_only_storage():
+                raise JournalError(f"cannot open journal {self.path!r}: {exc}") from None
+            logger.info("journal %s is on read-only storage: opened read-only", self.path)
+            self.read_only = True
+            self._open_read_only()
         except sqlite3.DatabaseError as exc:  # "file is not a database" and other corruption
             self._close_quietly()
             raise JournalError(f"{self.path!r} is not a bayestune journal (SQLite says: {exc})") from None
@@ -136,6 +137,32 @@ class Journal(JournalQueries):
                 raise JournalError(f"{self.path!r} is not a bayestune journal (the database is empty)")
             else:
                 create_schema(conn, self.path)
+
+    def _on_read_only_storage(self) -> bool:
+        real = os.path.realpath(self.path)
+        return not os.access(real, os.W_OK) or not os.access(os.path.dirname(real), os.W_OK)
+
+    def _open_read_only(self) -> None:
+        """``mode=ro``; where SQLite cannot make its ``-shm`` file (read-only media, archived runs)
+        ``immutable=1`` instead, which is exact only when no ``-wal`` file holds commits: checked."""
+        uri = Path(os.path.realpath(self.path)).as_uri()
+        try:
+            self._connect_read_only(uri + "?mode=ro")
+        except (sqlite3.OperationalError, JournalError) as exc:
+            self._close_quietly()
+            wal = Path(os.path.realpath(self.path) + "-wal")
+            if not self._on_read_only_storage():
+                raise
+            if wal.exists() and wal.stat().st_size > 0:
+                raise JournalError(f"journal {self.path!r} is on read-only storage with commits still in its "
+                                   f"-wal file, which SQLite cannot read there ({exc}); copy the .db and its "
+                                   "-wal file to writable storage and read the copy") from None
+            self._connect_read_only(uri + "?mode=ro&immutable=1")
+
+    def _connect_read_only(self, uri: str) -> None:
+        self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=30.0)
+        self._conn.execute("PRAGMA query_only=ON")
+        self._check_read_only_schema()
 
     def _check_read_only_schema(self) -> None:
         tables = {r[0] for r in self._read("SELECT name FROM sqlite_master WHERE type='table'")}
