@@ -423,17 +423,23 @@ class Journal(JournalQueries):
         (copying only the ``.db`` of a live or crashed run can lose it).
         """
         target = str(target)
-        if Path(target).exists():
+        if os.path.lexists(target):
             raise JournalError(f"backup target {target!r} exists; choose a new file")
+        if not os.path.isdir(os.path.dirname(os.path.abspath(target))):
+            raise JournalError(f"backup target {target!r}: its directory does not exist; create it first")
         with self._lock:
-            dest = sqlite3.connect(target)
+            try:
+                dest = sqlite3.connect(target)
+            except sqlite3.Error as exc:
+                raise JournalError(f"journal {self.path!r}: cannot create the backup {target!r}: {exc}") from None
             try:
                 self._connection.backup(dest)
                 dest.execute("PRAGMA journal_mode=DELETE")
             except sqlite3.Error as exc:
-                raise JournalError(f"journal {self.path!r}: backup to {target!r} failed: {exc}") from exc
-            finally:
                 dest.close()
+                Path(target).unlink(missing_ok=True)  # no half copy that looks like a journal
+                raise JournalError(f"journal {self.path!r}: backup to {target!r} failed: {exc}") from None
+            dest.close()
 
     def close(self) -> None:
         """Checkpoint, close the connection and release the run lock (idempotent).
