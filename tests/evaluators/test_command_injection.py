@@ -31,6 +31,8 @@ PAYLOADS = ["$(touch X)", "`touch X`", "a'$(touch X)'", "x ; touch X ; #", "'\n 
     ("echo \"x{c}\"", '"..." quotes'),
     ("eval echo {c}", "eval, sh -c"),
     ("sh -c {c}", "eval, sh -c"),
+    ("true && X=1 eval echo {c}", "eval, sh -c"),
+    ("if true; then bash -c {c}; fi", "eval, sh -c"),
 ])
 def test_templates_where_a_value_could_be_interpreted_are_refused(template, where):
     with pytest.raises(EvaluationError, match="shell injection") as info:
@@ -40,7 +42,7 @@ def test_templates_where_a_value_could_be_interpreted_are_refused(template, wher
 
 @pytest.mark.parametrize("template", [
     "echo {c}", "cat <<EOF\nliteral\nEOF\necho {c}", "echo 1 #{c}", "cat <<< {c}", "echo $(echo {c})",
-    "echo \"$(echo {c})\"", "x=$(( {n} + 1 )); echo $x {c}", "(( {n} > 0 )) && echo {c}", "echo \\\\{c}",
+    "echo \"$(echo {c})\"", "x=$(( {n} + 1 )); echo $x {c}", "./bench --mode eval {c}", "python train.py eval {c}", "(( {n} > 0 )) && echo {c}", "echo \\\\{c}",
 ])
 def test_safe_templates_are_accepted(template):
     assert "c" in template_fields(template) or "n" in template_fields(template)

@@ -136,7 +136,9 @@ def _checked_fields(template: str) -> tuple[list[str], dict[str, str]]:
 
 _MARK = "\x00"  # stands for a placeholder while the template's shell syntax is scanned
 _NUMBER = re.compile(r"[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?")
-_EVAL = re.compile(r"(?<![\w./-])(?:eval|(?:ba|da|z|k)?sh\s+-c)\s[^;&|\n()]*\Z")
+#: ``eval`` or ``sh -c`` as the command (after ``;``, ``&&``, ``then`` ..., variable assignments), not as an argument.
+_EVAL = re.compile(r"(?:^|[;&|(\n`]|\b(?:then|do|else|time|!)\s)\s*(?:\w+=\S*\s+)*"
+                   r"(?:eval|(?:ba|da|z|k)?sh\s+-c)\s[^;&|\n()]*\Z")
 _HEREDOC_WORD = re.compile(r"<<(-?)[ \t]*((?:[^\s;|&<>()]|\\.)+)")
 
 
