@@ -12,6 +12,8 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
+import socket
+import sys
 import threading
 from collections.abc import Callable
 from http import HTTPStatus
@@ -40,8 +42,33 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+#: Connections served at once (each is a thread) and seconds a connection may stay idle: idle
+#: or slow clients cannot pile up threads.
+MAX_CONNECTIONS = 32
+CONNECTION_TIMEOUT_SECONDS = 10.0
+
+
+def allowed_host(header: str | None, bound_host: str) -> bool:
+    """Whether a request's ``Host`` names this server: an IP address, ``localhost``, the ``--host``
+    given or this machine's name. Any other name is a page of another site that resolved its own
+    name to us (DNS rebinding) to read the run."""
+    if not header:
+        return False
+    name = header.strip().lower()
+    name = name[1:].split("]", 1)[0] if name.startswith("[") else name.rsplit(":", 1)[0] if name.count(":") == 1 \
+        else name
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        pass
+    return name in {"localhost", bound_host.lower(), socket.gethostname().lower(), socket.getfqdn().lower()}
+
+
 class DashboardServer(ThreadingHTTPServer):
-    """An HTTP server over one :class:`RunView`; snapshots are taken one at a time."""
+    """An HTTP server over one :class:`RunView`; snapshots are taken one at a time, at most
+    :data:`MAX_CONNECTIONS` connections are served at once (others are closed at once), and a
+    client that hangs up is not an error."""
 
     daemon_threads = True
 
@@ -50,6 +77,8 @@ class DashboardServer(ThreadingHTTPServer):
         self.view = RunView(journal_path, importance_interval=importance_interval)
         self.page = page_html(interval)
         self._snapshot_lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.bound_host = host
         try:
             super().__init__((host, port), _Handler)
         except OSError as exc:
@@ -61,6 +90,31 @@ class DashboardServer(ThreadingHTTPServer):
         shown = f"[{host}]" if ":" in str(host) else host
         return f"http://{shown}:{port}/"
 
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            logger.debug("dashboard: %d connections open; closing one from %s", MAX_CONNECTIONS, client_address)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One log line, no traceback: a client that hangs up or times out is routine."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            logger.debug("dashboard: client %s went away (%s)", client_address, exc)
+        else:
+            logger.warning("dashboard: request from %s failed: %s: %s", client_address, type(exc).__name__, exc)
+
     def state_json(self) -> tuple[int, bytes]:
         """``(HTTP status, body)`` of ``/api/state``; a journal that cannot be read is a 503 naming why."""
         with self._snapshot_lock:
@@ -69,15 +123,23 @@ class DashboardServer(ThreadingHTTPServer):
                 status = HTTPStatus.OK
             except BayestuneError as exc:
                 body, status = {"error": " ".join(str(exc).split())}, HTTPStatus.SERVICE_UNAVAILABLE
+            except Exception as exc:  # noqa: BLE001 - the page must get an answer, whatever the journal holds
+                logger.warning("dashboard: cannot read %s: %s: %s", self.view.journal_path, type(exc).__name__, exc)
+                body = {"error": f"cannot read the journal: {type(exc).__name__}: {' '.join(str(exc).split())}"}
+                status = HTTPStatus.INTERNAL_SERVER_ERROR
         return status, json.dumps(body, allow_nan=False).encode("utf-8")
 
 
 class _Handler(BaseHTTPRequestHandler):
     server: DashboardServer
+    timeout = CONNECTION_TIMEOUT_SECONDS  # http.server sets it on the socket: idle clients are dropped
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         path = self.path.split("?", 1)[0]
-        if path in ("/", "/index.html"):
+        if not allowed_host(self.headers.get("Host"), self.server.bound_host):
+            self._send(HTTPStatus.MISDIRECTED_REQUEST, "text/plain; charset=utf-8",
+                       b"this server answers to its address, localhost or its host name only\n")
+        elif path in ("/", "/index.html"):
             self._send(HTTPStatus.OK, "text/html; charset=utf-8", self.server.page)
         elif path == "/api/state":
             status, body = self.server.state_json()

@@ -3,7 +3,9 @@
 A template names parameters in braces: ``"./bench --tile {tile} --order {order}"``. Every value
 is shell-quoted (``shlex.quote``) before it is put in, so a categorical value such as
 ``a; rm -rf /`` reaches the program as one literal argument; do not add quotes around
-placeholders yourself. Permutations are written as comma-separated positions (``1,0,2``).
+placeholders yourself. A placeholder may stand only where that quoting makes the value one
+literal word: inside quotes, right after a backslash, inside backquotes or in a here-document
+the template is refused, and in ``$((...))`` arithmetic only a number is filled in. Permutations are written as comma-separated positions (``1,0,2``).
 A format spec is applied to the value before quoting (``{alpha:.3f}``); literal braces are
 written ``{{`` and ``}}``.
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import shlex
 import shutil
 import string
@@ -37,8 +40,10 @@ from bayestune.evaluators.base import Evaluator
 from bayestune.exceptions import EvaluationError
 from bayestune.evaluators.output import OutputRule, parse_output
 from bayestune.evaluators.processes import (
+    PUNCH_GRANULE,
     STDERR_TAIL_CHARS,
     CommandProcesses,
+    OutputBound,
     describe_exit,
     memory_limit_bytes,
     read_end,
@@ -68,15 +73,22 @@ def render_value(value: Any) -> str:
 
 
 class _Quoted:
-    """A value that formats as one shell word (format spec applied first)."""
+    """A value that formats as one shell word (format spec applied first). Where quotes do not
+    protect, only what is inert there: a number in arithmetic, one line in a comment."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "field", "context")
 
-    def __init__(self, value: Any) -> None:
-        self.value = value
+    def __init__(self, value: Any, field: str = "", context: str = "") -> None:
+        self.value, self.field, self.context = value, field, context
 
     def __format__(self, spec: str) -> str:
         text = format(self.value, spec) if spec else render_value(self.value)
+        if self.context == "((" and not _NUMBER.fullmatch(text):
+            raise ValueError(f"placeholder '{{{self.field}}}' stands in $((...)) arithmetic, where only a number "
+                             f"is safe, but its value is {text!r}")
+        if self.context == "#" and "\n" in text:
+            raise ValueError(f"placeholder '{{{self.field}}}' stands in a # comment, which a line break in its "
+                             f"value would end, and its value is {text!r}")
         return shlex.quote(text)
 
     def __str__(self) -> str:
@@ -86,15 +98,20 @@ class _Quoted:
 
 
 class _QuotedConfig(dict):
-    def __init__(self, config: Mapping[str, Any]) -> None:
-        super().__init__((k, _Quoted(v)) for k, v in config.items())
+    def __init__(self, config: Mapping[str, Any], contexts: Mapping[str, str] | None = None) -> None:
+        super().__init__((k, _Quoted(v, k, (contexts or {}).get(k, ""))) for k, v in config.items())
 
     def __missing__(self, key: str) -> Any:
         raise KeyError(f"the configuration has no parameter {key!r} (it has {sorted(self)})")
 
 
 def template_fields(template: str) -> list[str]:
-    """Parameter names used as ``{placeholders}`` in ``template``; EvaluationError if malformed."""
+    """Parameter names used as ``{placeholders}`` in ``template``; EvaluationError if malformed
+    or if a placeholder stands where its quoted value could be interpreted by the shell."""
+    return _checked_fields(template)[0]
+
+
+def _checked_fields(template: str) -> tuple[list[str], dict[str, str]]:
     try:
         parsed = list(string.Formatter().parse(template))
     except ValueError as exc:
@@ -114,50 +131,119 @@ def template_fields(template: str) -> list[str]:
                                   "are not supported")
         if field not in names:
             names.append(field)
-    _refuse_quoted_placeholders(template, parsed)
-    return names
+    return names, _refuse_unsafe_placeholders(template, parsed)
 
 
-def _refuse_quoted_placeholders(template: str, parsed: Sequence[tuple[str, str | None, str | None, str | None]]) -> None:
-    """EvaluationError if a placeholder stands inside '...' or "..." quotes of the template.
+_MARK = "\x00"  # stands for a placeholder while the template's shell syntax is scanned
+_NUMBER = re.compile(r"[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?")
+#: ``eval`` or ``sh -c`` as the command (after ``;``, ``&&``, ``then`` ..., variable assignments), not as an argument.
+_EVAL = re.compile(r"(?:^|[;&|(\n`]|\b(?:then|do|else|time|!)\s)\s*(?:\w+=\S*\s+)*"
+                   r"(?:eval|(?:ba|da|z|k)?sh\s+-c)\s[^;&|\n()]*\Z")
+_HEREDOC_WORD = re.compile(r"<<(-?)[ \t]*((?:[^\s;|&<>()]|\\.)+)")
 
-    Every value is already quoted as one shell word; inside the user's own quotes that quoting
-    ends the user's quote instead, and a categorical value such as ``x' ; rm -rf ~ '`` runs.
-    """
-    stack: list[str] = [""]  # open contexts: "" unquoted, "'" or '"' quotes, "(" $(...) or (...), "`"
-    for literal, field, _, _ in parsed:
-        i = 0
-        while i < len(literal):
-            ch, top = literal[i], stack[-1]
-            if top == "'":
-                if ch == "'":
-                    stack.pop()
-            elif ch == "\\":
-                i += 1  # the next character is escaped
-            elif ch == "$" and literal[i + 1:i + 2] == "(":
-                stack.append("(")
-                i += 1
-            elif ch == "`":
-                if top == "`":
-                    stack.pop()
-                else:
-                    stack.append("`")
-            elif top == '"':
-                if ch == '"':
-                    stack.pop()
-            elif ch in "'\"":
-                stack.append(ch)
-            elif ch == "(":
-                stack.append("(")
-            elif ch == ")" and top == "(":
+
+def _placeholder_contexts(template: str, parsed: Sequence[tuple[str, str | None, str | None, str | None]]) -> list[str]:
+    """The shell context of each placeholder of ``template``, in order: ``""`` (a plain word,
+    where a quoted value is one literal argument), ``"'"``, ``'"'``, ``"\\"`` (right after a
+    backslash), ``"`"``, ``"<<"`` (a here-document body), ``"(("`` (arithmetic) or ``"#"`` (a comment)."""
+    text = "".join(lit.replace(_MARK, " ") + (_MARK if field is not None else "") for lit, field, _, _ in parsed)
+    contexts: list[str] = []
+    stack: list[str] = [""]  # "" unquoted, "'" '"' quotes, "(" $(...) or (...), "((" arithmetic, "`"
+    heredocs: list[tuple[str, bool]] = []  # delimiters met on this line, their bodies start at the newline
+    i = 0
+    while i < len(text):
+        ch, top = text[i], stack[-1]
+        if ch == _MARK:
+            reparsed = top in ("", "(") and _EVAL.search(text, 0, i)
+            contexts.append(top if top in ("'", '"', "`", "((") else "eval" if reparsed else "")
+        elif top == "'":
+            if ch == "'":
                 stack.pop()
+        elif ch == "\\":
+            if text[i + 1:i + 2] == _MARK:
+                contexts.append("\\")
+            i += 1  # the next character is escaped
+        elif ch == "$" and text[i + 1:i + 3] == "((":
+            stack.append("((")
+            i += 2
+        elif ch == "$" and text[i + 1:i + 2] == "(":
+            stack.append("(")
             i += 1
-        quote = stack[-1] if stack[-1] in ("'", '"') else None
-        if field is not None and quote is not None:
-            raise EvaluationError(
-                f"command template {template!r}: placeholder '{{{field}}}' stands inside {quote}...{quote} quotes; "
-                "bayestune quotes every value as one shell word itself, and inside your quotes that quoting "
-                f"breaks (shell injection through a value): remove the quotes around '{{{field}}}'")
+        elif ch == "`":
+            stack.pop() if top == "`" else stack.append("`")
+        elif top == '"':
+            if ch == '"':
+                stack.pop()
+        elif ch in "'\"":
+            stack.append(ch)
+        elif ch == ")" and top == "((" and text[i + 1:i + 2] == ")":
+            stack.pop()
+            i += 1
+        elif ch == "(":
+            stack.append("((" if text[i + 1:i + 2] == "(" and top != "((" else "(")
+            i += 1 if stack[-1] == "((" else 0
+        elif ch == ")" and top in ("(", "(("):
+            stack.pop()
+        elif ch == "#" and (i == 0 or text[i - 1] in " \t\n;&|("):
+            while i + 1 < len(text) and text[i + 1] != "\n":
+                i += 1  # a comment: nothing in it reaches the shell
+                contexts += ["#"] if text[i] == _MARK else []
+        elif text[i:i + 2] == "<<" and text[i + 2:i + 3] != "<" and text[i - 1:i] != "<":
+            match = _HEREDOC_WORD.match(text, i)
+            if match:
+                word = match.group(2)
+                contexts += ["<<"] * word.count(_MARK)
+                heredocs.append((re.sub(r"\\(.)|['\"]", r"\1", word), bool(match.group(1))))
+                i = match.end() - 1
+        elif ch == "\n" and heredocs:
+            i = _skip_heredoc_bodies(text, i + 1, heredocs, contexts) - 1
+            heredocs = []
+        i += 1
+    return contexts
+
+
+def _skip_heredoc_bodies(text: str, i: int, heredocs: Sequence[tuple[str, bool]], contexts: list[str]) -> int:
+    """Where the here-document bodies starting at ``i`` end; each placeholder in them is noted."""
+    for delimiter, strip_tabs in heredocs:
+        while i < len(text):
+            end = text.find("\n", i)
+            end = len(text) if end < 0 else end
+            line = text[i:end]
+            i = end + 1
+            if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                break
+            contexts += ["<<"] * line.count(_MARK)
+    return min(i, len(text))
+
+
+_WHY = {"'": "inside '...' quotes; bayestune quotes every value as one shell word itself, and inside your quotes "
+             "that quoting breaks: remove the quotes around it",
+        '"': 'inside "..." quotes; bayestune quotes every value as one shell word itself, and inside your quotes '
+             "that quoting breaks: remove the quotes around it",
+        "\\": "right after a backslash, which escapes the quote bayestune puts around the value: remove the backslash",
+        "eval": "in a command that parses its arguments as shell code again (eval, sh -c): pass the value as "
+                "an argument or in the environment instead",
+        "`": "inside `...` command substitution, where a value's backquote ends it: write $(...) instead",
+        "<<": "in a here-document, where the shell (or the program reading it) interprets the text as it stands: "
+              "pass the value as an argument or in the environment instead (e.g. VALUE={%s} python3 - <<'EOF')"}
+
+
+def _refuse_unsafe_placeholders(template: str, parsed: Sequence[tuple[str, str | None, str | None, str | None]]
+                               ) -> dict[str, str]:
+    """EvaluationError if a placeholder stands where a quoted value would not be one literal word
+    (shell injection through a value); the fields that stand in arithmetic (``"(("``, numbers only)
+    or in a comment (``"#"``, one line only)."""
+    fields = [field for _, field, _, _ in parsed if field is not None]
+    restricted: dict[str, str] = {}
+    for field, context in zip(fields, _placeholder_contexts(template, parsed)):
+        if context in ("((", "#"):
+            if restricted.get(field) != "((":
+                restricted[field] = context
+        elif context:
+            why = _WHY[context] % field if "%s" in _WHY[context] else _WHY[context]
+            raise EvaluationError(f"command template {template!r}: placeholder '{{{field}}}' stands {why} "
+                                  "(shell injection through a value)")
+    return restricted
 
 
 # ---- the evaluator -------------------------------------------------------------------------
@@ -195,7 +281,7 @@ class CommandEvaluator(Evaluator):
         super().__init__(objectives)
         self.template = template
         self.feasible_key = feasible_key
-        self.fields = template_fields(template)
+        self.fields, self._contexts = _checked_fields(template)
         if parameter_names is not None:
             known = list(parameter_names)
             unknown = [f for f in self.fields if f not in known]
@@ -230,7 +316,7 @@ class CommandEvaluator(Evaluator):
 
     def render(self, config: Mapping[str, Any]) -> str:
         """The shell command for ``config`` (KeyError/ValueError/TypeError if it does not fit)."""
-        return self.template.format_map(_QuotedConfig(config))
+        return self.template.format_map(_QuotedConfig(config, self._contexts))
 
     def evaluate(self, config: Mapping[str, Any]) -> Result:
         try:
@@ -247,7 +333,8 @@ class CommandEvaluator(Evaluator):
             start = time.monotonic()  # the limit counts from the command's start, not the supervisor's launch
             logger.debug("started pid %d: %s", procs.pid, cmd)
             try:
-                procs.wait(timeout=self.timeout)
+                bounds = [OutputBound(f, self.max_output_bytes + PUNCH_GRANULE) for f in (out_file, err_file)]
+                procs.wait(timeout=self.timeout, every=lambda: [bound() for bound in bounds])
             except subprocess.TimeoutExpired:
                 elapsed = time.monotonic() - start
                 how = procs.terminate()

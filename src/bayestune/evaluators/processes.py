@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,11 @@ STDERR_TAIL_CHARS = 1500
 TERM_GRACE_SECONDS = 2.0
 #: Seconds the evaluator waits beyond the grace period for the supervisor to stop a command.
 SUPERVISOR_PATIENCE_SECONDS = 5.0
+#: The environment variable that marks every process of one evaluation (see :func:`kill_marked`).
+EVALUATION_MARKER = "BAYESTUNE_EVALUATION"
+#: Seconds between checks of a running command's output size, and the unit freed at once.
+OUTPUT_CHECK_SECONDS = 0.1
+PUNCH_GRANULE = 1024 * 1024
 _SUPERVISOR_SCRIPT = str(Path(__file__).with_name("_supervisor.py"))
 
 
@@ -50,6 +56,8 @@ class CommandProcesses:
                  memory_limit: int | None = None) -> None:
         """``memory_limit``: bytes of address space (see :func:`memory_limit_bytes`), None for no limit."""
         self.supervised = subreaper_available()
+        self.marker = f"{uuid.uuid4().hex}"
+        env = {**(os.environ if env is None else env), EVALUATION_MARKER: self.marker}
         if self.supervised:
             argv = [sys.executable, "-I", "-S", _SUPERVISOR_SCRIPT, repr(TERM_GRACE_SECONDS), str(memory_limit or 0),
                     "/bin/sh", "-c", cmd]
@@ -68,13 +76,28 @@ class CommandProcesses:
     def returncode(self) -> int | None:
         return self.proc.returncode
 
-    def wait(self, timeout: float | None = None) -> int:
-        """The command's exit status (subprocess.TimeoutExpired after ``timeout`` s)."""
-        return self.proc.wait(timeout=timeout)
+    def wait(self, timeout: float | None = None, every: Callable[[], None] | None = None) -> int:
+        """The command's exit status (subprocess.TimeoutExpired after ``timeout`` s); ``every`` is
+        called about every :data:`OUTPUT_CHECK_SECONDS` meanwhile (to bound the output on disk)."""
+        if every is None:
+            return self.proc.wait(timeout=timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = OUTPUT_CHECK_SECONDS if deadline is None else min(OUTPUT_CHECK_SECONDS, deadline - time.monotonic())
+            try:
+                return self.proc.wait(timeout=max(left, 0.0))
+            except subprocess.TimeoutExpired:
+                every()
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
 
     def finish(self) -> None:
-        """After the command's own process ended: kill whatever it left in its process group."""
+        """After the command's own process ended: kill whatever it left in its process group, and,
+        when the supervisor itself was killed (it then could not stop what it held), every process
+        that still carries this evaluation's marker in its environment."""
         _signal_group(self.proc, signal.SIGKILL)
+        if self.supervised and self.proc.returncode is not None and self.proc.returncode < 0:
+            kill_marked(self.marker)
 
     def terminate(self) -> str:
         """SIGTERM everything, SIGKILL what is left after a grace period; says what it did."""
@@ -87,6 +110,7 @@ class CommandProcesses:
             logger.warning("the supervisor of pid %d did not stop its command in time; killing its group", self.pid)
             kill_group(self.proc)
             self.proc.wait()
+            kill_marked(self.marker)
             rc = None
         return "SIGTERM ended" if rc == ENDED_ON_SIGTERM else \
             f"SIGTERM, then after {TERM_GRACE_SECONDS:g} s SIGKILL, ended"
@@ -101,6 +125,31 @@ class CommandProcesses:
                 pass
         kill_group(self.proc)
         self.proc.wait()
+        kill_marked(self.marker)
+
+
+def kill_marked(marker: str) -> int:
+    """SIGKILL every process whose environment holds ``EVALUATION_MARKER=marker`` (Linux ``/proc``);
+    how many. What a killed supervisor leaves behind (``setsid`` jobs re-parented to init) is found
+    this way: every descendant inherits the environment."""
+    needle = f"{EVALUATION_MARKER}={marker}".encode()
+    killed = 0
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                found = needle in f.read().split(b"\0")
+        except OSError:
+            continue  # ended meanwhile, or not ours to read
+        if found:
+            _signal_process(int(entry), signal.SIGKILL)
+            killed += 1
+    return killed
 
 
 @functools.lru_cache(maxsize=1)
@@ -226,6 +275,44 @@ def _group_alive(pgid: int) -> bool:
         return True
     except (ProcessLookupError, PermissionError):
         return False
+
+
+class OutputBound:
+    """Keeps a command's output file at most about ``keep`` bytes on disk while the command
+    writes it: the start is freed (``fallocate`` punching a hole; the file keeps its size and the
+    writer its offset), since only the end is ever read (:func:`read_end`). Linux only; elsewhere,
+    or on a file system without holes, it does nothing."""
+
+    def __init__(self, file: Any, keep: int) -> None:
+        self.fd, self.keep, self.freed = file.fileno(), keep, 0
+        self._punch = _hole_puncher()
+
+    def __call__(self) -> None:
+        if self._punch is None:
+            return
+        upto = (os.fstat(self.fd).st_size - self.keep) // PUNCH_GRANULE * PUNCH_GRANULE
+        if upto > self.freed and not self._punch(self.fd, self.freed, upto - self.freed):
+            self._punch = None  # not supported here: stop trying
+        self.freed = max(self.freed, upto)
+
+
+@functools.lru_cache(maxsize=1)
+def _hole_puncher() -> Callable[[int, int, int], bool] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        fallocate = ctypes.CDLL(None, use_errno=True).fallocate
+    except (OSError, AttributeError, ImportError):
+        return None
+    fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+    punch_hole_keep_size = 0x02 | 0x01  # FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE
+
+    def punch(fd: int, offset: int, length: int) -> bool:
+        return fallocate(fd, punch_hole_keep_size, offset, length) == 0
+
+    return punch
 
 
 def read_end(file: Any, limit: int) -> bytes:

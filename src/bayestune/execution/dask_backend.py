@@ -8,13 +8,15 @@ Lost workers: when a worker dies mid-task, the scheduler itself re-runs the task
 to ``distributed.scheduler.allowed-failures`` times (default 3) before failing it with
 ``KilledWorker``. A ``KilledWorker`` or a future lost with its scheduler reaches the loop as
 :class:`~bayestune.execution.backends.WorkerLost`, and the loop resubmits once more before
-recording the evaluation as failed (kind ``"worker_lost"``).
+recording the evaluation as failed (kind ``"worker_lost"``). When no worker is left at all, a
+warning says so at once and the run stops (resumable) after ``NO_WORKERS_PATIENCE_SECONDS``.
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
+import time
 import uuid
 from typing import Any
 
@@ -29,6 +31,10 @@ logger = logging.getLogger(__name__)
 CONNECT_TIMEOUT = 30
 #: Seconds to wait for a client this backend opened to close (the scheduler may be gone).
 CLOSE_TIMEOUT_SECONDS = 10
+#: Seconds between checks that the cluster still has workers while evaluations wait, and how
+#: long a run waits with none before it stops (resumable) instead of waiting silently forever.
+WORKER_CHECK_SECONDS = 5.0
+NO_WORKERS_PATIENCE_SECONDS = 120.0
 
 
 def _distributed() -> Any:
@@ -84,10 +90,16 @@ class DaskBackend(Backend):
     def wait(self) -> list[tuple[Task, Outcome]]:
         if not self._running:
             raise RuntimeError("DaskBackend.wait() called with nothing submitted")
-        try:
-            done, _ = self._distributed.wait(list(self._running), return_when="FIRST_COMPLETED")
-        except Exception as exc:  # noqa: BLE001 - FuturesCancelledError, CommClosedError, OSError, ...
-            return self._connection_lost(exc)
+        no_workers_since: float | None = None
+        while True:
+            try:
+                done, _ = self._distributed.wait(list(self._running), timeout=WORKER_CHECK_SECONDS,
+                                                 return_when="FIRST_COMPLETED")
+                break
+            except TimeoutError:
+                no_workers_since = self._check_workers(no_workers_since)
+            except Exception as exc:  # noqa: BLE001 - FuturesCancelledError, CommClosedError, OSError, ...
+                return self._connection_lost(exc)
         out: list[tuple[Task, Outcome]] = []
         for future in done:
             try:
@@ -99,6 +111,31 @@ class DaskBackend(Backend):
             out.append((self._running.pop(future), outcome))
             future.release()
         return out
+
+    def _check_workers(self, since: float | None) -> float | None:
+        """While tasks wait: say so when the cluster has no worker left, and give up (SchedulerLost,
+        the journal resumable) after :data:`NO_WORKERS_PATIENCE_SECONDS`; None while workers are there."""
+        try:
+            workers = len(self.client.nthreads())
+        except Exception as exc:  # noqa: BLE001 - the scheduler went away while we waited
+            self._connection_lost(exc)
+            return since
+        address = getattr(getattr(self.client, "scheduler", None), "address", "?")
+        now = time.monotonic()
+        if workers:
+            if since is not None:
+                logger.warning("Dask: %d worker(s) connected to %s again", workers, address)
+            return None
+        if since is None:
+            logger.warning("Dask: no worker is connected to the scheduler %s; %d evaluation(s) wait for one "
+                           "(giving up after %g s)", address, len(self._running), NO_WORKERS_PATIENCE_SECONDS)
+            return now
+        if now - since >= NO_WORKERS_PATIENCE_SECONDS:
+            raise SchedulerLost(
+                f"no Dask worker connected to the scheduler {address} for {NO_WORKERS_PATIENCE_SECONDS:g} s; the "
+                f"{len(self._running)} evaluation(s) in flight stay pending in the journal and are re-run by "
+                "--resume once workers are back")
+        return since
 
     def _connection_lost(self, exc: Exception) -> list[tuple[Task, Outcome]]:
         """Every running task as lost (resubmitted) if the scheduler still answers, else SchedulerLost."""

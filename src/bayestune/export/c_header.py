@@ -21,7 +21,7 @@ from typing import Any
 
 from bayestune._version import __version__
 from bayestune.exceptions import BayestuneError
-from bayestune.export.c_names import Namer, c_double, c_integer, c_string, valid_prefix
+from bayestune.export.c_names import Namer, c_comment, c_double, c_integer, c_string, valid_prefix
 from bayestune.export.table import TunedTable, _is_number
 
 
@@ -77,9 +77,9 @@ def to_c_header(table: TunedTable, name: str = "tuned") -> str:
     what = "The Pareto set" if table.pareto else "The best configuration(s)"
     lines = [
         f"/* {what} exported by bayestune {__version__}; generated, do not edit.",
-        f" * Sources: {_comment(', '.join(table.sources))}",
-        f" * Objectives: {_comment(', '.join(f'{o.name} ({o.direction})' for o in table.objectives))}",
-        f" * Key fields: {_comment(', '.join(table.key_fields) or 'none')} */",
+        f" * Sources: {c_comment(', '.join(table.sources))}",
+        f" * Objectives: {c_comment(', '.join(f'{o.name} ({o.direction})' for o in table.objectives))}",
+        f" * Key fields: {c_comment(', '.join(table.key_fields) or 'none')} */",
         f"#ifndef {guard}",
         f"#define {guard}",
         "",
@@ -93,7 +93,7 @@ def to_c_header(table: TunedTable, name: str = "tuned") -> str:
         if group is None:
             lines.append("    int rank; /* 1 = best of its key */")
             continue
-        lines += [f"    {c.declaration()} /* {note} {_comment(c.title)} */" for c in group]
+        lines += [f"    {c.declaration()} /* {note} {c_comment(c.title)} */" for c in group]
     lines += [f"}} {struct};", "", f"#define {count} {len(table.entries)}",
               f"static const {struct} {array}[{count}] = {{"]
     for e in table.entries:
@@ -107,10 +107,6 @@ def to_c_header(table: TunedTable, name: str = "tuned") -> str:
         lines += _lookup_function(table, prefix, struct, array, count, keys)
     lines += [f"#endif /* {guard} */", ""]
     return "\n".join(lines)
-
-
-def _comment(text: str) -> str:
-    return text.replace("*/", "* /").replace("\n", " ")
 
 
 def _best_macros(table: TunedTable, prefix: str, params: Sequence[_Column]) -> list[str]:

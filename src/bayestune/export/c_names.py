@@ -63,6 +63,13 @@ def c_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+def c_comment(text: str) -> str:
+    """Text safe inside a ``/* ... */`` comment by construction: printable ASCII without ``*``,
+    ``\\`` and ``?`` (so no comment end, line splice or ``??/`` trigraph can be spelt), each other
+    character ``_``. Names reach comments only through here; their values are string literals."""
+    return "".join(ch if " " <= ch <= "~" and ch not in "*\\?" else "_" for ch in str(text))
+
+
 def c_double(value: float) -> str:
     """An exact double literal (``repr`` round-trips; C reads it to the same double)."""
     text = repr(float(value))

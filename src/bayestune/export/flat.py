@@ -7,6 +7,7 @@ import io
 import json
 
 from bayestune._version import __version__
+from bayestune.exceptions import BayestuneError
 from bayestune.export.table import TunedTable
 from bayestune.formatting import format_value
 from bayestune.jsonable import to_jsonable
@@ -24,7 +25,10 @@ def to_json(table: TunedTable) -> str:
         "entries": [{"key": dict(e.key), "rank": e.rank, "trial": e.trial_id, "config": dict(e.config),
                      "values": dict(e.values)} for e in table.entries],
     }
-    return json.dumps(to_jsonable(doc), indent=2, allow_nan=False) + "\n"
+    try:
+        return json.dumps(to_jsonable(doc), indent=2, allow_nan=False) + "\n"
+    except ValueError as exc:  # NaN or infinity, which JSON cannot hold
+        raise BayestuneError(f"the table holds a value JSON cannot write ({exc})") from None
 
 
 def to_csv(table: TunedTable) -> str:

@@ -74,20 +74,27 @@ def _check_expanded_size(root: yaml.Node) -> None:
     the count itself stays cheap), and its depth; refuse what exceeds the limits."""
     sizes: dict[int, int] = {}
     depths: dict[int, int] = {}
+    open_nodes: set[int] = set()  # on the current path: meeting one again is a cycle
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, expanded = stack.pop()
         if id(node) in sizes:
             continue
+        if not expanded and id(node) in open_nodes:
+            raise yaml.constructor.ConstructorError(
+                None, None, "an alias refers to a value that contains it (a self-referencing "
+                "document expands without end)", node.start_mark)
         children: list[yaml.Node] = []
         if isinstance(node, yaml.SequenceNode):
             children = list(node.value)
         elif isinstance(node, yaml.MappingNode):
             children = [n for pair in node.value for n in pair]
         if not expanded:
+            open_nodes.add(id(node))
             stack.append((node, True))
             stack.extend((c, False) for c in children if id(c) not in sizes)
             continue
+        open_nodes.discard(id(node))
         sizes[id(node)] = 1 + sum(sizes[id(c)] for c in children)
         depths[id(node)] = 1 + max((depths[id(c)] for c in children), default=0)
         if sizes[id(node)] > MAX_SCENARIO_VALUES:

@@ -23,6 +23,14 @@ def is_numeric(v: object) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
 
 
+def is_finite_number(v: object) -> bool:
+    """A number a float can hold (a Python int of 4,000 digits is a number, but not one of these)."""
+    try:
+        return is_numeric(v) and math.isfinite(v)  # type: ignore[arg-type]
+    except OverflowError:
+        return False
+
+
 class Parameter(ABC):
     """One tunable knob. Subclasses define the raw encoding described in the module doc."""
 

@@ -12,13 +12,16 @@ from typing import Any
 import numpy as np
 
 from bayestune.exceptions import SpaceError
-from bayestune.space.parameter import IntegerTuple, is_numeric
+from bayestune.space.parameter import IntegerTuple, is_finite_number, is_numeric
 
 #: Permutations up to this many elements can be enumerated (9! = 362,880 rows).
 MAX_ENUMERABLE_PERMUTATION = 9
 #: Lexicographic ranks are int64: 20! < 2**63 < 21!. Larger permutations work everywhere
 #: except where a rank is needed (a Chain-of-Trees over them is never built: see the limit above).
 MAX_RANKED_PERMUTATION = 20
+#: The most elements a permutation may have: each configuration holds n positions, and distances
+#: between two of them take n**2 steps (Kendall), so beyond this a run cannot work anyway.
+MAX_PERMUTATION_SIZE = 1_000
 PERMUTATION_METRICS = ("spearman", "kendall", "hamming")
 
 
@@ -34,7 +37,11 @@ class Permutation(IntegerTuple):
 
     def __init__(self, name: str, n: int, *, metric: str = "spearman", default: Sequence[int] | None = None) -> None:
         super().__init__(name)
-        if not is_numeric(n) or int(n) != n or int(n) < 1:
+        if is_numeric(n) and n > MAX_PERMUTATION_SIZE:  # before any arithmetic on it (n! of 10**12 never ends)
+            shown = f"an integer of {int(n).bit_length()} bits" if isinstance(n, int) and n > 10**30 else repr(n)
+            raise SpaceError(f"parameter {name!r}: a permutation needs 1 <= n <= {MAX_PERMUTATION_SIZE:,} elements, "
+                             f"but got n={shown}")
+        if not is_finite_number(n) or int(n) != n or int(n) < 1:
             raise SpaceError(f"parameter {name!r}: a permutation needs `n >= 1` elements, but got n={n!r}")
         if metric not in PERMUTATION_METRICS:
             raise SpaceError(f"parameter {name!r}: unknown permutation metric {metric!r}; allowed: {list(PERMUTATION_METRICS)}")
@@ -46,7 +53,7 @@ class Permutation(IntegerTuple):
 
     @property
     def cardinality(self) -> float:
-        return float(math.factorial(self.n))
+        return float(math.factorial(self.n)) if self.n <= 170 else math.inf  # 171! overflows a float
 
     @property
     def default(self) -> tuple[int, ...]:

@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 from bayestune.exceptions import ConstraintError, ScenarioError, SpaceError
 from bayestune.space.inference import is_number
+from bayestune.space.parameter import is_finite_number
 from bayestune.space.parameters import Categorical, Integer, Ordinal, Parameter, PerfectTile, Permutation, Real
 from bayestune.space.space import Space
 
@@ -92,7 +93,7 @@ def make_parameter(ctx: SpecContext, path: JsonPath, kind: str, name: str, domai
         if not (isinstance(domain, (list, tuple)) and len(domain) == 2 and all(is_number(v) for v in domain)):
             ctx.fail(path + (domain_key,), f"expected [low, high] (two numbers), but got {show(domain)}")
         lo, hi = domain
-        if not (math.isfinite(lo) and math.isfinite(hi)):
+        if not (is_finite_number(lo) and is_finite_number(hi)):
             ctx.fail(path + (domain_key,), f"bounds must be finite numbers, but got {show(list(domain))}")
         if not lo < hi:
             ctx.fail(path + (domain_key,), f"`low < high` must hold, but got {show(list(domain))}")

@@ -49,6 +49,8 @@ from bayestune.storage.sqlite_schema import (
     check_version,
     create_schema,
     damage,
+    decode_meta,
+    objectives_finite,
     decode_values,
     row_to_trial,
     values_json,
@@ -80,19 +82,19 @@ class Journal(JournalQueries):
             raise JournalError(f"journal {self.path!r} does not exist")
         try:
             if read_only:  # a viewer beside a live run (dashboard): SQLite refuses every write
-                self._conn = sqlite3.connect(Path(self.path).resolve().as_uri() + "?mode=ro", uri=True,
-                                             isolation_level=None, check_same_thread=False, timeout=30.0)
-                self._conn.execute("PRAGMA query_only=ON")
-                self._check_read_only_schema()
+                self._open_read_only()
                 return
-            self._conn = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=30.0
-            )
+            target = self.path if self.path == ":memory:" else os.path.realpath(self.path)  # as the run lock does
+            self._conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=30.0)
             self._configure()
             self._check_or_create_schema(create)
         except sqlite3.OperationalError as exc:  # unreadable path, locked, read-only, ...
             self._close_quietly()
-            raise JournalError(f"cannot open journal {self.path!r}: {exc}") from None
+            if create or not self._on_read_only_storage():
+                raise JournalError(f"cannot open journal {self.path!r}: {exc}") from None
+            logger.info("journal %s is on read-only storage: opened read-only", self.path)
+            self.read_only = True
+            self._open_read_only()
         except sqlite3.DatabaseError as exc:  # "file is not a database" and other corruption
             self._close_quietly()
             raise JournalError(f"{self.path!r} is not a bayestune journal (SQLite says: {exc})") from None
@@ -135,6 +137,32 @@ class Journal(JournalQueries):
                 raise JournalError(f"{self.path!r} is not a bayestune journal (the database is empty)")
             else:
                 create_schema(conn, self.path)
+
+    def _on_read_only_storage(self) -> bool:
+        real = os.path.realpath(self.path)
+        return not os.access(real, os.W_OK) or not os.access(os.path.dirname(real), os.W_OK)
+
+    def _open_read_only(self) -> None:
+        """``mode=ro``; where SQLite cannot make its ``-shm`` file (read-only media, archived runs)
+        ``immutable=1`` instead, which is exact only when no ``-wal`` file holds commits: checked."""
+        uri = Path(os.path.realpath(self.path)).as_uri()
+        try:
+            self._connect_read_only(uri + "?mode=ro")
+        except (sqlite3.OperationalError, JournalError) as exc:
+            self._close_quietly()
+            wal = Path(os.path.realpath(self.path) + "-wal")
+            if not self._on_read_only_storage():
+                raise
+            if wal.exists() and wal.stat().st_size > 0:
+                raise JournalError(f"journal {self.path!r} is on read-only storage with commits still in its "
+                                   f"-wal file, which SQLite cannot read there ({exc}); copy the .db and its "
+                                   "-wal file to writable storage and read the copy") from None
+            self._connect_read_only(uri + "?mode=ro&immutable=1")
+
+    def _connect_read_only(self, uri: str) -> None:
+        self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=30.0)
+        self._conn.execute("PRAGMA query_only=ON")
+        self._check_read_only_schema()
 
     def _check_read_only_schema(self) -> None:
         tables = {r[0] for r in self._read("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -190,17 +218,17 @@ class Journal(JournalQueries):
 
     def get_meta(self, key: str, default: Any = None) -> Any:
         rows = self._read("SELECT value FROM meta WHERE key = ?", (str(key),))
-        return json.loads(rows[0][0]) if rows else default
+        return decode_meta(self.path, str(key), rows[0][0]) if rows else default
 
     def _objective_names(self) -> list[str] | None:
         try:
             return objective_names(self.get_meta(META_OBJECTIVES))
-        except ValueError:
+        except (ValueError, JournalError):
             return None
 
     def meta(self) -> dict[str, Any]:
         """All metadata as a dict."""
-        return {k: json.loads(v) for k, v in self._read("SELECT key, value FROM meta ORDER BY key")}
+        return {k: decode_meta(self.path, k, v) for k, v in self._read("SELECT key, value FROM meta ORDER BY key")}
 
     # ---- writing trials ----------------------------------------------------------------
     def start(self, config: Mapping[str, Any], *, batch: int | None = None,
@@ -311,8 +339,12 @@ class Journal(JournalQueries):
         params: tuple[Any, ...] = ()
         if trial_id is not None:
             sql, params = sql + " WHERE trial_id = ?", (int(trial_id),)
-        return [Remeasurement(int(t), int(r), decode_values(v), e, at)
-                for t, r, v, e, at in self._read(sql + " ORDER BY id", params)]
+        rows = self._read(sql + " ORDER BY id", params)
+        try:
+            return [Remeasurement(int(t), int(r), decode_values(v), e, at) for t, r, v, e, at in rows]
+        except (ValueError, TypeError, AttributeError, RecursionError) as exc:
+            raise JournalError(f"journal {self.path!r}: a re-measurement row is damaged ({type(exc).__name__}: "
+                               f"{exc}); repair or delete it in the remeasurements table") from None
 
     # ---- reading trials ----------------------------------------------------------------
     def trials(self, status: StatusFilter = None, *,
@@ -329,7 +361,8 @@ class Journal(JournalQueries):
             sql += f" WHERE status IN ({', '.join('?' * len(statuses))})"
             params = statuses
         rows = self._read(sql + " ORDER BY trial_id", params)
-        return [with_space(self._to_trial(r), space) for r in rows]
+        objectives = self._objective_names()
+        return [with_space(self._to_trial(r, objectives), space) for r in rows]
 
     def trial(self, trial_id: int, *, space: Any = None) -> Trial:
         with self._lock:
@@ -339,13 +372,13 @@ class Journal(JournalQueries):
         row = conn.execute(f"SELECT {TRIAL_COLUMNS} FROM trials WHERE trial_id = ?", (trial_id,)).fetchone()
         if row is None:
             raise JournalError(f"journal {self.path!r} has no trial {trial_id}")
-        return self._to_trial(row)
+        return self._to_trial(row, self._objective_names())
 
-    def _to_trial(self, row: Sequence[Any]) -> Trial:
+    def _to_trial(self, row: Sequence[Any], objectives: Sequence[str] | None) -> Trial:
         """A row as a Trial; JournalError naming the journal, the row and what is wrong with it."""
         try:
-            return row_to_trial(row)
-        except (ValueError, TypeError, AttributeError) as exc:
+            return objectives_finite(row_to_trial(row), objectives)
+        except (ValueError, TypeError, AttributeError, RecursionError) as exc:
             raise JournalError(
                 f"journal {self.path!r}: trial {row[0]} is damaged ({damage(row, exc)}); repair or delete "
                 f"that row, e.g. sqlite3 {self.path} \"DELETE FROM trials WHERE trial_id = {row[0]}\"") from None
@@ -390,17 +423,23 @@ class Journal(JournalQueries):
         (copying only the ``.db`` of a live or crashed run can lose it).
         """
         target = str(target)
-        if Path(target).exists():
+        if os.path.lexists(target):
             raise JournalError(f"backup target {target!r} exists; choose a new file")
+        if not os.path.isdir(os.path.dirname(os.path.abspath(target))):
+            raise JournalError(f"backup target {target!r}: its directory does not exist; create it first")
         with self._lock:
-            dest = sqlite3.connect(target)
+            try:
+                dest = sqlite3.connect(target)
+            except sqlite3.Error as exc:
+                raise JournalError(f"journal {self.path!r}: cannot create the backup {target!r}: {exc}") from None
             try:
                 self._connection.backup(dest)
                 dest.execute("PRAGMA journal_mode=DELETE")
             except sqlite3.Error as exc:
-                raise JournalError(f"journal {self.path!r}: backup to {target!r} failed: {exc}") from exc
-            finally:
                 dest.close()
+                Path(target).unlink(missing_ok=True)  # no half copy that looks like a journal
+                raise JournalError(f"journal {self.path!r}: backup to {target!r} failed: {exc}") from None
+            dest.close()
 
     def close(self) -> None:
         """Checkpoint, close the connection and release the run lock (idempotent).

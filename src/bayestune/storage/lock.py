@@ -10,8 +10,14 @@ and taken over.
 
 Why a side file and not the database: ``--force`` replaces the database file (a new inode),
 and SQLite's own POSIX locks are per process and released by any ``close()`` of the file.
-The side file is never deleted (deleting it would let a third process lock a new inode while
-a second one waits on the old one); its content is cleared on a clean release.
+A clean release deletes the side file while still holding it; so that a process that opened
+the old inode cannot lock it after the delete, :meth:`RunLock.acquire` checks, once locked,
+that the path still names the file it locked, and starts over if not.
+
+One journal has one lock whatever it is called: the lock belongs to the journal's resolved
+path (``alias.db -> j.db`` locks ``j.db.lock``), and the lock file itself is opened without
+following a symbolic link (a link planted there would make us truncate its target) and only
+if it is a regular file.
 
 Worker processes of one run (pool, Dask) never open the journal: the run's process writes
 every result, so they need no share of the lock.
@@ -19,10 +25,12 @@ every result, so they need no share of the lock.
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
 import socket
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -36,7 +44,18 @@ LOCK_SUFFIX = ".lock"
 
 
 def lock_path(journal_path: str | os.PathLike) -> Path:
-    return Path(str(journal_path) + LOCK_SUFFIX)
+    """The lock file of the journal at ``journal_path``: beside its resolved path (symlinks followed
+    to the journal itself, so every name of one journal shares one lock)."""
+    return Path(os.path.realpath(os.fspath(journal_path)) + LOCK_SUFFIX)
+
+
+def _open_lock_file(path: Path, flags: int) -> int:
+    """A descriptor of the regular file ``path``, never through a symbolic link (OSError otherwise)."""
+    fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), 0o644)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise IsADirectoryError(errno.EINVAL, "not a regular file")
+    return fd
 
 
 def describe_owner(owner: dict[str, Any] | None) -> str:
@@ -48,16 +67,51 @@ def describe_owner(owner: dict[str, Any] | None) -> str:
 
 
 def read_owner(journal_path: str | os.PathLike) -> dict[str, Any] | None:
-    """The owner recorded in the lock file, or None (no file, empty, unreadable)."""
+    """The owner recorded in the lock file, or None (no file, empty, unreadable, not UTF-8 JSON, a link)."""
     try:
-        text = lock_path(journal_path).read_text()
+        fd = _open_lock_file(lock_path(journal_path), os.O_RDONLY)
     except OSError:
         return None
     try:
-        owner = json.loads(text) if text.strip() else None
-    except ValueError:
+        data = os.read(fd, 64 * 1024)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        owner = json.loads(data.decode("utf-8")) if data.strip() else None
+    except ValueError:  # UnicodeDecodeError is one
         return None
     return owner if isinstance(owner, dict) else None
+
+
+def _lock_current_file(path: Path, journal_path: str | os.PathLike, fcntl: Any) -> int:
+    """A descriptor of ``path`` locked by this process, the file the path names now (a holder
+    deletes it on release, so a lock taken on the deleted file is dropped and taken again)."""
+    while True:
+        try:
+            fd = _open_lock_file(path, os.O_RDWR | os.O_CREAT)
+        except OSError as exc:
+            why = ("it is a symbolic link or not a regular file; remove it" if isinstance(exc, IsADirectoryError)
+                   or exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO) else exc.strerror or str(exc))
+            raise JournalError(f"cannot open the lock file {str(path)!r} of journal {str(journal_path)!r}: "
+                               f"{why}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise JournalError(
+                f"journal {str(journal_path)!r} is in use by {describe_owner(read_owner(journal_path))}; "
+                "wait for that run to finish or stop it (two writers would measure every configuration "
+                "twice and overrun the budget)") from None
+        try:
+            now = os.stat(path, follow_symlinks=False)
+        except OSError:
+            now = None
+        mine = os.fstat(fd)
+        if now is not None and (now.st_ino, now.st_dev) == (mine.st_ino, mine.st_dev):
+            return fd
+        os.close(fd)
 
 
 class RunLock:
@@ -84,20 +138,12 @@ class RunLock:
                            journal_path)
             return cls(journal_path, -1, None)
         path = lock_path(journal_path)
-        path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise JournalError(f"cannot create the lock file {str(path)!r} of journal {str(journal_path)!r}: "
-                               f"{exc.strerror}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise JournalError(
-                f"journal {str(journal_path)!r} is in use by {describe_owner(read_owner(journal_path))}; "
-                "wait for that run to finish or stop it (two writers would measure every configuration "
-                "twice and overrun the budget)") from None
+            raise JournalError(f"cannot create the directory of journal {str(journal_path)!r}: "
+                               f"{exc.strerror or exc}") from None
+        fd = _lock_current_file(path, journal_path, fcntl)
         stale = read_owner(journal_path)
         if stale is not None:
             logger.warning("journal %s: stale lock of %s (that run died without releasing it); taking it over",
@@ -113,12 +159,13 @@ class RunLock:
         return self._fd is not None
 
     def release(self) -> None:
-        """Clear the owner record and unlock (idempotent). The lock file itself stays."""
+        """Clear the owner record, delete the lock file and unlock (idempotent)."""
         fd, self._fd = self._fd, None
         if fd is None or fd < 0:
             return
         try:
             os.ftruncate(fd, 0)
+            lock_path(self.journal_path).unlink()  # still held: a waiter re-checks the path after locking
         except OSError:
             pass
         os.close(fd)  # closing the only descriptor releases the flock

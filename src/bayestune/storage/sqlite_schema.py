@@ -32,6 +32,7 @@ import math
 import sqlite3
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from bayestune._version import __version__
@@ -154,27 +155,89 @@ def damage(row: Sequence[Any], exc: Exception) -> str:
     for column, text in (("config", config), ("values", values), ("repeats", row[12]), ("timings", row[13])):
         try:
             json.loads(text) if text else None
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):
             return f"column {column!r} is not valid JSON: {str(text)[:80]!r}"
     return f"{type(exc).__name__}: {exc}"
 
 
+def _typed(column: str, value: Any, kinds: tuple[type, ...], what: str) -> Any:
+    """``value`` if it is one of ``kinds`` (never a bool for a number), else ValueError naming the column."""
+    if isinstance(value, kinds) and not isinstance(value, bool):
+        return value
+    raise ValueError(f"column {column!r} holds {value!r:.60}, not {what}")
+
+
 def row_to_trial(row: Sequence[Any]) -> Trial:
-    """A row of :data:`TRIAL_COLUMNS` as a :class:`~bayestune.trial.Trial`."""
+    """A row of :data:`TRIAL_COLUMNS` as a :class:`~bayestune.trial.Trial`; ValueError (or
+    TypeError) naming the column when a cell is not what a journal writes there, so that damage
+    is reported here, not as a crash where the value is used."""
     (trial_id, config, _key, status, values, error, failure_kind,
      started_at, finished_at, batch, attempt, origin, repeats, timings) = row
+    config = json.loads(config)
+    if not isinstance(config, dict):
+        raise ValueError(f"column 'config' holds {config!r:.60}, not a JSON object")
+    number, text = (int, float), (str, type(None))
     return Trial(
         trial_id=int(trial_id),
-        config=json.loads(config),
+        config=config,
         status=TrialStatus(status),
         values=decode_values(values),
-        error=error,
-        failure_kind=failure_kind,
-        started_at=started_at,
-        finished_at=finished_at,
-        batch=batch,
-        attempt=int(attempt),
-        origin=origin,
+        error=_typed("error", error, text, "text"),
+        failure_kind=_typed("failure_kind", failure_kind, text, "text"),
+        started_at=_typed("started_at", started_at, (*number, type(None)), "a time"),
+        finished_at=_typed("finished_at", finished_at, (*number, type(None)), "a time"),
+        batch=_typed("batch", batch, (int, type(None)), "a batch number"),
+        attempt=_typed("attempt", attempt, (int,), "an attempt number"),
+        origin=_typed("origin", origin, (str,), "text"),
         repeats=decode_repeats(repeats),
         timings={k: float(v) for k, v in json.loads(timings or "{}").items()},
     )
+
+
+#: What a journal writes under the run's metadata keys: a damaged value is refused when read.
+META_SHAPES: dict[str, tuple[Any, str]] = {
+    "objectives": (lambda v: isinstance(v, list) and bool(v) and all(
+        isinstance(o, dict) and isinstance(o.get("name"), str) and isinstance(o.get("minimize", True), bool)
+        for o in v), "a list of {name, minimize}"),
+    "strategy": (lambda v: isinstance(v, str), "a strategy name"),
+    "strategy_options": (lambda v: v is None or isinstance(v, dict), "an object of options"),
+    "seed": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0), "a seed (an integer >= 0)"),
+    "budget": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)), "an integer"),
+    "design": (lambda v: v is None or (isinstance(v, dict) and set(v) <= {"method", "size", "include_default"}
+                                       and isinstance(v.get("method", ""), str)
+                                       and type(v.get("size", 0)) is int and type(v.get("include_default", True)) is bool),
+               "an object of method, size and include_default"),
+    "space": (lambda v: v is None or isinstance(v, dict), "an object"),
+    "scenario": (lambda v: v is None or isinstance(v, dict), "an object"),
+    "output_constraints": (lambda v: v is None or isinstance(v, list), "a list"),
+    META_CREATED_AT: (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a time"),
+    META_VERSION: (lambda v: isinstance(v, str), "a version"),
+}
+
+
+def decode_meta(path: str, key: str, text: Any) -> Any:
+    """The metadata value stored as ``text`` under ``key``; JournalError naming both if damaged."""
+    try:
+        value = json.loads(text)
+    except (ValueError, TypeError, RecursionError):
+        raise JournalError(f"journal {path!r}: metadata {key!r} is damaged (not JSON: {str(text)[:60]!r}); "
+                           "repair or delete that row of the meta table") from None
+    check, what = META_SHAPES.get(key, (lambda v: True, ""))
+    if not check(value):
+        raise JournalError(f"journal {path!r}: metadata {key!r} is damaged ({json.dumps(value)[:60]} is not "
+                           f"{what}); repair or delete that row of the meta table")
+    return value
+
+
+def objectives_finite(trial: Trial, objectives: Sequence[str] | None) -> Trial:
+    """``trial``, or when it is a success missing an objective or holding a non-finite one, that
+    trial read as a failure of kind ``nan`` (as :func:`~bayestune.storage.base.result_fields`
+    would have written it): models fit only finite values, and nothing measured is dropped."""
+    if trial.status is not TrialStatus.OK or not objectives:
+        return trial
+    bad = [o for o in objectives if not math.isfinite(trial.values.get(o, math.nan))]
+    if not bad:
+        return trial
+    logger.warning("trial %d is marked ok but holds no finite %s; read as a failure", trial.trial_id, bad)
+    return replace(trial, status=TrialStatus.FAILED, failure_kind="nan",
+                   error=f"the journal holds no finite value for objective(s) {bad}")
