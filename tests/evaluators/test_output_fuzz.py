@@ -41,9 +41,14 @@ def test_a_long_line_of_digits_is_parsed_quickly():
     assert time.monotonic() - start < 10
 
 
-def test_deeply_nested_json_output_is_a_failed_evaluation(tmp_path):
-    """parse_output itself raises RecursionError here (evaluators/output.py, reported to its owner);
-    the evaluation is still recorded as a failure, never a crash of the run."""
-    (tmp_path / "deep.txt").write_text('{"runtime": ' + "[" * 50_000)
+def test_deeply_nested_json_output_is_a_parse_failure(tmp_path):
+    """JSON nested past what the reader can follow is output it cannot read: a parse failure
+    quoting the line, not a RecursionError traceback in the error text."""
+    deep = '{"runtime": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    (tmp_path / "deep.txt").write_text(deep)
     ev = CommandEvaluator("cat deep.txt #{x}", ["runtime"], workdir=tmp_path, output_json="runtime")
-    _check(evaluate_safely(ev, {"x": 1}))
+    result = evaluate_safely(ev, {"x": 1})
+    _check(result)
+    assert result.kind == "parse" and "Traceback" not in (result.error or "") and "Recursion" not in result.error
+    direct = parse_output(deep, ["runtime"])
+    assert direct.kind == "parse" and "Recursion" not in direct.error

@@ -50,6 +50,9 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except BrokenPipeError:
             raise  # `bayestune show run.db | head`: click ends quietly (exit 1), no "error: Broken pipe"
+        except KeyboardInterrupt:  # Ctrl-C while a command starts (the run itself says more): 130, one line
+            click.echo("interrupted", err=True)
+            raise SystemExit(EXIT_INTERRUPTED) from None
         except (BayestuneError, OSError) as exc:
             if ctx.meta.get(DEBUG_KEY):
                 raise

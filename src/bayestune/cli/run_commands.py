@@ -107,6 +107,8 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
         with Journal.open(path) as journal:
             journal.export_csv(csv_path, parameter_names=scenario.space.names, objectives=scenario.objective_names)
         click.echo(f"csv: {csv_path}")
+    if result.remeasure_interrupted:  # the search is whole; `--resume` finishes the confirmation
+        raise SystemExit(EXIT_INTERRUPTED)
 
 
 def _quiet_dask_client() -> None:

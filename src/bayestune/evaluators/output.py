@@ -144,17 +144,23 @@ def _last_line(stdout: str) -> str:
     return lines[-1] if lines else ""
 
 
-def _last_json(stdout: str) -> Any:
+def _json(text: str) -> Any:
+    """``text`` as JSON, or None when it is not (a nesting too deep to read counts as not)."""
     try:
-        return json.loads(stdout)
-    except ValueError:
-        pass
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _last_json(stdout: str) -> Any:
+    document = _json(stdout)
+    if document is not None:
+        return document
     for line in reversed([ln.strip() for ln in stdout.splitlines() if ln.strip()]):
         if line[:1] in "{[":
-            try:
-                return json.loads(line)
-            except ValueError:
-                continue
+            document = _json(line)
+            if document is not None:
+                return document
     return None
 
 
@@ -193,10 +199,7 @@ def parse_output(stdout: str, objectives: Sequence[str], feasible_key: str | Non
     last = lines[-1]
 
     if last.startswith("{"):
-        try:
-            data = json.loads(last)
-        except ValueError:
-            data = None
+        data = _json(last)
         if isinstance(data, dict):
             booleans = [o for o in objectives if isinstance(data.get(o), bool)]
             if booleans:
