@@ -89,3 +89,45 @@ def test_the_opencl_device_in_use_is_found_from_the_runners_context():
                               compiler_options=["-cl-fast-relaxed-math"])
     options = tune_kernel_device_options(SimpleNamespace(dev=SimpleNamespace(dev=backend)))
     assert options == {"device": d, "platform": p, "compiler": None, "compiler_options": ["-cl-fast-relaxed-math"]}
+
+
+NO_GUARD_SCRIPT = '''
+import numpy as np
+import kernel_tuner
+from bayestune.integrations.kernel_tuner import BayestuneStrategy
+
+size = 64
+{verify_def}
+rng = np.random.default_rng(0)
+A = rng.standard_normal((size, size), dtype=np.float32)
+B = rng.standard_normal((size, size), dtype=np.float32)
+C = np.zeros_like(A)
+tune_params = {{"block_size_x": [8, 16, 32], "block_size_y": [1, 2, 4, 8, 16, 32], "tile_size_x": [1, 2],
+               "tile_size_y": [1, 2]}}
+results, env = kernel_tuner.tune_kernel(
+    "matmul_kernel", "#define WIDTH 64\\n" + open({source!r}).read(), (size, size), [C, A, B], tune_params,
+    lang="OpenCL", restrictions=["block_size_x == block_size_y * tile_size_y"],
+    grid_div_x=["block_size_x", "tile_size_x"], grid_div_y=["block_size_y", "tile_size_y"], {verify_arg}
+    strategy=BayestuneStrategy(seed=0, config_timeout=60, journal=None), strategy_options={{"max_fevals": 4}},
+    quiet=True)
+print("evaluated", len(results))
+'''
+
+
+@pytest.mark.parametrize("verify", [False, True], ids=["plain", "verify-defined-in-the-script"])
+def test_a_script_without_a_main_guard_runs(tmp_path, verify):
+    """The README's snippet saved as a plain script: before, it hung at 0 % CPU (the spawned worker
+    re-ran the script). Now the worker does not import the script unless the arguments need it;
+    when they do (a verify function defined there) the run says why and goes on in-process."""
+    import subprocess
+
+    script = tmp_path / "tune.py"
+    script.write_text(NO_GUARD_SCRIPT.format(
+        source=str(EXAMPLE / "matmul.cl"),
+        verify_def="def my_verify(answer, result, atol=None):\n    return True" if verify else "",
+        verify_arg="verify=my_verify," if verify else ""))
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "evaluated 4" in proc.stdout
+    assert ("put the call under `if __name__ == \"__main__\":`" in proc.stderr) == verify

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import pickle
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from time import perf_counter
@@ -19,7 +20,7 @@ from bayestune.integrations.kernel_tuner.options import (
 from bayestune.integrations.kernel_tuner.outcomes import classify_exception, error_marker, failure_kind_of, result_of
 from bayestune.integrations.kernel_tuner.space import KernelTunerSpace
 from bayestune.integrations.kernel_tuner.timeouts import ConfigTimeout, time_limit
-from bayestune.integrations.kernel_tuner.worker import IsolatedRunner
+from bayestune.integrations.kernel_tuner.worker import IsolatedRunner, WorkerStartError
 from bayestune.objectives import Objective
 from bayestune.optimizer import Optimizer
 from bayestune.scenario.records import DesignSpec, TransferSpec
@@ -146,8 +147,12 @@ class BayestuneStrategy:
         device_options.update({k: v for k, v in (("device", self.device), ("platform", self.platform)) if v is not None},
                               quiet=True)
         try:
-            return IsolatedRunner(runner, tuning_options, device_options)
-        except Exception as exc:  # noqa: BLE001 - unpicklable options: fall back, or refuse if asked to isolate
+            worker = IsolatedRunner(runner, tuning_options, device_options)
+            worker.ensure_started()
+            return worker
+        except (WorkerStartError, pickle.PicklingError, TypeError, AttributeError) as exc:
+            # unpicklable options, or a worker that cannot start (a script without a main guard):
+            # fall back, or refuse if asked to isolate
             if self.isolate:
                 raise BayestuneError(f"cannot run configurations in a worker process: {exc}") from exc
             logger.warning("configurations run in-process (the time limit cannot stop a blocking call): %s", exc)

@@ -10,9 +10,12 @@ then kills and later restarts the worker.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import pickle
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 from bayestune.integrations.kernel_tuner.timeouts import ConfigTimeout
@@ -23,13 +26,24 @@ logger = logging.getLogger(__name__)
 STARTUP_TIMEOUT = 300.0
 
 
+#: Seconds between checks that a starting worker is still alive.
+STARTUP_POLL = 0.2
+
+
 class WorkerError(RuntimeError):
     """The worker raised (its text is the original ``Type: message``) or died."""
 
 
-def _serve(conn: Any, kernel_source: Any, kernel_options: Any, device_options: dict[str, Any], iterations: int,
-           tuning_options: dict[str, Any]) -> None:
-    """Worker main loop: receive a parameter tuple, send back Kernel Tuner's result record."""
+class WorkerStartError(WorkerError):
+    """The worker process ended before it was ready: most often a script that calls
+    ``tune_kernel`` at its top level, which the spawned worker imports and runs again."""
+
+
+def _serve(conn: Any) -> None:
+    """Worker main loop: receive the runner's arguments, then parameter tuples; send back Kernel
+    Tuner's result records. The arguments (the kernel's data, often megabytes) come over the pipe,
+    not with the process: a start-up that fails then cannot leave the parent blocked writing them."""
+    kernel_source, kernel_options, device_options, iterations, tuning_options = conn.recv()
     from kernel_tuner import util
     from kernel_tuner.interface import Options
     from kernel_tuner.runners.sequential import SequentialRunner
@@ -53,6 +67,24 @@ def _serve(conn: Any, kernel_source: Any, kernel_options: Any, device_options: d
             conn.send(("raised", f"{type(exc).__name__}: {exc}"))
 
 
+@contextlib.contextmanager
+def _main_hidden(hide: bool) -> Iterator[None]:
+    """While a worker is spawned, ``__main__`` shows no file, so the worker does not import (and
+    so run) the user's script: multiprocessing imports it to find what the arguments reference."""
+    main = sys.modules.get("__main__")
+    if not hide or main is None:
+        yield
+        return
+    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if k in main.__dict__}
+    for k in saved:
+        setattr(main, k, None)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(main, k, v)
+
+
 class IsolatedRunner:
     """Runs one configuration at a time in a worker process; see the module docstring."""
 
@@ -62,7 +94,9 @@ class IsolatedRunner:
         options["verify"] = getattr(tuning_options, "verify", options.get("verify"))
         iterations = getattr(runner.dev, "iterations", 7)
         self._args = (runner.kernel_source, runner.kernel_options, dict(device_options), iterations, options)
-        pickle.dumps(self._args)  # fails here (caller falls back in-process) on a lambda verify, say
+        #: the worker imports the user's script only when the arguments need it (a verify function
+        #: defined there): a script without a main guard would run itself again in the worker
+        self._needs_main = b"__main__" in pickle.dumps(self._args)  # fails here on a lambda verify, say
         self._context = multiprocessing.get_context("spawn")
         self._process: Any = None
         self._conn: Any = None
@@ -74,14 +108,35 @@ class IsolatedRunner:
 
     def _start(self) -> None:
         parent, child = self._context.Pipe()
-        self._process = self._context.Process(target=_serve, args=(child, *self._args), daemon=True)
-        self._process.start()
+        process = self._context.Process(target=_serve, args=(child,), daemon=True)
+        with _main_hidden(not self._needs_main):
+            process.start()  # raises inside a worker that is itself importing the user's script: nothing to clean
+        self._process = process
         child.close()
         self._conn = parent
-        if not parent.poll(STARTUP_TIMEOUT):
+        try:
+            parent.send(self._args)
+        except (OSError, ValueError):
+            pass  # the worker is gone: said below
+        waited = 0.0
+        while not parent.poll(STARTUP_POLL):  # a pipe end shared with the worker may never report EOF
+            waited += STARTUP_POLL
+            if not process.is_alive():
+                break
+            if waited >= STARTUP_TIMEOUT:
+                self.close()
+                raise WorkerError(f"the Kernel Tuner worker did not start within {STARTUP_TIMEOUT:g} s")
+        try:
+            tag, payload = parent.recv()
+        except (EOFError, OSError):
+            process.join(timeout=5)
+            code = process.exitcode
             self.close()
-            raise WorkerError(f"the Kernel Tuner worker did not start within {STARTUP_TIMEOUT:g} s")
-        tag, payload = self._receive()
+            raise WorkerStartError(
+                f"the Kernel Tuner worker process ended while starting (exit code {code}). If your script "
+                "calls tune_kernel at its top level, put the call under `if __name__ == \"__main__\":` -- "
+                "the worker imports your script to find what its arguments (a verify function, say) "
+                "reference, and so runs it again") from None
         if tag != "ready":
             self.close()
             raise WorkerError(f"the Kernel Tuner worker could not set up the device: {payload}")
