@@ -112,3 +112,27 @@ def test_confirmation_rounds_tell_the_latest_confirmation_apart() -> None:
     assert confirmation_rounds(first + [r(1, 4)]) == (1, 4)  # a fourth round cut short
     later = first + [r(t, n) for n in (4, 5) for t in (7, 2, 5)]  # the search found trial 7: a new confirmation
     assert confirmation_rounds(later) == (4, 5)
+
+
+def test_a_round_cut_short_is_finished_on_resume() -> None:
+    """An interrupted confirmation measured trial 1 in round 2 but not trial 2: resuming measures
+    only what is missing."""
+    from bayestune.measurement.remeasure import remeasure_top
+    from bayestune.storage import MemoryJournal
+    from bayestune.trial import Result
+
+    journal = MemoryJournal()
+    for config, value in (({"x": 1}, 1.0), ({"x": 2}, 2.0)):
+        journal.record(config, Result({"time": value}))
+    for trial_id, n in ((1, 1), (2, 1), (1, 2)):
+        journal.record_remeasurement(trial_id, n, Result({"time": float(trial_id)}))
+    calls = []
+
+    class Counting(Evaluator):
+        def evaluate(self, config):
+            calls.append(config["x"])
+            return Result({"time": float(config["x"])})
+
+    outcome = remeasure_top(journal, Counting(["time"]), Objective("time"), k=2, rounds=3)
+    assert calls.count(1) == 1 and calls.count(2) == 2  # round 2's trial 2, and round 3 for both
+    assert all(len(e.samples) == 3 for e in outcome.estimates)

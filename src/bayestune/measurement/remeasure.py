@@ -101,12 +101,14 @@ def remeasure_top(journal: Any, evaluator: Evaluator, objective: Objective, *, k
     if earlier and set(ids) != {r.trial_id for r in latest}:
         first = max(r.round for r in earlier) + 1  # other candidates: a new confirmation
         latest = []
-    done = {r.round for r in latest}
+    done = {(r.trial_id, r.round) for r in latest}  # a round cut short is finished, not repeated
     configs = {t.trial_id: (t.config if space is None else space.validate_config(t.config)) for t in top}
     for round_number in range(first, first + rounds):
-        if round_number in done:
+        if all((i, round_number) in done for i in ids):
             continue
         for trial_id in interleaved_order(ids, round_number):
+            if (trial_id, round_number) in done:
+                continue
             result = evaluate_safely(evaluator, configs[trial_id])
             journal.record_remeasurement(trial_id, round_number, result)
         logger.info("re-measurement round %d of %d done", round_number - first + 1, rounds)
