@@ -473,3 +473,15 @@ def test_without_a_subreaper_the_process_group_is_still_stopped(tmp_path, monkey
     assert result.kind == "timeout" and "SIGTERM" in result.error
     assert not _alive_soon(int((tmp_path / "bg.pid").read_text()))
     assert CommandEvaluator("echo {x}", ["t"], memory_limit_mb=300).evaluate({"x": 3}).values == {"t": 3.0}
+
+
+@pytest.mark.parametrize("stdout, feasible", [("feasible: false\n", False), ("Valid: True\nruntime: 2\n", True),
+                                              ("feasible: no\n", False)])
+def test_a_feasibility_flag_reads_as_true_or_false(stdout, feasible):
+    assert parse_output(stdout, ["runtime"]).feasible is feasible
+
+
+def test_a_feasibility_flag_that_is_neither_is_a_parse_failure():
+    """Found by fuzzing: 'feasible: runtime' was read as infeasible."""
+    result = parse_output("feasible: runtime\n", ["runtime"])
+    assert result.kind == "parse" and "neither true nor false" in result.error

@@ -216,7 +216,11 @@ def parse_output(stdout: str, objectives: Sequence[str], feasible_key: str | Non
                 return Result.failure(f"{key!r} is given twice with different values ({_quote(pairs[key])}, then "
                                       f"the line {_quote(line)}): which one is meant is a guess", FailureKind.PARSE)
             pairs[key] = m.group(2)
-    flag = next((pairs[k] for k in flag_keys if k in pairs), None)
+    flag_key = next((k for k in flag_keys if k in pairs), None)
+    flag = pairs[flag_key] if flag_key is not None else None
+    if flag is not None and flag.strip().lower() not in _TRUE + _FALSE:
+        return Result.failure(f"{flag_key!r} is {_quote(flag)}, which is neither true nor false "
+                              f"({'/'.join(_TRUE)} or {'/'.join(_FALSE)})", FailureKind.PARSE)
     numbers = {k: _leading_number(v) for k, v in pairs.items() if k not in flag_keys}
     numbers = {k: v for k, v in numbers.items() if v is not None}
     if all(o in numbers for o in objectives) or (flag is not None and not _truthy(flag)):
@@ -278,8 +282,13 @@ def _leading_number(text: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
+#: How a feasibility flag line reads (any case); anything else is a parse failure.
+_TRUE = ("true", "1", "yes", "y")
+_FALSE = ("false", "0", "no", "n")
+
+
 def _truthy(text: str) -> bool:
-    return text.strip().lower() in ("true", "1", "yes", "y")
+    return text.strip().lower() in _TRUE
 
 
 def _quote(line: str) -> str:
