@@ -21,7 +21,6 @@ from bayestune.exceptions import EvaluationError
 from bayestune.scenario import load_scenario
 from bayestune.storage import Journal
 from bayestune.space import Categorical, Ordinal
-from bayestune.space.inference import log_scale_suits, parameter_for_values
 
 KEYS = ["block_x", "tile", "precision", "unused"]
 PARAMS = {"block_x": [32, 64, 128], "tile": [1, 2], "precision": ["half", "float"], "unused": [7]}
