@@ -29,6 +29,7 @@ from bayestune.exceptions import BayestuneError
 from bayestune.objectives import Objective
 from bayestune.optimizer import Optimizer
 from bayestune.scenario.records import DesignSpec
+from bayestune.settings import put_option
 from bayestune.space import Integer, Space
 from bayestune.strategies import available_strategies, make_strategy
 
@@ -153,11 +154,7 @@ def parse_variant(name: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
         if key in DESIGN_KEYS:
             design[DESIGN_KEYS[key]] = _option_value(value)
         else:  # a dotted key sets an option of a group: trust_region.every=3
-            *groups, leaf = key.split(".")
-            target = options
-            for group in groups:
-                target = target.setdefault(group, {})
-            target[leaf] = _option_value(value)
+            put_option(options, key, _option_value(value), f"variant {name!r}")
     return base, options, design
 
 

@@ -110,7 +110,8 @@ class Settings:
                 values[key] = value
         settings = replace(current, **values)
         if cls.EXPERIMENTAL:
-            changed = [f.name for f in fields(cls) if f.name in options and getattr(settings, f.name) != getattr(cls(), f.name)]
+            default = cls()
+            changed = [f.name for f in fields(cls) if f.name in options and getattr(settings, f.name) != getattr(default, f.name)]
             if changed:
                 warnings.warn(f"{owner}: experimental option(s) {[path + k for k in changed]} set; they lost against "
                               "the default in this project's benchmarks and may change or go",
@@ -163,10 +164,11 @@ class Settings:
         return key, ok, f"`{key} >= {low}`" + (" (an integer)" if integer else "")
 
 
-def put_option(options: dict[str, Any], dotted: str, value: Any, owner: str, path: str = "", *,
-               old: str | None = None) -> None:
+def put_option(options: dict[str, Any], dotted: str, value: Any, owner: str = "options", path: str = "", *,
+               old: str | None = None, replace_given: bool = False) -> None:
     """Set ``options[a][b] = value`` for ``dotted="a.b"`` in place, copying the groups it
-    enters; an option already given there is an error (given twice, once under ``old``)."""
+    enters; an option already given there is an error (given twice, once under ``old``) unless
+    ``replace_given`` (a reader whose later key wins)."""
     *groups, leaf = dotted.split(".")
     target = options
     for g in groups:
@@ -179,7 +181,7 @@ def put_option(options: dict[str, Any], dotted: str, value: Any, owner: str, pat
             raise BayestuneError(f"{owner}: option group {path}{g} must be a mapping, but got {existing!r}")
         target[g] = existing = dict(existing)
         target = existing
-    if leaf in target:
+    if leaf in target and not replace_given:
         raise BayestuneError(f"{owner}: option {path}{dotted} is given twice" + (f" (also by its old name {old!r})"
                                                                                   if old else ""))
     target[leaf] = value

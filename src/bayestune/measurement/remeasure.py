@@ -60,13 +60,17 @@ class Remeasured:
     @property
     def winner(self) -> Estimate | None:
         first = self.estimates[0] if self.estimates else None
-        if first is None or not math.isfinite(first.value):
-            return None
-        return None if first.failures > self.max_failure_share * (first.failures + len(first.samples)) else first
+        return None if first is None or _unreliable(first, self.max_failure_share) else first
 
     @property
     def baseline(self) -> Estimate | None:
         return next((e for e in self.estimates if e.trial_id == self.baseline_id), None)
+
+
+def _unreliable(estimate: Estimate, max_failure_share: float) -> bool:
+    """Whether a candidate cannot win: no value, or more than the stated share of its rounds failed."""
+    return (not math.isfinite(estimate.value)
+            or estimate.failures > max_failure_share * (estimate.failures + len(estimate.samples)))
 
 
 def interleaved_order(trial_ids: Sequence[int], round_number: int) -> list[int]:
@@ -169,11 +173,7 @@ def summarise_rounds(remeasurements: Sequence[Remeasurement], trials: Sequence[T
                                   sum(1 for r in mine if r.error is not None),
                                   by_trial[trial_id].values.get(objective.name, math.nan)))
     sign = 1.0 if objective.minimize else -1.0
-
-    def unreliable(e: Estimate) -> bool:
-        return e.failures > max_failure_share * (e.failures + len(e.samples)) or not math.isfinite(e.value)
-
-    estimates.sort(key=lambda e: (unreliable(e), sign * e.value if math.isfinite(e.value) else 0.0, e.trial_id))
+    estimates.sort(key=lambda e: (_unreliable(e, max_failure_share), sign * e.value if math.isfinite(e.value) else 0.0, e.trial_id))
     rounds = max((r.round for r in remeasurements), default=0)
     outcome = Remeasured(objective.name, statistic, confidence, tuple(estimates), rounds, baseline_id,
                          max_failure_share=max_failure_share)

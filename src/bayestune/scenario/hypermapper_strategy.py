@@ -12,6 +12,7 @@ from bayestune.scenario.hypermapper_keys import MODEL_KEYS, KeyHandling, did_you
 from bayestune.scenario.hypermapper_peers import Peer
 from bayestune.scenario.records import DEFAULT_MULTI_OBJECTIVE_STRATEGY
 from bayestune.space.inference import is_integral, is_number
+from bayestune.settings import put_option
 from bayestune.space.spec import SpecContext, show
 
 logger = logging.getLogger(__name__)
@@ -44,11 +45,9 @@ _BO_NUMERIC_OPTIONS = (
 
 
 def set_option(options: dict[str, Any], dotted: str, value: Any) -> None:
-    """``options["a"]["b"] = value`` for the option ``"a.b"`` of a strategy's option group."""
-    *groups, leaf = dotted.split(".")
-    for group in groups:
-        options = options.setdefault(group, {})
-    options[leaf] = value
+    """``options["a"]["b"] = value`` for the option ``"a.b"`` of a strategy's option group (a
+    later peer key replaces an earlier one, as in the peer)."""
+    put_option(options, dotted, value, "a HyperMapper/BaCO file", replace_given=True)
 
 
 def _strategy(data: Mapping[str, Any], ctx: SpecContext, n_objectives: int, handled: list[KeyHandling]) -> str:
