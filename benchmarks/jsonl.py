@@ -1,10 +1,15 @@
-"""The JSON-lines files of the benchmarks (results and measurement caches): durable appends, tolerant reads."""
+"""The JSON-lines files of the benchmarks (results and measurement caches): durable appends, tolerant reads.
+
+Large committed result files are gzip-compressed (``*.jsonl.gz``); both functions take either form, and an
+append to a ``.gz`` file adds a gzip member, which readers see as one stream."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 
@@ -13,13 +18,21 @@ def append_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
     ended first, so the new record is never glued onto it (readers skip the torn line)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    line = (json.dumps(record) + "\n").encode("utf-8")
+    if path.suffix == ".gz":
+        with open(path, "ab") as raw:
+            with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
+                fh.write(line)
+            raw.flush()
+            os.fsync(raw.fileno())
+        return
     with open(path, "a+b") as fh:
         fh.seek(0, os.SEEK_END)
         if fh.tell():
             fh.seek(-1, os.SEEK_END)
             if fh.read(1) != b"\n":
                 fh.write(b"\n")
-        fh.write((json.dumps(record) + "\n").encode("utf-8"))
+        fh.write(line)
         fh.flush()
         os.fsync(fh.fileno())
 
@@ -30,8 +43,9 @@ def load_records(path: str | os.PathLike) -> list[dict[str, Any]]:
     if not p.exists():
         return []
     out = []
-    with open(p, encoding="utf-8") as fh:
-        for line in fh:
+    opened = gzip.open(p, "rt", encoding="utf-8") if p.suffix == ".gz" else open(p, encoding="utf-8")
+    with opened as fh:
+        for line in _lines(fh):
             line = line.strip()
             if not line:
                 continue
@@ -40,3 +54,11 @@ def load_records(path: str | os.PathLike) -> list[dict[str, Any]]:
             except ValueError:
                 continue
     return out
+
+
+def _lines(fh: Iterable[str]) -> Iterator[str]:
+    """The lines of ``fh``; a gzip stream cut short by a killed append ends the lines it has."""
+    try:
+        yield from fh
+    except (EOFError, OSError):
+        return
