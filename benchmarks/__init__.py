@@ -2,11 +2,10 @@
 
     python -m benchmarks list
     python -m benchmarks run --problems gpu,synthetic,halide --strategies bo,random,cot_random,genetic,annealing,local \\
-        --budgets 20,40,60,100 --seeds 10 --out benchmarks/results/run.jsonl --jobs 2
+        --budgets 20,40,60,100 --seeds 10 --jobs 2   # -> benchmarks/scratch/search-quality/run.jsonl
     python -m benchmarks run --problems multiobjective --strategies pareto_rf,parego,random,optuna_tpe,optuna_nsga2 \\
-        --budgets 60 --seeds 10 --out benchmarks/results/multiobjective.jsonl
-    python -m benchmarks report benchmarks/results/run.jsonl --out benchmarks/RESULTS.md \\
-        --plots benchmarks/results/plots/
+        --budgets 60 --seeds 10 --out benchmarks/scratch/multiobjective/multiobjective.jsonl
+    python -m benchmarks report benchmarks/scratch/search-quality/run.jsonl   # -> .../report.md and plots/
 
 ``python -m benchmarks.multiobjective {run,report}`` is the multi-objective runs' command with
 their published defaults (one budget, HyperMapper on fewer seeds); it goes through the same

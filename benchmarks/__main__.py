@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from benchmarks.outputs import add_output_option, output_path
+
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -19,13 +21,14 @@ def main(argv: list[str] | None = None) -> int:
                      help="comma list of strategy names (see `list`), or all")
     run.add_argument("--budgets", default="20,40,60,100", help="comma list; each run goes to the largest")
     run.add_argument("--seeds", default="10", help="N (seeds 0..N-1), A-B, or a comma list")
-    run.add_argument("--out", default="benchmarks/results/run.jsonl")
+    add_output_option(run, "search-quality", "run.jsonl", what="JSON-lines file the runs are appended to")
     run.add_argument("--jobs", type=int, default=1, help="worker processes (Halide runs stay serial)")
 
     rep = sub.add_parser("report", help="Markdown tables and PNG plots from results files")
     rep.add_argument("results", nargs="+", help="JSONL files written by `run`")
-    rep.add_argument("--out", default="benchmarks/RESULTS.md")
-    rep.add_argument("--plots", default="benchmarks/results/plots/", help="directory for PNGs ('' for none)")
+    add_output_option(rep, "search-quality", "report.md", what="Markdown report")
+    rep.add_argument("--plots", default=None,
+                     help="directory for PNGs ('' for none; default: plots/ beside the report)")
     rep.add_argument("--budgets", default=None, help="budgets to tabulate (default: those of the runs)")
     rep.add_argument("--mdf-points", default=None,
                      help="comma list of budgets the mean deviation factor averages over "
@@ -33,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("--reference", default="bo", help="the strategy compared with every other one")
     rep.add_argument("--note", default=None, help="a paragraph quoted under the title (e.g. what the run is)")
     rep.add_argument("--include", action="append", default=[],
-                     help="a Markdown file appended as a section (e.g. benchmarks/results/multiobjective.md); repeatable")
+                     help="a Markdown file appended as a section (e.g. benchmarks/results/multiobjective/multiobjective.md); repeatable")
 
     sub.add_parser("list", help="list problems and strategies")
     args = parser.parse_args(argv)
@@ -67,17 +70,20 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--jobs must be >= 1, but got {args.jobs}")
         budgets = parse_ints(args.budgets, "budgets")
         seeds = parse_seeds(args.seeds)
-        records = run_benchmarks(problems, strategies, budgets, seeds, args.out, jobs=args.jobs,
+        out = output_path(args, "search-quality", "run.jsonl")
+        records = run_benchmarks(problems, strategies, budgets, seeds, out, jobs=args.jobs,
                                  command=command_line(argv), log=lambda m: print(m, file=sys.stderr, flush=True))
         errors = [r for r in records if r.get("error")]
-        print(f"{len(records)} run(s) written to {args.out}; {len(errors)} with errors", file=sys.stderr)
+        print(f"{len(records)} run(s) written to {out}; {len(errors)} with errors", file=sys.stderr)
         return 1 if errors else 0
 
     from benchmarks.results_report import write_report
 
     budgets = parse_ints(args.budgets, "budgets") if args.budgets else None
     mdf_points = parse_ints(args.mdf_points, "mdf-points") if args.mdf_points else None
-    path = write_report(args.results, args.out, plots=args.plots or None, budgets=budgets,
+    out = output_path(args, "search-quality", "report.md")
+    plots = None if args.plots == "" else (args.plots or str(out.parent / "plots"))
+    path = write_report(args.results, out, plots=plots, budgets=budgets,
                         reference=args.reference, command=command_line(argv), note=args.note, include=args.include,
                         mdf_points=mdf_points)
     print(f"wrote {path}", file=sys.stderr)

@@ -3,8 +3,8 @@ DAG learned from the logs (issue 14, item 7).
 
     PYTHONPATH=src python -m benchmarks.bograph_compare --problem soc --seeds 10 --budget 40
 
-Each (problem, contender, seed) run is one JSON line of ``benchmarks/results/bograph.jsonl``
-(resumable: finished runs are skipped); the table goes to ``benchmarks/results/bograph.md``.
+Each (problem, contender, seed) run is one JSON line of ``benchmarks/results/bograph/bograph.jsonl``
+(resumable: finished runs are skipped); the table goes to ``benchmarks/results/bograph/bograph.md``.
 Runs are scored by the noise-free value of what they evaluated: ``quality`` is
 ``1 + (best - optimum) / |optimum|`` (best/optimum for a positive optimum), and "reach" is the
 first evaluation with quality <= 1.10, the same for every contender; a run that does not
@@ -12,9 +12,9 @@ reach it within its budget B is censored (">B" in the tables, never imputed), so
 count on the SoC needs a longer budget than the learned DAG's:
 
     PYTHONPATH=src python -m benchmarks.bograph_compare --problem soc --seeds 10 --budget 400 \
-        --contenders bo --out benchmarks/results/bograph_long.jsonl
+        --contenders bo --out benchmarks/results/bograph/bograph_long.jsonl
     PYTHONPATH=src python -m benchmarks.bograph_compare --problem soc --seeds 10 --budget 100 \
-        --contenders bograph-learned --out benchmarks/results/bograph_long.jsonl
+        --contenders bograph-learned --out benchmarks/results/bograph/bograph_long.jsonl
 
 Per-suggestion seconds and every structure update's cost and effective dimension are recorded.
 """
@@ -32,8 +32,8 @@ import numpy as np
 
 from bayestune.optimizer import Optimizer
 from benchmarks.bograph_problems import PROBLEMS, LoggedProblem
+from benchmarks.outputs import SCRATCH
 
-RESULTS = Path(__file__).parent / "results"
 CHECKPOINTS = (10, 20, 40, 60, 100, 200, 400)
 REACH = 1.10
 
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--first-seed", type=int, default=0, help="run seeds first-seed .. seeds-1 (to split work)")
     parser.add_argument("--budget", type=int, default=40)
     parser.add_argument("--contenders", nargs="*", default=None)
-    parser.add_argument("--out", default=str(RESULTS / "bograph.jsonl"))
+    parser.add_argument("--out", default=str(SCRATCH / "bograph" / "bograph.jsonl"))
     parser.add_argument("--table-only", action="store_true", help="only rewrite the table from --out")
     parser.add_argument("--command", default="", help="the commands that produced --out, quoted in the table file")
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=JSON",
@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> None:
     md = out.with_suffix(".md")
     md.write_text("# BoGraph against plain GP-BO\n\nWritten by `python -m benchmarks.bograph_compare`; "
                   "quality = 1 + (best - optimum)/|optimum| of the noise-free values evaluated. Seconds are wall "
-                  "clock on the shared machine (its load varies; the README gives structure learning's CPU time). "
+                  "clock on the shared machine (its load varies; docs/bograph.md gives structure learning's CPU time). "
                   "`bograph-learned` relearns the structure every quarter of the budget (the paper's schedule), "
                   "`bograph-learned-often` every 2 observations, `bograph-learned-geometric` whenever the observations grew "
                   "by half; all hold the parameters the learned DAG leaves out at the incumbent's values (`hold_unmodelled`), "

@@ -17,9 +17,9 @@ optimum, found by exhaustive coordinate descent on the noise-free function (see
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -33,7 +33,6 @@ from typing import Any
 from bayestune.jsonable import to_jsonable
 from bayestune.objectives import Objective
 from bayestune.trial import Result, TrialStatus, coerce_result
-
 from benchmarks.problem import Problem, config_key
 
 

@@ -9,14 +9,18 @@ median of a configuration is its true time (the noise's median is 1).
 Arms, each a default ``bo`` run of 30 evaluations (plus what the arm adds):
 
 ``none``
-    ``confirm=False``: the run reports its best single sample (the behaviour before issue 26);
+    ``confirm=False``, ``race: false``: the run reports its best single sample (the behaviour
+    before issue 26);
+``no_race``
+    ``race: false``: one run per configuration, then the best 2 and the default configuration
+    re-measured in 6 interleaved rounds — the default before racing;
 ``default``
-    no measurement section: the default confirmation (the best 2 and the default
-    configuration in 6 interleaved rounds);
-``top3``
-    the default confirmation with the best 3 instead of 2 (a candidate for the default);
+    no measurement section: racing (:mod:`bayestune.measurement.racing`) and the default
+    confirmation (the best 2 and the default configuration in 6 rounds);
+``race_top4``, ``race_top6``, ``race_rounds8``
+    racing with the best 4 or 6 confirmed, or the best 2 in 8 rounds (candidates for the default);
 ``noise_aware``
-    the README's measurement settings: median of 3 to 10 repeats until ±2 %, early abort, the
+    the measurement settings of docs/measurement.md: median of 3 to 10 repeats until ±2 %, early abort, the
     best 3 and the default configuration re-measured in 8 rounds.
 
 Per run: the true regret of the reported winner (its true time over the optimum's, minus 1),
@@ -25,8 +29,9 @@ covers the true speedup over the default configuration, and the black box's call
 
     python -m benchmarks.confirmation --seeds 0-19
 
-appends one JSON line per (problem, arm, seed) to ``benchmarks/results/confirmation.jsonl``
-(resumable) and writes ``benchmarks/results/confirmation.md``.
+appends one JSON line per (problem, arm, seed) to ``benchmarks/results/measurement/confirmation_racing.jsonl``
+(resumable) and writes ``benchmarks/results/measurement/confirmation_racing.md`` (``confirmation.md`` holds the
+figures from before racing, whose ``default`` arm is this one's ``no_race``).
 """
 
 from __future__ import annotations
@@ -43,19 +48,21 @@ import numpy as np
 
 from bayestune.scenario import scenario_from_dict
 from bayestune.tuning import tune
-
 from benchmarks.jsonl import append_record, load_records
+from benchmarks.outputs import SCRATCH
 
-RESULTS = Path(__file__).resolve().parent / "results"
-OUT = RESULTS / "confirmation.jsonl"
+OUT = SCRATCH / "measurement" / "confirmation_racing.jsonl"
 VALUES = [1, 2, 3, 4, 5, 6, 7, 8]
 SIGMA = 0.3
 FLAKY = 0.07
 BUDGET = 30
-ARMS = {
-    "none": (None, False),
+ARMS: dict[str, tuple[dict[str, Any] | None, bool]] = {
+    "none": ({"race": False}, False),
+    "no_race": ({"race": False, "remeasure_top": 2, "remeasure_rounds": 6}, True),
     "default": (None, True),
-    "top3": ({"remeasure_top": 3, "remeasure_rounds": 6}, True),  # a candidate default: one more candidate
+    "race_top4": ({"remeasure_top": 4, "remeasure_rounds": 6}, True),
+    "race_top6": ({"remeasure_top": 6, "remeasure_rounds": 6}, True),
+    "race_rounds8": ({"remeasure_top": 2, "remeasure_rounds": 8}, True),
     "noise_aware": ({"warmup": 0, "repeats": 3, "max_repeats": 10, "precision": 0.02, "statistic": "median",
                      "early_abort": True, "remeasure_top": 3}, True),
 }
@@ -134,6 +141,10 @@ def run_one(problem: str, arm: str, seed: int) -> dict[str, Any]:
 def table(records: list[dict[str, Any]]) -> str:
     lines = ["| problem | arm | runs | mean true regret | median | winner's interval covers | "
              "speedup interval covers | black-box calls |", "|---|---|---|---|---|---|---|---|"]
+
+    def share(xs: list) -> str:
+        return f"{np.mean(xs):.1%} of {len(xs)}" if xs else "-"
+
     for problem in PROBLEMS:
         for arm in ARMS:
             mine = [r for r in records if r["problem"] == problem and r["arm"] == arm and r.get("regret") is not None]
@@ -142,7 +153,6 @@ def table(records: list[dict[str, Any]]) -> str:
             regrets = [r["regret"] for r in mine]
             covered = [r["covered"] for r in mine if "covered" in r]
             speed = [r["speedup_covered"] for r in mine if "speedup_covered" in r]
-            share = (lambda xs: f"{np.mean(xs):.1%} of {len(xs)}" if xs else "-")
             lines.append(f"| {problem} | {arm} | {len(mine)} | {np.mean(regrets):.1%} | {np.median(regrets):.1%} | "
                          f"{share(covered)} | {share(speed)} | {np.mean([r['calls'] for r in mine]):.0f} |")
     return "\n".join(lines)
@@ -157,11 +167,16 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", default="0-19")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--arms", default=",".join(ARMS), help="comma-separated arms to run")
     args = parser.parse_args(argv)
+    arms = [a for a in args.arms.split(",") if a]
+    unknown = sorted(set(arms) - set(ARMS))
+    if unknown:
+        parser.error(f"unknown arm(s) {unknown}; known: {list(ARMS)}")
     done = {(r["problem"], r["arm"], r["seed"]) for r in load_records(args.out)} if args.out.exists() else set()
     for seed in _seeds(args.seeds):
         for problem in PROBLEMS:
-            for arm in ARMS:
+            for arm in arms:
                 if (problem, arm, seed) not in done:
                     append_record(args.out, run_one(problem, arm, seed))
                     print(f"{problem} {arm} seed {seed}", flush=True)

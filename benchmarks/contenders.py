@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+import benchmarks.kernel_tuner_emulation  # noqa: F401  (registers the bo_kt contender)
 from bayestune.exceptions import BayestuneError
 from bayestune.objectives import Objective
 from bayestune.optimizer import Optimizer
@@ -32,8 +33,6 @@ from bayestune.scenario.records import DesignSpec
 from bayestune.settings import put_option
 from bayestune.space import Integer, Space
 from bayestune.strategies import available_strategies, make_strategy
-
-import benchmarks.kernel_tuner_emulation  # noqa: F401  (registers the bo_kt contender)
 from benchmarks.budget import CountedObjective, Trajectory, run_measured
 from benchmarks.peers import load_all
 from benchmarks.problem import Problem

@@ -466,7 +466,7 @@ def names_into_exports(tmp: Path) -> Outcome:
     module, tb = _cli(tmp, "export", journal, "--format", "python", "-o", "t.py")
     tracebacks += tb
     if module is not None and module.returncode == 0:
-        ran = subprocess.run([sys.executable, "-c", "import t; print(t.OBJECTIVES[0][0] == %r)" % HOSTILE_NAME],
+        ran = subprocess.run([sys.executable, "-c", f"import t; print(t.OBJECTIVES[0][0] == {HOSTILE_NAME!r})"],
                              cwd=tmp, capture_output=True, text=True)
         injections += ran.stdout.strip() != "True"
     return Outcome(header is not None and module is not None and header.returncode == module.returncode == 0,

@@ -238,7 +238,7 @@ def issue_section(res, reference: str, budgets: Sequence[int]) -> list[str]:
     if reference not in res.strategies or not gpu:
         return []
     lines = ["## Generalisation protocol (issue 17)", "",
-             f"Geometric means are over spaces of each space's mean over seeds; intervals: 95 % percentile "
+             "Geometric means are over spaces of each space's mean over seeds; intervals: 95 % percentile "
              "bootstrap resampling seeds within spaces. Wilcoxon: two-sided signed-rank test over spaces, paired "
              "on each space's mean (better/worse = spaces where the reference's mean is lower/higher).", "",
              f"### Targets on the {len(gpu)} shared GPU spaces", ""]

@@ -71,11 +71,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bayestune.integrations.halide import (ComputeAt, Loop, Parallel, Pipeline, Reorder, Split, Unroll, Vectorize,
-                                           apply_schedule, knob_space)
+from bayestune.integrations.halide import (
+    ComputeAt,
+    Loop,
+    Parallel,
+    Pipeline,
+    Reorder,
+    Split,
+    Unroll,
+    Vectorize,
+    apply_schedule,
+    knob_space,
+)
 from bayestune.space import Categorical, Space
 from bayestune.trial import Result
-
 from benchmarks.jsonl import append_record
 from benchmarks.problem import Problem, config_key
 

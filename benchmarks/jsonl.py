@@ -8,8 +8,8 @@ from __future__ import annotations
 import gzip
 import json
 import os
-from pathlib import Path
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 

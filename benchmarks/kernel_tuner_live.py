@@ -22,7 +22,6 @@ from typing import Any
 
 from bayestune.evaluators.base import Evaluator
 from bayestune.trial import FailureKind, Result, TrialStatus
-
 from benchmarks.jsonl import append_record
 from benchmarks.problem import config_key
 

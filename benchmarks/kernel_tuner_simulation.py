@@ -13,8 +13,8 @@ Metric: best recorded time found among the first N evaluations (Kernel Tuner's r
 order, unique configurations; failures count), divided by the cache's optimum (1.0 = optimum).
 
     nice -n 10 python -m benchmarks.kernel_tuner_simulation run --seeds 10 --budget 100 \\
-        --out benchmarks/results/kernel_tuner_simulation.jsonl
-    python -m benchmarks.kernel_tuner_simulation table benchmarks/results/kernel_tuner_simulation.jsonl
+        --out benchmarks/results/kernel-tuner/kernel_tuner_simulation.jsonl
+    python -m benchmarks.kernel_tuner_simulation table benchmarks/results/kernel-tuner/kernel_tuner_simulation.jsonl
 
 Runs are appended to the JSONL file one by one; a rerun skips the (problem, strategy, seed)
 already there, so a killed run continues.
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bayestune.evaluators.replay import load_kernel_tuner_cache
-
+from benchmarks.outputs import add_output_option, output_path
 from benchmarks.peers.kernel_tuner_peer import kt_setup, run_kernel_tuner
 from benchmarks.problems import build_gpu_problem, data_dir, gpu_problem_names
 
@@ -89,7 +89,7 @@ def _done(out: Path) -> set[tuple]:
 def run(args: argparse.Namespace) -> None:
     problems = args.problems.split(",") if args.problems else gpu_problem_names()
     strategies = args.strategies.split(",")
-    out = Path(args.out)
+    out = output_path(args, "kernel-tuner", "kernel_tuner_simulation.jsonl")
     out.parent.mkdir(parents=True, exist_ok=True)
     seeds = range(args.seeds - 1, -1, -1) if args.reverse else range(args.seeds)
     for seed in seeds:  # seeds outermost: a partial run covers every cell
@@ -162,7 +162,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--strategies", default=",".join(STRATEGIES))
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--budget", type=int, default=100)
-    p.add_argument("--out", default="benchmarks/results/kernel_tuner_simulation.jsonl")
+    add_output_option(p, "kernel-tuner", "kernel_tuner_simulation.jsonl",
+                      what="JSON-lines file the runs are appended to")
     p.add_argument("--reverse", action="store_true", help="last seed first (a second process on the same --out)")
     p.set_defaults(func=run)
     t = sub.add_parser("table", help="print the markdown table of a results file")

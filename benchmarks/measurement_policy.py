@@ -32,8 +32,8 @@ machine as a tuning run would)::
 
     PYTHONPATH=src python -m benchmarks.measurement_policy --seeds 0-9
 
-It appends one JSON line per (pipeline, seed) to ``benchmarks/results/measurement_policy.jsonl``
-(resumable: done pairs are skipped) and rewrites ``benchmarks/results/measurement_policy.md``.
+It appends one JSON line per (pipeline, seed) to ``benchmarks/results/measurement/measurement_policy.jsonl``
+(resumable: done pairs are skipped) and rewrites ``benchmarks/results/measurement/measurement_policy.md``.
 """
 
 from __future__ import annotations
@@ -53,13 +53,13 @@ from bayestune.evaluators.base import Evaluator, evaluate_safely
 from bayestune.measurement.build import for_remeasurement
 from bayestune.measurement.policy import MeasuredEvaluator
 from bayestune.measurement.remeasure import interleaved_order, remeasure_top
-from bayestune.measurement_spec import MeasurementPolicy
 from bayestune.measurement.timing import time_breakdown
+from bayestune.measurement_spec import MeasurementPolicy
 from bayestune.objectives import Objective
 from bayestune.storage import MemoryJournal
 from bayestune.trial import Result, TrialStatus
-
 from benchmarks.jsonl import append_record, load_records
+from benchmarks.outputs import SCRATCH
 from benchmarks.problem import config_key
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -218,7 +218,7 @@ PIPELINE_NOTES = {
                   "worker; every evaluation compiles, checks the answer against NumPy and times 7 runs (mean); pools "
                   "from the 15 fastest of the 33 valid configurations (screened once into kt_matmul.cache.jsonl)"),
 }
-#: The commands that produced benchmarks/results/measurement_policy.jsonl (in order).
+#: The commands that produced benchmarks/results/measurement/measurement_policy.jsonl (in order).
 COMMANDS = (
     "PYTHONPATH=src nice -n 10 python -m benchmarks.measurement_policy --seeds 0-9",
     "PYTHONPATH=src python -m benchmarks.measurement_policy --pipelines halide_blur,halide_matmul --seeds 4-9",
@@ -363,7 +363,7 @@ def markdown(records: Sequence[dict[str, Any]]) -> str:
               "| truth s | true best's median, p10-p90 spread | truth stable | load start / end |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in records:
-        def regret(arm: str) -> str:
+        def regret(arm: str, r: dict = r) -> str:
             value = r[arm]["regret"]
             return "-" if value is None else f"{100 * value:.1f} %"
 
@@ -382,7 +382,7 @@ def markdown(records: Sequence[dict[str, Any]]) -> str:
               "The file is resumable (done pipeline/seed pairs are skipped), so "
               "`PYTHONPATH=src python -m benchmarks.measurement_policy --seeds 0-13 --out <new file>` runs the same "
               "protocol on all three pipelines in one go; the md is rewritten from the JSON lines after every "
-              "repetition (`benchmarks/results/measurement_policy.jsonl`)."]
+              "repetition (`benchmarks/results/measurement/measurement_policy.jsonl`)."]
     return "\n".join(lines) + "\n"
 
 
@@ -400,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seeds", default="0-4", help="e.g. 0-9 or 0,3,5")
     parser.add_argument("--pool", type=int, default=5, help="schedules per repetition")
     parser.add_argument("--truth-rounds", type=int, default=30)
-    parser.add_argument("--out", default=str(RESULTS / "measurement_policy.jsonl"))
+    parser.add_argument("--out", default=str(SCRATCH / "measurement" / "measurement_policy.jsonl"))
     args = parser.parse_args(argv)
     out = Path(args.out)
     done = {(r["pipeline"], r["seed"]) for r in load_records(out)}

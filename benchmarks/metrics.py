@@ -171,7 +171,7 @@ def mean_deviation_factors(mean_mae: Mapping[str, Mapping[str, float]]
     in its normalisation.
     """
     factors: dict[str, list[float]] = {}
-    for problem, per_strategy in mean_mae.items():
+    for per_strategy in mean_mae.values():
         vals = {s: v for s, v in per_strategy.items() if v is not None and not math.isnan(v)}
         if not vals:
             continue

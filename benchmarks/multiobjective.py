@@ -5,7 +5,7 @@ harness (:func:`benchmarks.harness.run_benchmarks`, the budget rules of
 :class:`benchmarks.budget.CountedObjective`), the hypervolume metric is
 :func:`benchmarks.metrics.hypervolume_ratio_curves` and the tables are
 :func:`benchmarks.multiobjective_report.multiobjective_report`; this command only keeps the defaults of the
-published runs (``benchmarks/results/multiobjective.md``): one budget, seeds ``0..N-1``,
+published runs (``benchmarks/results/multiobjective/multiobjective.md``): one budget, seeds ``0..N-1``,
 HyperMapper on fewer seeds. The same runs: ``python -m benchmarks run --problems
 multiobjective --strategies ... --budgets 60``.
 
@@ -19,7 +19,7 @@ Usage (from the repository root)::
 
     python -m benchmarks.multiobjective run --problems chakong_haimes,zdt_mixed --seeds 10 --budget 60
     python -m benchmarks.multiobjective run --problems halide_blur_mo --seeds 10 --budget 30
-    python -m benchmarks.multiobjective report benchmarks/results/multiobjective.jsonl
+    python -m benchmarks.multiobjective report benchmarks/results/multiobjective/multiobjective.jsonl
 """
 
 from __future__ import annotations
@@ -28,14 +28,12 @@ import argparse
 import shlex
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from benchmarks.contenders import STRATEGIES, resolve_strategies
 from benchmarks.harness import load_records, run_benchmarks
 from benchmarks.multiobjective_problems import MULTIOBJECTIVE_PROBLEMS
 from benchmarks.multiobjective_report import MO_ORDER, multiobjective_report
-
-RESULTS = Path(__file__).resolve().parent / "results"
+from benchmarks.outputs import add_output_option, output_path
 
 
 def _default_strategies() -> str:
@@ -53,18 +51,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--seeds", type=int, default=10)
     r.add_argument("--budget", type=int, default=60)
     r.add_argument("--jobs", type=int, default=1)
-    r.add_argument("--out", default=str(RESULTS / "multiobjective.jsonl"))
+    add_output_option(r, "multiobjective", "multiobjective.jsonl", what="JSON-lines file the runs are appended to")
     r.add_argument("--hypermapper-seeds", type=int, default=None, help="run HyperMapper (slow) on the first N seeds only")
     rep = sub.add_parser("report")
     rep.add_argument("results", nargs="+")
-    rep.add_argument("--out", default=str(RESULTS / "multiobjective.md"))
-    rep.add_argument("--plots", default=str(RESULTS / "plots"))
+    add_output_option(rep, "multiobjective", "multiobjective.md", what="Markdown report")
+    rep.add_argument("--plots", default=None, help="directory for PNGs ('' for none; default: plots/ beside the report)")
     args = parser.parse_args(argv)
     command = "python -m benchmarks.multiobjective " + shlex.join(argv)
     if args.command == "report":
         records = [rec for path in args.results for rec in load_records(path)]
-        out = Path(args.out)
-        text = multiobjective_report(records, command=command, out_path=out, plots=args.plots or None)
+        out = output_path(args, "multiobjective", "multiobjective.md")
+        plots = None if args.plots == "" else (args.plots or str(out.parent / "plots"))
+        text = multiobjective_report(records, command=command, out_path=out, plots=plots)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
         print(text)
@@ -78,7 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     limits = {"hypermapper": args.hypermapper_seeds} if args.hypermapper_seeds is not None else None
-    records = run_benchmarks(problems, strategies, [args.budget], list(range(args.seeds)), args.out, jobs=args.jobs,
+    records = run_benchmarks(problems, strategies, [args.budget], list(range(args.seeds)),
+                             output_path(args, "multiobjective", "multiobjective.jsonl"), jobs=args.jobs,
                              command=command, seed_limits=limits, log=lambda m: print(m, file=sys.stderr, flush=True))
     return 1 if any(r.get("error") for r in records) else 0
 

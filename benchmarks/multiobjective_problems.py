@@ -33,7 +33,6 @@ import numpy as np
 
 from bayestune.space import Categorical, Integer, Ordinal, Real, Space
 from bayestune.trial import Result
-
 from benchmarks.halide_problems import blur_space, cache_path, measured_pipeline
 from benchmarks.problem import Problem
 

@@ -9,11 +9,16 @@ asked ``--repeats`` times; the median and mean seconds of one suggestion are rep
 peak memory (tracemalloc) of one extra, traced suggestion. "first" is the first model-based
 suggestion of a fresh process (lazy imports included) after 20 evaluations.
 
+Without ``--baseline`` the default (``max_training_points`` = 500) and the uncapped model
+(``max_training_points=None``, up to ``--uncapped-to`` observations: it costs minutes past
+2,000) are measured side by side in this process, count by count, so that load hits both alike.
+
 ``--baseline SRC`` measures another copy of the library (its ``src`` directory, e.g. a checkout
 of main) side by side: every measurement runs in a fresh process, the two versions interleaved
 count by count so that the machine's load hits both alike, and the table shows their ratio.
 
     python -m benchmarks.overhead --counts 20,50,100,200,500 --repeats 5 [--cap 250]
+    OMP_NUM_THREADS=1 python -m benchmarks.overhead --counts 100,500,1000,2000,5000,10000 --repeats 3 --failures 0.2
     python -m benchmarks.overhead --counts 20,100,200,500 --failures 0.2 --baseline ../main/src
     BAYESTUNE_DATA=... python -m benchmarks.overhead --problem convolution_A100 --counts 20,60 --baseline ...
 """
@@ -70,11 +75,26 @@ def _black_box(problem: str | None, failures: float, rng: np.random.Generator):
     return p.space, list(p.objectives), p.evaluate
 
 
-def warm_optimizer(count: int, cap: int | None, seed: int, failures: float = 0.0, problem: str | None = None):
-    """A ``bo`` optimizer told ``count`` random evaluations, and the black box to go on with."""
+#: ``cap`` of :func:`warm_optimizer` for the strategy's own default training cap.
+DEFAULT = "default"
+
+
+def parse_cap(text: str) -> int | str | None:
+    """``--cap``: a number, ``none`` (uncapped) or ``default``."""
+    if text.lower() in ("none", DEFAULT):
+        return None if text.lower() == "none" else DEFAULT
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, 'none' or 'default', but got {text!r}") from None
+
+
+def warm_optimizer(count: int, cap: int | str | None, seed: int, failures: float = 0.0, problem: str | None = None):
+    """A ``bo`` optimizer told ``count`` random evaluations, and the black box to go on with;
+    ``cap`` is its ``max_training_points`` (:data:`DEFAULT`: the strategy's own)."""
     rng = np.random.default_rng(seed)
     space, objectives, evaluate = _black_box(problem, failures, rng)
-    options = {"max_training_points": cap} if cap else {}
+    options = {} if cap == DEFAULT else {"max_training_points": cap}
     opt = Optimizer(space, objectives=objectives, strategy="bo", seed=seed,
                     strategy_options=options, design=DesignSpec(size=count))
     for row in space.sample(count, rng):
@@ -101,7 +121,7 @@ def time_suggestions(opt: Optimizer, evaluate, repeats: int) -> tuple[list[float
     return times, cpu, peak / 1e6
 
 
-def measure(count: int, repeats: int, cap: int | None, seed: int = 0, failures: float = 0.0,
+def measure(count: int, repeats: int, cap: int | str | None, seed: int = 0, failures: float = 0.0,
             problem: str | None = None) -> dict:
     opt, evaluate = warm_optimizer(count, cap, seed, failures, problem)
     times, cpu, peak = time_suggestions(opt, evaluate, repeats)
@@ -111,7 +131,7 @@ def measure(count: int, repeats: int, cap: int | None, seed: int = 0, failures: 
 
 def first_suggestion(seed: int, failures: float, problem: str | None) -> dict:
     """Seconds of the first model-based suggestion in this (fresh) process."""
-    opt, _ = warm_optimizer(20, None, seed, failures, problem)
+    opt, _ = warm_optimizer(20, DEFAULT, seed, failures, problem)
     t0, c0 = time.perf_counter(), time.process_time()
     opt.ask()
     return {"first": time.perf_counter() - t0, "cpu_first": time.process_time() - c0}
@@ -134,7 +154,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--counts", default="20,50,100,200,500")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--cap", type=int, default=None, help="also measure with max_training_points=CAP")
+    parser.add_argument("--cap", type=parse_cap, default=DEFAULT,
+                        help="also measure with max_training_points=CAP (a number or none); with --baseline: "
+                             "this cap on both sides instead of each version's default")
+    parser.add_argument("--uncapped-to", type=int, default=2000,
+                        help="measure the uncapped model (max_training_points=None) up to this many observations")
     parser.add_argument("--failures", type=float, default=0.0, help="share of failed evaluations (synthetic space)")
     parser.add_argument("--problem", default=None, help="a benchmark problem instead of the synthetic space")
     parser.add_argument("--seed", type=int, default=0)
@@ -151,15 +175,27 @@ def main() -> None:
     if args.baseline:
         side_by_side(args, counts)
         return
-    print("| observations | median s/suggestion | peak MB |" + (f" capped at {args.cap}: s | peak MB |" if args.cap else ""))
-    print("|---|---|---|" + ("---|---|" if args.cap else ""))
+    table(args, counts)
+
+
+def table(args: argparse.Namespace, counts: list[int]) -> None:
+    """The default against the uncapped model (and ``--cap``), one row per observation count."""
+    columns = {"default": DEFAULT, "uncapped": None}
+    if args.cap not in columns.values():
+        columns[f"cap {args.cap}"] = args.cap
+    print(f"bo, {args.problem or 'synthetic mixed space'}, failures={args.failures}: median of {args.repeats} "
+          "suggestions (wall s, CPU s) and peak MB of one more; uncapped = max_training_points=None")
+    print("| observations | " + " | ".join(f"{c}: wall s | {c}: CPU s | {c}: peak MB" for c in columns) + " |")
+    print("|---|" + "---|---|---|" * len(columns))
     for c in counts:
-        r = measure(c, args.repeats, None, args.seed, args.failures, args.problem)
-        row = f"| {c} | {r['median']:.3f} | {r['peak_mb']:.1f} |"
-        if args.cap:
-            rc = measure(c, args.repeats, args.cap, args.seed, args.failures, args.problem)
-            row += f" {rc['median']:.3f} | {rc['peak_mb']:.1f} |"
-        print(row, flush=True)
+        cells = []
+        for cap in columns.values():
+            if cap is None and c > args.uncapped_to:
+                cells.append("– | – | –")
+                continue
+            r = measure(c, args.repeats, cap, args.seed, args.failures, args.problem)
+            cells.append(f"{r['median']:.3f} | {r['cpu_median']:.3f} | {r['peak_mb']:.1f}")
+        print(f"| {c} | " + " | ".join(cells) + " |", flush=True)
 
 
 def side_by_side(args: argparse.Namespace, counts: list[int]) -> None:
@@ -171,8 +207,8 @@ def side_by_side(args: argparse.Namespace, counts: list[int]) -> None:
     common = ["--repeats", str(args.repeats), "--failures", str(args.failures), "--seed", str(args.seed)]
     if args.problem:
         common += ["--problem", args.problem]
-    if args.cap:
-        common += ["--cap", str(args.cap)]
+    if args.cap != DEFAULT:
+        common += ["--cap", str(args.cap).lower()]
     print(f"baseline {args.baseline} vs {own}; {args.repeats} suggestions per count, failures={args.failures}, "
           f"problem={args.problem or 'synthetic mixed space'}")
     print("| observations | baseline CPU s (median) | this CPU s | ratio | baseline CPU s (mean) | this | ratio "

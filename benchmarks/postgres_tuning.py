@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import platform
 import statistics
@@ -27,12 +28,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.jsonl import append_record, load_records
+from scipy.stats import t as student_t
+
 from bayestune.integrations.postgres import DEFAULT_KNOBS, DURABILITY_KNOBS, Pgbench, PostgresTuner
 from bayestune.optimizer import Optimizer
 from bayestune.trial import Trial, TrialStatus
+from benchmarks.jsonl import append_record, load_records
+from benchmarks.outputs import SCRATCH
 
-RESULTS = Path(__file__).resolve().parent / "results"
 KNOB_SETS = {"default": DEFAULT_KNOBS, "durability": DEFAULT_KNOBS + DURABILITY_KNOBS}
 #: Options a strategy needs to know the run's budget (BoGraph relearns its DAG every quarter of it).
 BUDGET_AWARE = ("bograph",)
@@ -41,8 +44,10 @@ ERROR_CHARS = 300
 
 
 def _trial_record(trial: Trial, load: float) -> dict[str, Any]:
+    seconds = (trial.finished_at - trial.started_at) if trial.started_at and trial.finished_at else None
     return {"id": trial.trial_id, "origin": trial.origin, "status": trial.status.value,
             "tps": trial.values.get("tps"), "load": round(load, 2),
+            "eval_s": round(seconds, 2) if seconds is not None else None,
             "error": (trial.error or "")[:ERROR_CHARS] or None}
 
 
@@ -61,8 +66,14 @@ def search(tuner: PostgresTuner, strategy: str, seed: int, budget: int) -> dict[
                     seed=seed)
     start = time.perf_counter()
     best = opt.optimize(tuner, budget=budget, callback=note, stop_after_failures=None)
+    wall = time.perf_counter() - start
+    evaluating = sum(t["eval_s"] or 0.0 for t in trials)
+    updates = [{"n_rows": u.n_rows, "seconds": round(u.seconds, 2), "cut_short": u.cut_short,
+                "effective_dimension": u.effective_dimension, "summary_columns": u.summary_columns,
+                "stand_ins": sorted(u.stand_ins)} for u in getattr(opt.strategy, "updates", [])]
     return {"kind": "search", "strategy": strategy, "seed": seed, "budget": budget, "trials": trials,
-            "wall_s": round(time.perf_counter() - start, 1),
+            "structure_updates": updates,
+            "wall_s": round(wall, 1), "strategy_s": round(max(wall - evaluating, 0.0), 1),
             "best_config": dict(best.config) if best is not None else None,
             "best_tps": best.values["tps"] if best is not None else None}
 
@@ -91,6 +102,41 @@ def _stats(values: Sequence[float]) -> tuple[float, float]:
     return mean, sd
 
 
+def ratio_interval(values: Sequence[float], baseline: Sequence[float],
+                   level: float = 0.95) -> tuple[float, float, float]:
+    """The ratio of mean TPS ``values`` / ``baseline`` with its ``level`` confidence interval.
+
+    Welch's t interval on the difference of the log-TPS means, exponentiated: pgbench's noise is
+    multiplicative (a loaded machine slows every run by a factor), and the two groups have
+    their own spreads. NaNs when either group has fewer than two measurements.
+    """
+    a = [math.log(v) for v in values if v and v > 0]
+    b = [math.log(v) for v in baseline if v and v > 0]
+    if len(a) < 2 or len(b) < 2:
+        return float("nan"), float("nan"), float("nan")
+    ratio = statistics.fmean(values) / statistics.fmean(baseline)
+    va, vb = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
+    diff = statistics.fmean(a) - statistics.fmean(b)
+    se = math.sqrt(va + vb)
+    if se == 0.0:
+        return ratio, math.exp(diff), math.exp(diff)
+    dof = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    half = float(student_t.ppf(0.5 + level / 2, dof)) * se
+    return ratio, math.exp(diff - half), math.exp(diff + half)
+
+
+def mean_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
+    """Mean of per-seed ratios with the t interval over seeds (NaN bounds below two seeds)."""
+    values = [v for v in values if v == v]
+    if not values:
+        return float("nan"), float("nan"), float("nan")
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, float("nan"), float("nan")
+    half = float(student_t.ppf(0.5 + level / 2, len(values) - 1)) * statistics.stdev(values) / math.sqrt(len(values))
+    return mean, mean - half, mean + half
+
+
 def _first_trials(searches: list[dict[str, Any]]) -> str:
     """The default configuration measured as the first trial of every search: the noise over the whole run."""
     firsts = [t["tps"] for s in searches for t in s["trials"][:1]
@@ -102,8 +148,16 @@ def _first_trials(searches: list[dict[str, Any]]) -> str:
             f"(CV {sd / mean:.1%}, range {min(firsts):.0f}–{max(firsts):.0f}).")
 
 
+def _changed(config: Mapping[str, Any] | None, default: Mapping[str, Any], names: Sequence[str]) -> str:
+    """The durability knobs a configuration moved off their defaults (``'synchronous_commit=off'``)."""
+    if not config:
+        return ""
+    return ", ".join(f"{n}={config[n]}" for n in names if n in config and config[n] != default.get(n))
+
+
 def summarise(records: list[dict[str, Any]], header: Mapping[str, Any]) -> str:
-    """The Markdown summary: the default's noise, then per strategy the searches and their confirmation."""
+    """The Markdown summary: the default's noise, then per search its confirmed ratio to the default
+    with a 95 % interval, then per strategy the mean ratio over seeds with its interval."""
     measured: dict[str, list[float]] = defaultdict(list)
     loads: list[float] = []
     for r in records:
@@ -114,34 +168,60 @@ def summarise(records: list[dict[str, Any]], header: Mapping[str, Any]) -> str:
     searches = [r for r in records if r.get("kind") == "search"]
     for s in searches:
         loads.extend(t["load"] for t in s["trials"])
-    d_mean, d_sd = _stats(measured.get("default", []))
+    default_tps = measured.get("default", [])
+    d_mean, d_sd = _stats(default_tps)
+    default_config = header.get("default_config", {})
     lines = [f"# PostgreSQL tuning under pgbench ({header['date']})", "",
              f"Machine: {header['machine']}; PostgreSQL {header['server_version']}; workload {header['workload']}; "
              f"{header['knobs']} knobs; budget {header['budget']} evaluations per search.",
              f"Load average (1 min) at the measurements: median {statistics.median(loads):.1f}, "
              f"max {max(loads):.1f}." if loads else "", "",
-             f"Default configuration re-measured {len(measured.get('default', []))} times: "
+             f"Default configuration re-measured {len(default_tps)} times: "
              f"{d_mean:.0f} ± {d_sd:.0f} TPS (CV {d_sd / d_mean:.1%}); "
-             f"values {', '.join(f'{v:.0f}' for v in measured.get('default', []))}.",
+             f"values {', '.join(f'{v:.0f}' for v in default_tps)}.",
              _first_trials(searches), "",
-             "| strategy | seed | failed | best TPS in search | confirmed TPS (mean ± sd, n) | confirmed / default |",
-             "|---|---|---|---|---|---|"]
+             "Confirmed / default: mean TPS of the pick re-measured over the default's, interleaved with it; "
+             "the 95 % interval is Welch's t on log TPS.", "",
+             "| strategy | seed | failed | best TPS in search | confirmed TPS (mean ± sd, n) | confirmed / default "
+             "[95 % CI] | durability knobs changed | strategy's own time (s) / wall (s) |",
+             "|---|---|---|---|---|---|---|---|"]
     ratios: dict[str, list[float]] = defaultdict(list)
+    clear: dict[str, int] = defaultdict(int)
     for s in sorted(searches, key=lambda r: (r["strategy"], r["seed"])):
         label = f"{s['strategy']}/{s['seed']}"
         failed = sum(t["status"] != TrialStatus.OK.value for t in s["trials"])
         c_mean, c_sd = _stats(measured.get(label, []))
-        ratio = c_mean / d_mean if measured.get(label) else float("nan")
+        ratio, low, high = ratio_interval(measured.get(label, []), default_tps)
         ratios[s["strategy"]].append(ratio)
+        clear[s["strategy"]] += low > 1.0
         best = f"{s['best_tps']:.0f}" if s["best_tps"] is not None else "-"
+        changed = _changed(s.get("best_config"), default_config, header.get("durability_knobs", ())) or "none"
         lines.append(f"| {s['strategy']} | {s['seed']} | {failed}/{len(s['trials'])} | {best} | "
-                     f"{c_mean:.0f} ± {c_sd:.0f} ({len(measured.get(label, []))}) | {ratio:.2f} |")
-    lines += ["", "| strategy | mean confirmed / default over seeds | seeds better than default by > 2 sd |",
-              "|---|---|---|"]
+                     f"{c_mean:.0f} ± {c_sd:.0f} ({len(measured.get(label, []))}) | {ratio:.2f} [{low:.2f}, {high:.2f}] "
+                     f"| {changed} | {s.get('strategy_s', float('nan')):.0f} / {s['wall_s']:.0f} |")
+    lines += ["", "| strategy | mean confirmed / default over seeds [95 % CI over seeds] | "
+              "seeds whose interval lies above 1 |", "|---|---|---|"]
     for strategy, values in sorted(ratios.items()):
-        better = sum((r - 1.0) * d_mean > 2 * d_sd for r in values)
-        lines.append(f"| {strategy} | {statistics.fmean(values):.2f} | {better}/{len(values)} |")
-    return "\n".join(lines) + "\n"
+        mean, low, high = mean_interval(values)
+        lines.append(f"| {strategy} | {mean:.2f} [{low:.2f}, {high:.2f}] | {clear[strategy]}/{len(values)} |")
+    return "\n".join(lines + _structure_lines(searches)) + "\n"
+
+
+def _structure_lines(searches: list[dict[str, Any]]) -> list[str]:
+    """BoGraph's structure updates per search: their cost, whether cut short, the stand-ins set aside."""
+    graphs = [s for s in sorted(searches, key=lambda r: (r["strategy"], r["seed"])) if s.get("structure_updates")]
+    if not graphs:
+        return []
+    lines = ["", "| search | structure updates: observations (seconds) | cut short at relearn.max_seconds | "
+             "summary columns | metrics set aside at the last update |", "|---|---|---|---|---|"]
+    for s in graphs:
+        ups = s["structure_updates"]
+        aside = ups[-1]["stand_ins"]
+        steps = ", ".join(f"{u['n_rows']} ({u['seconds']:.1f})" for u in ups)
+        lines.append(f"| {s['strategy']}/{s['seed']} | {steps} "
+                     f"| {sum(u['cut_short'] for u in ups)}/{len(ups)} | {ups[-1]['summary_columns']} | "
+                     f"{len(aside)}: {', '.join(aside[:6])}{', ...' if len(aside) > 6 else ''} |")
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -157,14 +237,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--clients", type=int, default=4)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--duration", type=int, default=5)
-    ap.add_argument("--out", type=Path, default=RESULTS / "postgres_tuning.jsonl")
+    ap.add_argument("--warmup", type=int, default=0, help="unmeasured seconds of the load before each measurement")
+    ap.add_argument("--skip-confirm", action="store_true",
+                    help="only the searches (a later run with every strategy confirms them all, interleaved)")
+    ap.add_argument("--out", type=Path, default=SCRATCH / "postgres" / "postgres_tuning.jsonl")
     ap.add_argument("--md", type=Path, default=None, help="Markdown summary (default: --out with .md)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
 
-    workload = Pgbench(scale=args.scale, clients=args.clients, threads=args.threads, duration=args.duration)
+    workload = Pgbench(scale=args.scale, clients=args.clients, threads=args.threads, duration=args.duration,
+                       warmup=args.warmup)
     tuner = PostgresTuner(KNOB_SETS[args.knobs], workload)
     try:
         tuner.prepare()
@@ -175,6 +259,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 if (strategy, seed) in done:
                     continue
                 append_record(args.out, search(tuner, strategy, seed, args.budget))
+        if args.skip_confirm:
+            return
         records = load_records(args.out)
         targets: dict[str, dict[str, Any]] = {"default": tuner.space().default_config()}
         repeats = {"default": args.default_repeats}
@@ -191,9 +277,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         header = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                   "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared)",
                   "server_version": tuner.server_version, "knobs": f"{len(tuner.knobs)} ({args.knobs})",
-                  "budget": args.budget,
+                  "budget": args.budget, "default_config": tuner.space().default_config(),
+                  "durability_knobs": [k.name for k in DURABILITY_KNOBS],
                   "workload": f"pgbench {workload.builtin} scale {workload.scale}, {workload.clients} clients, "
-                              f"{workload.threads} threads, {workload.duration} s"}
+                              f"{workload.threads} threads, {workload.warmup} s warm-up + {workload.duration} s"}
         wanted = [r for r in load_records(args.out)
                   if r.get("kind") != "search" or (r["strategy"] in strategies and r["seed"] in seeds)]
         summary = summarise(wanted, header)

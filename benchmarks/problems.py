@@ -83,7 +83,6 @@ import numpy as np
 from bayestune.evaluators.replay import load_kernel_tuner_cache
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
 from bayestune.trial import Result
-
 from benchmarks.halide_problems import HALIDE_PROBLEMS, build_halide_problem
 from benchmarks.multiobjective_problems import MULTIOBJECTIVE_PROBLEMS, build_multiobjective_problem
 from benchmarks.problem import Problem
@@ -402,7 +401,7 @@ def _iter_feasible(space: Space, limit: int, chunk: int = 200_000):
         yield X
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def enumerated_optimum(name: str) -> tuple[float, dict[str, Any], int]:
     """(minimum value, its configuration, number of working configurations) by enumeration."""
     syn = SYNTHETIC[name]

@@ -33,7 +33,6 @@ from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import RandomForestSurrogate
 from bayestune.models.gp import GaussianProcess
 from bayestune.models.linalg import limit_blas_threads
-
 from benchmarks.problems import get_problem, resolve_problems
 
 #: The surrogates compared: (model, ordinal scale override of the encoder).

@@ -4,18 +4,18 @@ not part of the unit suite). Run in a virtualenv with `pip install -e ".[tvm]"`,
 time and not niced (the timings are the result):
 
     PYTHONPATH=$PWD/src:$PWD python -m benchmarks.tvm_search run \\
-        --seeds 0,1,2,3,4 --out benchmarks/results/tvm_search.jsonl
+        --seeds 0,1,2,3,4 --out benchmarks/results/tvm/tvm_search.jsonl
     PYTHONPATH=$PWD/src:$PWD python -m benchmarks.tvm_search run \\
-        --workloads dense_relu --seeds 0,1,2,3,4 --out benchmarks/results/tvm_search.jsonl
+        --workloads dense_relu --seeds 0,1,2,3,4 --out benchmarks/results/tvm/tvm_search.jsonl
     PYTHONPATH=$PWD/src:$PWD python -m benchmarks.tvm_search run \\
         --workloads matmul --variants bo_lru32,bo_best32,bo_reset32,bo_eps20 --seeds 0,1,2 \\
-        --out benchmarks/results/tvm_search_ablation.jsonl
+        --out benchmarks/results/tvm/tvm_search_ablation.jsonl
     PYTHONPATH=$PWD/src:$PWD python -m benchmarks.tvm_search remeasure \\
-        benchmarks/results/tvm_search.jsonl benchmarks/results/tvm_search_ablation.jsonl \\
-        --out benchmarks/results/tvm_search_remeasure.jsonl
-    python -m benchmarks.tvm_search report benchmarks/results/tvm_search.jsonl \\
-        benchmarks/results/tvm_search_ablation.jsonl benchmarks/results/tvm_search_remeasure.jsonl \\
-        --out benchmarks/results/tvm_search.md
+        benchmarks/results/tvm/tvm_search.jsonl benchmarks/results/tvm/tvm_search_ablation.jsonl \\
+        --out benchmarks/results/tvm/tvm_search_remeasure.jsonl
+    python -m benchmarks.tvm_search report benchmarks/results/tvm/tvm_search.jsonl \\
+        benchmarks/results/tvm/tvm_search_ablation.jsonl benchmarks/results/tvm/tvm_search_remeasure.jsonl \\
+        --out benchmarks/results/tvm/tvm_search.md
 
 Each run tunes one workload for ``--trials`` measured candidates in batches of ``--per-iter``
 and records every measurement in order, with the 1-minute load average at its start and end.
@@ -47,6 +47,8 @@ import time
 import zlib
 from pathlib import Path
 from typing import Any
+
+from benchmarks.outputs import SCRATCH
 
 CHECKPOINTS = (16, 32, 64, 128)
 TARGET = {"kind": "llvm", "num-cores": 2}
@@ -384,12 +386,12 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--trials", type=int, default=128)
     run.add_argument("--per-iter", type=int, default=16)
     run.add_argument("--ablations", action="store_true", help="also the memory-policy and epsilon runs on matmul")
-    run.add_argument("--out", default="benchmarks/results/tvm_search.jsonl")
+    run.add_argument("--out", default=str(SCRATCH / "tvm" / "tvm_search.jsonl"))
     again = sub.add_parser("remeasure", help="time every run's picks again, interleaved in one process")
     again.add_argument("results", nargs="+", help="JSON-lines files written by run")
     again.add_argument("--rounds", type=int, default=40)
     again.add_argument("--number", type=int, default=3)
-    again.add_argument("--out", default="benchmarks/results/tvm_search_remeasure.jsonl")
+    again.add_argument("--out", default=str(SCRATCH / "tvm" / "tvm_search_remeasure.jsonl"))
     rep = sub.add_parser("report")
     rep.add_argument("results", nargs="+", help="JSON-lines files written by run")
     rep.add_argument("--out")

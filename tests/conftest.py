@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bayestune.optimizer import Optimizer
 from bayestune.objectives import Objective
+from bayestune.optimizer import Optimizer
 from bayestune.scenario.records import DesignSpec
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
 from bayestune.storage import Journal

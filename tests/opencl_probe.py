@@ -10,8 +10,8 @@ import pytest
 
 def require_opencl_device() -> Any:
     """``pyopencl`` when a device exists; otherwise skips the calling test module."""
-    pytest.importorskip("kernel_tuner", reason="kernel_tuner is not installed (pip install 'bayestune[kernel-tuner]')")
-    cl = pytest.importorskip("pyopencl", reason="pyopencl is not installed (pip install 'bayestune[kernel-tuner]')")
+    pytest.importorskip("kernel_tuner", reason="kernel_tuner is not installed (pip install -e '.[kernel-tuner]' in the bayestune checkout)")
+    cl = pytest.importorskip("pyopencl", reason="pyopencl is not installed (pip install -e '.[kernel-tuner]' in the bayestune checkout)")
     try:
         devices = [d for p in cl.get_platforms() for d in p.get_devices()]
     except Exception:  # noqa: BLE001 - no ICD loader / no platform: no device

@@ -139,7 +139,7 @@ def test_force_never_deletes_a_file_that_is_not_a_journal(runner, tmp_path):
 def test_ctrl_c_then_resume_ends_with_exactly_the_budget(runner, tmp_path, monkeypatch):
     scenario = write_scenario(tmp_path, budget=6)
     journal = tmp_path / "tiny.journal.db"
-    monkeypatch.setenv("BT_TEST_INTERRUPT_AT", "4")
+    monkeypatch.setenv("BT_TEST_INTERRUPT_AT", "6")  # racing: 3 probe runs of the first configuration
     stopped = runner.invoke(cli, ["optimize", str(scenario)])
     assert stopped.exit_code == 130
     assert "interrupted after 3 of 6 evaluations" in stopped.stderr
@@ -357,10 +357,11 @@ def test_console_script_runs_a_command_black_box(tmp_path):
 
 
 def test_console_script_sigint_then_resume(tmp_path):
-    # The 4th evaluation sends SIGINT to bayestune itself, like Ctrl-C: the parent of the
+    # The 6th call (racing runs the first configuration 3 times, so: the 4th evaluation) sends
+    # SIGINT to bayestune itself, like Ctrl-C: the parent of the
     # command's supervisor ($PPID of the command's shell is the supervisor).
     template = ("n=$(cat calls 2>/dev/null || echo 0); n=$((n + 1)); echo $n > calls; "
-                "if [ $n -eq 4 ]; then kill -INT $(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2); sleep 30; fi; "
+                "if [ $n -eq 6 ]; then kill -INT $(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2); sleep 30; fi; "
                 "echo value: {x}")
     scenario = write_scenario(tmp_path, budget=6, blackbox={"command": template})
     journal = tmp_path / "run.db"
@@ -448,6 +449,25 @@ def test_validate_lists_what_became_of_each_hypermapper_key(runner):
     assert "mapped: output_data_file -> the samples are written to" in out
     assert "read as HyperMapper 2.0 (HyperMapper 2.0-only evaluations_per_optimization_iteration" in out
     assert "time limit" in out and out.rstrip().endswith("OK")
+
+
+def test_validate_names_the_override_for_a_file_both_schemas_accept(runner, tmp_path):
+    """BaCO's chakong_haimes example has the keys, values and types of HyperMapper's: read as
+    HyperMapper 2.0's, and validate says how to have BaCO's defaults instead."""
+    data = {"application_name": "chakong_haimes", "optimization_objectives": ["f1_value", "f2_value"],
+            "optimization_iterations": 50, "design_of_experiment": {"doe_type": "random sampling",
+                                                                    "number_of_samples": 10},
+            "input_parameters": {"x1": {"parameter_type": "real", "values": [-20, 20]},
+                                 "x2": {"parameter_type": "real", "values": [-20, 20]}}}
+    path = tmp_path / "chakong_haimes_scenario.json"
+    path.write_text(json.dumps(data))
+    result = runner.invoke(cli, ["validate", str(path)])
+    assert result.exit_code == 0, result.stderr
+    assert ("read as HyperMapper 2.0 (only keys both schemas share; set bayestune_read_as: baco for BaCO's "
+            "defaults): strategy parego, random forest (10 trees)") in result.stdout
+    path.write_text(json.dumps({**data, "bayestune_read_as": "baco"}))
+    result = runner.invoke(cli, ["validate", str(path)])
+    assert "read as BaCO (bayestune_read_as = 'baco'): strategy parego, Gaussian process" in result.stdout
 
 
 def test_resume_after_editing_the_space_says_what_differs(runner, tmp_path):
@@ -571,6 +591,9 @@ def test_dag_draws_the_learned_graph_with_fit_quality(runner, tmp_path):
     assert result.exit_code == 0, result.output
     assert (tmp_path / "dag.svg").read_text().lstrip().startswith("<?xml")
     assert "effective dimension" in result.output and "fit R²" in result.output
+    # comp.m2 is 2 comp.m up to 0.01 b: a function of it, set aside and named with the reason
+    assert "set aside, never parents of y" in result.output
+    assert "comp.m2" in result.output and "a function of comp.m (rank correlation +" in result.output
 
 
 def test_dag_of_a_too_short_run_is_one_clear_error(runner, tmp_path):

@@ -9,8 +9,10 @@ from click.testing import CliRunner
 
 from bayestune.cli import cli
 from bayestune.dashboard import DashboardServer
+from tests.export import conftest as export_fixtures
+from tests.export.conftest import config, write_journal
 
-from tests.export.conftest import config, device_journals, write_journal  # noqa: F401 - a fixture
+device_journals = export_fixtures.device_journals  # the fixture tests/export defines, shared here
 
 
 @pytest.fixture

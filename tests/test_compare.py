@@ -10,7 +10,6 @@ import pytest
 from bayestune.compare import evaluations_to_reach, load_traces, overall_best, plot_comparison, summary_rows
 from bayestune.exceptions import BayestuneError
 from bayestune.objectives import Objective
-
 from tests.export.conftest import config, write_journal
 
 

@@ -29,7 +29,21 @@ def test_a_section_reads_and_writes_back() -> None:
     ({"remeasure_top": -1}, "remeasure_top must be an integer >= 0"),
     ({"remeasure_rounds": 0}, "remeasure_rounds must be an integer >= 1"),
     ({"check": 3}, "measurement check must be an object"),
+    ({"race": "yes"}, "measurement race must be true or false, but got 'yes'"),
+    ({"race": True, "repeats": 3}, "race: true chooses the repeats itself"),
+    ({"race": True, "early_abort": True}, "race: true chooses the repeats itself"),
 ])
 def test_bad_sections_are_named(section: dict, message: str) -> None:
     with pytest.raises(EvaluationError, match=message):
         MeasurementSpec.from_dict(section)
+
+
+@pytest.mark.parametrize(("section", "races"), [
+    ({}, True), ({"warmup": 2, "statistic": "min", "remeasure_top": 3}, True), ({"race": True}, True),
+    ({"race": False}, False), ({"repeats": 3}, False), ({"repeats": 1, "max_repeats": 4, "precision": 0.05}, False),
+    ({"early_abort": True}, False),
+])
+def test_racing_is_on_unless_another_repeat_rule_is_given(section: dict, races: bool) -> None:
+    spec = MeasurementSpec.from_dict(section)
+    assert spec.races is races
+    assert MeasurementSpec.from_dict(spec.to_dict()) == spec

@@ -9,9 +9,9 @@ import json
 import pytest
 
 from bayestune.exceptions import ScenarioError
+from bayestune.objectives import OutputConstraint
 from bayestune.optimizer import Optimizer
 from bayestune.scenario import load_scenario, scenario_from_dict, scenario_to_dict
-from bayestune.objectives import OutputConstraint
 from bayestune.space import Integer, Space
 from bayestune.storage import Journal
 from bayestune.trial import TrialStatus

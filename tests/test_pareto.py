@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from bayestune.exceptions import BayestuneError
+from bayestune.objectives import Objective
 from bayestune.pareto import (
     hypervolume,
     hypervolume_mc,
@@ -17,7 +18,6 @@ from bayestune.pareto import (
     reference_point,
     to_minimization,
 )
-from bayestune.objectives import Objective
 from bayestune.trial import Trial, TrialStatus
 
 

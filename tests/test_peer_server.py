@@ -41,42 +41,102 @@ def chakong_haimes(x1: float, x2: float) -> tuple[float, float, bool]:
     return f1, f2, x1 * x1 + x2 * x2 <= 225 and x1 - 3 * x2 + 10 <= 0
 
 
-def client(command: list[str], cwd: Path) -> list[str]:
-    """HyperMapper's example client logic; returns the requests it saw."""
+def client(command: list[str], cwd: Path) -> tuple[list[str], list[str]]:
+    """HyperMapper's example client logic; returns the requests it saw and every line the
+    optimizer wrote to stdout (HyperMapper's client skips lines with "warning"; this one keeps
+    them, so a test can check that nothing but the protocol arrives)."""
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
     p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          encoding="utf-8", cwd=cwd, env=env)
-    requests = []
+    requests, lines = [], []
+
+    def line() -> str:
+        lines.append(p.stdout.readline())
+        return lines[-1]
+
     while p.poll() is None:
-        request = p.stdout.readline()
+        request = line()
         if END_LINE in request:
             break
         if "warning" in request:
             continue
         requests.append(request.strip())
         n = int(request.split(" ")[1])
-        assert p.stdout.readline().strip() == "x1,x2"
+        assert line().strip() == "x1,x2"
         reply = "x1,x2,f1_value,f2_value,Valid\n"
         for _ in range(n):
-            x1, x2 = (float(v.strip()) for v in p.stdout.readline().split(","))
+            x1, x2 = (float(v.strip()) for v in line().split(","))
             f1, f2, valid = chakong_haimes(x1, x2)
             reply += f"{x1},{x2},{f1},{f2},{valid}\n"
         p.stdin.write(reply)
         p.stdin.flush()
+    lines += p.stdout.readlines()
     p.wait(timeout=60)
     assert p.returncode == 0, p.stderr.read()
-    return requests
+    assert p.stderr.read() == ""  # the clients never read stderr: everything goes to the log file
+    return requests, lines
+
+
+def _numbers(text: str, n: int) -> bool:
+    try:
+        return len([float(v) for v in text.split(",")]) == n
+    except ValueError:
+        return False
+
+
+def protocol_lines(lines: list[str]) -> list[str]:
+    """The lines that break the protocol: anything but ``Request N``, the header, N rows of two
+    numbers, and the end line once, last."""
+    bad, state, rows_left = [], "request", 0
+    for raw in lines:
+        text = raw.rstrip("\n")
+        if state == "header":
+            state = "rows"
+            if text != "x1,x2":
+                bad.append(text)
+        elif state == "rows" and rows_left:
+            rows_left -= 1
+            if not _numbers(text, 2):
+                bad.append(text)
+        elif state != "end" and text.startswith("Request ") and text[8:].isdigit():
+            state, rows_left = "header", int(text[8:])
+        elif state != "end" and text == END_LINE:
+            state = "end"
+        else:
+            bad.append(text)
+    return bad + (["(no end line)"] if state != "end" else [])
 
 
 def test_a_hypermapper_client_completes_a_session_with_bayestune_serve(tmp_path):
     path = tmp_path / "client-server_chakong_haimes_scenario.json"
-    path.write_text(json.dumps(SCENARIO))
-    requests = client([sys.executable, "-m", "bayestune", "serve", str(path), "--seed", "1"], tmp_path)
+    path.write_text(json.dumps({**SCENARIO, "run_directory": "runs"}))
+    requests, lines = client([sys.executable, "-m", "bayestune", "serve", str(path), "--seed", "1"], tmp_path)
     assert requests == ["Request 6", "Request 1", "Request 1", "Request 1", "Request 1"]  # the design, then 4 iterations
-    rows = list(csv.DictReader((tmp_path / "client-server_chakong_haimes_output_samples.csv").open()))
+    assert protocol_lines(lines) == [] and len(lines) == 5 + 5 + 10 + 1  # requests, headers, rows, the end
+    runs = tmp_path / "runs"  # the peers write their files under run_directory
+    rows = list(csv.DictReader((runs / "client-server_chakong_haimes_output_samples.csv").open()))
     assert len(rows) == 10 and list(rows[0]) == ["x1", "x2", "f1_value", "f2_value", "Valid", "Timestamp"]
     assert rows[0]["x1"] == rows[0]["x2"] == "0.0"  # the defaults open the design, as in the peers
     assert {r["Valid"] for r in rows} <= {"True", "False"}
+    front = list(csv.DictReader((runs / "client-server_chakong_haimes_output_pareto.csv").open()))
+    assert 1 <= len(front) <= sum(r["Valid"] == "True" for r in rows) and all(r["Valid"] == "True" for r in front)
+    log = (runs / "hypermapper_logfile.log").read_text()  # HyperMapper's default log_file
+    assert "epsilon_greedy_threshold" in log  # the warning that HyperMapper's epsilon is an experimental option
+
+
+def test_the_protocol_check_catches_a_stray_line():
+    good = ["Request 1\n", "x1,x2\n", "0.5,1\n", END_LINE + "\n"]
+    assert protocol_lines(good) == []
+    assert protocol_lines(good[:2] + ["WARNING: x\n"] + good[2:]) == ["WARNING: x", "0.5,1"]
+    assert protocol_lines(good[:-1]) == ["(no end line)"]
+
+
+def test_serve_logs_to_the_files_log_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    named = scenario_from_dict({**SCENARIO, "log_file": "cs.log", "run_directory": "r"}, source="s.json")
+    assert named.peer_samples.log_path == os.path.join("r", "cs.log")
+    baco = scenario_from_dict({**SCENARIO, "bayestune_read_as": "baco"}, source="s.json")
+    assert baco.peer_samples.log_path == "baco_logfile.log"
 
 
 def test_batches_permutations_and_resume_in_process(tmp_path, monkeypatch):
@@ -123,3 +183,13 @@ def test_a_client_that_hangs_up_is_a_clear_error():
     scenario = scenario_from_dict(SCENARIO)
     with pytest.raises(BayestuneError, match="request 1: the client closed its end before sending its header"):
         serve(scenario, io.StringIO(""), io.StringIO(), write_samples=False)
+
+
+def test_a_file_that_does_not_load_says_why_on_stderr(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({**SCENARIO, "optimization_iterations": -1}))
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-m", "bayestune", "serve", str(path)], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, timeout=120, check=False)
+    assert done.returncode != 0 and done.stdout == ""
+    assert "optimization_iterations" in done.stderr and not (tmp_path / "hypermapper_logfile.log").exists()

@@ -45,3 +45,23 @@ def test_plot_errors_are_clear(so_journal, mo_journal, tmp_path):
     with pytest.raises(BayestuneError, match="allowed"):
         plot.plot_run(load_run(str(mo_journal)), tmp_path, ["histogram"])
     assert_png(plot.plot_importance({}, tmp_path / "empty.png"))
+
+
+def test_parallel_plot_of_a_perfect_tile_space(tmp_path):
+    """A tiling is one axis (its distinct tilings in order), like a permutation."""
+    from bayestune.objectives import Objective
+    from bayestune.optimizer import Optimizer
+    from bayestune.space import Integer, PerfectTile, Space
+    from bayestune.storage import Journal
+
+    path = tmp_path / "tile.db"
+    with Journal(path) as journal:
+        opt = Optimizer(Space([PerfectTile("tile", 64, 2), Integer("unroll", 1, 8)]), objectives=[Objective("t")],
+                        strategy="random", seed=0, journal=journal)
+        opt.optimize(lambda cfg: {"t": abs(cfg["tile"][1] - 8) + cfg["unroll"]}, 12)
+    run = load_run(str(path))
+    assert_png(plot.plot_parallel(run, tmp_path / "pc.png"))
+    X, _, _ = run.matrix()
+    labels, cols, ticks = plot._axis_values(run, X)
+    assert labels == ["tile", "unroll"] and all(len(c) == len(X) for c in cols)
+    assert ticks[1] == [(0.0, "1"), (1.0, "8")]

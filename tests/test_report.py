@@ -106,12 +106,28 @@ def test_report_of_a_run_with_logged_metrics_shows_its_dag(tmp_path):
     from bayestune.space import Space
     from bayestune.storage import Journal
 
-    def box(c):
-        return {"y": (3 * c["a"]) ** 2 + c["b"], "comp.m": 3 * c["a"]}
+    def box(c):  # comp.lat is a function of y: set aside, and the report says so
+        y = (3 * c["a"]) ** 2 + c["b"]
+        return {"y": y, "comp.m": 3 * c["a"], "comp.lat": 1.0 / (1.0 + y)}
 
     with Journal(tmp_path / "run.db") as journal:
         Optimizer(Space([Real("a", 0, 1), Real("b", 0, 1)]), objectives=["y"], strategy="random", seed=0,
                   journal=journal).optimize(box, 12)
     text = build_report(tmp_path / "run.db", tmp_path / "r.html").read_text()
     assert "DAG of logged metrics (BoGraph)" in text and "effective dimension" in text
-    assert "Logged metrics (1)" in text and "comp.m" in text
+    assert "Logged metrics (2)" in text and "comp.m" in text
+    assert "Set aside: never parents of y" in text
+    assert "<td>comp.lat</td><td>a function of y (rank correlation -1.0000)" in text
+
+
+def test_report_of_a_perfect_tile_space(tmp_path):
+    """A tiling parameter takes one axis of the parallel plot (this report used to raise AttributeError)."""
+    from bayestune.optimizer import Optimizer
+    from bayestune.space import Integer, PerfectTile, Space
+    from bayestune.storage import Journal
+
+    with Journal(tmp_path / "tile.db") as journal:
+        Optimizer(Space([PerfectTile("tile", 64, 2), Integer("unroll", 1, 8)]), objectives=["t"], strategy="random",
+                  seed=0, journal=journal).optimize(lambda c: {"t": abs(c["tile"][1] - 8) + c["unroll"]}, 12)
+    text = build_report(tmp_path / "tile.db", tmp_path / "r.html").read_text()
+    assert "<img" in text and "tile" in text

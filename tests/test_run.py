@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from bayestune import run as run_meta
 from bayestune.cli import cli
-from bayestune.measurement.build import make_evaluator
 from bayestune.exceptions import JournalError
+from bayestune.measurement.build import make_evaluator
 from bayestune.objectives import Objective
 from bayestune.optimizer import Optimizer
 from bayestune.scenario import load_scenario

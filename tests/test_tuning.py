@@ -221,3 +221,17 @@ def test_a_hypermapper_scenario_leaves_its_sample_csv_and_resumes_from_one(tmp_p
     resumed = run({**hm, "resume_optimization": True, "resume_optimization_data": "old.csv"}, "b.db")
     told = [t.config["x"] for t in resumed.optimizer.trials[:first.optimizer.n_evaluated]]
     assert told == [t.config["x"] for t in first.optimizer.trials]  # the CSV's rows first, as the peer does
+
+
+def test_a_default_run_races_and_a_resumed_one_learns_the_noise_from_its_journal(tmp_path: Path) -> None:
+    """Racing is the default; the journal's runs tell a resumed run the noise (here: none), so it
+    does not probe again."""
+    scenario = write_scenario(tmp_path, measurement={"remeasure_top": 0})
+    notes: list[str] = []
+    first = tune(scenario, tmp_path / "run.db", budget=4, announce=notes.append)
+    repeats = [len(t.repeats["time"]) for t in first.optimizer.trials]
+    assert repeats == [3, 1, 1, 1]  # the probe, then one run each: the black box is deterministic
+    assert notes[0].startswith("measuring by racing") and notes[1] == "racing: 6 run(s) of 4 configuration(s); " \
+        "the black box is quiet: one run per configuration after the probe"
+    resumed = tune(scenario, tmp_path / "run.db", resume=True, budget=6)
+    assert [len(t.repeats["time"]) for t in resumed.optimizer.trials] == [3, 1, 1, 1, 1, 1]

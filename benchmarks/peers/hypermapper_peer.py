@@ -54,7 +54,6 @@ import numpy as np
 
 from bayestune.space import Categorical, Integer, Ordinal, Real
 from bayestune.trial import Result, TrialStatus
-
 from benchmarks.budget import BudgetExhausted, CountedObjective, Trajectory, run_measured, worse_values
 from benchmarks.contenders import register_strategy
 from benchmarks.problem import Problem

@@ -79,7 +79,6 @@ from typing import Any
 import numpy as np
 
 from bayestune.jsonable import to_jsonable
-
 from benchmarks.budget import BudgetExhausted, CountedObjective, Trajectory, run_measured
 from benchmarks.contenders import register_strategy
 from benchmarks.problem import Problem

@@ -34,7 +34,6 @@ import tempfile
 from typing import Any
 
 from bayestune.space import Categorical, Integer, Ordinal, Real
-
 from benchmarks.budget import CountedObjective, ProposalGuard, Trajectory, run_measured
 from benchmarks.contenders import register_strategy
 from benchmarks.peers import missing
@@ -48,9 +47,15 @@ def _available() -> str | None:
 
 
 def build_manipulator(space: Any) -> Any:
-    from opentuner.search.manipulator import (ConfigurationManipulator, EnumParameter, FloatParameter,
-                                              IntegerParameter, LogFloatParameter, LogIntegerParameter,
-                                              PermutationParameter)
+    from opentuner.search.manipulator import (
+        ConfigurationManipulator,
+        EnumParameter,
+        FloatParameter,
+        IntegerParameter,
+        LogFloatParameter,
+        LogIntegerParameter,
+        PermutationParameter,
+    )
 
     m = ConfigurationManipulator()
     for p in space.parameters:

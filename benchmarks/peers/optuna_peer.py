@@ -59,11 +59,10 @@ from typing import Any
 
 from bayestune.space import Categorical, Integer, Ordinal, Real
 from bayestune.trial import TrialStatus
-
 from benchmarks.budget import CountedObjective, ProposalGuard, Trajectory, run_measured, worse_values
 from benchmarks.contenders import register_strategy
-from benchmarks.peers._lehmer import lehmer_to_positions, positions_to_lehmer
 from benchmarks.peers import missing
+from benchmarks.peers._lehmer import lehmer_to_positions, positions_to_lehmer
 from benchmarks.problem import Problem
 
 N_STARTUP = 10

@@ -45,7 +45,6 @@ import tempfile
 from typing import Any
 
 from bayestune.space import Categorical, Integer, Ordinal, Real
-
 from benchmarks.budget import CountedObjective, ProposalGuard, Trajectory, run_measured
 from benchmarks.contenders import register_strategy
 from benchmarks.peers import missing
@@ -65,8 +64,13 @@ def _categorical_choices(p: Categorical) -> list[Any]:
 
 def build_configspace(space: Any, seed: int | None = None) -> Any:
     """A ConfigSpace ``ConfigurationSpace`` for a bayestune Space (see the module doc)."""
-    from ConfigSpace import (CategoricalHyperparameter, ConfigurationSpace, OrdinalHyperparameter,
-                             UniformFloatHyperparameter, UniformIntegerHyperparameter)
+    from ConfigSpace import (
+        CategoricalHyperparameter,
+        ConfigurationSpace,
+        OrdinalHyperparameter,
+        UniformFloatHyperparameter,
+        UniformIntegerHyperparameter,
+    )
 
     hps: list[Any] = []
     for p in space.parameters:

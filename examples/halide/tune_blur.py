@@ -1,6 +1,6 @@
 """Tune the schedule of a 1024 x 1024 separable blur (``blur.py``) with bayestune.
 
-    pip install 'bayestune[halide]'
+    pip install -e ".[halide]"    (from the root of the bayestune clone)
     python examples/halide/tune_blur.py --budget 10 --timeout 60
 
 Each configuration is compiled, checked against the unscheduled pipeline's output and timed
@@ -15,8 +15,7 @@ import argparse
 import time
 from pathlib import Path
 
-from bayestune.integrations.halide import (ComputeAt, HalideTuner, Parallel, Reorder, Split, StoreAt, Unroll,
-                                           Vectorize)
+from bayestune.integrations.halide import ComputeAt, HalideTuner, Parallel, Reorder, Split, StoreAt, Unroll, Vectorize
 from bayestune.optimizer import Optimizer
 from bayestune.storage import Journal
 

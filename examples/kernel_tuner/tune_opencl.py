@@ -1,7 +1,7 @@
 """Tune real OpenCL kernels with Kernel Tuner, bayestune as the search strategy.
 
 Runs on any OpenCL device; on a CPU-only machine install PoCL
-(``apt-get install pocl-opencl-icd ocl-icd-opencl-dev``) and ``pip install "bayestune[kernel-tuner]"``.
+(``apt-get install pocl-opencl-icd ocl-icd-opencl-dev``) and ``pip install -e ".[kernel-tuner]"`` (from the clone).
 
     python examples/kernel_tuner/tune_opencl.py matmul --size 512 --max-fevals 30
     python examples/kernel_tuner/tune_opencl.py convolution --size 1024 --max-fevals 30

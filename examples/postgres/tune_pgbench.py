@@ -34,7 +34,8 @@ def main() -> None:
     ap.add_argument("--strategy", default="bo", help="bo, bograph, random, ... (default: bo)")
     ap.add_argument("--budget", type=int, default=25)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--duration", type=int, default=5, help="seconds of pgbench per evaluation")
+    ap.add_argument("--duration", type=int, default=8, help="seconds of pgbench measured per evaluation")
+    ap.add_argument("--warmup", type=int, default=3, help="seconds of pgbench run first, unmeasured")
     ap.add_argument("--scale", type=int, default=10, help="pgbench scale factor (x 100,000 accounts)")
     ap.add_argument("--durability", action="store_true",
                     help="also search synchronous_commit and full_page_writes (a crash may lose commits)")
@@ -42,7 +43,7 @@ def main() -> None:
     args = ap.parse_args()
 
     knobs = DEFAULT_KNOBS + (DURABILITY_KNOBS if args.durability else ())
-    tuner = PostgresTuner(knobs, Pgbench(scale=args.scale, duration=args.duration))
+    tuner = PostgresTuner(knobs, Pgbench(scale=args.scale, duration=args.duration, warmup=args.warmup))
     resume = bool(args.journal) and Path(args.journal).exists()
     journal = Journal(args.journal) if args.journal else None
     with tuner:

@@ -27,7 +27,6 @@ from bayestune.space import (
 )
 from bayestune.trial import Result, Trial, TrialStatus
 
-
 __all__ = [
     "BayestuneError", "Categorical", "ConstraintError", "EvaluationError", "InfeasibleSpaceError",
     "Integer", "JournalError", "Ordinal", "PerfectTile", "Permutation", "Real", "Result", "ScenarioError", "Space",

@@ -42,7 +42,7 @@ class History:
     repeats: Sequence[Mapping[str, tuple[float, ...]]] = field(default_factory=list)
 
     @classmethod
-    def empty(cls, space: Space, objectives: Sequence[Objective]) -> "History":
+    def empty(cls, space: Space, objectives: Sequence[Objective]) -> History:
         return cls(space, list(objectives), np.empty((0, space.width)), np.empty((0, len(objectives))),
                    np.empty(0, dtype=bool), np.empty((0, space.width)))
 
@@ -54,7 +54,7 @@ class History:
     def n_feasible(self) -> int:
         return int(self.feasible.sum())
 
-    def with_seen(self, seen: set[bytes]) -> "History":
+    def with_seen(self, seen: set[bytes]) -> History:
         """The same evaluations with another set of keys to avoid (e.g. plus this batch's picks)."""
         return replace(self, seen=seen)
 
@@ -76,8 +76,8 @@ def draw_unseen(space: Space, history: History, n: int, rng: np.random.Generator
     if count is not None and count <= 200_000:
         if len(seen) >= count:
             return np.empty((0, space.width))
-        if count <= 4 * (len(seen) + n) or count <= 20_000:
-            all_rows = space.enumerate(limit=count)
+        if ((count <= 4 * (len(seen) + n) or count <= 20_000)
+                and (all_rows := space.enumerate(limit=count)) is not None):
             keys = space.row_keys(all_rows)
             unseen = np.array([k not in seen for k in keys])
             rows = all_rows[unseen]

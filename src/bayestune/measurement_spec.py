@@ -21,10 +21,11 @@ from bayestune.exceptions import EvaluationError
 STATISTICS = ("median", "min", "mean")
 #: Keys of a scenario's ``measurement`` section and of its ``check``.
 MEASUREMENT_KEYS = ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort",
-                    "max_failure_share", "remeasure_top", "remeasure_rounds", "baseline", "check")
+                    "max_failure_share", "race", "remeasure_top", "remeasure_rounds", "baseline", "check")
 #: The confirmation a single-objective run ends with when its scenario does not set
 #: ``remeasure_top``: the best 2 and the baseline in 6 interleaved rounds (18 evaluations), the
-#: fewest rounds that bound the median's 95 % interval.
+#: fewest rounds that bound the median's 95 % interval. (With racing, the best 4 or 6 measured no
+#: lower true regret at 11 or 22 more calls: benchmarks/results/measurement/confirmation_racing.md.)
 DEFAULT_CONFIRM_TOP = 2
 DEFAULT_CONFIRM_ROUNDS = 6
 #: Rounds when ``remeasure_top`` is set without ``remeasure_rounds``.
@@ -134,6 +135,11 @@ class MeasurementSpec:
     """A scenario's measurement: the repeat policy, the confirmation that ends a run, and an
     optional correctness check.
 
+    ``race``: measure by racing (:mod:`bayestune.measurement.racing`: repeats only for
+    configurations that may be the best). None, the default, races whenever the section gives
+    no other repeat rule (``repeats``, ``max_repeats``, ``precision``, ``early_abort``);
+    ``False`` measures each configuration as the policy says (once by default).
+
     The confirmation re-measures the top ``remeasure_top`` trials and the ``baseline`` in
     ``remeasure_rounds`` interleaved rounds (``remeasure_top: 0``: none). Left unset it is
     on, with :data:`DEFAULT_CONFIRM_TOP` and :data:`DEFAULT_CONFIRM_ROUNDS`; a ``remeasure_top``
@@ -148,8 +154,14 @@ class MeasurementSpec:
     remeasure_rounds: int | None = None
     check: CorrectnessCheck | None = None
     baseline: str | Mapping[str, Any] | None = "default"
+    race: bool | None = None
 
     def __post_init__(self) -> None:
+        if self.race is not None and not isinstance(self.race, bool):
+            raise EvaluationError(f"measurement race must be true or false, but got {self.race!r}")
+        if self.race and self.has_repeat_rule:
+            raise EvaluationError("measurement race: true chooses the repeats itself; drop repeats, max_repeats, "
+                                  "precision and early_abort, or set race: false to use them")
         for name, least in (("remeasure_top", 0), ("remeasure_rounds", 1)):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
@@ -159,6 +171,17 @@ class MeasurementSpec:
                                   f"values) or null, but got {self.baseline!r}")
 
     @property
+    def has_repeat_rule(self) -> bool:
+        """Whether the policy says how often to run a configuration (so the default racing is off)."""
+        policy, default = self.policy, MeasurementPolicy()
+        return policy.most_runs > 1 or policy.precision is not None or policy.early_abort != default.early_abort
+
+    @property
+    def races(self) -> bool:
+        """Whether configurations are raced: asked for, or by default when no repeat rule is given."""
+        return self.race if self.race is not None else not self.has_repeat_rule
+
+    @property
     def confirmation(self) -> tuple[int, int]:
         """``(top, rounds)`` of the confirmation (top 0: none)."""
         if self.remeasure_top is None:
@@ -166,7 +189,7 @@ class MeasurementSpec:
         return self.remeasure_top, self.remeasure_rounds or DEFAULT_REMEASURE_ROUNDS
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "MeasurementSpec":
+    def from_dict(cls, data: Mapping[str, Any]) -> MeasurementSpec:
         """The record of a ``measurement`` section; EvaluationError naming an unknown or bad key."""
         _known(data, MEASUREMENT_KEYS, "measurement")
         policy_keys = ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort",
@@ -179,7 +202,7 @@ class MeasurementSpec:
                 raise EvaluationError(f"measurement check must be an object with keys {list(CHECK_KEYS)}, but got {raw!r}")
             _known(raw, CHECK_KEYS, "measurement.check")
             check = CorrectnessCheck(**dict(raw))
-        extra = {k: data[k] for k in ("remeasure_top", "remeasure_rounds", "baseline") if k in data}
+        extra = {k: data[k] for k in ("remeasure_top", "remeasure_rounds", "baseline", "race") if k in data}
         return cls(policy=policy, check=check, **extra)
 
     def to_dict(self) -> dict[str, Any]:
@@ -190,7 +213,7 @@ class MeasurementSpec:
                      "max_failure_share"):
             if getattr(self.policy, name) != getattr(default, name):
                 out[name] = getattr(self.policy, name)
-        for name in ("remeasure_top", "remeasure_rounds"):
+        for name in ("race", "remeasure_top", "remeasure_rounds"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         if self.baseline != "default":

@@ -9,17 +9,17 @@ the next suggestion), duplicate avoidance and the budget.
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bayestune import run as run_meta
 from bayestune.design.initial import initial_design
+from bayestune.exceptions import BayestuneError, SpaceError
 from bayestune.execution.loop import DEFAULT_STOP_AFTER_FAILURES
 from bayestune.execution.loop import run as run_loop
-from bayestune.exceptions import BayestuneError, SpaceError
 from bayestune.history import History
 from bayestune.objectives import Objective, parse_output_constraints
 from bayestune.scenario.records import (
@@ -34,6 +34,9 @@ from bayestune.storage.base import TrialJournal
 from bayestune.storage.memory import MemoryJournal
 from bayestune.strategies.base import Strategy, make_strategy
 from bayestune.trial import FailureKind, Origin, Result, Trial, TrialStatus, coerce_result
+
+if TYPE_CHECKING:  # loaded only when a run transfers in mode auto
+    from bayestune.transfer.gate import DesignGate
 
 logger = logging.getLogger(__name__)
 
@@ -61,13 +64,14 @@ class Optimizer:
 
     ``transfer`` (a :class:`~bayestune.scenario.TransferSpec`, or just a list of prior-run files)
     starts from earlier runs of the same space: with ``bo`` they are the GP's prior mean while
-    they rank this run's results well, and in modes ``design``/``both`` their best
-    configurations open the initial design (:mod:`bayestune.transfer`). It is not stored in the
+    they rank this run's results well, and their best configurations open the initial design:
+    in mode ``auto`` (the default) while they measure better than its other points, in
+    ``design``/``both`` whatever they measure (:mod:`bayestune.transfer`). It is not stored in the
     journal: pass it again to resume.
     """
 
     def __init__(self, space: Space, *, objectives: Sequence[Objective | str] = ("value",),
-                 strategy: str | Strategy | None = None, strategy_options: dict[str, Any] | None = None,
+                 strategy: str | Strategy | None = None, strategy_options: Mapping[str, Any] | None = None,
                  design: DesignSpec | None = None, seed: int | None = None, journal: TrialJournal | None = None,
                  resume: bool = False, feasible_output: str | None = None,
                  output_constraints: Sequence[str] = (), transfer: TransferSpec | Sequence[Any] | None = None) -> None:
@@ -91,6 +95,7 @@ class Optimizer:
             self.strategy = strategy
         else:
             self.strategy = make_strategy(strategy, space, self.objectives, self.rng, strategy_options)
+        self._gate: DesignGate | None = None  # transfer mode auto
         self.transfer, self._prior_runs = self._load_transfer(transfer)
         self._trials: list[Trial] = []
         self._X: list[np.ndarray] = []
@@ -118,11 +123,23 @@ class Optimizer:
         if self.transfer is None:
             return None
         runs = self._prior_runs
-        uses = {"model": "as the GP's prior mean, weighted by how well they rank this run's results",
+        uses = {"auto": "to open the initial design with their best configurations while this run's measurements "
+                        "rank those above its other design points (else the cold design), and as the GP's prior "
+                        "mean, weighted by how well they rank this run's results",
+                "model": "as the GP's prior mean, weighted by how well they rank this run's results",
                 "design": "to open the initial design with their best configurations",
                 "both": "to open the initial design with their best configurations and as the GP's prior mean"}
         listed = ", ".join(f"{r.name} ({len(r.y)} trials, {r.n_feasible} feasible)" for r in runs)
-        return f"transfer: read {len(runs)} prior run(s): {listed}; used {uses.get(self.transfer.mode, self.transfer.mode)}"
+        note = f"transfer: read {len(runs)} prior run(s): {listed}; used {uses.get(self.transfer.mode, self.transfer.mode)}"
+        decision = self.transfer_decision()
+        return note + ("; " + decision if decision else "")
+
+    def transfer_decision(self) -> str | None:
+        """What the ``auto`` transfer decided from this run's measurements, and why (None in other
+        modes or before any evaluation)."""
+        if self._gate is None or not self.n_evaluated:
+            return None
+        return self._gate.state(self.history()).describe()
 
     def _load_transfer(self, transfer: TransferSpec | Sequence[Any] | None) -> tuple[TransferSpec | None, list]:
         """The transfer spec and its prior runs, handed to the strategy when it models them."""
@@ -130,10 +147,14 @@ class Optimizer:
             return None, []
         from bayestune.transfer.runs import load_prior_runs
 
-        spec = transfer if isinstance(transfer, TransferSpec) else TransferSpec(transfer)  # type: ignore[arg-type]
+        spec = transfer if isinstance(transfer, TransferSpec) else TransferSpec(transfer)  # type: ignore[arg-type]  # a list: checked and made a tuple by TransferSpec
         if len(self.objectives) > 1:
             raise BayestuneError(f"transfer from prior runs needs one objective, but got {len(self.objectives)}")
         runs = load_prior_runs(spec.runs, self.space, self.objectives[0])
+        if spec.mode == "auto":
+            from bayestune.transfer.gate import DesignGate
+
+            self._gate = DesignGate(self.space, runs, spec.gate_top(self.design.size), self.design.size)
         if spec.mode != "design":
             use = getattr(self.strategy, "use_transfer", None)
             if use is None:
@@ -145,7 +166,7 @@ class Optimizer:
     # ---- construction from a scenario --------------------------------------------------
     @classmethod
     def from_scenario(cls, scenario: Scenario, *, journal: TrialJournal | None = None, resume: bool = False,
-                      strategy: str | None = None, seed: int | None = None) -> "Optimizer":
+                      strategy: str | None = None, seed: int | None = None) -> Optimizer:
         """The optimizer ``scenario`` describes; ``strategy`` and ``seed`` override it.
 
         Resuming, what is not overridden continues as the journal's run started, then falls
@@ -262,22 +283,21 @@ class Optimizer:
                 self._design_rows = list(rows)
         while len(out) < n and self._in_design_phase(len(out)):
             history = self._history_with(out)
-            row = None
+            row = self._gate.next_row(history) if self._gate is not None else None
             while self._design_rows and row is None:
                 candidate = self._design_rows.pop(0)
                 if self.space.row_keys(candidate.reshape(1, -1))[0] not in history.seen:
                     row = candidate
             if row is None:  # replacing a failed design point
-                rows = initial_design(self.space, 1, self.rng, history, self.design.method)
-                if not len(rows):
+                fresh = initial_design(self.space, 1, self.rng, history, self.design.method)
+                if not len(fresh):
                     break
-                row = rows[0]
+                row = fresh[0]
             out.append((self.space.to_config(row), Origin.INITIAL))
         if len(out) < n:
             history = self._history_with(out)
-            rows = self.strategy.suggest(history, n - len(out))
-            rows = np.asarray(rows).reshape(-1, self.space.width)
-            for row, key in zip(rows, self.space.row_keys(rows)):
+            proposed = np.asarray(self.strategy.suggest(history, n - len(out))).reshape(-1, self.space.width)
+            for row, key in zip(proposed, self.space.row_keys(proposed)):
                 if key in history.seen:
                     raise BayestuneError(f"strategy {self.strategy.name!r} proposed an already evaluated configuration")
                 history.seen.add(key)

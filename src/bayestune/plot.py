@@ -1,6 +1,6 @@
 """PNG plots of a run: convergence, 2-D Pareto fronts, feature importance, parallel coordinates.
 
-matplotlib is an optional dependency (``pip install 'bayestune[plot]'``), imported only
+matplotlib is an optional dependency (``pip install -e '.[plot]' in the bayestune checkout``), imported only
 when a plot is drawn. Figures are built with the object-oriented API on the Agg canvas, so
 plotting never touches pyplot's global state or the user's interactive backend.
 
@@ -22,6 +22,7 @@ from bayestune.exceptions import BayestuneError
 from bayestune.insight import run_importance
 from bayestune.pareto import hypervolume_trace, pareto_mask, reference_point, to_minimization
 from bayestune.run import Run
+from bayestune.space import Categorical, Integer, Ordinal, Real
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ def _figure(width: float, height: float) -> Any:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError:  # pragma: no cover - depends on the environment
-        raise BayestuneError("plots need matplotlib: pip install 'bayestune[plot]'") from None
+        raise BayestuneError("plots need matplotlib: pip install -e '.[plot]' in the bayestune checkout") from None
     fig = Figure(figsize=(width, height))
     FigureCanvasAgg(fig)
     return fig
@@ -193,13 +194,13 @@ def _axis_values(run: Run, X: np.ndarray) -> tuple[list[str], list[np.ndarray], 
     space = run.space
     for p in space.parameters:
         raw = X[:, space.slices[p.name]]
-        if p.kind == "permutation":
+        if p.width > 1:  # a permutation or a tiling: one axis over its distinct values, in order
             keys = [tuple(int(v) for v in row) for row in raw]
             distinct = sorted(set(keys))
             idx = np.array([distinct.index(k) for k in keys], dtype=float)
             col = idx / max(1, len(distinct) - 1)
             tk = [(i / max(1, len(distinct) - 1), str(d)) for i, d in enumerate(distinct)] if len(distinct) <= 6 else []
-        elif p.kind == "categorical":
+        elif isinstance(p, Categorical):
             idx = p.index_of(raw).astype(float)
             k = max(1, int(p.cardinality) - 1)
             col = idx / k
@@ -207,11 +208,12 @@ def _axis_values(run: Run, X: np.ndarray) -> tuple[list[str], list[np.ndarray], 
         else:
             col = p.unit(raw).reshape(-1)
             tk = []
-            if p.kind == "ordinal" and p.cardinality <= 8:
+            if isinstance(p, Ordinal) and p.cardinality <= 8:
                 tk = [(float(p.unit(np.array([[i]]))[0, 0]), f"{v:g}") for i, v in enumerate(p.values)]
-            else:
-                lo, hi = (p.low, p.high) if hasattr(p, "low") else (p.values[0], p.values[-1])
-                tk = [(0.0, f"{lo:g}"), (1.0, f"{hi:g}")]
+            elif isinstance(p, Ordinal):
+                tk = [(0.0, f"{p.values[0]:g}"), (1.0, f"{p.values[-1]:g}")]
+            elif isinstance(p, (Integer, Real)):
+                tk = [(0.0, f"{p.low:g}"), (1.0, f"{p.high:g}")]
         labels.append(p.name)
         cols.append(col)
         ticks.append(tk)

@@ -22,11 +22,19 @@ from typing import Any
 
 from bayestune.exceptions import BayestuneError
 from bayestune.formatting import display
-from bayestune.measurement.timing import format_breakdown, time_breakdown
 from bayestune.insight import run_importance
+from bayestune.measurement.timing import format_breakdown, time_breakdown
 from bayestune.pareto import pareto_trials
-from bayestune.run import (META_BUDGET, META_SCENARIO, META_SEED, META_STRATEGY, Run, load_run, stored_confirmation,
-                           stored_measurement)
+from bayestune.run import (
+    META_BUDGET,
+    META_SCENARIO,
+    META_SEED,
+    META_STRATEGY,
+    Run,
+    load_run,
+    stored_confirmation,
+    stored_measurement,
+)
 from bayestune.space import Space
 from bayestune.trial import Trial, TrialStatus
 
@@ -88,7 +96,8 @@ def _summary(run: Run, journal_path: str) -> str:
     meta = run.meta
     statuses = Counter(t.status for t in run.trials)
     kinds = Counter(t.failure_kind or t.status.value for t in run.trials if not t.feasible)
-    scenario = meta.get(META_SCENARIO) if isinstance(meta.get(META_SCENARIO), Mapping) else {}
+    stored = meta.get(META_SCENARIO)
+    scenario: Mapping[str, Any] = stored if isinstance(stored, Mapping) else {}
     items = [
         ("journal", journal_path),
         ("scenario", scenario.get("name", "-")),
@@ -145,7 +154,6 @@ def _dag_section(run: Run, tmp: Path) -> list[str]:
     if not logged:
         return []
     from bayestune.bograph.drawing import draw_dag
-    from bayestune.exceptions import BayestuneError
     from bayestune.run_graph import graph_of_run
 
     best = _best_by(run, 1)
@@ -161,9 +169,12 @@ def _dag_section(run: Run, tmp: Path) -> list[str]:
         path = draw_dag(graph.dag, tmp / "dag.png", quality=graph.fit_quality())
     except (BayestuneError, ImportError) as exc:
         return parts + ["<h2>DAG of logged metrics</h2>", f'<p class="muted">not drawn: {_esc(exc)}</p>']
+    stand_ins = graph.summary.stand_ins if graph.summary is not None else {}
+    aside = [f"<h3>Set aside: never parents of {_esc(graph.target)}</h3>",
+             _table(["metric", "why"], [[n, why] for n, why in stand_ins.items()], [False, False])] if stand_ins else []
     return parts + ["<h2>DAG of logged metrics (BoGraph)</h2>", _image(path, "DAG"),
                     f'<p class="muted">effective dimension {graph.effective_dimension}: the most inputs any node '
-                    "model has; R² is each node's leave-one-out fit on its parents</p>"]
+                    "model has; R² is each node's leave-one-out fit on its parents</p>", *aside]
 
 
 def build_report(journal_path: str | os.PathLike, out_path: str | os.PathLike, *, space: Space | None = None,
@@ -172,7 +183,8 @@ def build_report(journal_path: str | os.PathLike, out_path: str | os.PathLike, *
     from bayestune import plot
 
     run = load_run(str(journal_path), space=space)
-    scenario = run.meta.get("scenario") if isinstance(run.meta.get("scenario"), Mapping) else {}
+    stored = run.meta.get("scenario")
+    scenario: Mapping[str, Any] = stored if isinstance(stored, Mapping) else {}
     title = title or f"bayestune report: {scenario.get('name') or Path(journal_path).stem}"
     parts = [f"<h1>{_esc(title)}</h1>",
              f'<p class="muted">written {time.strftime("%Y-%m-%d %H:%M:%S")} from {_esc(journal_path)}</p>',

@@ -25,8 +25,8 @@ from bayestune.measurement_spec import MeasurementSpec
 from bayestune.objectives import Objective, OutputConstraint, parse_output_constraints
 from bayestune.scenario.records import DesignSpec, Scenario
 from bayestune.space.inference import infer_space
-from bayestune.space.spec import space_from_spec
 from bayestune.space.space import Space
+from bayestune.space.spec import space_from_spec
 from bayestune.storage import Journal, TrialJournal
 from bayestune.storage.base import META_OBJECTIVES  # the storage layer reads it too: defined there, once
 from bayestune.storage.lock import RunLock, describe_owner
@@ -117,7 +117,7 @@ def record_confirmation(journal: TrialJournal, outcome: Any) -> None:
 def stored_confirmation(meta: Mapping[str, Any]) -> dict[str, Any] | None:
     """What the run's confirmation declared (see :func:`record_confirmation`), or None."""
     value = meta.get(META_CONFIRMATION)
-    return value if isinstance(value, Mapping) else None
+    return dict(value) if isinstance(value, Mapping) else None
 
 
 def confirmed_winner(meta: Mapping[str, Any], objective: str) -> dict[str, Any] | None:
@@ -127,7 +127,7 @@ def confirmed_winner(meta: Mapping[str, Any], objective: str) -> dict[str, Any] 
     if confirmation is None or confirmation.get("objective") != objective:
         return None
     winner = confirmation.get("winner")
-    return winner if isinstance(winner, Mapping) and isinstance(winner.get("trial_id"), int) else None
+    return dict(winner) if isinstance(winner, Mapping) and isinstance(winner.get("trial_id"), int) else None
 
 
 # ---- resuming ------------------------------------------------------------------------------

@@ -81,7 +81,7 @@ class Result:
     timings: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
-    def failure(cls, error: str, kind: str = FailureKind.EXCEPTION) -> "Result":
+    def failure(cls, error: str, kind: str = FailureKind.EXCEPTION) -> Result:
         return cls(values={}, feasible=False, error=error, kind=kind)
 
     @property

@@ -33,12 +33,13 @@ from bayestune.exceptions import BayestuneError
 from bayestune.execution import AllFailedError
 from bayestune.execution.loop import DEFAULT_STOP_AFTER_FAILURES
 from bayestune.measurement.build import for_remeasurement, make_evaluator, seed_incumbent, unwrapped
+from bayestune.measurement.racing import RacingEvaluator
 from bayestune.measurement.remeasure import Remeasured, evaluated_trial, remeasure_top
 from bayestune.measurement_spec import MeasurementSpec
 from bayestune.optimizer import Optimizer
 from bayestune.scenario import Scenario, load_scenario
 from bayestune.storage import TrialJournal
-from bayestune.trial import Trial
+from bayestune.trial import Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ class Execution:
             raise BayestuneError(f"execution workers must be a positive integer, but got {self.workers!r}")
 
     @classmethod
-    def of(cls, value: "Execution | Mapping[str, Any] | None") -> "Execution":
+    def of(cls, value: Execution | Mapping[str, Any] | None) -> Execution:
         """``value`` as a record: a mapping's keys are the fields (an unknown key is an error naming it)."""
         if value is None:
             return cls()
@@ -176,8 +177,15 @@ def tune(scenario: Scenario | str | os.PathLike[str], journal_path: str | os.Pat
                 announce(note)
             if resumed:
                 announce(f"resuming {path}: {optimizer.n_evaluated} of {budget or 'unlimited'} evaluations done")
+            if isinstance(evaluator, RacingEvaluator):
+                announce(evaluator.note())
             result = _search(TuneResult(optimizer, scenario, path, budget, resumed), evaluator, loop_options,
                              progress=progress)
+            if isinstance(evaluator, RacingEvaluator) and evaluator.configurations:
+                announce(evaluator.summary())
+            decision = optimizer.transfer_decision()
+            if decision:
+                announce(decision)
             if result.interrupted or result.stopped_early is not None:
                 return _peer_csv(result)
             return _peer_csv(_confirm(result, journal, evaluator, announce) if confirm else result)
@@ -205,7 +213,10 @@ def _start(scenario: Scenario, journal: TrialJournal, evaluator: Evaluator, *, r
     """The optimizer of the run; a new run's scenario and measurement section recorded in its journal."""
     optimizer = Optimizer.from_scenario(scenario, journal=journal, resume=resumed, strategy=strategy, seed=seed)
     best = optimizer.best
-    seed_incumbent(evaluator, best.values.get(optimizer.objectives[0].name) if best is not None else None)
+    name = optimizer.objectives[0].name
+    seed_incumbent(evaluator, best.values.get(name) if best is not None else None,
+                   [t.repeats.get(name) or (t.values[name],) for t in optimizer.trials
+                    if t.status is TrialStatus.OK and name in t.values])
     if not resumed:
         run_meta.record_scenario(journal, scenario)
         run_meta.record_measurement(journal, scenario.measurement)
@@ -274,7 +285,7 @@ def _baseline(spec: MeasurementSpec, journal: TrialJournal, scenario: Scenario) 
     if spec.baseline is None:
         return None, ""
     named = "the default configuration" if spec.baseline == "default" else "the baseline"
-    config = scenario.space.default_config() if spec.baseline == "default" else dict(spec.baseline)
+    config = dict(spec.baseline) if isinstance(spec.baseline, Mapping) else scenario.space.default_config()
     try:
         trial = evaluated_trial(journal, config, scenario.space)
     except BayestuneError as exc:

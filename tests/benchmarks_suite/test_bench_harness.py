@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from bayestune.trial import Result
 from benchmarks import problems as bp
 from benchmarks.__main__ import main
 from benchmarks.budget import BudgetExhausted, CountedObjective, run_measured
@@ -12,7 +13,6 @@ from benchmarks.contenders import STRATEGIES, BayestuneContender, register_strat
 from benchmarks.harness import load_records, parse_seeds, run_benchmarks
 from benchmarks.result_set import Results
 from benchmarks.results_report import write_report
-from bayestune.trial import Result
 
 
 def test_bayestune_strategies_are_registered():

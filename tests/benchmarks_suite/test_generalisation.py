@@ -2,8 +2,14 @@
 
 import math
 
-from benchmarks.generalisation import (issue_section, loo_scores, loso_by_budget, loso_section, space_plan,
-                                        table_ablations)
+from benchmarks.generalisation import (
+    issue_section,
+    loo_scores,
+    loso_by_budget,
+    loso_section,
+    space_plan,
+    table_ablations,
+)
 from benchmarks.result_set import Results
 
 

@@ -4,7 +4,6 @@ compile + answer check + timing through the integration's worker, never a cached
 from __future__ import annotations
 
 import pytest
-
 from opencl_probe import require_opencl_device
 
 from bayestune.trial import TrialStatus
@@ -44,9 +43,9 @@ def test_screen_measures_every_valid_configuration_once(small: str, tmp_path, mo
 
 
 def test_heteroscedastic_bo_runs_end_to_end_on_the_live_kernel_with_repeats(small: str) -> None:
-    from bayestune.optimizer import Optimizer
     from bayestune.measurement.policy import MeasuredEvaluator
     from bayestune.measurement_spec import MeasurementPolicy
+    from bayestune.optimizer import Optimizer
     from bayestune.scenario.records import DesignSpec
 
     evaluator = KernelTunerEvaluator(small, iterations=3)

@@ -8,7 +8,6 @@ import pytest
 
 from bayestune.space import Integer, Space
 from bayestune.trial import Result
-
 from benchmarks import metrics
 from benchmarks import problems as bp
 from benchmarks.budget import BudgetExhausted, CountedObjective, ProposalGuard
@@ -91,7 +90,7 @@ def test_multiobjective_problems_are_in_the_registry_but_not_in_all():
     zdt = bp.get_problem("zdt_mixed")
     assert zdt.multi_objective and zdt.objective_names == ["f1", "f2"] and zdt.pareto_front.shape[1] == 2
     with pytest.raises(ValueError, match="objectives"):
-        zdt.objective
+        _ = zdt.objective
     assert bp.timing_sensitive("halide_blur_mo") and not bp.timing_sensitive("zdt_mixed")
 
 

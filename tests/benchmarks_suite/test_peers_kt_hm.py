@@ -1,21 +1,20 @@
 """Kernel Tuner (simulation mode) and HyperMapper peers: budget rules, conversions, mappings."""
 
 import gzip
-import os
-import shutil
 import importlib.util
 import json
 import math
-
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
+from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real
 from benchmarks import problems as bp
 from benchmarks.contenders import STRATEGIES, make_contender
 from benchmarks.peers import hypermapper_peer as hm
 from benchmarks.peers import kernel_tuner_peer as ktp
-from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real
 
 SMALL_GPU = "pnpoly_RTX_3090"  # the smallest cache; 318 recorded failures
 KT_NAMES = ("kt_bayes_opt", "kt_bayes_opt_multi_advanced", "kt_bayes_opt_ei", "kt_genetic_algorithm",

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
+from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
 from benchmarks.contenders import STRATEGIES, make_contender
 from benchmarks.problems import get_problem
-from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
 
 BUDGET = 12
 
@@ -58,7 +58,7 @@ def test_lehmer_round_trip():
 
 def test_optuna_mapping_round_trip():
     optuna = pytest.importorskip("optuna")
-    from benchmarks.peers.optuna_peer import optuna_suggest, optuna_params
+    from benchmarks.peers.optuna_peer import optuna_params, optuna_suggest
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     space = _mixed_space()

@@ -7,7 +7,6 @@ from scipy.stats import norm
 from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.gp import GaussianProcess
 from bayestune.space import Ordinal, Space
-
 from benchmarks.surrogate_fit import SURROGATES, fit_scores, gp_loo_density, rf_cv_density
 
 
@@ -46,7 +45,7 @@ def test_scores_are_finite_and_a_good_model_ranks_positively():
     problem.space = space
     out = fit_scores(problem, X, y, 20, seed=1)
     assert set(out) == set(SURROGATES)
-    for label, r in out.items():
+    for r in out.values():
         assert np.isfinite(r["rho"]) and r["pick"] >= 1.0 and np.isfinite(r["cv"])
     assert out["gp (space's rule)"]["rho"] > 0.5
     assert np.isfinite(rf_cv_density(FeatureEncoder(space).transform(X[:20]), y[:20], seed=0))

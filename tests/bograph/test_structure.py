@@ -7,9 +7,18 @@ import numpy as np
 import pytest
 
 from bayestune.bograph.dag import Expert
-from bayestune.bograph.structure import (NotearsSettings, add_dependent_parents, allowed_mask, learn_structure,
-                                         loo_log_likelihood, notears_linear, prune_parents_by_cv, repair,
-                                         select_parents)
+from bayestune.bograph.structure import (
+    NotearsSettings,
+    add_dependent_parents,
+    allowed_mask,
+    learn_structure,
+    loo_log_likelihood,
+    notears_linear,
+    notears_weights,
+    prune_parents_by_cv,
+    repair,
+    select_parents,
+)
 from bayestune.exceptions import BayestuneError
 
 ROLES = {"p0": "parameter", "p1": "parameter", "p2": "parameter", "m": "metric", "y": "objective"}
@@ -165,3 +174,29 @@ def test_strict_objectives_stop_chance_parameters_joining_an_objective_its_metri
     assert np.count_nonzero(strict[spurious, k + 1]) == 0
     assert strict[1, k + 1] != 0 and strict[k, k + 1] != 0    # the direct effect and the metric stay
     assert np.array_equal(strict[:, k], lenient[:, k])        # metrics' parents are unchanged
+
+
+def test_a_spent_time_budget_cuts_learning_short_and_still_gives_a_valid_dag():
+    import time
+
+    X = _data()
+    full = learn_structure(X, NAMES, ROLES, Expert(), "y", deadline=time.perf_counter() + 600)
+    assert not full.cut_short and nx.has_path(full.dag, "p0", "y")
+    start = time.perf_counter()
+    cut = learn_structure(X, NAMES, ROLES, Expert(), "y", deadline=start - 1.0)
+    assert cut.cut_short and time.perf_counter() - start < 5.0
+    assert nx.is_directed_acyclic_graph(cut.dag) and "y" in cut.dag
+    assert all(cut.dag.nodes[b]["role"] != "parameter" for _, b in cut.dag.edges)
+    assert not learn_structure(X, NAMES, ROLES, Expert(), "y").cut_short  # no deadline: never cut
+
+
+def test_notears_stops_at_its_deadline_with_the_weights_it_has():
+    import time
+
+    X = _data()
+    X = (X - X.mean(0)) / X.std(0)
+    mask = allowed_mask(NAMES, ROLES, Expert())
+    cyclic = np.array([r == "metric" for r in ROLES.values()])
+    late = notears_weights(X, mask, cyclic, deadline=time.perf_counter() - 1.0)
+    assert late.shape == (5, 5) and np.all(late[~mask] == 0)
+    assert not np.allclose(late, notears_weights(X, mask, cyclic))  # one L-BFGS-B step, not the solution

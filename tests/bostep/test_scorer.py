@@ -20,6 +20,16 @@ def test_model_steps_count_from_the_first_model_step_as_baco_does():
     assert prior.beta / prior.decay_n(10) == 10.0  # ten times the pull of beta / n_obs at the first step
 
 
+def test_a_batch_of_picks_shares_one_n_as_hypermappers_iteration_number():
+    prior = PriorSettings(count="model_steps", design=10, batch=3)
+    assert [prior.decay_n(n) for n in (10, 13, 16, 19)] == [1, 2, 3, 4]
+    # a design asked in chunks of 3 ends part-way through one (9 told, 1 design row and 2 picks asked):
+    # that step is the first, the next batch the second
+    assert [prior.decay_n(n) for n in (9, 12, 15)] == [1, 2, 3]
+    with pytest.raises(BayestuneError, match="batch"):
+        BOSettings.from_options("strategy 'bo'", {"prior": {"batch": 0}})
+
+
 def test_prior_beta_is_the_old_spelling_of_prior_beta():
     with pytest.warns(FutureWarning, match="prior.beta"):
         s = BOSettings.from_options("strategy 'bo'", {"prior_beta": 3.0})

@@ -43,3 +43,26 @@ def test_the_training_cap_bounds_what_the_model_learns_from():
     h = history(40)
     factory = SurrogateFactory(SPACE, np.random.default_rng(0), ModelChoice(max_training_points=12), "t")
     assert len(factory.fit(h, h.Y[:, 0]).y) == 12
+
+
+def test_one_training_set_per_suggestion_shared_by_the_surrogate_and_the_classifier():
+    h = history(40)
+    failed = h.feasible.copy()
+    failed[::4] = False
+    h = History(SPACE, h.objectives, h.X, np.where(failed[:, None], h.Y, np.nan), failed, np.empty((0, 2)))
+    factory = SurrogateFactory(SPACE, np.random.default_rng(0), ModelChoice(max_training_points=20), "t")
+    targets = h.Y[:, 0]
+    fit = factory.fit(h, targets)
+    rows = factory.observation_rows(h, targets)
+    assert len(rows) == 20 and (~h.feasible[rows]).sum() == 5  # failures keep their quarter
+    assert np.array_equal(np.sort(h.X[rows][h.feasible[rows]], axis=0), np.sort(fit.X, axis=0))
+    assert factory.training_set(h, targets) is factory.training_set(h, targets)
+    assert factory.training_set(h, targets.copy()) is not factory.training_set(h, targets)  # new targets: new pick
+
+
+def test_below_the_default_cap_the_fit_is_the_uncapped_one():
+    h = history(30)
+    fits = [SurrogateFactory(SPACE, np.random.default_rng(0), choice, "t").fit(h, h.Y[:, 0])
+            for choice in (ModelChoice(), ModelChoice(max_training_points=None))]
+    assert ModelChoice().max_training_points == 500
+    assert np.array_equal(fits[0].fitted.hyperparameters_, fits[1].fitted.hyperparameters_)

@@ -13,7 +13,6 @@ from bayestune.run import record_budget
 from bayestune.storage import Journal
 from bayestune.storage.lock import RunLock
 from bayestune.trial import Result
-
 from tests.export.conftest import config, write_journal
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")

@@ -10,7 +10,6 @@ import pytest
 
 from bayestune.dashboard.server import DashboardServer, is_loopback
 from bayestune.exceptions import BayestuneError
-
 from tests.export.conftest import config, write_journal
 
 

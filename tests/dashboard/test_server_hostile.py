@@ -13,7 +13,6 @@ import time
 
 from bayestune.dashboard import server as server_module
 from bayestune.dashboard.server import allowed_host
-
 from tests.export.conftest import config, write_journal
 
 

@@ -11,7 +11,6 @@ from bayestune.dashboard.snapshot import RunView, run_state
 from bayestune.objectives import Objective
 from bayestune.storage import Journal
 from bayestune.storage.lock import RunLock, lock_path
-
 from tests.export.conftest import config, write_journal
 
 

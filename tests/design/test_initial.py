@@ -2,9 +2,9 @@ import numpy as np
 import pytest
 
 from bayestune.design import DESIGNS, initial_design
+from bayestune.history import History
 from bayestune.objectives import Objective
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
-from bayestune.history import History
 
 
 def space():

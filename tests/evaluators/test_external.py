@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from bayestune.evaluators import ExternalEvaluator
-from bayestune.measurement.build import make_evaluator
 from bayestune.exceptions import EvaluationError
 from bayestune.execution import run
 from bayestune.formatting import format_value
+from bayestune.measurement.build import make_evaluator
 from bayestune.optimizer import Optimizer
 from bayestune.scenario import load_scenario
 from bayestune.storage import Journal

@@ -10,17 +10,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from click.testing import CliRunner
 
 from bayestune.cli import cli
-from bayestune.measurement.build import make_evaluator
 from bayestune.evaluators.replay import load_kernel_tuner_cache
-from bayestune.space.inference import log_scale_suits, parameter_for_values
 from bayestune.exceptions import EvaluationError
+from bayestune.measurement.build import make_evaluator
 from bayestune.scenario import load_scenario
-from bayestune.storage import Journal
 from bayestune.space import Categorical, Ordinal
+from bayestune.space.inference import log_scale_suits, parameter_for_values
+from bayestune.storage import Journal
 
 KEYS = ["block_x", "tile", "precision", "unused"]
 PARAMS = {"block_x": [32, 64, 128], "tile": [1, 2], "precision": ["half", "float"], "unused": [7]}

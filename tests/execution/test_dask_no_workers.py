@@ -12,8 +12,11 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from bayestune.execution import CommandFactory, run  # noqa: E402
-from bayestune.execution import dask_backend  # noqa: E402
+from bayestune.execution import (  # noqa: E402
+    CommandFactory,
+    dask_backend,  # noqa: E402
+    run,
+)
 from bayestune.execution.dask_backend import DaskBackend, SchedulerLost  # noqa: E402
 from bayestune.optimizer import Optimizer  # noqa: E402
 from bayestune.space import Integer, Space  # noqa: E402

@@ -20,7 +20,10 @@ def export_space() -> Space:
                   Permutation("rank", 3)])
 
 
-def write_journal(path: Path, rows: list[tuple[dict, dict | None]], *, objectives=(Objective("runtime"),),
+RUNTIME = (Objective("runtime"),)
+
+
+def write_journal(path: Path, rows: list[tuple[dict, dict | None]], *, objectives=RUNTIME,
                   meta: dict | None = None) -> Path:
     """A journal of finished trials: ``(config, values)``, ``values=None`` for a failure."""
     with Journal(path) as journal:

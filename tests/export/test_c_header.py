@@ -11,7 +11,6 @@ import pytest
 from bayestune.exceptions import BayestuneError
 from bayestune.export import lookup, read_table, render
 from bayestune.export.c_names import Namer, c_identifier, c_string
-
 from tests.export.conftest import config, write_journal
 
 CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")

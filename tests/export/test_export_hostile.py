@@ -16,7 +16,6 @@ from bayestune.export import render
 from bayestune.export.c_names import c_comment
 from bayestune.export.table import Entry, TunedTable
 from bayestune.objectives import Objective
-
 from tests.export.test_c_header import CC, compile_and_run, needs_cc
 
 HOSTILE = "t*\\\r/\r#define Q 1\r/*"

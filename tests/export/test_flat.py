@@ -7,7 +7,6 @@ import io
 import json
 
 from bayestune.export import read_table, render
-
 from tests.export.conftest import config, write_journal
 
 

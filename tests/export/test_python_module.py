@@ -8,7 +8,6 @@ import math
 
 from bayestune.export import lookup, read_table, render
 from bayestune.export.python_module import literal
-
 from tests.export.conftest import config, write_journal
 
 

@@ -10,7 +10,6 @@ from bayestune.exceptions import BayestuneError
 from bayestune.export import lookup, nearest_key, read_table
 from bayestune.export.table import parse_key
 from bayestune.objectives import Objective
-
 from tests.export.conftest import config, write_journal
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from kt_toy import write_cache
 
 

@@ -10,14 +10,28 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bayestune.integrations.halide import (ComputeAt, HalideTuner, Loop, Parallel, Reorder, Split, StoreAt, Unroll,
-                                           Vectorize, apply_schedule, knob_space, knobs_from_json, knobs_to_json)
+from bayestune.integrations.halide import (
+    ComputeAt,
+    HalideTuner,
+    Loop,
+    Parallel,
+    Reorder,
+    Split,
+    StoreAt,
+    Unroll,
+    Vectorize,
+    apply_schedule,
+    knob_space,
+    knobs_from_json,
+    knobs_to_json,
+)
+from bayestune.integrations.halide.tuner import run_worker
 from bayestune.space import Categorical, Ordinal, Permutation
 from bayestune.trial import FailureKind
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "halide"
 needs_halide = pytest.mark.skipif(importlib.util.find_spec("halide") is None,
-                                  reason="halide is not installed (pip install 'bayestune[halide]')")
+                                  reason="halide is not installed (pip install -e '.[halide]' in the bayestune checkout)")
 
 KNOBS = [Split("out", "y", "yo", "yi", (4, 8, 16)), Split("out", "x", "xo", "xi", (8, 16, 32, 64)),
          Reorder("out", ("xi", "yi", "xo", "yo"), default=(3, 2, 1, 0)), Vectorize("out", "xi", (1, 8)),
@@ -213,3 +227,20 @@ def test_full_unroll_compile_is_killed_at_the_limit(tmp_path):
     t = HalideTuner("blur:build", knobs, timeout=5, paths=[EXAMPLE], workdir=tmp_path)
     m = t.measure({"out_split_y": 64, "out_split_x": 256, "out_unroll_xi": 256, "out_unroll_yi": 64})
     assert m.stage == "timeout" and 5 <= m.wall_s < 15, m
+
+
+@pytest.mark.parametrize("answer, error", [
+    ('{"stage": "ok"}', "ok without a finite run_ms (got None)"),
+    ('{"stage": "ok", "run_ms": "fast"}', "ok without a finite run_ms (got 'fast')"),
+    ('{"stage": "ok", "run_ms": NaN}', "ok without a finite run_ms (got nan)"),
+    ('[1, 2]', "answer has no stage: [1, 2]"),
+    ('{"run_ms": 3.0}', "answer has no stage"),
+])
+def test_a_malformed_worker_answer_is_a_crash_not_an_exception(tmp_path, answer, error):
+    """The worker's last stdout line is read as its answer; one without a stage or an ok
+    without a run time is a crash (an ok without run_ms used to raise TypeError)."""
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/bin/sh\ncat >/dev/null\necho '{answer}'\n")
+    fake.chmod(0o755)
+    r = run_worker({"action": "measure"}, 30, python=str(fake)).to_result()
+    assert r.kind == FailureKind.CRASH and error in r.error, r.error

@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("halide") is None,
-                                reason="halide is not installed (pip install 'bayestune[halide]')")
+                                reason="halide is not installed (pip install -e '.[halide]' in the bayestune checkout)")
 
 
 def _run(*args):

@@ -8,14 +8,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from kt_toy import TUNE_PARAMS, failure_of, recorded_time, restriction_callable, restriction_string
 
 from bayestune.integrations.kernel_tuner import COMPILE, VERIFICATION, BayestuneStrategy
 from bayestune.storage import Journal
 from bayestune.trial import FailureKind, TrialStatus
 
-from kt_toy import TUNE_PARAMS, failure_of, recorded_time, restriction_callable, restriction_string
-
-kernel_tuner = pytest.importorskip("kernel_tuner", reason="kernel_tuner is not installed (pip install 'bayestune[kernel-tuner]')")
+kernel_tuner = pytest.importorskip("kernel_tuner", reason="kernel_tuner is not installed (pip install -e '.[kernel-tuner]' in the bayestune checkout)")
 
 RESTRICTIONS = ["bx*by<=256", restriction_callable]
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from opencl_probe import require_opencl_device
 
 from bayestune.trial import FailureKind, TrialStatus

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+from kt_toy import TUNE_PARAMS, restriction_callable, restriction_string
+
 from bayestune.integrations.kernel_tuner import (
     COMPILE,
     VERIFICATION,
@@ -14,8 +16,6 @@ from bayestune.integrations.kernel_tuner import (
 )
 from bayestune.space.parameters import Ordinal
 from bayestune.trial import FailureKind
-
-from kt_toy import TUNE_PARAMS, restriction_callable, restriction_string
 
 
 def _valid() -> list[tuple]:

@@ -10,8 +10,7 @@ import sys
 import pytest
 
 from bayestune.exceptions import EvaluationError
-from bayestune.integrations.postgres import DEFAULT_KNOBS, Knob, PostgresTuner, missing_programs
-from bayestune.integrations.postgres import server
+from bayestune.integrations.postgres import DEFAULT_KNOBS, Knob, PostgresTuner, missing_programs, server
 from bayestune.integrations.postgres.pgbench import Pgbench, parse_report
 from bayestune.integrations.postgres.stats import metrics_from_snapshot, reset_sql, snapshot_sql
 from bayestune.optimizer import Optimizer
@@ -88,6 +87,25 @@ def test_pgbench_workload_checks_its_fields():
     with pytest.raises(EvaluationError, match="builtin must be one of"):
         Pgbench(builtin="tpc-c")
     assert Pgbench(clients=8, threads=2, duration=7).run_args(7)[-6:] == ["-c", "8", "-j", "2", "-T", "7"]
+
+
+REPORT_QUERY = "\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
+
+
+def test_a_script_runs_besides_the_builtin_with_its_weights_or_alone():
+    mixed = Pgbench(script=REPORT_QUERY, builtin_weight=9, script_weight=1)
+    assert mixed.run_args(5, "/w/workload.sql")[:5] == ["-n", "-b", "tpcb-like@9", "-f", "/w/workload.sql@1"]
+    alone = Pgbench(builtin="", script=REPORT_QUERY)
+    assert alone.run_args(5, "/w/workload.sql")[:3] == ["-n", "-f", "/w/workload.sql@1"]
+    assert Pgbench().run_args(5)[:3] == ["-n", "-b", "tpcb-like"]  # no script: as before, no weight
+    with pytest.raises(EvaluationError, match="needs the file it was written to"):
+        mixed.run_args(5)
+    with pytest.raises(EvaluationError, match=r"or '' with a script"):
+        Pgbench(builtin="")
+    with pytest.raises(EvaluationError, match="Pgbench.script_weight must be an integer >= 1"):
+        Pgbench(script=REPORT_QUERY, script_weight=0)
+    with pytest.raises(EvaluationError, match="text of a pgbench script"):
+        Pgbench(script=["SELECT 1"])
 
 
 def test_pgbench_report_is_read():
@@ -224,6 +242,21 @@ def test_the_optimizer_maximises_tps(tuner):
     best = opt.optimize(tuner, budget=2)
     assert tuner.objective().direction == "maximize"
     assert best is not None and best.values["tps"] == max(t.values["tps"] for t in opt.trials)
+
+
+@live
+def test_a_workload_script_runs_on_the_real_server_with_a_warm_up():
+    t = PostgresTuner(workload=Pgbench(scale=1, clients=2, threads=1, duration=1, warmup=1, builtin="",
+                                       script=REPORT_QUERY))
+    try:
+        result = t(t.space().default_config())
+        assert result.status is TrialStatus.OK, result.error
+        # only the script ran: reads, and the statistics zeroed after the warm-up saw no updates
+        assert result.values["tps"] > 0 and result.values["Tables.pgbench_accounts.idx_scan"] > 0
+        assert result.values["Tables.pgbench_accounts.n_tup_upd"] == 0
+        assert (t._workspace.root / "workload.sql").read_text() == REPORT_QUERY
+    finally:
+        t.close()
 
 
 @live

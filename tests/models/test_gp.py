@@ -1,6 +1,5 @@
 """GaussianProcess: agreement with scikit-learn, analytic gradients, fitting, degenerate data."""
 
-import math
 
 import numpy as np
 import pytest

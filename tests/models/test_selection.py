@@ -4,8 +4,8 @@ import pytest
 from bayestune.models.forest import RandomForestSurrogate
 from bayestune.models.gp import GaussianProcess
 from bayestune.models.kernels import FeatureBlock
-from bayestune.models.selection import choose_surrogate, folds, gp_cv_log_likelihood
 from bayestune.models.linalg import cho_inverse
+from bayestune.models.selection import choose_surrogate, folds, gp_cv_log_likelihood
 
 
 def fit_gp(F, y):

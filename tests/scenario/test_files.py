@@ -6,11 +6,11 @@ import json
 import os
 
 import pytest
+from scenario_helpers import DATA, native
 
 from bayestune.exceptions import ScenarioError
 from bayestune.scenario import load_scenario, save_scenario, scenario_from_dict, scenario_to_dict
 from bayestune.space import Real
-from scenario_helpers import DATA, native
 
 
 @pytest.mark.parametrize("suffix", [".json", ".yaml", ".yml"])

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from scenario_helpers import NATIVE, error_of
 
 from bayestune.exceptions import ScenarioError
 from bayestune.scenario import detect_format, load_scenario
-from scenario_helpers import NATIVE, error_of
 
 
 def test_unknown_format_and_non_mapping(tmp_path):

@@ -6,11 +6,11 @@ import itertools
 
 import numpy as np
 import pytest
+from scenario_helpers import DATA, error_of
 
 from bayestune.exceptions import ScenarioError
 from bayestune.scenario import load_scenario, scenario_from_dict
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real
-from scenario_helpers import DATA, error_of
 
 
 def test_hypermapper_fixture():
@@ -24,7 +24,7 @@ def test_hypermapper_fixture():
     assert s.strategy == "bo" and s.strategy_options == {
         "model": "rf", "rf": {"trees": 200, "bootstrap": False, "min_samples_split": 5}, "feasibility": {"threshold": 0.2},
         "experimental": {"epsilon": 0.1}, "log_transform": False,
-        "prior": {"beta": 1.5, "count": "model_steps", "design": 8}}
+        "prior": {"beta": 1.5, "count": "model_steps", "design": 8, "batch": 2}}  # a batch shares its n
     assert s.feasible_output == "Valid"
     x1, x2, x3, x4, mode = s.space.parameters
     assert isinstance(x1, Real) and x1.prior.shape == "gaussian" and x1.default == 0
@@ -124,7 +124,7 @@ def test_hypermapper_defaults_and_ignored_keys(caplog):
     assert s.strategy == "bo" and s.name == "app"
     assert caplog.text == ""  # the peer's defaults need no warning
     handled = {h.key: h.handling for h in s.key_handling}
-    assert handled["log_file"] == "ignored" and handled["GP_model"] == "ignored"
+    assert handled["log_file"] == "mapped" and handled["GP_model"] == "ignored"
     assert handled["time_budget"] == "mapped" and s.time_limit is None and handled["application_name"] == "mapped"
 
 
@@ -241,7 +241,7 @@ def test_unknown_model_keys_are_warnings_as_both_schemas_tolerate_them(caplog):
 
 @pytest.mark.parametrize("top, fragment", [
     ({"time_budget": 0}, "-1 for no limit"),
-    ({"baco_mode": {"mode": "exhaustive", "exhaustive_search_file": "all.csv"}}, "'replay'"),
+    ({"baco_mode": {"mode": "exhaustive"}}, "needs the CSV table of every configuration's outputs"),
     ({"feasible_output": {"enable_feasible_predictor": True, "true_value": "valid"}}, "have the black box print"),
     ({"estimate_multivariate_priors": True}, "no KDE priors"),
 ])
@@ -381,7 +381,7 @@ def test_format_key_handling_groups_by_handling():
     s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, log_file="a.log", local_search_step_size=0.5)
     lines = format_key_handling(s.key_handling)
     assert lines[0].startswith("read as BaCO (BaCO-only local_search_step_size): strategy bo, Gaussian process")
-    assert lines[1].startswith("mapped: ") and "ignored: log_file -> " in "\n".join(lines)
+    assert lines[1].startswith("mapped: ") and "mapped: log_file -> " in "\n".join(lines)
     assert lines[-1].startswith("approximated: local_search_step_size")
 
 

@@ -38,6 +38,13 @@ def test_a_file_of_shared_keys_is_hypermappers_as_its_quick_start_example():
     ({"evaluations_per_optimization_iteration": 2}, "HyperMapper 2.0", "evaluations_per_optimization_iteration"),
     ({"design_of_experiment": {"doe_type": "standard latin hypercube"}}, "HyperMapper 2.0", "latin"),
     ({"prior_beta": 3}, "HyperMapper 2.0", "prior_beta"),
+    ({"design_of_experiment": {"allow_repetitions": False}}, "BaCO", "design_of_experiment.allow_repetitions"),
+    ({"feasible_output": {"feasibility_threshold": 0.1}}, "BaCO", "feasible_output.feasibility_threshold"),
+    ({"feasible_output": {"enable_feasible_predictor_grid_search_on_recall_and_precision": False}},
+     "HyperMapper 2.0", "feasible_output.enable_feasible_predictor_grid_search"),
+    ({"params": {"x": {"parameter_type": "real", "values": [0, 1], "custom_gaussian_prior_means": False}}},
+     "HyperMapper 2.0", "input_parameters.x.custom_gaussian_prior_means"),
+    ({"optimization_iterations": 6000}, "HyperMapper 2.0", "optimization_iterations > 5000"),
     # both sides: the mode key decides
     ({"hypermapper_mode": {"mode": "default"}, "predict_noiseless": True}, "HyperMapper 2.0", "also BaCO-only"),
     ({"bayestune_read_as": "baco"}, "BaCO", "bayestune_read_as = 'baco'"),
@@ -105,8 +112,44 @@ def test_client_server_mode_is_read_and_exhaustive_method_evaluates_every_config
     ints = {"a": {"parameter_type": "integer", "values": [0, 9]}, "b": {"parameter_type": "ordinal", "values": [1, 2, 4]}}
     t = load(params=ints, optimization_method="exhaustive", baco_mode={"mode": "default"}, optimization_iterations=3)
     assert t.budget == 30 and t.strategy == "cot_random"
-    with pytest.raises(ScenarioError, match="exhaustive"):
-        load(hypermapper_mode={"mode": "exhaustive", "exhaustive_search_file": "all.csv"})
+
+
+def test_hypermappers_exhaustive_mode_searches_as_usual_with_the_table_as_black_box(tmp_path, monkeypatch):
+    """HyperMapper's bo.py in mode 'exhaustive': the usual budget and search, each configuration
+    answered by its row of exhaustive_search_file (taken from the working directory); a row the
+    table lacks is an 'invalid' failure. The samples and the Pareto front land in run_directory."""
+    import csv
+
+    from bayestune.pareto import pareto_trials
+    from bayestune.trial import FailureKind
+    from bayestune.tuning import tune
+
+    monkeypatch.chdir(tmp_path)
+    rows = ["a,b,v1,v2,Valid"] + [f"{a},{b},{a + b},{(5 - a) * b},{str(a != 1).lower()}"
+                                  for a in range(6) for b in (1, 2) if (a, b) != (4, 2)]
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "all.csv").write_text("\n".join(rows) + "\n")
+    ints = {"a": {"parameter_type": "integer", "values": [0, 5]}, "b": {"parameter_type": "ordinal", "values": [1, 2]}}
+    s = scenario_from_dict({"application_name": "grid", "optimization_objectives": ["v1", "v2"],
+                            "input_parameters": ints, "optimization_iterations": 8, "run_directory": "out",
+                            "design_of_experiment": {"number_of_samples": 4},
+                            "feasible_output": {"enable_feasible_predictor": True},
+                            "hypermapper_mode": {"mode": "exhaustive", "exhaustive_search_file": "data/all.csv"}},
+                           source=str(tmp_path / "sub" / "grid.json"))
+    assert s.blackbox.kind == "table" and s.blackbox.target == str(tmp_path / "data" / "all.csv")
+    assert s.budget == 12 and "mode 'exhaustive'" in {h.key: h.detail for h in s.key_handling}["hypermapper_mode"]
+    result = tune(s, tmp_path / "grid.db", confirm=False, progress=False)
+    trials = result.optimizer.trials
+    assert len(trials) == 12  # every configuration, as the budget equals the space's size here
+    by_config = {(t.config["a"], t.config["b"]): t for t in trials}
+    assert by_config[(4, 2)].failure_kind == FailureKind.INVALID
+    assert by_config[(1, 2)].status.value == "infeasible" and by_config[(3, 2)].values == {"v1": 5.0, "v2": 4.0}
+    with open(tmp_path / "out" / "grid_output_samples.csv", newline="") as f:
+        assert len(list(csv.DictReader(f))) == 12
+    with open(tmp_path / "out" / "grid_output_pareto.csv", newline="") as f:
+        front = {(int(r["a"]), int(r["b"])) for r in csv.DictReader(f)}
+    assert front == {(t.config["a"], t.config["b"]) for t in pareto_trials(trials, s.objectives)}
+    assert front == {(0, 1), (2, 1), (3, 1), (4, 1), (5, 1)}  # (1, 1) is invalid
 
 
 def test_hypermappers_default_epsilon_warns_as_hypermappers_default():
@@ -132,3 +175,23 @@ def test_baco_pibo_real_pulls_as_hard_as_in_baco_at_the_first_model_step():
     bo = make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
     choice = bo.scorer.choice.prior
     assert choice.beta / choice.decay_n(10) == 300.0 and choice.beta / choice.decay_n(12) == 100.0
+
+
+def test_a_hypermapper_batchs_picks_share_its_iteration_number(monkeypatch):
+    """bo.py: 4 iterations x 3 picks decay the prior with iteration_number 1, 2, 3, 4 (counting
+    evaluations would give 1, 4, 7, 10)."""
+    from bayestune.bostep import scorer
+    from bayestune.execution import run
+    from bayestune.optimizer import Optimizer
+
+    prior = {"x": {"parameter_type": "integer", "values": [0, 99], "prior": "gaussian"}}
+    s = load(params=prior, prior_beta=8, evaluations_per_optimization_iteration=3, optimization_iterations=4,
+             epsilon_greedy_threshold=0, models={"model": "gaussian_process"},
+             design_of_experiment={"number_of_samples": 6})
+    assert s.strategy_options["prior"] == {"beta": 8.0, "count": "model_steps", "design": 6, "batch": 3}
+    seen = []
+    original = scorer.acquisition_scorer
+    monkeypatch.setattr(scorer, "acquisition_scorer", lambda *a, **k: seen.append(k["n_obs"]) or original(*a, **k))
+    opt = Optimizer.from_scenario(s, seed=0)
+    run(opt, lambda c: (c["x"] - 30) ** 2, s.budget, batch=s.batch)
+    assert opt.n_evaluated == 18 and sorted(set(seen)) == [1, 2, 3, 4]

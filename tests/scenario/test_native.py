@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from jsonschema import Draft202012Validator
+from scenario_helpers import DATA, NATIVE, T1_FILES, error_of, native
 
 from bayestune.exceptions import ConstraintError, ScenarioError
 from bayestune.scenario import load_scenario, load_schema, scenario_from_dict, scenario_to_dict
 from bayestune.scenario.native import DESIGN_METHODS, NATIVE_KEYS
 from bayestune.scenario.records import DEFAULT_STRATEGY, BlackBoxSpec, Scenario
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Space
-from scenario_helpers import DATA, NATIVE, T1_FILES, error_of, native
 
 
 def test_native_dict_round_trip():
@@ -162,10 +162,10 @@ def test_unknown_key_lists_allowed_keys():
     (native(initial_design={"method": "sobol"}), "$.initial_design.method", 'but got "sobol"'),
     (native(seed=-1), "$.seed", "`value >= 0` must hold"),
     (native(feasible_output="time"), "$.feasible_output", "must not be an objective"),
-    (native(blackbox={"timeout": 3}), "$.blackbox", "exactly one of ['python', 'command', 'external', 'replay'] must be given, but got none"),
+    (native(blackbox={"timeout": 3}), "$.blackbox", "exactly one of ['python', 'command', 'external', 'replay', 'table'] must be given, but got none"),
     (native(blackbox={"python": "m:f", "command": "run"}), "$.blackbox", "but got ['python', 'command']"),
     (native(blackbox={"python": "bench.run"}), "$.blackbox.python", 'expected "module:function"'),
-    (native(blackbox={"shell": "run"}), "$.blackbox", "unknown key 'shell'; allowed keys: ['command', 'external', 'options', 'python', 'replay', 'timeout', 'workdir']"),
+    (native(blackbox={"shell": "run"}), "$.blackbox", "unknown key 'shell'; allowed keys: ['command', 'external', 'options', 'python', 'replay', 'table', 'timeout', 'workdir']"),
     (native(blackbox={"command": "run", "timeout": 0}), "$.blackbox.timeout", "`value > 0` must hold, but got 0"),
     (native(blackbox="run.sh"), "$.blackbox", 'expected an object or null, but got "run.sh"'),
 ])

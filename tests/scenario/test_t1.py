@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from scenario_helpers import T1_DIR, T1_FILES, error_of
 
 from bayestune.scenario import detect_format, load_scenario, scenario_from_dict, scenario_to_dict
 from bayestune.space import Categorical, Ordinal
 from bayestune.space.inference import log_scale_suits
-from scenario_helpers import T1_DIR, T1_FILES, error_of
 
 
 def test_all_t1_files_are_present():

@@ -1,5 +1,4 @@
 import itertools
-import math
 import warnings
 
 import numpy as np
@@ -141,7 +140,7 @@ def test_real_parameter_group_falls_back_to_rejection_with_warning():
 def test_too_many_leaves_falls_back_instead_of_hanging():
     space = Space([Integer("a", 0, 999), Integer("b", 0, 999)], ["a != b"], max_leaves=10_000)
     with pytest.warns(ChainOfTreesWarning, match="more than"):
-        space.chain_of_trees
+        _ = space.chain_of_trees
     X = space.sample(10, np.random.default_rng(0))
     assert (X[:, 0] != X[:, 1]).all()
 

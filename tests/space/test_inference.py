@@ -7,10 +7,9 @@ import json
 import pytest
 
 from bayestune.evaluators.replay import load_kernel_tuner_cache
-from bayestune.space.inference import infer_space
 from bayestune.scenario import scenario_from_dict
 from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real
-from bayestune.space.inference import declared_domain, log_scale_suits, parameter_for_values
+from bayestune.space.inference import declared_domain, infer_space, log_scale_suits, parameter_for_values
 
 
 @pytest.mark.parametrize("values, log", [

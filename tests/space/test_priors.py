@@ -8,10 +8,10 @@ import pytest
 from scipy import stats
 
 from bayestune.design.initial import initial_design
+from bayestune.history import History
 from bayestune.objectives import Objective
 from bayestune.space import Categorical, Integer, Ordinal, Real, Space
-from bayestune.space.priors import BETA_SHAPES
-from bayestune.history import History
+from bayestune.space.priors import BETA_SHAPES, ValuePrior
 
 N = 4000
 #: Deterministic seeds, so a p-value threshold this low only catches real mismatches.
@@ -140,3 +140,15 @@ def test_bo_acquisition_is_weighted_by_the_prior():
         expected = space.prior_weight(X) ** (10.0 / n_obs)
         assert np.allclose(score / score[1], expected / expected[1])
     assert score[1] > score[0] and score[1] > score[2]
+
+
+def test_integer_value_prior_over_a_million_values_is_drawn_per_value():
+    """Above 10^6 values an Integer samples density priors directly; a value prior has no
+    density, so it must still be drawn per value (it used to raise AttributeError)."""
+    n = 1_000_002
+    probabilities = np.zeros(n)
+    probabilities[[7, n - 1]] = 1.0
+    p = Integer("x", 0, n - 1, prior=ValuePrior(tuple(probabilities)))
+    draws = p.sample(np.random.default_rng(0), 200, use_prior=True).ravel()
+    assert set(draws) <= {7.0, float(n - 1)} and len(set(draws)) == 2
+    assert p.prior_weight(np.array([7.0]))[0] > p.prior_weight(np.array([8.0]))[0]

@@ -5,8 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from bayestune.optimizer import Optimizer
 from bayestune.objectives import Objective
+from bayestune.optimizer import Optimizer
 from bayestune.space import Categorical, Ordinal, Permutation, Real, Space
 from bayestune.strategies import History, available_strategies, make_strategy
 from bayestune.strategies.annealing import value_spread

@@ -185,7 +185,10 @@ def test_auto_ordinal_scale_keeps_the_warping_with_the_higher_marginal_likelihoo
 
 def test_auto_ordinal_scale_is_the_default_behaviour_where_no_warping_differs():
     space = Space([Ordinal("e", [0, 2, 4, 6, 8]), Real("r", 0.0, 1.0)])
-    f = lambda c: (c["e"] - 4) ** 2 + c["r"]
+
+    def f(c):
+        return (c["e"] - 4) ** 2 + c["r"]
+
     runs = [Optimizer(space, objectives=["t"], strategy="bo", seed=5, strategy_options=o) for o in ({}, {"experimental": {"ordinal_scale": "auto"}})]
     for o in runs:
         o.optimize(f, 12)

@@ -241,3 +241,32 @@ def test_the_users_prior_weights_the_dag_score():
         opt.optimize(logged, 12)
         picks.append(opt.trials[-1].config["x1"])
     assert abs(picks[1] - 0.9) < 0.1 and abs(picks[0] - 0.9) > 0.1
+
+
+def with_stand_ins(c):
+    """``logged`` plus what a benchmark's logs hold besides: a latency that is 100 / y's shift
+    and a counter that follows y; neither may explain y."""
+    out = logged(c)
+    shifted = out["y"] + 30.0  # positive on [0, 1]²
+    return {**out, "latency_ms": 100.0 / shifted, "db.commits": 7.0 * shifted}
+
+
+def test_stand_ins_for_the_objective_never_enter_the_dag():
+    opt = _run({"relearn": {"every": 5}}, budget=16, blackbox=with_stand_ins)
+    update = opt.strategy.updates[-1]
+    assert {"latency_ms", "db.commits"} <= set(update.stand_ins)
+    assert "a function of y" in update.stand_ins["latency_ms"]
+    g = opt.strategy.graph._dag
+    assert not {"latency_ms", "db.commits", "db"} & set(g.nodes)
+    off = _run({"relearn": {"every": 5}, "summary": {"stand_in_threshold": None}}, budget=16,
+               blackbox=with_stand_ins)
+    assert off.strategy.updates[-1].stand_ins == {}
+
+
+def test_structure_learning_keeps_to_its_time_budget():
+    opt = _run({"relearn": {"every": 5, "max_seconds": 1e-9}}, budget=12, blackbox=with_stand_ins)
+    learned = [u for u in opt.strategy.updates if u.learned_edges or u.cut_short]
+    assert learned and all(u.cut_short for u in learned)
+    assert nx.is_directed_acyclic_graph(opt.strategy.graph._dag)
+    with pytest.raises(BayestuneError, match="max_seconds > 0"):
+        make_strategy("bograph", SPACE, [Objective("y")], np.random.default_rng(0), {"relearn": {"max_seconds": 0}})

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from bayestune.exceptions import BayestuneError
+from bayestune.history import History
+from bayestune.objectives import Objective
 from bayestune.optimizer import Optimizer
 from bayestune.pareto import hypervolume, pareto_mask
-from bayestune.objectives import Objective
 from bayestune.scenario.records import DesignSpec
 from bayestune.space import Categorical, Integer, Ordinal, Real, Space
-from bayestune.history import History
 from bayestune.strategies.base import make_strategy
 from bayestune.strategies.bo import ParEGO
 

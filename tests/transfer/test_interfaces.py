@@ -83,3 +83,18 @@ def test_cli_transfer_mode_without_prior_runs_is_an_error(tmp_path, monkeypatch)
     result = CliRunner().invoke(cli, ["optimize", str(write_scenario(tmp_path)), "--no-progress",
                                       "--transfer-mode", "design"])
     assert result.exit_code == 2 and "--transfer-mode needs prior runs" in result.stderr
+
+
+def test_cli_prior_run_without_a_mode_uses_auto_and_says_so(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    scenario = write_scenario(tmp_path)
+    write_prior_csv(tmp_path / "old.csv")
+    result = CliRunner().invoke(cli, ["optimize", str(scenario), "--no-progress", "--prior-run", "old.csv",
+                                      "--journal", "new.db"])
+    assert result.exit_code == 0, result.output
+    assert "while this run's measurements rank those above its other design points" in result.output
+    assert "auto transfer: " in result.output and "old.csv: trusted after" in result.output  # its decision
+    with Journal.open(tmp_path / "new.db") as journal:
+        configs = [dict(t.config) for t in journal.trials()]
+    assert configs[1] == {"x": 7, "mode": "a"}  # the default, then the source's best
+    assert load_scenario(write_scenario(tmp_path, transfer={"runs": ["old.csv"]})).transfer.mode == "auto"

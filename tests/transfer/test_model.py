@@ -7,7 +7,6 @@ from bayestune.models.gp import GaussianProcess
 from bayestune.optimizer import Optimizer
 from bayestune.scenario.records import TransferSpec
 from bayestune.transfer.model import SourceMean, TransferModel, TransferSurrogate
-
 from tests.transfer.conftest import all_configs, target
 
 

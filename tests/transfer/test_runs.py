@@ -10,7 +10,6 @@ from bayestune.optimizer import Optimizer
 from bayestune.storage.csv_io import export_csv
 from bayestune.storage.journal import Journal
 from bayestune.transfer.runs import PriorRun, load_prior_run, load_prior_runs
-
 from tests.transfer.conftest import all_configs, target
 
 
@@ -109,7 +108,6 @@ def test_load_prior_runs_passes_loaded_runs_through(space, related):
 def test_a_folder_or_glob_of_prior_runs_reads_those_of_the_space(tmp_path, caplog):
     """One cache per GPU, as Kernel Tuner users keep them, beside files of other kernels."""
     import logging
-
     from pathlib import Path
 
     from bayestune.space import Integer, Space

@@ -55,7 +55,7 @@ class ContextualVariance:
     def factor(self, spread: float, best: float, mean_observed: float) -> float:
         """λ from the mean predicted standard deviation ``spread`` (target units), the incumbent
         ``best`` and the mean of the observed targets ``mean_observed`` (raw units)."""
-        if self.spread_initial is None:
+        if self.spread_initial is None or self.mean_initial is None:
             self.spread_initial, self.mean_initial = max(float(spread), 1e-12), float(mean_observed)
         ratio = best / self.mean_initial if self.mean_initial > 0 and best > 0 else 1.0
         relative = float(spread) / self.spread_initial

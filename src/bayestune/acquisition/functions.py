@@ -39,7 +39,8 @@ def lower_confidence_bound(mu: np.ndarray, sigma: np.ndarray, best: float, kappa
     return -(np.asarray(mu, dtype=float) - kappa * np.asarray(sigma, dtype=float))
 
 
-AcquisitionFunction = Callable[[np.ndarray, np.ndarray, float], np.ndarray]
+#: ``(mu, sigma, best, parameter)``: the parameter is ``xi`` for EI and PI, ``kappa`` for LCB.
+AcquisitionFunction = Callable[[np.ndarray, np.ndarray, float, float], np.ndarray]
 
 ACQUISITIONS: dict[str, AcquisitionFunction] = {
     "ei": expected_improvement,

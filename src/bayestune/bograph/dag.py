@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from bayestune.settings import Settings
 from bayestune.exceptions import BayestuneError, ConstraintError
+from bayestune.settings import Settings
 
 PARAMETER, METRIC, OBJECTIVE = "parameter", "metric", "objective"
 ROLES = (PARAMETER, METRIC, OBJECTIVE)
@@ -27,7 +27,7 @@ def networkx_module() -> Any:
     try:
         import networkx
     except ImportError:  # pragma: no cover - depends on the environment
-        raise BayestuneError("BoGraph needs networkx: pip install 'bayestune[bograph]'") from None
+        raise BayestuneError("BoGraph needs networkx: pip install -e '.[bograph]' in the bayestune checkout") from None
     return networkx
 
 
@@ -92,7 +92,7 @@ class Expert:
     def from_options(cls, known_edges: Iterable[Sequence[str]] | None = None,
                      forbidden_edges: Iterable[Sequence[str]] | None = None,
                      formulas: Mapping[str, str] | None = None,
-                     models: Mapping[str, Any] | None = None) -> "Expert":
+                     models: Mapping[str, Any] | None = None) -> Expert:
         """An expert from JSON-like values (lists of ``[from, to]`` pairs, ``node -> expression``)."""
         return cls(_edges(known_edges, "known_edges"), _edges(forbidden_edges, "forbidden_edges"),
                    {str(k): Formula(str(k), v) for k, v in (formulas or {}).items()}, dict(models or {}))
@@ -123,7 +123,7 @@ class Expert:
         both = sorted(set(self.known_edges) & set(self.forbidden_edges))
         if both:
             raise BayestuneError(f"BoGraph expert knowledge: edge(s) {both} are both known and forbidden")
-        for node, formula in self.formulas.items():
+        for node in self.formulas:
             if nodes[node] == PARAMETER:
                 raise BayestuneError(f"BoGraph formula for {node!r}: a parameter is set by the configuration, "
                                      "not computed")

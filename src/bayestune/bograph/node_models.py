@@ -92,7 +92,7 @@ class GPNode:
                 columns.append(self.scaling_[p](np.broadcast_to(v, shape)).reshape(-1, 1))
         return np.concatenate(columns, axis=1), shape
 
-    def fit(self, parents: Mapping[str, np.ndarray], y: np.ndarray, warm: np.ndarray | None = None) -> "GPNode":
+    def fit(self, parents: Mapping[str, np.ndarray], y: np.ndarray, warm: np.ndarray | None = None) -> GPNode:
         self.scaling_ = {p: _MetricScaling(parents[p]) for p in self.parents if p not in self.parameter_blocks}
         F, _ = self.features(parents)
         gp = GaussianProcess(self.blocks, log_transform_y=self.log_transform, seed=self.seed,
@@ -139,7 +139,7 @@ class FormulaNode:
         self.formula = formula
         self.parents = list(formula.inputs)
 
-    def fit(self, parents: Mapping[str, np.ndarray], y: np.ndarray) -> "FormulaNode":
+    def fit(self, parents: Mapping[str, np.ndarray], y: np.ndarray) -> FormulaNode:
         self.y_, self.pred_ = np.asarray(y, dtype=float), self.formula(parents)
         return self
 
@@ -160,7 +160,7 @@ class CustomNode:
                                  f"(mean, std), but got {type(model).__name__}")
         self.node, self.parents, self.model = node, list(parents), model
 
-    def fit(self, parents: Mapping[str, np.ndarray], y: np.ndarray) -> "CustomNode":
+    def fit(self, parents: Mapping[str, np.ndarray], y: np.ndarray) -> CustomNode:
         self.model.fit(dict(parents), np.asarray(y, dtype=float))
         self.y_ = np.asarray(y, dtype=float)
         self.pred_ = np.asarray(self.model.predict(dict(parents))[0], dtype=float)
@@ -179,9 +179,10 @@ class MarginalNode:
     """A metric with no parents: its observed spread, independent of the configuration."""
 
     def __init__(self, node: str) -> None:
-        self.node, self.parents = node, []
+        self.node = node
+        self.parents: list[str] = []
 
-    def fit(self, parents: Mapping[str, np.ndarray], y: np.ndarray) -> "MarginalNode":
+    def fit(self, parents: Mapping[str, np.ndarray], y: np.ndarray) -> MarginalNode:
         self.mean_, self.std_ = float(np.mean(y)), float(np.std(y))
         return self
 

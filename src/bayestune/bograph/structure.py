@@ -34,9 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, optimize
 
+from bayestune.bograph.dag import METRIC, OBJECTIVE, PARAMETER, Expert, new_dag, nodes_of
 from bayestune.models.linalg import limit_blas_threads
 from bayestune.settings import Rule, Settings
-from bayestune.bograph.dag import METRIC, OBJECTIVE, PARAMETER, Expert, new_dag, nodes_of
 
 logger = logging.getLogger(__name__)
 
@@ -125,8 +125,13 @@ def select_parents(X: np.ndarray, W: np.ndarray, min_weight: float = 1e-3) -> np
     return out
 
 
+def _late(deadline: float | None) -> bool:  # a learning's time budget (a perf_counter() value) is spent
+    return deadline is not None and time.perf_counter() > deadline
+
+
 def add_dependent_parents(X: np.ndarray, W: np.ndarray, mask: np.ndarray, roots: np.ndarray, sinks: np.ndarray,
-                          alpha: float = 0.25, strict_sinks: bool = False) -> np.ndarray:
+                          alpha: float = 0.25, strict_sinks: bool = False,
+                          deadline: float | None = None) -> np.ndarray:
     """``W`` with the parents a dependence test finds that a linear BIC left out (recall first).
 
     At 10-40 observations BIC on a linear refit drops real parents whose effect is modest or
@@ -149,11 +154,13 @@ def add_dependent_parents(X: np.ndarray, W: np.ndarray, mask: np.ndarray, roots:
     a parameter missing from the DAG is one the acquisition cannot set, while a spurious parent
     costs its GP one more length-scale that ARD can make long. On the synthetic SoC this raises
     the recall of the parameters that reach the objective from 0.44 to 0.90 at 20 observations
-    (``python -m benchmarks.bograph_diagnose``).
+    (``python -m benchmarks.bograph_diagnose``). Objectives first: past ``deadline``, the rest keep their parents.
     """
     n = X.shape[0]
     out = W.copy()
-    for j in range(W.shape[1]):
+    for j in sorted(range(W.shape[1]), key=lambda c: not sinks[c]):
+        if _late(deadline):
+            break
         allowed = mask[:, j] & (roots | sinks[j])
         if not allowed.any():
             continue
@@ -228,7 +235,7 @@ def loo_log_likelihood(Z: np.ndarray, y: np.ndarray) -> float:
 
 
 def prune_parents_by_cv(X: np.ndarray, W: np.ndarray, margin: float = 0.0,
-                        columns: np.ndarray | None = None) -> np.ndarray:
+                        columns: np.ndarray | None = None, deadline: float | None = None) -> np.ndarray:
     """``W`` with each node's parents cut to those a GP's leave-one-out likelihood wants.
 
     The dependence test is lenient (recall first) and every parent it adds is one more input of
@@ -242,12 +249,12 @@ def prune_parents_by_cv(X: np.ndarray, W: np.ndarray, margin: float = 0.0,
 
     Opt-in (``NotearsSettings.cv_parents``): on the synthetic SoC it cuts the objective's
     in-degree from 8.8 to 4.0 at 20 observations, but the learned DAG then reached 1.10x the
-    optimum in 3 seeds of 10 against 7 without (README, BoGraph section).
+    optimum in 3 seeds of 10 against 7 without (docs/bograph.md, Benchmarks).
     """
     out = W.copy()
     for j in range(W.shape[1]):
         chosen = [int(c) for c in np.flatnonzero(W[:, j])]
-        if not chosen or (columns is not None and not columns[j]):
+        if not chosen or (columns is not None and not columns[j]) or _late(deadline):
             continue
         out[:, j] = 0.0
         y = X[:, j]
@@ -300,13 +307,15 @@ def _dependence_pvalue(x: np.ndarray, r: np.ndarray, used: int, partial: np.ndar
 
 
 def notears_weights(X: np.ndarray, mask: np.ndarray, cyclic: np.ndarray,
-                    settings: NotearsSettings = NotearsSettings(), w_start: np.ndarray | None = None) -> np.ndarray:
+                    settings: NotearsSettings = NotearsSettings(), w_start: np.ndarray | None = None,
+                    deadline: float | None = None) -> np.ndarray:
     """NOTEARS' weights before thresholding: (d, d), zero outside ``mask``.
 
     ``cyclic`` marks the nodes a cycle could run through (the metrics); acyclicity is enforced
     on their block only. Only the allowed entries are optimisation variables (parameters are
     roots, so most of the d² entries are fixed at 0). ``w_start`` (d, d), the previous update's
     unthresholded weights, warm-starts the solver: the structure changes little between updates.
+    Past ``deadline`` (``time.perf_counter()``) it stops where it is; :func:`repair` breaks any cycle left.
     """
     n, d = X.shape
     cyc = np.flatnonzero(cyclic)
@@ -348,18 +357,22 @@ def notears_weights(X: np.ndarray, mask: np.ndarray, cyclic: np.ndarray,
     if w_start is not None and w_start.shape == (d, d):
         start = w_start.reshape(-1)[free]
         w = np.concatenate([np.maximum(start, 0.0), np.maximum(-start, 0.0)])
+    def callback(intermediate_result: object) -> None:
+        if _late(deadline):
+            raise StopIteration
     rho, alpha, h = 1.0, 0.0, np.inf
     for _ in range(settings.max_outer):
         while rho < settings.rho_max:
-            res = optimize.minimize(objective, w, args=(rho, alpha), jac=True, method="L-BFGS-B", bounds=bounds)
+            res = optimize.minimize(objective, w, args=(rho, alpha), jac=True, method="L-BFGS-B", bounds=bounds,
+                                    callback=callback if deadline is not None else None)
             h_new, _ = h_and_grad(weights(res.x))
-            if h_new > 0.25 * h:
+            if h_new > 0.25 * h and not _late(deadline):
                 rho *= 10.0
             else:
                 break
         w, h = res.x, h_new
         alpha += rho * h
-        if h <= settings.h_tol or rho >= settings.rho_max:
+        if h <= settings.h_tol or rho >= settings.rho_max or _late(deadline):
             break
     return weights(w)
 
@@ -374,16 +387,17 @@ class LearnedStructure:
     learned_edges: int     # edges NOTEARS kept before repair
     names: tuple[str, ...] = ()          # the columns learned over
     weights: np.ndarray | None = None    # NOTEARS' unthresholded weights (the next update's warm start)
+    cut_short: bool = False              # the deadline passed before learning finished
 
 
 def learn_structure(data: np.ndarray, names: Sequence[str], roles: Mapping[str, str], expert: Expert,
                     target: str, settings: NotearsSettings = NotearsSettings(),
-                    previous: LearnedStructure | None = None) -> LearnedStructure:
+                    previous: LearnedStructure | None = None, deadline: float | None = None) -> LearnedStructure:
     """Learn a DAG over ``names`` from ``data`` (n, d), add the expert's edges and :func:`repair` it.
 
     ``previous``: the last update, whose weights warm-start NOTEARS on the columns both share.
     Parameters the learned edges do not connect to the target are left out (the logs say they
-    do not matter, BoGraph §4.2.4), unless none is connected at all.
+    do not matter, BoGraph §4.2.4), unless none is connected at all. Past ``deadline``, each stage keeps what it has.
     """
     start = time.perf_counter()
     X = np.asarray(data, dtype=float)
@@ -403,7 +417,7 @@ def learn_structure(data: np.ndarray, names: Sequence[str], roles: Mapping[str, 
         both = np.flatnonzero(idx >= 0)
         w_start[np.ix_(both, both)] = previous.weights[np.ix_(idx[both], idx[both])]
     with limit_blas_threads(1):  # tiny matrices: extra BLAS threads only spin (20x slower under load)
-        raw = notears_weights(Xs, mask, cyclic, settings, w_start)
+        raw = notears_weights(Xs, mask, cyclic, settings, w_start, deadline)
     if settings.w_threshold is None:
         W = select_parents(Xs, raw)
     else:
@@ -411,15 +425,16 @@ def learn_structure(data: np.ndarray, names: Sequence[str], roles: Mapping[str, 
     if settings.recall_alpha is not None:
         roots = np.array([roles[n] == PARAMETER for n in names])
         sinks = np.array([roles[n] == OBJECTIVE for n in names])
-        W = add_dependent_parents(Xs, W, mask, roots, sinks, settings.recall_alpha, settings.strict_objectives)
+        W = add_dependent_parents(Xs, W, mask, roots, sinks, settings.recall_alpha, settings.strict_objectives,
+                                  deadline)
     if settings.cv_parents != "off":
         only = np.array([roles[n] == OBJECTIVE for n in names]) if settings.cv_parents == "objectives" else None
-        W = prune_parents_by_cv(Xs, W, settings.cv_margin, only)
+        W = prune_parents_by_cv(Xs, W, settings.cv_margin, only, deadline)
     rows, cols = np.nonzero(W)
     strongest = np.argsort(-np.abs(W[rows, cols]), kind="stable")  # repair keeps the stronger of a cycle
     edges = [(names[rows[e]], names[cols[e]]) for e in strongest]
-    dag = repair(roles, edges, expert, target, orphans="drop")
-    return LearnedStructure(dag, time.perf_counter() - start, len(X), len(edges), tuple(names), raw)
+    cut, dag = _late(deadline), repair(roles, edges, expert, target, orphans="drop")
+    return LearnedStructure(dag, time.perf_counter() - start, len(X), len(edges), tuple(names), raw, cut)
 
 
 def repair(roles: Mapping[str, str], edges: Iterable[tuple[str, str]], expert: Expert, target: str,

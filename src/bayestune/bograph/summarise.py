@@ -9,6 +9,15 @@ than ``max_columns`` columns, the factors are grouped again one prefix level up 
 recursion towards the top of the name hierarchy). Every column remembers the original
 metrics it stands for.
 
+Before that, stand-ins are set aside (:func:`find_stand_ins`): a metric that is a
+(near-)deterministic function of the objective (pgbench's ``latency_ms`` is 4000 / ``tps``; the
+transaction counters follow ``tps`` with r = 0.99998) carries no information the objective
+does not, yet as its parent it would explain the objective perfectly and crowd out the
+parameters; and of metrics that are such functions of each other only one is kept. The test is
+the rank (Spearman) correlation, so any monotone function counts, whatever its shape; after
+grouping, a factor that tracks the objective is set aside too (several counters each a little
+below the threshold can add up to one that is not).
+
 The summariser is fitted once per structure update and then only *applied* to new rows, so
 node names stay stable between updates.
 """
@@ -28,6 +37,11 @@ logger = logging.getLogger(__name__)
 
 #: Relative spread (std / (|mean| + tiny)) below which a metric counts as constant.
 DEFAULT_MIN_RELATIVE_STD = 1e-6
+#: |Rank correlation| at or above which a metric counts as a function of the objective or of
+#: another metric. At 8 rows it takes a perfect ordering; pgbench's stand-ins score 0.999-1.
+DEFAULT_STAND_IN_THRESHOLD = 0.99
+#: Rows below which no metric is called a stand-in (a perfect ordering of a handful of rows is chance).
+DEFAULT_STAND_IN_MIN_ROWS = 8
 
 
 @dataclass(frozen=True)
@@ -47,8 +61,17 @@ class SummarySettings(Settings):
     log_positive: bool = True          # log positive metrics spanning a factor log_span or more
     log_span: float = 2.0              # the span that makes a positive metric logged
     min_relative_std: float = DEFAULT_MIN_RELATIVE_STD  # relative spread below which a metric counts as constant
+    stand_in_threshold: float | None = DEFAULT_STAND_IN_THRESHOLD  # |rank corr.| making a stand-in (None: off)
+    stand_in_min_rows: int = DEFAULT_STAND_IN_MIN_ROWS  # rows before stand-ins are looked for
 
     def __post_init__(self) -> None:
+        if self.stand_in_threshold is not None and not 0 < self.stand_in_threshold <= 1:
+            raise BayestuneError(f"summary stand_in_threshold must be in (0, 1] or None, but got "
+                                 f"{self.stand_in_threshold!r}")
+        if isinstance(self.stand_in_min_rows, bool) or not isinstance(self.stand_in_min_rows, int) \
+                or self.stand_in_min_rows < 3:
+            raise BayestuneError(f"summary stand_in_min_rows must be an integer >= 3, but got "
+                                 f"{self.stand_in_min_rows!r}")
         if self.group_depth is not None and self.group_depth < 1:
             raise BayestuneError(f"summary group_depth must be >= 1 or None, but got {self.group_depth!r}")
         if self.max_columns < 0:
@@ -78,6 +101,7 @@ class LogSummary:
     scale: dict[str, float] = field(default_factory=dict)
     columns: list[_Column] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)        # constant or low-variance metrics
+    stand_ins: dict[str, str] = field(default_factory=dict)  # set-aside metric or factor -> why
 
     @property
     def names(self) -> list[str]:
@@ -141,12 +165,55 @@ def _factor(Z: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return scores, projection, mean
 
 
-def summarise(metrics: Mapping[str, Sequence[float]], *, settings: SummarySettings | None = None,
-              protected: Sequence[str] = (), seed: int = 0) -> LogSummary:
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """Average ranks, centred and scaled to unit length (a zero vector for a constant column)."""
+    from scipy.stats import rankdata
+
+    r = rankdata(values) - (len(values) + 1) / 2.0
+    norm = float(np.sqrt(r @ r))
+    return r / norm if norm > 0 else r
+
+
+def find_stand_ins(metrics: Mapping[str, np.ndarray], objective: np.ndarray | None, *, threshold: float,
+                   objective_name: str = "the objective", protected: Sequence[str] = ()) -> dict[str, str]:
+    """The metrics to set aside, each with why: those whose rank correlation with ``objective``
+    reaches ``threshold`` in size (stand-ins for it), then of those left, every metric whose
+    rank correlation with an earlier kept one does (a function of it; the one with the most
+    distinct values is kept, ties by name). ``protected`` metrics are never set aside, but others
+    may duplicate them."""
+    names = sorted(metrics, key=lambda n: (n not in protected, -len(np.unique(metrics[n])), n))
+    if not names:
+        return {}
+    R = np.column_stack([_ranks(np.asarray(metrics[n], dtype=float)) for n in names])
+    out: dict[str, str] = {}
+    if objective is not None:
+        rho = _ranks(np.asarray(objective, dtype=float)) @ R
+        for i, n in enumerate(names):
+            if n not in protected and abs(rho[i]) >= threshold:
+                out[n] = f"a function of {objective_name} (rank correlation {rho[i]:+.4f})"
+    kept: list[int] = []
+    for i, n in enumerate(names):
+        if n in out:
+            continue
+        if kept and n not in protected:
+            rho = R[:, kept].T @ R[:, i]
+            j = int(np.argmax(np.abs(rho)))
+            if abs(rho[j]) >= threshold:
+                out[n] = f"a function of {names[kept[j]]} (rank correlation {rho[j]:+.4f})"
+                continue
+        kept.append(i)
+    return out
+
+
+def summarise(metrics: Mapping[str, Sequence[float] | np.ndarray], *, settings: SummarySettings | None = None,
+              protected: Sequence[str] = (), seed: int = 0, objective: Sequence[float] | np.ndarray | None = None,
+              objective_name: str = "the objective") -> LogSummary:
     """Fit a :class:`LogSummary` to metric columns (name -> values of N evaluations).
 
     ``protected`` metrics (those an expert names, the target) are kept as their own columns,
-    never grouped nor dropped.
+    never grouped nor dropped. ``objective`` (its N values) enables the stand-in test (module
+    docstring) from ``settings.stand_in_min_rows`` rows on; without it, only metrics that are
+    functions of each other are set aside.
     """
     settings = settings or SummarySettings()
     data = {str(k): np.asarray(v, dtype=float) for k, v in metrics.items()}
@@ -171,6 +238,17 @@ def summarise(metrics: Mapping[str, Sequence[float]], *, settings: SummarySettin
         summary.centre[name], summary.scale[name] = centre, (spread if spread > 0 else 1.0)
     if summary.dropped:
         logger.debug("log summary: dropped %d constant metric(s): %s", len(summary.dropped), summary.dropped[:10])
+    n_rows = next(iter(lengths), 0)
+    # the stand-in threshold, when there are enough rows to look for stand-ins
+    look = settings.stand_in_threshold if n_rows >= settings.stand_in_min_rows else None
+    target = None if objective is None else np.asarray(objective, dtype=float)
+    if target is not None and target.shape != (n_rows,):
+        raise BayestuneError(f"log summary: the objective has {target.size} values for {n_rows} rows of metrics")
+    if look is not None:
+        summary.stand_ins = find_stand_ins({n: data[n] for n in summary.kept}, target,
+                                           threshold=float(look),
+                                           objective_name=objective_name, protected=protected)
+        summary.kept = [n for n in summary.kept if n not in summary.stand_ins]
     own = [n for n in summary.kept if n in protected or not settings.grouping]
     grouped = [n for n in summary.kept if n not in own]
     columns = [_Column(n, [n]) for n in own]
@@ -187,7 +265,28 @@ def summarise(metrics: Mapping[str, Sequence[float]], *, settings: SummarySettin
             break
         level = _reduce(regrouped, summary, data, seed)
     summary.columns = columns + level
+    if look is not None and target is not None:
+        _drop_tracking_factors(summary, data, target, float(look), objective_name)
     return summary
+
+
+def _drop_tracking_factors(summary: LogSummary, data: Mapping[str, np.ndarray], objective: np.ndarray,
+                           threshold: float, objective_name: str) -> None:
+    """Set aside the factor columns whose rank correlation with ``objective`` reaches ``threshold``."""
+    factors = [c for c in summary.columns if c.loadings is not None]
+    if not factors:
+        return
+    Z = summary.transform(data)
+    target = _ranks(objective)
+    keep = []
+    for j, column in enumerate(summary.columns):
+        rho = float(target @ _ranks(Z[:, j]))
+        if column.loadings is not None and abs(rho) >= threshold:
+            summary.stand_ins[column.name] = (f"a factor of {len(column.sources)} metrics that is a function of "
+                                              f"{objective_name} (rank correlation {rho:+.4f})")
+        else:
+            keep.append(column)
+    summary.columns = keep
 
 
 def _reduce(groups: Mapping[str, list[str]], summary: LogSummary, data: Mapping[str, np.ndarray],

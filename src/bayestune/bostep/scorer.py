@@ -16,8 +16,8 @@ import numpy as np
 from bayestune.acquisition.exploration import SPREAD_SAMPLE, ContextualVariance, latent_unit
 from bayestune.acquisition.portfolio import AcquisitionPortfolio
 from bayestune.acquisition.scoring import DEFAULT_MC_SAMPLES, Score, acquisition_scorer
-from bayestune.models.base import ModelFit
 from bayestune.history import History
+from bayestune.models.base import ModelFit
 from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier
 from bayestune.search.candidates import EnumeratedCandidates
@@ -33,20 +33,24 @@ class PriorSettings(Settings):
     """The user's prior's pull on the acquisition, piBO's ``prior^(beta / n)`` (the ``prior`` group)."""
 
     # bayestune's n counts every observation; BaCO and HyperMapper count model steps only (n = 1
-    # at the first), so their readers set count=model_steps and design to the design's size.
+    # at the first), so their readers set count=model_steps and design to the design's size;
+    # HyperMapper's picks of one iteration share its iteration_number, hence batch.
 
     beta: float = 10.0             # strength: a larger beta keeps the prior's pull longer
     count: str = "observations"    # what n counts: observations | model_steps (BaCO's, HyperMapper's)
     design: int = 0                # with count=model_steps: the observations before the first model step
+    batch: int = 1                 # with count=model_steps: the picks of one model step, which share one n
 
     def rules(self) -> list[Rule]:
         return [("beta", self.beta >= 0, "`beta >= 0`"), self.one_of("count", PRIOR_DECAY_COUNTS),
-                self.at_least("design", 0)]
+                self.at_least("design", 0), self.at_least("batch", 1)]
 
     def decay_n(self, n_observations: int) -> int:
-        """The ``n`` of ``prior^(beta / n)`` after ``n_observations`` (at least 1)."""
+        """The ``n`` of ``prior^(beta / n)`` after ``n_observations`` (at least 1); with model
+        steps, the first step after the design is 1, and each later batch of picks adds one."""
         if self.count == "model_steps":
-            return max(1, n_observations - self.design + 1)
+            after = n_observations - self.design
+            return max(1, -(-after // self.batch) + 1)  # a step that ends part-way through a batch counts whole
         return max(1, n_observations)
 
 
@@ -79,7 +83,8 @@ class Scorer:
         """Once per suggestion, before the first score: the exploration factor of this
         suggestion and the portfolio's judgement of the last proposals."""
         if self.exploration is not None:
-            self._explore = (self._exploration_factor(fit, encoder, seen), latent_unit(fit.fitted, fit.y))
+            self._explore = (self._exploration_factor(self.exploration, fit, encoder, seen),
+                             latent_unit(fit.fitted, fit.y))
         if self.portfolio is not None:
             self.portfolio.update(self.space.row_keys(history.X), targets, history.feasible)
 
@@ -102,7 +107,8 @@ class Scorer:
         if self.portfolio is not None:
             self.portfolio.record_proposal(key, acquisition)
 
-    def _exploration_factor(self, fit: ModelFit, encoder: FeatureEncoder, seen: set[bytes]) -> float:
+    def _exploration_factor(self, exploration: ContextualVariance, fit: ModelFit, encoder: FeatureEncoder,
+                            seen: set[bytes]) -> float:
         """Kernel Tuner's contextual-variance λ for this suggestion, from the posterior spread
         over unvisited candidates."""
         pool = self.candidates.unseen(seen)
@@ -113,4 +119,4 @@ class Scorer:
         if not len(pool):
             return 0.0
         _, sd = fit.posterior.predict_latent(encoder.transform(pool))
-        return self.exploration(fit.fitted, sd, fit.y)
+        return exploration(fit.fitted, sd, fit.y)

@@ -24,8 +24,8 @@ import numpy as np
 
 from bayestune.acquisition.thompson import thompson_pick
 from bayestune.bostep.scorer import PriorSettings, Scorer
-from bayestune.models.base import ModelFit
 from bayestune.history import History, draw_unseen, top_up
+from bayestune.models.base import ModelFit
 from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier
 from bayestune.models.gp import GaussianProcess
@@ -120,6 +120,8 @@ class ProposalSchedule:
     def local_pick(self, space: Space, score: Score, incumbent: np.ndarray, best: float, rng: np.random.Generator, *,
                    seen: set[bytes], candidates: np.ndarray | None) -> np.ndarray | None:
         """The trust region's proposal as a one-row matrix (None: the global search decides)."""
+        if self.trust_region is None:
+            return None
         row = self.trust_region.pick(space, score, incumbent, best, rng, seen=seen, candidates=candidates)
         self.local_picks += row is not None
         return row

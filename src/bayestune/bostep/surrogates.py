@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,9 +26,12 @@ from bayestune.models.gp import GaussianProcess
 from bayestune.models.hyperparameters import FULL_FIT_EVERY
 from bayestune.models.selection import CV_TREES, N_FOLDS, choose_surrogate, folds, gp_cv_log_likelihood
 from bayestune.models.targets import repeat_variances
-from bayestune.models.training import capped_rows, model_rows
+from bayestune.models.training import DEFAULT_MAX_TRAINING_POINTS, TrainingSet
 from bayestune.settings import Rule, Settings
 from bayestune.space.space import Space
+
+if TYPE_CHECKING:  # only runs with prior runs load it (use_transfer)
+    from bayestune.transfer.model import TransferModel
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +46,7 @@ LENGTHSCALE_PRIOR = (1.3, 0.1)
 NOISE_MODELS = ("homoscedastic", "heteroscedastic")
 #: The ordinal warpings ``ordinal_scale="auto"`` chooses between by the GP's marginal likelihood
 #: (``None``: the space's own log/linear rule); index ranks are left out because on the recorded
-#: spaces they rarely differ from linear and never won (benchmarks/results/surrogate_fit.md).
+#: spaces they rarely differ from linear and never won (benchmarks/results/ablations/surrogate_fit.md).
 AUTO_ORDINAL_SCALES = (None, "log", "linear")
 #: Every ordinal warping a run may fix, or ``auto``.
 ORDINAL_SCALE_CHOICES = (None, "auto") + ORDINAL_SCALES
@@ -69,7 +72,7 @@ class ModelChoice:
     gp: GPSettings = GPSettings()
     rf: RandomForestSettings = RandomForestSettings()
     log_transform: bool | str = "auto"  # the surrogate's own log rule for the targets
-    max_training_points: int | None = None
+    max_training_points: int | None = DEFAULT_MAX_TRAINING_POINTS
     memory_policy: str = "mixed"
     select_every: int = 0               # > 0: re-choose gp or rf every this many fits
     lengthscale_prior_auto: bool = False
@@ -96,7 +99,9 @@ class SurrogateFactory:
         self._n_suggestions = 0
         #: whether the length-scale prior is in use; "auto" re-chooses it at every full GP fit
         self._prior_on = choice.gp.lengthscale_prior
-        self.transfer = None  # a bayestune.transfer.TransferModel, set by use_transfer
+        self.transfer: TransferModel | None = None  # set by use_transfer
+        #: the last suggestion's (history, targets, TrainingSet): picked once, read by all its models
+        self._training: tuple[History, np.ndarray, TrainingSet] | None = None
 
     def use_transfer(self, runs: Sequence[Any]) -> None:
         """Learn with prior runs of the space (``bayestune.transfer.PriorRun``) as the GP's prior mean."""
@@ -110,15 +115,25 @@ class SurrogateFactory:
         self.transfer = TransferModel(runs, self.encoder, self.choice.log_transform, seed=0)
 
     # ---- the step's calls ------------------------------------------------------------------
+    def training_set(self, history: History, targets: np.ndarray) -> TrainingSet:
+        """The rows this suggestion's models learn from (models.training), picked once per
+        (history, targets): the surrogate, the classifier and the failure variance share them."""
+        cached = self._training
+        if cached is not None and cached[0] is history and cached[1] is targets:
+            return cached[2]
+        training = TrainingSet.choose(history, targets, self.choice.max_training_points, self.encoder.transform,
+                                      policy=self.choice.memory_policy)
+        self._training = (history, targets, training)
+        return training
+
     def observation_rows(self, history: History, targets: np.ndarray) -> np.ndarray:
-        """Capped feasible and failed rows: what the feasibility classifier learns from."""
-        return model_rows(history, targets, self.choice.max_training_points, self.rng, policy=self.choice.memory_policy)
+        """Feasible and failed rows of the training set: what the feasibility classifier learns from."""
+        return self.training_set(history, targets).rows
 
     def fit(self, history: History, targets: np.ndarray) -> ModelFit:
-        """The surrogate of ``targets`` (minimised) over the capped feasible rows of ``history``."""
+        """The surrogate of ``targets`` (minimised) over the feasible rows of the training set."""
         choice = self.choice
-        train = capped_rows(history, targets, choice.max_training_points, self.rng, feasible=True,
-                            policy=choice.memory_policy)
+        train = self.training_set(history, targets).feasible
         X, y = history.X[train], targets[train]
         noise = self._noise_variances(history, train)
         if len(self.encoders) > 1 and self._n_fits % FULL_FIT_EVERY == 0:
@@ -149,6 +164,8 @@ class SurrogateFactory:
         forest (constant liar)."""
         f_new = self.encoder.transform(row.reshape(1, -1))
         fitted = fit.fitted
+        if fit.F is None or fit.y_fitted is None:  # set by every fit of this part
+            raise BayestuneError("a batch believer needs the fit's training features and targets")
         believed = float(fitted.predict(f_new)[0]) if isinstance(fitted, GaussianProcess) else float(fit.y.min())
         F, y = np.vstack([fit.F, f_new]), np.append(fit.y_fitted, believed)
         noise = None if fit.noise is None else np.append(fit.noise, np.nan)  # a believed value has no repeats
@@ -230,14 +247,13 @@ class SurrogateFactory:
         (full hyperparameter search) on each candidate encoding and the one with the highest log
         marginal likelihood becomes ``self.encoder`` until the next full fit; returns its GP."""
         theta, n_fits = self._theta, self._n_fits
-        best = None
+        fitted: list[tuple[Any, FeatureEncoder]] = []  # GPs: use_transfer refuses several encodings
         for encoder in self.encoders:
             self._theta, self._n_fits = theta, n_fits
             self.encoder = encoder
-            gp = self._fit(encoder.transform(X), y, noise=noise)
-            if best is None or gp.log_marginal_likelihood_value_ > best[0].log_marginal_likelihood_value_:
-                best = (gp, encoder)
-        gp, self.encoder = best
+            fitted.append((self._fit(encoder.transform(X), y, noise=noise), encoder))
+        # the first of the highest marginal likelihoods, as a strict > over the encoders in order
+        gp, self.encoder = max(fitted, key=lambda pair: pair[0].log_marginal_likelihood_value_)
         self._theta, self._n_fits = gp.hyperparameters_, n_fits + 1
         logger.debug("ordinal warping %r chosen by marginal likelihood", self.encoder.ordinal_scale)
         return gp

@@ -246,3 +246,7 @@ def dag(journal_path: str, out_path: str, scenario_path: str | None) -> None:
     click.echo(f"{draw_dag(graph.dag, out_path, quality=quality, title=title)}  ({title})")
     click.echo(table(["node", "parents", "fit R² (leave-one-out)"],
                       [[n, ", ".join(graph.dag.predecessors(n)), f"{q:.3f}"] for n, q in quality.items()]))
+    stand_ins = graph.summary.stand_ins if graph.summary is not None else {}
+    if stand_ins:
+        click.echo(f"set aside, never parents of {graph.target} (functions of the objective or of each other):")
+        click.echo(table(["metric", "why"], [[n, why] for n, why in stand_ins.items()]))

@@ -59,7 +59,7 @@ def _export_evaluations(paths: tuple[str, ...], out_path: str | None, errors: bo
     from bayestune.storage import Journal
 
     if out_path is None and len(paths) == 2:
-        paths, out_path = paths[:1], paths[1]
+        out_path, paths = paths[1], paths[:1]
     if len(paths) != 1 or out_path is None:
         raise click.UsageError("--format hypermapper writes one journal: bayestune export JOURNAL OUT.csv")
     journal_path = paths[0]

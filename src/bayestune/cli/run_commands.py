@@ -52,7 +52,7 @@ from bayestune.trial import FailureKind, TrialStatus
               help="Evaluations run at once: local worker processes (default 1: in this process); with "
                    "--dask, tasks in flight (default: the cluster's worker threads).")
 @click.option("--dask", "dask_address", metavar="SCHEDULER_ADDRESS",
-              help="Run evaluations on a Dask cluster, e.g. tcp://host:8786 (needs bayestune[dask]).")
+              help="Run evaluations on a Dask cluster, e.g. tcp://host:8786 (needs the dask extra).")
 @click.option("--batch", type=click.IntRange(min=1),
               help="Lock-step batches: ask N configurations, evaluate them all (an external tool gets one "
                    "request of N rows), then ask again. Default: refill each worker as soon as it is free.")
@@ -66,9 +66,11 @@ from bayestune.trial import FailureKind, TrialStatus
                    "folder or glob pattern of them (files of other spaces are skipped, named), to learn from: "
                    "it guides the model while it ranks this run's results well. Repeatable; adds to the "
                    "scenario's 'transfer' runs.")
-@click.option("--transfer-mode", type=click.Choice(["model", "design", "both"]),
-              help="How prior runs are used (overrides the scenario's transfer mode; default model): 'design' "
-                   "opens the initial design with their best configurations, 'both' does both.")
+@click.option("--transfer-mode", type=click.Choice(["auto", "model", "design", "both"]),
+              help="How prior runs are used (overrides the scenario's transfer mode; default auto: their best "
+                   "configurations open the design while they measure better than its other points, then the "
+                   "model): 'model' the model only, 'design' their best configurations open the design "
+                   "whatever they measure, 'both' design and model.")
 @debug_option
 def optimize(scenario_path: str, budget: int | None, journal_path: str | None, resume: bool, force: bool,
              seed: int | None, strategy: str | None, no_progress: bool, no_confirm: bool, csv_path: str | None,
@@ -103,6 +105,8 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
     _print_summary(result)
     if result.peer_csv is not None:
         click.echo(f"csv: {result.peer_csv}")
+        if scenario.peer_samples.pareto_path is not None:
+            click.echo(f"Pareto front csv: {scenario.peer_samples.pareto_path}")
     if csv_path:
         with Journal.open(path) as journal:
             journal.export_csv(csv_path, parameter_names=scenario.space.names, objectives=scenario.objective_names)
@@ -175,8 +179,10 @@ def validate(scenario_path: str) -> None:
     """Load SCENARIO, check its space and black box, and describe it."""
     from bayestune.evaluators import CommandEvaluator
     from bayestune.measurement.build import make_evaluator, unwrapped
+    from bayestune.measurement.racing import RacingEvaluator
 
     scenario = load(scenario_path)
+    racing = None
     space = scenario.space
     click.echo(f"scenario {scenario.name!r} ({scenario_path})")
     click.echo(f"  parameters ({len(space)}):")
@@ -204,6 +210,7 @@ def validate(scenario_path: str) -> None:
         click.echo("  black box: none (drive the optimizer from Python with ask/tell)")
     else:
         with make_evaluator(scenario) as evaluator:
+            racing = evaluator.note() if isinstance(evaluator, RacingEvaluator) else None
             black_box = unwrapped(evaluator)
             if isinstance(black_box, CommandEvaluator):
                 black_box.check_program()
@@ -219,10 +226,12 @@ def validate(scenario_path: str) -> None:
                 scenario.space.validate_config(dict(baseline))
             except BayestuneError as exc:
                 raise CliError(f"measurement.baseline is not a configuration of the space: {exc}") from None
-        click.echo(f"  measurement: {_describe_measurement(scenario.measurement)}")
+        click.echo(f"  measurement: {_describe_measurement(scenario.measurement, racing)}")
     elif len(scenario.objectives) == 1:
         from bayestune.measurement_spec import MeasurementSpec
 
+        if racing:
+            click.echo(f"  {racing}")
         top, rounds = MeasurementSpec().confirmation
         click.echo(f"  confirmation: the best {top} and the default configuration re-measured in {rounds} "
                    "interleaved rounds at the end (measurement: {remeasure_top: 0} turns it off)")
@@ -233,11 +242,13 @@ def validate(scenario_path: str) -> None:
     click.echo("OK")
 
 
-def _describe_measurement(spec: Any) -> str:
+def _describe_measurement(spec: Any, racing: str | None = None) -> str:
     """``warm-up 1, median of 3 to 10 runs until ±2 %, early abort; re-measure top 3 x 5 rounds; check``."""
     p = spec.policy
     runs = f"{p.repeats}" if p.max_repeats is None else f"{p.repeats} to {p.max_repeats}"
     parts = [f"{p.statistic} of {runs} run(s)" + (f" until ±{p.precision:.1%}" if p.precision else "")]
+    if racing:
+        parts = [f"{p.statistic} of the runs; {racing}"]
     if p.warmup:
         parts.insert(0, f"warm-up {p.warmup}")
     if p.early_abort:

@@ -87,7 +87,9 @@ class DashboardServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else host
+        if isinstance(host, bytes):  # only for a Unix socket address, which this server never binds
+            host = host.decode()
+        shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{port}/"
 
     def process_request(self, request: Any, client_address: Any) -> None:

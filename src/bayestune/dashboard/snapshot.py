@@ -207,9 +207,10 @@ def _best(run: Run | None, meta: Mapping[str, Any]) -> dict[str, Any] | None:
     by_id = {t.trial_id: t for t in run.trials}
     winner = by_id.get(confirmed["trial_id"]) if confirmed is not None else None
     shown = winner or best
+    confirmation = (None if winner is None or confirmed is None
+                    else {k: confirmed.get(k) for k in ("value", "low", "high", "rounds")})
     return {"objective": objective.name, "trial": shown.trial_id, "value": shown.values.get(objective.name),
-            "config": {k: display(v) for k, v in shown.config.items()},
-            "confirmed": None if winner is None else {k: confirmed.get(k) for k in ("value", "low", "high", "rounds")}}
+            "config": {k: display(v) for k, v in shown.config.items()}, "confirmed": confirmation}
 
 
 def _jsonable_importance(importance: Any) -> Any:

@@ -12,7 +12,7 @@ import numpy as np
 
 from bayestune.exceptions import SpaceError
 from bayestune.history import History, draw_unseen, top_up
-from bayestune.space.parameters import Categorical, Ordinal, Permutation
+from bayestune.space.parameters import Categorical, Integer, Ordinal, Permutation, Real
 from bayestune.space.space import Space
 
 
@@ -57,11 +57,13 @@ def _lhs_rows(space: Space, n: int, rng: np.random.Generator) -> np.ndarray:
             X[:, s] = p.raw_of_index(np.minimum((u * p.cardinality).astype(int), int(p.cardinality) - 1))
         elif isinstance(p, (Ordinal, Categorical)):
             X[:, s] = np.minimum((u * p.cardinality).astype(int), int(p.cardinality) - 1).reshape(-1, 1)
-        else:
-            values = p.from_sampling_unit(u)  # type: ignore[attr-defined]
+        elif isinstance(p, (Integer, Real)):
+            values = p.from_sampling_unit(u)
             if p.kind == "integer":
                 values = np.rint(values)
             X[:, s] = values.reshape(-1, 1)
+        else:
+            raise SpaceError(f"parameter {p.name!r}: no Latin hypercube strata for a {p.kind} parameter")
     return X
 
 

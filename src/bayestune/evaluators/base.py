@@ -42,13 +42,13 @@ class Evaluator(ABC):
     def evaluate(self, config: Mapping[str, Any]) -> Result:
         """Run the black box on ``config``; every failure is returned as ``Result.failure``."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - an optional hook: evaluators without resources keep the no-op
         """Release resources (processes, connections). Idempotent; the default has none."""
 
     def __call__(self, config: Mapping[str, Any]) -> Result:
         return self.evaluate(config)
 
-    def __enter__(self) -> "Evaluator":
+    def __enter__(self) -> Evaluator:
         return self
 
     def __exit__(self, *exc_info: Any) -> None:

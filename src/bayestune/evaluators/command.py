@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 from bayestune.evaluators.base import Evaluator
-from bayestune.exceptions import EvaluationError
 from bayestune.evaluators.output import OutputRule, parse_output
 from bayestune.evaluators.processes import (
     PUNCH_GRANULE,
@@ -49,6 +48,7 @@ from bayestune.evaluators.processes import (
     read_end,
     stderr_note,
 )
+from bayestune.exceptions import EvaluationError
 from bayestune.trial import FailureKind, Result
 
 logger = logging.getLogger(__name__)
@@ -334,7 +334,12 @@ class CommandEvaluator(Evaluator):
             logger.debug("started pid %d: %s", procs.pid, cmd)
             try:
                 bounds = [OutputBound(f, self.max_output_bytes + PUNCH_GRANULE) for f in (out_file, err_file)]
-                procs.wait(timeout=self.timeout, every=lambda: [bound() for bound in bounds])
+
+                def check_bounds() -> None:
+                    for bound in bounds:
+                        bound()
+
+                rc = procs.wait(timeout=self.timeout, every=check_bounds)
             except subprocess.TimeoutExpired:
                 elapsed = time.monotonic() - start
                 how = procs.terminate()
@@ -346,14 +351,13 @@ class CommandEvaluator(Evaluator):
                 procs.kill()
                 raise
             procs.finish()  # background jobs the command left behind
-            rc = procs.returncode
             out = read_end(out_file, self.max_output_bytes)
             err = read_end(err_file, self.max_output_bytes)
         if rc != 0:
             return Result.failure(f"command {cmd!r} {describe_exit(rc)}" + stderr_note(err), FailureKind.CRASH)
         result = parse_output(out.decode(errors="replace"), self.objectives, self.feasible_key, self.output_rule)
         if result.kind == FailureKind.PARSE and err.strip():
-            return Result.failure(result.error + stderr_note(err, STDERR_TAIL_CHARS // 3), FailureKind.PARSE)
+            return Result.failure((result.error or "") + stderr_note(err, STDERR_TAIL_CHARS // 3), FailureKind.PARSE)
         return result
 
     def check_program(self) -> None:

@@ -73,7 +73,7 @@ class ReplayProblem:
     def key(self, config: Mapping[str, Any]) -> tuple:
         return tuple(config[n] for n in self.space.names)
 
-    def evaluator(self) -> "ReplayEvaluator":
+    def evaluator(self) -> ReplayEvaluator:
         return ReplayEvaluator(self)
 
 

@@ -65,10 +65,10 @@ class Backend(ABC):
         not run at all.
         """
 
-    def close(self, *, cancel: bool = False) -> None:
+    def close(self, *, cancel: bool = False) -> None:  # noqa: B027 - an optional hook, a no-op by default
         """Release workers. ``cancel=True`` (after an interrupt) stops running evaluations too."""
 
-    def __enter__(self) -> "Backend":
+    def __enter__(self) -> Backend:
         return self
 
     def __exit__(self, exc_type: Any, *_: Any) -> None:

@@ -1,4 +1,4 @@
-"""Evaluations on a Dask distributed cluster (optional extra: ``pip install "bayestune[dask]"``).
+"""Evaluations on a Dask distributed cluster (optional extra: ``pip install -e ".[dask]" in the bayestune checkout``).
 
 Connect to a running scheduler by address (``tcp://host:8786``) or pass a
 ``distributed.Client``. Workers must have bayestune installed, and whatever the black box
@@ -41,8 +41,8 @@ def _distributed() -> Any:
     try:
         import distributed
     except ImportError:
-        raise EvaluationError('the Dask backend needs the distributed package: pip install "bayestune[dask]" '
-                              '(or pip install "dask[distributed]")') from None
+        raise EvaluationError('the Dask backend needs the distributed package: pip install -e ".[dask]" '
+                              'in the bayestune checkout (or pip install "dask[distributed]")') from None
     return distributed
 
 
@@ -145,7 +145,7 @@ class DaskBackend(Backend):
             except Exception:  # noqa: BLE001 - the scheduler is gone after all
                 pass
             else:
-                lost = [(task, WorkerLost(f"the Dask task was cancelled ({type(exc).__name__})"))
+                lost: list[tuple[Task, Outcome]] = [(task, WorkerLost(f"the Dask task was cancelled ({type(exc).__name__})"))
                         for task in self._running.values()]
                 self._running.clear()
                 return lost

@@ -82,7 +82,7 @@ class CommandFactory(EvaluatorFactory):
         self.options = dict(options)
 
     @classmethod
-    def of(cls, evaluator: Any) -> "CommandFactory":
+    def of(cls, evaluator: Any) -> CommandFactory:
         return cls(evaluator.template, evaluator.objectives, timeout=evaluator.timeout, workdir=evaluator.workdir,
                    env=evaluator.env, memory_limit_mb=evaluator.memory_limit_mb)
 

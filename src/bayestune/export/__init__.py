@@ -14,8 +14,16 @@ from bayestune.exceptions import BayestuneError
 from bayestune.export.c_header import to_c_header
 from bayestune.export.flat import to_csv, to_json
 from bayestune.export.python_module import to_python
-from bayestune.export.table import (Entry, TunedTable, best_trials, build_table, key_from_meta, lookup,
-                                    nearest_key, parse_key)
+from bayestune.export.table import (
+    Entry,
+    TunedTable,
+    best_trials,
+    build_table,
+    key_from_meta,
+    lookup,
+    nearest_key,
+    parse_key,
+)
 
 __all__ = ["FORMATS", "Entry", "TunedTable", "best_trials", "build_table", "lookup", "nearest_key", "read_table",
            "render"]

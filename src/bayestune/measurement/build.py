@@ -9,18 +9,20 @@ neither has to know about scenarios.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from bayestune.evaluators.base import Evaluator
 from bayestune.evaluators.command import DEFAULT_MAX_OUTPUT_MB, CommandEvaluator
+from bayestune.evaluators.csv_table import CsvTableEvaluator
 from bayestune.evaluators.external import ExternalEvaluator
 from bayestune.evaluators.python_callable import CallableEvaluator, load_callable
 from bayestune.evaluators.replay import ReplayEvaluator, load_kernel_tuner_cache
 from bayestune.exceptions import EvaluationError
 from bayestune.measurement.correctness import CheckedEvaluator
 from bayestune.measurement.policy import MeasuredEvaluator
+from bayestune.measurement.racing import RacingEvaluator
 from bayestune.measurement_spec import MeasurementSpec
 from bayestune.scenario.records import BlackBoxSpec, Scenario
 
@@ -31,6 +33,7 @@ COMMAND_OPTIONS = ("env", "memory_limit_mb", "output_regex", "output_json", "max
 PYTHON_OPTIONS: tuple[str, ...] = ()
 EXTERNAL_OPTIONS = ("env", "metrics")
 REPLAY_OPTIONS: tuple[str, ...] = ()
+TABLE_OPTIONS: tuple[str, ...] = ()
 
 
 def make_evaluator(scenario: Scenario) -> Evaluator:
@@ -86,8 +89,12 @@ def build_evaluator(spec: BlackBoxSpec, *, base_dir: Path, objectives: Sequence[
     if spec.kind == "replay":
         _check_options(spec.kind, spec.options, REPLAY_OPTIONS)
         return _replay_evaluator(spec, base, objectives, parameter_names, scenario_name)
+    if spec.kind == "table":
+        _check_options(spec.kind, spec.options, TABLE_OPTIONS)
+        return CsvTableEvaluator(base / spec.target, objectives, parameter_names=parameter_names,
+                                 feasible_column=feasible_output)
     raise EvaluationError(f"black box kind {spec.kind!r} (scenario {scenario_name!r}) is unknown; "
-                          "allowed: 'python', 'command', 'external', 'replay'")
+                          "allowed: 'python', 'command', 'external', 'replay', 'table'")
 
 
 def _replay_evaluator(spec: BlackBoxSpec, base: Path, objectives: Sequence[str], parameter_names: Sequence[str],
@@ -115,14 +122,25 @@ def _check_options(kind: str, options: dict, allowed: tuple[str, ...]) -> None:
 
 def measured(evaluator: Evaluator, spec: MeasurementSpec | None, *, minimize: bool = True,
              base_dir: str | Path | None = None) -> Evaluator:
-    """``evaluator`` wrapped as ``spec`` asks (returned unchanged when it asks for nothing)."""
-    if spec is None:
-        return evaluator
+    """``evaluator`` wrapped as ``spec`` asks (returned unchanged when it asks for nothing).
+
+    No section is the default section: racing for a live single-objective black box. Replays
+    (deterministic) and external batch tools (a process per call, their own repeats) are raced
+    only when the section says ``race: true``.
+    """
+    spec = spec if spec is not None else MeasurementSpec()
     if spec.check is not None:
         evaluator = CheckedEvaluator(evaluator, spec.check, base_dir=base_dir)
+    if spec.race or (spec.races and _raced_by_default(evaluator)):
+        return RacingEvaluator(evaluator, spec.policy, minimize=minimize)
     if spec.policy.is_single_run:
         return evaluator
     return MeasuredEvaluator(evaluator, spec.policy, minimize=minimize)
+
+
+def _raced_by_default(evaluator: Evaluator) -> bool:
+    box = unwrapped(evaluator)
+    return len(box.objectives) == 1 and not box.deterministic and not isinstance(box, ExternalEvaluator)
 
 
 def for_remeasurement(evaluator: Evaluator) -> Evaluator:
@@ -143,7 +161,12 @@ def unwrapped(evaluator: Evaluator) -> Evaluator:
     return evaluator
 
 
-def seed_incumbent(evaluator: Evaluator, best_value: float | None) -> None:
-    """Let a resumed run's early abort compare with the journal's best, not only this session's."""
-    if isinstance(evaluator, MeasuredEvaluator) and best_value is not None:
+def seed_incumbent(evaluator: Evaluator, best_value: float | None,
+                   history: Iterable[Sequence[float]] = ()) -> None:
+    """Let a resumed run's early abort compare with the journal's best, not only this session's;
+    racing learns the noise and the incumbent from the journal's runs (``history``: each
+    configuration's repeats of the first objective)."""
+    if isinstance(evaluator, RacingEvaluator):
+        evaluator.learn(history)
+    elif isinstance(evaluator, MeasuredEvaluator) and best_value is not None:
         evaluator.incumbent = best_value

@@ -24,8 +24,8 @@ from scipy import stats
 
 from bayestune.evaluators.base import Evaluator, evaluate_safely
 from bayestune.exceptions import EvaluationError
-from bayestune.measurement_spec import MeasurementPolicy
 from bayestune.measurement.statistics import confidence_interval, relative_half_width, summarise
+from bayestune.measurement_spec import MeasurementPolicy
 from bayestune.trial import FailureKind, Result, TrialStatus
 
 logger = logging.getLogger(__name__)
@@ -36,6 +36,18 @@ DECISIVE_FAILURES = (FailureKind.VERIFICATION,)
 #: Phase name of the time spent in warm-up runs, and of a run whose evaluator reports no phases.
 WARMUP_PHASE = "warmup"
 EVALUATE_PHASE = "evaluate"
+
+
+def run_warmups(inner: Evaluator, config: Mapping[str, Any], warmup: int, timings: dict[str, float]) -> Result | None:
+    """Run the discarded warm-up runs, timed under their own phase; a warm-up that does not succeed
+    decides the configuration at once, so it is returned (with the timings so far), else None."""
+    for _ in range(warmup):
+        started = time.perf_counter()
+        result = evaluate_safely(inner, config)
+        add_timings(timings, {WARMUP_PHASE: time.perf_counter() - started})
+        if result.status is not TrialStatus.OK:
+            return with_timings(result, timings)
+    return None
 
 
 class MeasuredEvaluator(Evaluator):
@@ -61,32 +73,29 @@ class MeasuredEvaluator(Evaluator):
 
     def evaluate(self, config: Mapping[str, Any]) -> Result:
         timings: dict[str, float] = {}
-        for _ in range(self.policy.warmup):
-            started = time.perf_counter()
-            result = evaluate_safely(self.inner, config)
-            _add(timings, {WARMUP_PHASE: time.perf_counter() - started})
-            if result.status is not TrialStatus.OK:
-                return _with_timings(result, timings)
+        failed_warmup = run_warmups(self.inner, config, self.policy.warmup, timings)
+        if failed_warmup is not None:
+            return failed_warmup
         runs: list[Result] = []
         failures: list[Result] = []
         while True:
             started = time.perf_counter()
             result = evaluate_safely(self.inner, config)
-            _add(timings, dict(result.timings) or {EVALUATE_PHASE: time.perf_counter() - started})
+            add_timings(timings, dict(result.timings) or {EVALUATE_PHASE: time.perf_counter() - started})
             if result.status is TrialStatus.FAILED and result.kind not in DECISIVE_FAILURES:
                 failures.append(result)
                 if len(failures) > self.policy.max_failure_share * self.policy.most_runs:
-                    return _with_timings(replace(result, error=f"{len(failures)} of {len(runs) + len(failures)} "
+                    return with_timings(replace(result, error=f"{len(failures)} of {len(runs) + len(failures)} "
                                                                 f"measured runs failed, the last: {result.error}"),
                                          timings)
             elif result.status is not TrialStatus.OK:
-                return _with_timings(result, timings)
+                return with_timings(result, timings)
             else:
                 runs.append(result)
             if len(runs) + len(failures) >= self.policy.most_runs or (runs and self._enough(runs)):
                 break
         if not runs:
-            return _with_timings(failures[-1], timings)
+            return with_timings(failures[-1], timings)
         summary = self._summary(runs, timings, failed=len(failures))
         self._update_incumbent(summary)
         return summary
@@ -134,10 +143,10 @@ class MeasuredEvaluator(Evaluator):
         return f"MeasuredEvaluator({self.inner!r}, {self.policy})"
 
 
-def _add(total: dict[str, float], more: Mapping[str, float]) -> None:
+def add_timings(total: dict[str, float], more: Mapping[str, float]) -> None:
     for phase, seconds in more.items():
         total[phase] = total.get(phase, 0.0) + float(seconds)
 
 
-def _with_timings(result: Result, timings: Mapping[str, float]) -> Result:
+def with_timings(result: Result, timings: Mapping[str, float]) -> Result:
     return replace(result, timings=dict(timings))

@@ -21,6 +21,7 @@ import numpy as np
 
 from bayestune.exceptions import BayestuneError
 from bayestune.models.kernels import FeatureBlock
+from bayestune.space.parameters import Ordinal, Permutation
 from bayestune.space.space import Space
 
 ORDINAL_SCALES = ("log", "linear", "index")
@@ -45,7 +46,7 @@ def distinct_ordinal_scales(space: Space, scales) -> list[str | None]:
     spaced, linear and index are one warping, and a space without ordinals has only one."""
     kept: list[str | None] = []
     keys: list[tuple[bytes, ...]] = []
-    ordinals = [p for p in space.parameters if p.kind == "ordinal" and p.cardinality > 1]
+    ordinals = [p for p in space.parameters if isinstance(p, Ordinal) and p.cardinality > 1]
     for scale in scales:
         if scale is not None and scale not in ORDINAL_SCALES:
             raise BayestuneError(f"ordinal scale must be one of {ORDINAL_SCALES} or None, but got {scale!r}")
@@ -68,7 +69,7 @@ class FeatureEncoder:
         self.space = space
         self.ordinal_scale = ordinal_scale
         self._ordinal_units = {p.name: _ordinal_units(np.asarray(p.values, dtype=float), ordinal_scale)
-                               for p in space.parameters if ordinal_scale is not None and p.kind == "ordinal"}
+                               for p in space.parameters if ordinal_scale is not None and isinstance(p, Ordinal)}
         self.blocks: list[FeatureBlock] = []
         #: per block, the raw-matrix column of its parameter's first value it reads (for models
         #: that need raw values block by block, such as BoGraph's node models)
@@ -80,9 +81,8 @@ class FeatureEncoder:
                 continue
             if p.kind == "categorical":
                 block = FeatureBlock(p.name, "categorical", start, 1, "hamming")
-            elif p.kind == "permutation":
-                block = FeatureBlock(p.name, "permutation", start, p.width,
-                                     permutation_metric or getattr(p, "metric", "spearman"))
+            elif isinstance(p, Permutation):
+                block = FeatureBlock(p.name, "permutation", start, p.width, permutation_metric or p.metric)
             elif p.kind == "perfect_tile":
                 for level in range(p.width):
                     self.blocks.append(FeatureBlock(f"{p.name}[{level}]", "numeric", start + level, 1, "euclidean"))

@@ -53,7 +53,7 @@ class RandomForestSurrogate:
         self.log_transform_y = log_transform_y
         self.seed = seed
 
-    def fit(self, F: np.ndarray, y: np.ndarray) -> "RandomForestSurrogate":
+    def fit(self, F: np.ndarray, y: np.ndarray) -> RandomForestSurrogate:
         from sklearn.ensemble import RandomForestRegressor
 
         y = np.asarray(y, dtype=float)
@@ -90,7 +90,7 @@ class FeasibilityClassifier:
         self.max_features = max_features
         self.seed = seed
 
-    def fit(self, F: np.ndarray, feasible: np.ndarray) -> "FeasibilityClassifier":
+    def fit(self, F: np.ndarray, feasible: np.ndarray) -> FeasibilityClassifier:
         labels = np.asarray(feasible, dtype=bool)
         self.constant_ = None if labels.any() and not labels.all() else float(labels.all())
         if self.constant_ is None:

@@ -262,9 +262,9 @@ class GaussianProcess:
         if warm_start is not None:
             warm = np.where(free, np.clip(warm_start, bounds[:, 0], bounds[:, 1]), template)
         light = self.light_refit and warm is not None
-        if light:  # a random start must beat the warm start before it earns a polish
+        if light and warm is not None:  # a random start must beat the warm start before it earns a polish
             best = best[scores[best] < self._screen(warm[None, :], small)[0]]
-        if light and subset and not len(best):  # the previous optimum, polished on all points, is all it takes
+        if light and warm is not None and subset and not len(best):  # the previous optimum, polished on all points, is all it takes
             return self._polish(warm, template, free, bounds, data)[0]
         starts = [thetas[i] for i in best] + ([warm] if warm is not None else [])
         polished = [self._polish(t0, template, free, bounds, small) for t0 in starts]

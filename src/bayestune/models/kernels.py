@@ -38,8 +38,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from bayestune.space.parameter import Parameter
 
 SQRT5 = math.sqrt(5.0)
 
@@ -114,7 +118,7 @@ def validate_blocks(blocks: Sequence[FeatureBlock]) -> tuple[FeatureBlock, ...]:
     return blocks
 
 
-def blocks_for_parameters(parameters: Sequence[object]) -> list[FeatureBlock]:
+def blocks_for_parameters(parameters: Sequence[Parameter]) -> list[FeatureBlock]:
     """Feature blocks matching ``Parameter.unit()`` features laid out side by side.
 
     Real, Integer and Ordinal parameters are numeric; Categorical and Permutation keep
@@ -123,10 +127,10 @@ def blocks_for_parameters(parameters: Sequence[object]) -> list[FeatureBlock]:
     numeric_kinds = {"real", "integer", "ordinal"}
     blocks, start = [], 0
     for p in parameters:
-        kind = "numeric" if p.kind in numeric_kinds else p.kind  # type: ignore[attr-defined]
+        kind = "numeric" if p.kind in numeric_kinds else p.kind
         metric = getattr(p, "metric", "euclidean") if kind == "permutation" else "euclidean"
-        width = int(p.width)  # type: ignore[attr-defined]
-        blocks.append(FeatureBlock(p.name, kind, start, width, metric))  # type: ignore[attr-defined]
+        width = int(p.width)
+        blocks.append(FeatureBlock(p.name, kind, start, width, metric))
         start += width
     return blocks
 

@@ -22,10 +22,14 @@ not change which model wins), and keeps the higher.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bayestune.models.linalg import cho_inverse
+
+if TYPE_CHECKING:
+    from bayestune.models.forest import RandomForestSurrogate
 
 #: Surrogates ``model="auto"`` chooses between.
 MODEL_KINDS = ("gp", "rf")
@@ -63,7 +67,7 @@ def gp_cv_log_likelihood(gp, blocks: list[np.ndarray]) -> float:
     return float(np.mean(out))
 
 
-def forest_cv_log_likelihood(make_forest: Callable[[bool], object], F: np.ndarray, y: np.ndarray, log: bool,
+def forest_cv_log_likelihood(make_forest: Callable[[bool], RandomForestSurrogate], F: np.ndarray, y: np.ndarray, log: bool,
                              blocks: list[np.ndarray]) -> float:
     """Mean held-out log density of the targets under forests refitted without each block,
     in standardised (logged if ``log``) units. ``make_forest(log)`` returns an unfitted
@@ -81,7 +85,7 @@ def forest_cv_log_likelihood(make_forest: Callable[[bool], object], F: np.ndarra
     return float(np.mean(out))
 
 
-def choose_surrogate(gp, make_forest: Callable[[bool], object], F: np.ndarray, y: np.ndarray,
+def choose_surrogate(gp, make_forest: Callable[[bool], RandomForestSurrogate], F: np.ndarray, y: np.ndarray,
                      rng: np.random.Generator, k: int = N_FOLDS) -> tuple[str, dict[str, float]]:
     """``("gp" | "rf", {kind: mean held-out log density})`` on the same ``k`` folds; ties go to the GP."""
     blocks = folds(len(y), k, rng)

@@ -176,7 +176,8 @@ class ClassificationForest:
         shorter: once half of them have reached their leaf, those leave the walk (once: each
         compaction costs about a step). Same leaves, ~1.3x faster on a local search's batches.
         """
-        out = walking = None
+        out: np.ndarray | None = None
+        walking: np.ndarray | None = None  # the rows still walking, once the first half is done
         for _ in range(self.depth_):
             node = self._step_left[node] + (flat[offset + self._step_feature[node]] > self._step_threshold[node])
             if walking is None:
@@ -185,7 +186,7 @@ class ClassificationForest:
                     out = self.value_[node]
                     walking = np.flatnonzero(~done)
                     node, offset = node[walking], offset[walking]
-        if walking is None:
+        if walking is None or out is None:
             return self.value_[node]
         out[walking] = self.value_[node]
         return out

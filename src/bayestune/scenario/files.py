@@ -46,7 +46,7 @@ class _YamlLoader(yaml.SafeLoader):
         _check_expanded_size(node)
         return super().construct_document(node)
 
-    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict[Any, Any]:
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         if isinstance(node, yaml.MappingNode):
             seen: set[Any] = set()
             for key_node, _ in node.value:
@@ -166,13 +166,13 @@ def _is_python_file_target(module_part: str) -> bool:
 
 
 def _map_paths(s: Scenario, fn: Callable[[str], str]) -> Scenario:
-    """Apply ``fn`` to the file paths a scenario holds: journal, replay file, workdir, the
+    """Apply ``fn`` to the file paths a scenario holds: journal, replay or table file, workdir, the
     file of a ``path/to/file.py:function`` black box and the transfer's prior runs."""
     journal = fn(s.journal) if s.journal else s.journal
     bb = s.blackbox
     if bb is not None:
         target = bb.target
-        if bb.kind == "replay":
+        if bb.kind in ("replay", "table"):
             target = fn(target)
         elif bb.kind == "python":
             module_part, sep, func = target.rpartition(":")

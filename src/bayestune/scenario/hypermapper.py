@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import re
 import tokenize
 from collections.abc import Mapping
@@ -21,12 +22,19 @@ from typing import Any
 from bayestune.exceptions import ScenarioError
 from bayestune.scenario._common import parse_objectives
 from bayestune.scenario.hypermapper_keys import (
-    DOE_KEYS, FEASIBLE_KEYS, MODE_KEYS, PARAMETER_KEYS, TOP_LEVEL, KeyHandling, is_default, unknown_key_message,
+    DOE_KEYS,
+    FEASIBLE_KEYS,
+    MODE_KEYS,
+    PARAMETER_KEYS,
+    TOP_LEVEL,
+    KeyHandling,
+    is_default,
+    unknown_key_message,
 )
 from bayestune.scenario.hypermapper_peers import OVERRIDE_KEY, detect_peer, peer_samples
 from bayestune.scenario.hypermapper_priors import hm_prior
 from bayestune.scenario.hypermapper_strategy import describe, peer_options, repetitions
-from bayestune.scenario.records import DesignSpec, Scenario
+from bayestune.scenario.records import BlackBoxSpec, DesignSpec, Scenario
 from bayestune.space.inference import is_integral, is_number
 from bayestune.space.parameters import PERMUTATION_METRICS, Parameter, Permutation
 from bayestune.space.spec import JsonPath, SpecContext, build_space, fmt_path, make_parameter, show
@@ -173,20 +181,7 @@ def _review_top_level(data: Mapping[str, Any], ctx: SpecContext, handled: list[K
             ctx.fail((key,), unknown_key_message(key, TOP_LEVEL, "at the top level"))
         handling, detail, default = TOP_LEVEL[key]
         if key in ("baco_mode", "hypermapper_mode"):
-            if not isinstance(value, Mapping):
-                ctx.fail((key,), f"expected an object such as {{\"mode\": \"default\"}}, but got {show(value)}")
-            for sub in value:
-                if sub not in MODE_KEYS:
-                    ctx.fail((key, str(sub)), unknown_key_message(str(sub), MODE_KEYS, f"in {key}"))
-            mode = value.get("mode", "default")
-            if mode not in ("default", "client-server", "exhaustive"):
-                ctx.fail((key, "mode"), f"must be one of ['default', 'client-server', 'exhaustive'], but got {show(mode)}")
-            if mode == "exhaustive":
-                ctx.fail((key, "mode"), f"mode 'exhaustive' is not read from a scenario file: {detail}")
-            handled.append(KeyHandling(key, "mapped", "mode 'client-server': run `bayestune serve FILE`, which speaks "
-                                       "the peer's protocol on stdin/stdout" if mode == "client-server" else
-                                       "mode 'default': bayestune calls the black box itself"))
-            continue
+            continue  # read by _black_box
         if handling in ("approximated", "refused") and is_default(value, default):
             handled.append(KeyHandling(key, "ignored", f"the peer's default {show(value)}"))
             continue
@@ -195,6 +190,38 @@ def _review_top_level(data: Mapping[str, Any], ctx: SpecContext, handled: list[K
         if handling == "approximated":
             logger.warning("%s: %s = %s has no bayestune equivalent: %s", ctx.source, key, show(value), detail)
         handled.append(KeyHandling(key, handling, detail))
+
+
+def _black_box(data: Mapping[str, Any], ctx: SpecContext, handled: list[KeyHandling]) -> BlackBoxSpec | None:
+    """The ``*_mode`` object: ``exhaustive`` makes its ``exhaustive_search_file`` the black box,
+    a table looked up by parameter values, as HyperMapper's ``bo.py`` uses it (its path taken
+    from the working directory, as the peer takes it); the other modes need none here."""
+    for key in ("baco_mode", "hypermapper_mode"):
+        value = data.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, Mapping):
+            ctx.fail((key,), f"expected an object such as {{\"mode\": \"default\"}}, but got {show(value)}")
+        for sub in value:
+            if sub not in MODE_KEYS:
+                ctx.fail((key, str(sub)), unknown_key_message(str(sub), MODE_KEYS, f"in {key}"))
+        mode = value.get("mode", "default")
+        if mode not in ("default", "client-server", "exhaustive"):
+            ctx.fail((key, "mode"), f"must be one of ['default', 'client-server', 'exhaustive'], but got {show(mode)}")
+        if mode != "exhaustive":
+            handled.append(KeyHandling(key, "mapped", "mode 'client-server': run `bayestune serve FILE`, which speaks "
+                                       "the peer's protocol on stdin/stdout" if mode == "client-server" else
+                                       "mode 'default': bayestune calls the black box itself"))
+            continue
+        table = value.get("exhaustive_search_file")
+        if not isinstance(table, str) or not table.strip():
+            ctx.fail((key, "exhaustive_search_file"), "mode 'exhaustive' needs the CSV table of every configuration's "
+                                                      f"outputs, but got {show(table)}")
+        path = os.path.abspath(os.path.expanduser(table))
+        handled.append(KeyHandling(key, "mapped", f"mode 'exhaustive': the usual search, answered by the table "
+                                   f"{path} looked up by parameter values (black box kind 'table')"))
+        return BlackBoxSpec("table", path)
+    return None
 
 
 def _feasible_output(data: Mapping[str, Any], ctx: SpecContext, handled: list[KeyHandling]) -> str | None:
@@ -242,6 +269,7 @@ def _feasible_output(data: Mapping[str, Any], ctx: SpecContext, handled: list[Ke
 def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     handled: list[KeyHandling] = []
     _review_top_level(data, ctx, handled)
+    blackbox = _black_box(data, ctx, handled)
     peer, why = detect_peer(data, ctx)
     name = data.get("application_name", "application")
     if not isinstance(name, str) or not name.strip():
@@ -254,6 +282,16 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if not isinstance(inputs, Mapping) or not inputs:
         ctx.fail(("input_parameters",), f"expected an object mapping parameter names to parameters, but got {show(inputs)}")
     params, paths, constraints = [], [], []
+    objs = data.get("optimization_objectives")
+    several = isinstance(objs, list) and len(objs) > 1
+    priors = [str(k) for k, spec in inputs.items() if isinstance(spec, Mapping) and spec.get("prior", "uniform") != "uniform"]
+    if peer.key == "hypermapper" and several and priors:  # HyperMapper's bo.py: "priors will be uniform"
+        logger.warning("%s: HyperMapper 2.0 runs several objectives with uniform priors; the priors of %s are not "
+                       "used", ctx.source, priors)
+        handled.append(KeyHandling("input_parameters.prior", "ignored", f"several objectives: HyperMapper 2.0 makes "
+                                   f"every prior uniform ({', '.join(priors)})"))
+        inputs = {k: ({f: v for f, v in spec.items() if f != "prior"} if str(k) in priors else spec)
+                  for k, spec in inputs.items()}
     for key, spec in inputs.items():
         param, cons = _hm_parameter(ctx, str(key), spec, peer.key)
         params.append(param)
@@ -279,7 +317,6 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     space = build_space(ctx, params, translated, ("input_parameters",))
 
     # ---- objectives
-    objs = data.get("optimization_objectives")
     if objs is None:
         ctx.fail((), "missing required key 'optimization_objectives'")
     if not isinstance(objs, list) or not objs or not all(isinstance(o, str) and o for o in objs):
@@ -335,17 +372,20 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
                                      has_prior=space.has_prior, handled=handled)
     handled.insert(0, KeyHandling(OVERRIDE_KEY, "read as", describe(peer, why, strategy, options)))
     if data.get("optimization_method") == "exhaustive":  # BaCO: every feasible configuration, once
-        budget = space.count_feasible()
-        if budget is None:
+        countable = space.count_feasible()
+        if countable is None:
             ctx.fail(("optimization_method",), "'exhaustive' needs a countable space, but it has real parameters")
+        budget = countable
         handled.append(KeyHandling("optimization_method", "mapped", f"'exhaustive': every one of the {budget} "
                                    "feasible configurations, in random order (budget)"))
     samples = peer_samples(data, ctx, peer, parameter_names=[p.name for p in params], objectives=list(objs),
                            feasible=feasible, handled=handled)
+    last = {(r.key, r.handling == "read as"): i for i, r in enumerate(handled)}  # a key read twice: its last word
+    handled = [r for i, r in enumerate(handled) if last[r.key, r.handling == "read as"] == i]
     try:
         return Scenario(name=name, space=space, objectives=objectives, budget=budget, design=design,
                         strategy=strategy, strategy_options=options, feasible_output=feasible, source=ctx.source,
                         time_limit=time_limit, batch=int(per_iter) if per_iter > 1 else None,
-                        key_handling=tuple(handled), peer_samples=samples)
+                        key_handling=tuple(handled), peer_samples=samples, blackbox=blackbox)
     except ScenarioError as exc:
         raise ctx.error((), str(exc)) from None

@@ -53,7 +53,8 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "optimization_iterations": ("mapped", "budget = number_of_samples + optimization_iterations "
                                           "x evaluations_per_optimization_iteration", _NO_DEFAULT),
     "evaluations_per_optimization_iteration": (
-        "mapped", "batch (evaluations asked for together, in lock-step) and the budget", _NO_DEFAULT),
+        "mapped", "batch (evaluations asked for together, in lock-step) and the budget; with priors, a batch's "
+                  "picks share piBO's n (prior.batch), as HyperMapper's iteration_number", _NO_DEFAULT),
     "optimization_method": ("mapped", "strategy", _NO_DEFAULT),
     OVERRIDE_KEY: ("mapped", "bayestune's own key: read the file with the defaults of 'hypermapper' (HyperMapper "
                              "2.0) or 'baco' (absent: from the keys only one schema allows; neither: HyperMapper)",
@@ -82,16 +83,20 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "local_search_starting_points": ("mapped", "strategy option acquisition_search.n_starts", _NO_DEFAULT),
     "local_search_random_points": ("mapped", "strategy option acquisition_search.n_samples", _NO_DEFAULT),
     # ---- no effect on the search
-    "log_file": ("ignored", "bayestune logs through Python's logging (`--debug`)", _NO_DEFAULT),
+    "log_file": ("mapped", "`bayestune serve` logs there, under run_directory (absent: hypermapper_logfile.log "
+                           "/ baco_logfile.log); other commands log to stderr (`--debug`)", _NO_DEFAULT),
     "verbose_logging": ("ignored", "bayestune logs through Python's logging (`--debug`)", _NO_DEFAULT),
     "profiling": ("ignored", "profiling output of HyperMapper", _NO_DEFAULT),
     "profiling_file": ("ignored", "profiling output of HyperMapper", _NO_DEFAULT),
     "append_profiles": ("ignored", "profiling output of HyperMapper", _NO_DEFAULT),
     "output_image": ("ignored", "plots: `bayestune plot`", _NO_DEFAULT),
-    "output_pareto_file": ("ignored", "the Pareto front: `bayestune show`, `bayestune report`", _NO_DEFAULT),
+    "output_pareto_file": ("mapped", "several objectives: the feasible Pareto front of the samples, in their "
+                                     "layout, under run_directory (absent: <application_name>_output_pareto.csv, "
+                                     "as hm-compute-pareto writes it)", _NO_DEFAULT),
     "output_data_file": ("mapped", "the peer's sample CSV, in its header (absent or 'output_samples.csv': "
                                    "<application_name>_output_samples.csv, as both peers name it)", _NO_DEFAULT),
-    "run_directory": ("ignored", "relative paths are relative to the scenario file's directory", _NO_DEFAULT),
+    "run_directory": ("mapped", "the directory of the output files (samples, Pareto front, log), from the "
+                                "working directory as in both peers; created if missing", _NO_DEFAULT),
     "timestamp": ("mapped", "the timestamp column of HyperMapper's sample CSV (BaCO's is always 'timestamp')",
                   _NO_DEFAULT),
     "print_best": ("ignored", "`bayestune show` prints the best configurations", _NO_DEFAULT),
@@ -162,11 +167,13 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "resume_optimization_data": ("mapped", "HyperMapper's CSV to resume from (absent: "
                                            "<application_name>_output_samples.csv)", _NO_DEFAULT),
     "baco_mode": ("mapped", "default: bayestune calls the black box; client-server: `bayestune serve FILE` "
-                            "speaks the peer's protocol; exhaustive (a lookup table as the black box) is refused: "
-                            "use a black box of kind 'replay'", {"mode": "default"}),
+                            "speaks the peer's protocol; exhaustive: the usual search with exhaustive_search_file "
+                            "as the black box (BaCO's schema allows it, its code never reads the file; "
+                            "optimization_method 'exhaustive' is BaCO's evaluate-everything)", {"mode": "default"}),
     "hypermapper_mode": ("mapped", "default: bayestune calls the black box; client-server: `bayestune serve FILE` "
-                                   "speaks the peer's protocol; exhaustive (a lookup table as the black box) is "
-                                   "refused: use a black box of kind 'replay'", {"mode": "default"}),
+                                   "speaks the peer's protocol; exhaustive: the usual search with "
+                                   "exhaustive_search_file as the black box, as HyperMapper's bo.py runs it (it "
+                                   "does not evaluate every configuration)", {"mode": "default"}),
     "prior_estimation_file": ("ignored", "read only with the 'estimate' prior, which is refused", _NO_DEFAULT),
     "prior_estimation_quantile": ("ignored", "read only with the 'estimate' prior, which is refused", _NO_DEFAULT),
     "estimate_multivariate_priors": ("refused", "no KDE priors in bayestune", False),
@@ -180,7 +187,8 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
 
 #: Keys of one input parameter (additionalProperties: false in both schemas).
 PARAMETER_KEYS = ("parameter_type", "values", "parameter_default", "prior", "prior_parameters", "transform",
-                  "parametrization", "constraints", "dependencies")
+                  "parametrization", "constraints", "dependencies", "custom_gaussian_prior_means",
+                  "custom_gaussian_prior_stds")
 #: Keys of ``design_of_experiment`` (additionalProperties: false).
 DOE_KEYS = ("doe_type", "number_of_samples", "allow_repetitions")
 #: Keys of ``feasible_output`` (additionalProperties: false).
@@ -255,6 +263,8 @@ HYPERMAPPER_KEYS = frozenset((
 ))
 #: Parameter keys only BaCO knows (HyperMapper's parameters take type, values, default and prior).
 BACO_PARAMETER_KEYS = frozenset(("prior_parameters", "transform", "parametrization", "constraints", "dependencies"))
+#: Parameter keys only HyperMapper 2.0 knows (read with its custom_gaussian prior).
+HYPERMAPPER_PARAMETER_KEYS = frozenset(("custom_gaussian_prior_means", "custom_gaussian_prior_stds"))
 
 
 def format_key_handling(records: Iterable[KeyHandling]) -> list[str]:
@@ -286,7 +296,7 @@ def review_keys(data: Any) -> list[KeyHandling]:
     """What would become of each top-level key of a HyperMapper/BaCO mapping, without raising:
     ``unknown`` keys (with a suggestion) and ``refused`` values are listed beside the others, so
     a tool can show every problem of a file at once (loading stops at the first)."""
-    out = []
+    out: list[KeyHandling] = []
     if not hasattr(data, "items"):
         return out
     for key, value in data.items():
@@ -295,10 +305,7 @@ def review_keys(data: Any) -> list[KeyHandling]:
             out.append(KeyHandling(key, "unknown", f"not a key of either schema{did_you_mean(key, TOP_LEVEL)}"))
             continue
         handling, detail, default = TOP_LEVEL[key]
-        if key in ("baco_mode", "hypermapper_mode"):
-            mode = value.get("mode", "default") if hasattr(value, "get") else value
-            handling = "refused" if mode == "exhaustive" else "mapped"
-        elif handling in ("approximated", "refused") and is_default(value, default):
+        if handling in ("approximated", "refused") and is_default(value, default):
             handling, detail = "ignored", f"the peer's default {value!r}"
         out.append(KeyHandling(key, handling, detail))
     return out
@@ -318,6 +325,10 @@ NESTED: dict[str, tuple[str, str]] = {
     "input_parameters.parametrization": ("mapped", "a permutation's metric (naive is read as hamming)"),
     "input_parameters.constraints": ("mapped", "known constraints, BaCO's permutation names translated"),
     "input_parameters.dependencies": ("ignored", "the Chain-of-Trees finds the dependencies itself"),
+    "input_parameters.custom_gaussian_prior_means": ("ignored", "HyperMapper's: read only with the custom_gaussian "
+                                                                "prior, which is refused"),
+    "input_parameters.custom_gaussian_prior_stds": ("ignored", "HyperMapper's: read only with the custom_gaussian "
+                                                               "prior, which is refused"),
     "design_of_experiment.doe_type": ("mapped", "design method: random sampling -> cot, latin hypercubes -> lhs, "
                                                 "grid_search -> maximin"),
     "design_of_experiment.number_of_samples": ("mapped", "the design's size (default 10)"),
@@ -339,7 +350,9 @@ NESTED: dict[str, tuple[str, str]] = {
     "models.use_all_data_to_fit_mean": ("approximated", "bayestune's forest fits mean and spread on its own samples"),
     "models.use_all_data_to_fit_variance": ("approximated", "bayestune's forest fits mean and spread on its own samples"),
     "*_mode.mode": ("mapped", "default: bayestune calls the black box; client-server: `bayestune serve FILE`; "
-                              "exhaustive is refused"),
-    "*_mode.exhaustive_search_file": ("refused", "the lookup table of the exhaustive mode: a black box of kind "
-                                                 "'replay'"),
+                              "exhaustive: the table below answers"),
+    "*_mode.exhaustive_search_file": ("mapped", "the black box of the exhaustive mode (kind 'table'): a CSV of "
+                                                "every configuration's outputs, looked up by parameter values, its "
+                                                "path from the working directory; a configuration it lacks is an "
+                                                "'invalid' failure"),
 }

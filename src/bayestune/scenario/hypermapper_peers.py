@@ -10,12 +10,18 @@ BaCO-only key), and the key :data:`OVERRIDE_KEY` settles it by hand.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from bayestune.scenario.hypermapper_keys import (
-    BACO_KEYS, BACO_PARAMETER_KEYS, HYPERMAPPER_KEYS, OVERRIDE_KEY, KeyHandling,
+    BACO_KEYS,
+    BACO_PARAMETER_KEYS,
+    HYPERMAPPER_KEYS,
+    HYPERMAPPER_PARAMETER_KEYS,
+    OVERRIDE_KEY,
+    KeyHandling,
 )
 from bayestune.space.spec import SpecContext, show
 from bayestune.storage.csv_io import PeerSamples
@@ -60,6 +66,16 @@ _ONLY_VALUES = {
 }
 
 
+#: Keys of the nested objects only one schema allows.
+_ONLY_NESTED = {
+    "baco": ("design_of_experiment.allow_repetitions", "feasible_output.feasibility_threshold"),
+    "hypermapper": ("feasible_output.enable_feasible_predictor_grid_search_on_recall_and_precision",
+                    "feasible_output.feasible_predictor_grid_search_validation_file"),
+}
+#: BaCO's schema caps optimization_iterations here; HyperMapper's has no cap.
+BACO_MAX_ITERATIONS = 5000
+
+
 def _value(data: Mapping[str, Any], dotted: str) -> Any:
     head, _, tail = dotted.partition(".")
     value = data.get(head)
@@ -74,8 +90,18 @@ def _evidence(data: Mapping[str, Any]) -> dict[str, list[str]]:
     for name, spec in (params.items() if isinstance(params, Mapping) else ()):
         if isinstance(spec, Mapping):
             found["baco"] += [f"input_parameters.{name}.{k}" for k in sorted(set(spec) & BACO_PARAMETER_KEYS)]
+            found["hypermapper"] += [f"input_parameters.{name}.{k}"
+                                     for k in sorted(set(spec) & HYPERMAPPER_PARAMETER_KEYS)]
             if spec.get("parameter_type") == "permutation":
                 found["baco"].append(f"input_parameters.{name}.parameter_type = 'permutation'")
+    for peer, nested in _ONLY_NESTED.items():
+        for dotted in nested:
+            head, _, tail = dotted.partition(".")
+            if isinstance(data.get(head), Mapping) and tail in data[head]:
+                found[peer].append(dotted)
+    iterations = data.get("optimization_iterations")
+    if isinstance(iterations, int) and iterations > BACO_MAX_ITERATIONS:
+        found["hypermapper"].append(f"optimization_iterations > {BACO_MAX_ITERATIONS}")
     for peer, values in _ONLY_VALUES.items():
         for dotted, allowed in values.items():
             value = _value(data, dotted)
@@ -111,16 +137,31 @@ def _name(data: Mapping[str, Any], ctx: SpecContext, key: str, default: str) -> 
     return value
 
 
+def _run_file(data: Mapping[str, Any], ctx: SpecContext, key: str, default: str) -> str:
+    """An output file as the peers place it: ``output_samples.csv``-style defaults prefixed with
+    the application's name, then under ``run_directory`` unless absolute."""
+    name = _name(data, ctx, key, default)
+    if name == default and default.startswith("output_"):  # both peers prefix these defaults with the name
+        name = f"{data.get('application_name', 'application')}_{name}"
+    run_directory = _name(data, ctx, "run_directory", ".")
+    return name if os.path.isabs(name) or run_directory == "." else os.path.join(run_directory, name)
+
+
 def peer_samples(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, *, parameter_names: list[str],
                  objectives: list[str], feasible: str | None, handled: list[KeyHandling]) -> PeerSamples:
-    """The sample CSV the peer writes for ``data`` (and the one it resumes from), as the peer names them."""
+    """The sample CSV the peer writes for ``data`` (and the one it resumes from), as the peer
+    names them, its Pareto front file (several objectives) and its log file."""
     app = str(data.get("application_name", "application"))
-    path = _name(data, ctx, "output_data_file", "output_samples.csv")
-    if path == "output_samples.csv":  # both peers prefix their default with the application's name
-        path = f"{app}_output_samples.csv"
+    path = _run_file(data, ctx, "output_data_file", "output_samples.csv")
     column = _name(data, ctx, "timestamp", "Timestamp") if peer.key == "hypermapper" else "timestamp"
     handled.append(KeyHandling("output_data_file", "mapped", f"the samples are written to {path} in "
                                f"{peer.title}'s header ({column!r} column)"))
+    pareto = None
+    if len(objectives) > 1:
+        pareto = _run_file(data, ctx, "output_pareto_file", "output_pareto.csv")
+        handled.append(KeyHandling("output_pareto_file", "mapped", f"the feasible Pareto front of the samples is "
+                                   f"written to {pareto} (as hm-compute-pareto writes it)"))
+    log = _run_file(data, ctx, "log_file", f"{peer.key}_logfile.log")
     resume = data.get("resume_optimization", False)
     if not isinstance(resume, bool):
         ctx.fail(("resume_optimization",), f"expected true or false, but got {show(resume)}")
@@ -134,4 +175,5 @@ def peer_samples(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, *, param
             ctx.fail((key,), f"the file to resume from must be a CSV, but got {show(resume_from)}")
         handled.append(KeyHandling("resume_optimization", "mapped", f"its evaluations in {resume_from} are "
                                    "told to the optimizer before the run asks for more"))
-    return PeerSamples(path, tuple(parameter_names), tuple(objectives), feasible, column, resume_from)
+    return PeerSamples(path, tuple(parameter_names), tuple(objectives), feasible, column, resume_from,
+                       pareto_path=pareto, log_path=log)

@@ -11,8 +11,8 @@ from typing import Any
 from bayestune.scenario.hypermapper_keys import MODEL_KEYS, KeyHandling, did_you_mean, is_default
 from bayestune.scenario.hypermapper_peers import Peer
 from bayestune.scenario.records import DEFAULT_MULTI_OBJECTIVE_STRATEGY
-from bayestune.space.inference import is_integral, is_number
 from bayestune.settings import put_option
+from bayestune.space.inference import is_integral, is_number
 from bayestune.space.spec import SpecContext, show
 
 logger = logging.getLogger(__name__)
@@ -148,6 +148,12 @@ def _prior(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, n_doe: int, op
     set_option(options, "prior.beta", float(beta))
     set_option(options, "prior.count", "model_steps")
     set_option(options, "prior.design", int(n_doe))
+    per_iteration = data.get("evaluations_per_optimization_iteration", 1)
+    if is_integral(per_iteration) and per_iteration > 1:  # bo.py: one iteration_number for the batch's picks
+        set_option(options, "prior.batch", int(per_iteration))
+        handled.append(KeyHandling("evaluations_per_optimization_iteration", "mapped", f"batches of {per_iteration} "
+                                   "evaluations asked together; their picks share piBO's n, as HyperMapper's "
+                                   "iteration_number (prior.batch)"))
 
 
 def peer_options(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, *, n_objectives: int, n_doe: int,

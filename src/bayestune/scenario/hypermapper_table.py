@@ -20,8 +20,10 @@ that maps the keys; do not edit by hand.*
 ## Whose file is it
 
 The keys and values only one schema allows decide (e.g. `hypermapper_mode`,
-`evaluations_per_optimization_iteration`, a latin-hypercube design for HyperMapper 2.0;
-`baco_mode`, GP settings, `transform`, permutations for BaCO). A file mixing both goes to its
+`evaluations_per_optimization_iteration`, a latin-hypercube design, the feasibility predictor's
+grid-search keys, a parameter's `custom_gaussian_prior_*`, `optimization_iterations` above 5000
+(BaCO's maximum) for HyperMapper 2.0; `baco_mode`, GP settings, `transform`, permutations,
+`allow_repetitions`, `feasibility_threshold` for BaCO). A file mixing both goes to its
 `*_mode` key, else to the side with more such keys. A file of shared keys only is read as
 HyperMapper 2.0's (its examples are written that way). `{OVERRIDE_KEY}: "baco"` or
 `"hypermapper"` settles it by hand; `bayestune validate` states the choice on its first key line.
@@ -39,11 +41,16 @@ def _defaults() -> list[str]:
     rows += [(f"models.{k}", hm.rf[k], baco.rf[k]) for k in hm.rf]
     rows += [("piBO strength", f"`{hm.prior_weight_key}`: 0.1 x optimization_iterations",
               f"`{baco.prior_weight_key}`: 10"),
-             ("piBO's n", "model steps (1 at the first)", "model steps (1 at the first)"),
+             ("piBO's n", "model steps (1 at the first); the picks of one iteration share it (`iteration_number`)",
+              "model steps (1 at the first)"),
+             ("priors with several objectives", "uniform (its `bo.py` drops them)", "used"),
              ("log_transform_output", "false (no such key)", "false"),
              ("number_of_repetitions", "not read", "not read"),
              ("output_data_file", "<application_name>_output_samples.csv, `Timestamp` column",
-              "<application_name>_output_samples.csv, `timestamp` column")]
+              "<application_name>_output_samples.csv, `timestamp` column"),
+             ("output_pareto_file", "<application_name>_output_pareto.csv (several objectives)", "no such key"),
+             ("log_file", "hypermapper_logfile.log", "baco_logfile.log"),
+             ("run_directory", "`.`: the output files and the log go there", "`.`: the output files and the log go there")]
     return [f"| `{k}` | {a} | {b} |" for k, a, b in rows]
 
 

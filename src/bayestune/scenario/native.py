@@ -15,8 +15,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
 from bayestune.exceptions import BayestuneError, ScenarioError
-from bayestune.measurement_spec import MeasurementSpec
 from bayestune.jsonable import to_jsonable
+from bayestune.measurement_spec import MeasurementSpec
 from bayestune.objectives import OutputConstraint
 from bayestune.scenario._common import default_name, parse_objectives
 from bayestune.scenario.records import (
@@ -53,34 +53,37 @@ def _validator() -> Draft202012Validator:
 
 def _schema_message(err: ValidationError) -> str:
     value, v = err.instance, err.validator
+    # The stubs type these as possibly unset: a validation error from a schema always has them.
+    schema: Mapping[str, Any] = err.schema if isinstance(err.schema, Mapping) else {}
+    wanted: Any = err.validator_value
     if v == "additionalProperties":
-        allowed = sorted(err.schema.get("properties", {}))
+        allowed = sorted(schema.get("properties", {}))
         extra = sorted(str(k) for k in value if k not in allowed) if isinstance(value, Mapping) else []
         keys = ", ".join(repr(k) for k in extra)
         return f"unknown key{'s' if len(extra) > 1 else ''} {keys}; allowed keys: {allowed}"
     if v == "required":
-        missing = [k for k in err.validator_value if isinstance(value, Mapping) and k not in value]
+        missing = [k for k in wanted if isinstance(value, Mapping) and k not in value]
         return f"missing required key {missing[0]!r}" if missing else err.message
     if v == "type":
-        expected = err.validator_value
+        expected = wanted
         expected = " or ".join(expected) if isinstance(expected, list) else expected
         return f"expected {'an' if expected[0] in 'aeiou' else 'a'} {expected}, but got {show(value)}"
     if v == "enum":
-        return f"must be one of {show(err.validator_value)}, but got {show(value)}"
+        return f"must be one of {show(wanted)}, but got {show(value)}"
     if v == "const":
-        return f"must be {show(err.validator_value)}, but got {show(value)}"
+        return f"must be {show(wanted)}, but got {show(value)}"
     if v in ("minItems", "maxItems"):
         rule = "at least" if v == "minItems" else "at most"
-        return f"must have {rule} {err.validator_value} item(s), but got {show(value)}"
+        return f"must have {rule} {wanted} item(s), but got {show(value)}"
     if v in ("minProperties", "maxProperties"):
-        return f"must have at least {err.validator_value} entr(ies), but got {show(value)}"
+        return f"must have at least {wanted} entr(ies), but got {show(value)}"
     if v == "minLength":
         return f"must be a non-empty string, but got {show(value)}"
     if v in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         op = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[v]
-        return f"`value {op} {err.validator_value}` must hold, but got {show(value)}"
-    if v in ("pattern", "oneOf", "anyOf") and err.schema.get("description"):
-        return f"must be {err.schema['description']}, but got {show(value)}"
+        return f"`value {op} {wanted}` must hold, but got {show(value)}"
+    if v in ("pattern", "oneOf", "anyOf") and schema.get("description"):
+        return f"must be {schema['description']}, but got {show(value)}"
     return f"{err.message}"
 
 
@@ -140,7 +143,7 @@ def parse_native(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if "transfer" in data:
         t = data["transfer"]
         try:
-            kwargs["transfer"] = TransferSpec(tuple(t["runs"]), mode=t.get("mode", "model"), top=t.get("top"))
+            kwargs["transfer"] = TransferSpec(tuple(t["runs"]), mode=t.get("mode", TransferSpec.mode), top=t.get("top"))
         except ScenarioError as exc:
             raise ctx.error(("transfer",), str(exc)) from None
     if "measurement" in data:

@@ -19,7 +19,7 @@ from bayestune.space.space import Space
 DEFAULT_STRATEGY = "bo"
 #: ... and when it has several objectives (``bo`` optimises one).
 DEFAULT_MULTI_OBJECTIVE_STRATEGY = "parego"
-BLACKBOX_KINDS = ("python", "command", "external", "replay")
+BLACKBOX_KINDS = ("python", "command", "external", "replay", "table")
 
 
 @dataclass(frozen=True)
@@ -31,8 +31,9 @@ class DesignSpec:
     include_default: bool = True
 
 
-#: What a transfer from prior runs does: a warm-start design, a transfer model, or both.
-TRANSFER_MODES = ("model", "design", "both")
+#: What a transfer from prior runs does: a warm-start design kept while the evidence supports it
+#: and a transfer model (``auto``), a transfer model, a warm-start design, or both.
+TRANSFER_MODES = ("auto", "model", "design", "both")
 
 
 @dataclass(frozen=True)
@@ -40,16 +41,19 @@ class TransferSpec:
     """Prior runs of the same space (journals, CSV files, Kernel Tuner caches, or loaded
     ``bayestune.transfer.PriorRun`` records) and how to use them (see :mod:`bayestune.transfer`).
 
-    ``mode`` defaults to ``model``: the transfer model is down-weighted to a cold start when the
-    sources rank this run's results badly, while a warm-start design (``design``/``both``) is a
-    bet on the sources that nothing can undo before the first observations (measured in
-    ``benchmarks/results/transfer.md``: an unrelated source's design was worse in 10 of 10 seeds).
-    ``top``: how many of the sources' best configurations open the initial design (None: half
-    of the design, at least one); they replace random design points, not add to them.
+    ``mode`` defaults to ``auto``: the sources' best configurations alternate with the cold
+    design's points only while they measure better than those (:mod:`bayestune.transfer.gate`),
+    then the transfer model, down-weighted to a cold start when the sources rank this run's
+    results badly. ``model`` is the transfer model alone; ``design``/``both`` open the design
+    with the sources' best whatever they measure, a bet nothing can undo before the first
+    observations (``benchmarks/results/transfer/transfer.md``: an unrelated source's design was worse in
+    10 of 10 seeds). ``top``: how many of the sources' best configurations open the initial
+    design (None: half of the design, at least one; in ``auto`` at most that many); they
+    replace random design points, not add to them.
     """
 
     runs: tuple[Any, ...]
-    mode: str = "model"
+    mode: str = "auto"
     top: int | None = None
 
     def __post_init__(self) -> None:
@@ -63,15 +67,19 @@ class TransferSpec:
         if self.top is not None and (isinstance(self.top, bool) or not isinstance(self.top, int) or self.top < 0):
             raise ScenarioError(f"transfer top must be an integer >= 0, but got {self.top!r}")
 
-    def resolved(self, base_dir: Path) -> "TransferSpec":
+    def resolved(self, base_dir: Path) -> TransferSpec:
         """The spec with relative run paths taken from ``base_dir`` (a scenario file's directory)."""
         runs = tuple(str(base_dir / Path(r).expanduser()) if isinstance(r, str) else r for r in self.runs)
         return TransferSpec(runs, self.mode, self.top)
 
     def design_top(self, design_size: int) -> int:
         """Source configurations in a design of ``design_size`` (0 in ``model`` mode)."""
-        if self.mode == "model":
+        if self.mode in ("model", "auto"):  # auto: the gate draws them one by one (gate_top)
             return 0
+        return self.gate_top(design_size)
+
+    def gate_top(self, design_size: int) -> int:
+        """Source configurations a design of ``design_size`` may hold."""
         return self.top if self.top is not None else max(1, design_size // 2)
 
 
@@ -82,7 +90,9 @@ class BlackBoxSpec:
     ``python``: ``target`` is ``"module:function"`` (or ``"path/to/file.py:function"``), called with
     the configuration dict. ``command``: ``target`` is a shell command template with ``{param}``
     placeholders whose stdout carries the objective values. ``external``: a long-running tool
-    speaking the line protocol. ``replay``: ``target`` is a recorded cache file.
+    speaking the line protocol. ``replay``: ``target`` is a recorded cache file. ``table``:
+    ``target`` is a CSV file of recorded outputs, one row per configuration, looked up by the
+    parameter values (HyperMapper's ``exhaustive_search_file``).
     """
 
     kind: str

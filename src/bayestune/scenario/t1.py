@@ -102,7 +102,7 @@ def parse_t1(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
         ctx.fail(("ConfigurationSpace", "Conditions"), f"expected a list, but got {show(conds)}")
     constraints = []
     for j, cond in enumerate(conds):
-        cpath = ("ConfigurationSpace", "Conditions", j)
+        cpath: JsonPath = ("ConfigurationSpace", "Conditions", j)
         if isinstance(cond, str):
             text = cond
         elif isinstance(cond, Mapping) and isinstance(cond.get("Expression"), str):

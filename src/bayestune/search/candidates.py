@@ -25,7 +25,7 @@ class EnumeratedCandidates:
             self._rows = self.space.enumerate(limit=self.limit)
             if self._rows is not None:
                 self._keys = self.space.row_keys(self._rows)
-        if self._rows is None:
+        if self._rows is None or self._keys is None:
             return None
-        keep = np.fromiter((k not in seen for k in self._keys), dtype=bool, count=len(self._keys))
+        keep = np.fromiter((k not in seen for k in self._keys), dtype=np.bool_, count=len(self._keys))
         return self._rows[keep]

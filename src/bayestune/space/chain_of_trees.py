@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bayestune.exceptions import InfeasibleSpaceError
-from bayestune.space.constraints import Constraint
+from bayestune.exceptions import InfeasibleSpaceError, SpaceError
+from bayestune.space.constraints import KnownConstraint
 from bayestune.space.parameters import Parameter
 
 logger = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ class ConstraintGroup:
     """Co-dependent parameters (a tree of the chain) and the constraints that tie them."""
 
     parameters: list[Parameter]
-    constraints: list[Constraint]
+    constraints: list[KnownConstraint]
     leaves: np.ndarray | None = None  # sorted int64 keys; None = rejection sampling
     fallback_reason: str | None = None
     build_seconds: float = 0.0
@@ -76,9 +76,16 @@ class ConstraintGroup:
     def n_leaves(self) -> int | None:
         return None if self.leaves is None else int(len(self.leaves))
 
+    @property
+    def leaf_keys(self) -> np.ndarray:
+        """The leaves of an enumerated group (a group sampled by rejection has none)."""
+        if self.leaves is None:
+            raise SpaceError(f"constraint group {self.names}: not enumerated ({self.fallback_reason}), so it has no leaves")
+        return self.leaves
 
-def group_parameters(parameters: Sequence[Parameter], constraints: Sequence[Constraint]
-                     ) -> tuple[list[tuple[list[Parameter], list[Constraint]]], list[Parameter]]:
+
+def group_parameters(parameters: Sequence[Parameter], constraints: Sequence[KnownConstraint]
+                     ) -> tuple[list[tuple[list[Parameter], list[KnownConstraint]]], list[Parameter]]:
     """Split parameters into groups connected by shared constraints, plus the free ones."""
     parent = {p.name: p.name for p in parameters}
 
@@ -95,7 +102,7 @@ def group_parameters(parameters: Sequence[Parameter], constraints: Sequence[Cons
             if ra != rb:
                 parent[rb] = ra
     constrained = {n for c in constraints for n in c.variables}
-    groups: dict[str, tuple[list[Parameter], list[Constraint]]] = {}
+    groups: dict[str, tuple[list[Parameter], list[KnownConstraint]]] = {}
     for p in parameters:
         if p.name in constrained:
             groups.setdefault(find(p.name), ([], []))[0].append(p)
@@ -106,7 +113,7 @@ def group_parameters(parameters: Sequence[Parameter], constraints: Sequence[Cons
     return list(groups.values()), free
 
 
-def _tree_order(parameters: list[Parameter], constraints: list[Constraint]) -> list[Parameter]:
+def _tree_order(parameters: list[Parameter], constraints: list[KnownConstraint]) -> list[Parameter]:
     """Greedy level order: next is the parameter completing the most constraints (prune early),
     then the one appearing in the most constraints, then the smallest cardinality."""
     remaining = list(parameters)
@@ -129,7 +136,7 @@ def _tree_order(parameters: list[Parameter], constraints: list[Constraint]) -> l
 class ChainOfTrees:
     """The chain of constraint-group trees of a space (see the module docstring)."""
 
-    def __init__(self, parameters: Sequence[Parameter], constraints: Sequence[Constraint], *,
+    def __init__(self, parameters: Sequence[Parameter], constraints: Sequence[KnownConstraint], *,
                  max_leaves: int = DEFAULT_MAX_LEAVES, max_candidates: int = DEFAULT_MAX_CANDIDATES) -> None:
         self.max_leaves = int(max_leaves)
         self.max_candidates = int(max_candidates)
@@ -244,7 +251,7 @@ class ChainOfTrees:
             return None
         total = 1
         for g in self.groups:
-            total *= g.n_leaves  # type: ignore[operator]
+            total *= len(g.leaf_keys)
         for p in self.free_parameters:
             total *= int(p.cardinality)
         return total
@@ -280,9 +287,10 @@ class ChainOfTrees:
         # than random probes, which miss the cache on every step.
         order = np.argsort(keys)
         pos = np.empty(len(keys), dtype=np.int64)
-        pos[order] = np.searchsorted(group.leaves, keys[order])  # type: ignore[arg-type]
-        pos = np.minimum(pos, len(group.leaves) - 1)  # type: ignore[arg-type]
-        return (keys >= 0) & (group.leaves[pos] == keys)  # type: ignore[index]
+        leaves = group.leaf_keys
+        pos[order] = np.searchsorted(leaves, keys[order])
+        pos = np.minimum(pos, len(leaves) - 1)
+        return (keys >= 0) & (leaves[pos] == keys)
 
     def decode_leaves(self, group: ConstraintGroup, leaf_keys: np.ndarray) -> dict[str, np.ndarray]:
         """Raw blocks (name -> (N, width)) of leaf keys."""
@@ -296,8 +304,8 @@ class ChainOfTrees:
         if not any(p.has_prior for p in group.parameters):
             return None
         if group._prior_weights is None:
-            w = np.ones(len(group.leaves), dtype=float)  # type: ignore[arg-type]
-            blocks = self.decode_leaves(group, group.leaves)  # type: ignore[arg-type]
+            w = np.ones(len(group.leaf_keys))
+            blocks = self.decode_leaves(group, group.leaf_keys)
             for p in group.parameters:
                 w *= p.prior_weight(blocks[p.name])
             group._prior_weights = w / w.sum()
@@ -309,10 +317,11 @@ class ChainOfTrees:
         weighted by the prior), or by rejection sampling for a non-enumerated group."""
         if group.enumerated:
             weights = self._leaf_prior_weights(group) if use_prior else None
+            leaves = group.leaf_keys
             if weights is None:
-                picks = group.leaves[rng.integers(0, len(group.leaves), size=n)]  # type: ignore[index]
+                picks = leaves[rng.integers(0, len(leaves), size=n)]
             else:
-                picks = group.leaves[rng.choice(len(group.leaves), size=n, p=weights)]  # type: ignore[index]
+                picks = leaves[rng.choice(len(leaves), size=n, p=weights)]
             return self.decode_leaves(group, picks)
         return self._rejection_sample(group, rng, n, use_prior)
 

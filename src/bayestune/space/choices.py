@@ -98,14 +98,14 @@ class Ordinal(_ValueListParameter):
     def unit(self, raw: np.ndarray) -> np.ndarray:
         return self._unit_values[self.index_of(raw)].reshape(-1, 1)
 
-    def _bin_probabilities(self) -> np.ndarray:
+    def _bin_probabilities(self, prior: NumericPrior) -> np.ndarray:
         u = self._unit_values
         edges = np.concatenate([[0.0], (u[1:] + u[:-1]) / 2, [1.0]])
-        return self.prior.bin_probabilities(edges)  # type: ignore[union-attr]
+        return prior.bin_probabilities(edges)
 
     def sample(self, rng: np.random.Generator, n: int, use_prior: bool = False) -> np.ndarray:
         if use_prior and self.prior is not None:
-            idx = rng.choice(len(self.values), size=n, p=self._bin_probabilities())
+            idx = rng.choice(len(self.values), size=n, p=self._bin_probabilities(self.prior))
         else:
             idx = rng.integers(0, len(self.values), size=n)
         return idx.astype(float).reshape(-1, 1)
@@ -183,7 +183,10 @@ class Categorical(_ValueListParameter):
         return self.values[i]
 
     def to_raw(self, value: Any) -> np.ndarray:
-        return np.array([float(self._find(value))])  # type: ignore[arg-type]
+        i = self._find(value)
+        if i is None:
+            raise SpaceError(f"parameter {self.name!r}: value must be one of {self.values!r}, but got {value!r}")
+        return np.array([float(i)])
 
     def columns(self, raw: np.ndarray) -> np.ndarray:
         return self._column_values[np.rint(np.asarray(raw, dtype=float).reshape(-1)).astype(np.int64)]

@@ -8,14 +8,39 @@ used. Parsing, the whitelist and the numpy semantics live in :mod:`bayestune.spa
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+import numpy as np
 
 from bayestune.exceptions import ConstraintError
-from bayestune.space.expressions.compiler import MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH, quote
-from bayestune.space.expressions.compiler import MIXED, NUMBER, PERMUTATION, TEXT, Variable
+from bayestune.space.expressions.compiler import (
+    MAX_EXPRESSION_LENGTH,
+    MAX_NESTING_DEPTH,
+    MIXED,
+    NUMBER,
+    PERMUTATION,
+    TEXT,
+    Variable,
+    quote,
+)
 from bayestune.space.expressions.condition import Condition
 from bayestune.space.parameters import Parameter
 
-__all__ = ["MAX_EXPRESSION_LENGTH", "MAX_NESTING_DEPTH", "Constraint", "parse_constraints", "variable_of"]
+__all__ = ["MAX_EXPRESSION_LENGTH", "MAX_NESTING_DEPTH", "Constraint", "KnownConstraint", "parse_constraints",
+           "variable_of"]
+
+
+class KnownConstraint(Protocol):
+    """What a space and its Chain-of-Trees use of a known constraint: an expression
+    (:class:`Constraint`) and a table of allowed rows (:mod:`bayestune.space.membership`) both fit."""
+
+    @property
+    def expression(self) -> str: ...
+
+    @property
+    def variables(self) -> frozenset[str]: ...
+
+    def evaluate(self, columns: Mapping[str, np.ndarray]) -> np.ndarray: ...
 
 
 def variable_of(parameter: Parameter) -> Variable:

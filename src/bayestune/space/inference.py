@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -29,7 +29,7 @@ __all__ = ["MAX_OBSERVED_ORDINAL", "declared_domain", "is_integral", "is_number"
 MAX_OBSERVED_ORDINAL = 16
 
 
-def is_number(v: Any) -> bool:
+def is_number(v: Any) -> TypeGuard[int | float]:
     """An int or float, but not a bool (which JSON and Python both count as a number)."""
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from bayestune.exceptions import SpaceError
 from bayestune.space.parameter import Parameter, is_finite_number, is_numeric
-from bayestune.space.priors import NumericPrior, ValuePrior, beta_prior_from_spec
+from bayestune.space.priors import DensityPrior, NumericPrior, ValuePrior, beta_prior_from_spec
 
 SAMPLINGS = ("uniform", "log-uniform")
 #: Standard deviations of a real parameter's local moves on the unit scale: two small, two large.
@@ -95,7 +95,14 @@ class _NumericParameter(Parameter):
     def prior_weight(self, raw: np.ndarray) -> np.ndarray:
         if self.prior is None:
             return super().prior_weight(raw)
-        return self.prior.pdf_unit(self.sampling_unit(np.asarray(raw, dtype=float).reshape(-1)))
+        return self._density().pdf_unit(self.sampling_unit(np.asarray(raw, dtype=float).reshape(-1)))
+
+    def _density(self) -> DensityPrior:
+        """The prior as a density on the sampling scale; a value prior has none (Integer weighs
+        and draws it per value, Real refuses one)."""
+        if self.prior is None or isinstance(self.prior, ValuePrior):
+            raise SpaceError(f"parameter {self.name!r}: no prior density, but got {self.prior!r}")
+        return self.prior
 
     def to_spec(self) -> dict[str, Any]:
         spec = self._spec_with({"bounds": [self.low, self.high]})
@@ -140,7 +147,7 @@ class Real(_NumericParameter):
         return float(np.asarray(raw).reshape(-1)[0])
 
     def sample(self, rng: np.random.Generator, n: int, use_prior: bool = False) -> np.ndarray:
-        u = self.prior.sample_unit(rng, n) if (use_prior and self.prior) else rng.random(n)
+        u = self._density().sample_unit(rng, n) if (use_prior and self.prior) else rng.random(n)
         return self.from_sampling_unit(u).reshape(-1, 1)
 
     def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -227,23 +234,24 @@ class Integer(_NumericParameter):
             return self.prior.normalized[self.index_of(raw)] * self.cardinality
         return super().prior_weight(raw)
 
-    def _bin_probabilities(self) -> np.ndarray:
+    def _bin_probabilities(self, prior: NumericPrior) -> np.ndarray:
         u = self.sampling_unit(self.grid()[:, 0])
         edges = np.concatenate([[0.0], (u[1:] + u[:-1]) / 2, [1.0]])
-        return self.prior.bin_probabilities(edges)  # type: ignore[union-attr]
+        return prior.bin_probabilities(edges)
 
     def sample(self, rng: np.random.Generator, n: int, use_prior: bool = False) -> np.ndarray:
         if use_prior and self.prior is not None:
-            if self.cardinality <= 1_000_000:
-                idx = rng.choice(int(self.cardinality), size=n, p=self._bin_probabilities())
+            # A value prior holds one probability per integer, so it is drawn per value at any size.
+            if self.cardinality <= 1_000_000 or isinstance(self.prior, ValuePrior):
+                idx = rng.choice(int(self.cardinality), size=n, p=self._bin_probabilities(self.prior))
                 return self.raw_of_index(idx)
-            v = np.rint(self.from_sampling_unit(self.prior.sample_unit(rng, n)))  # type: ignore[union-attr]
+            v = np.rint(self.from_sampling_unit(self._density().sample_unit(rng, n)))
         elif self._log_sampling:
             # Log-uniform: each octave equally likely, rounded to the nearest integer.
             lo, hi = math.log(self.low - 0.5 if self.low > 0.5 else self.low), math.log(self.high + 0.5)
             v = np.rint(np.exp(rng.uniform(lo, hi, n)))
         else:
-            v = rng.integers(self.low, self.high + 1, size=n).astype(float)
+            v = rng.integers(int(self.low), int(self.high) + 1, size=n).astype(float)
         return np.clip(v, self.low, self.high).reshape(-1, 1)
 
     def neighbours(self, raw: np.ndarray, rng: np.random.Generator) -> np.ndarray:

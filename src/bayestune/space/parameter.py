@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeGuard
 
 import numpy as np
 
@@ -19,14 +19,14 @@ def check_name(name: object) -> str:
     return name
 
 
-def is_numeric(v: object) -> bool:
+def is_numeric(v: object) -> TypeGuard[int | float | np.integer | np.floating]:
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
 
 
 def is_finite_number(v: object) -> bool:
     """A number a float can hold (a Python int of 4,000 digits is a number, but not one of these)."""
     try:
-        return is_numeric(v) and math.isfinite(v)  # type: ignore[arg-type]
+        return is_numeric(v) and math.isfinite(v)
     except OverflowError:
         return False
 
@@ -140,17 +140,18 @@ class Parameter(ABC):
         spec: dict[str, Any] = {"name": self.name, "type": self.kind, **domain}
         if getattr(self, "log", False):
             spec["log"] = True
-        if getattr(self, "_default", None) is not None:
-            spec["default"] = self._default  # type: ignore[attr-defined]
-        if self.has_prior:
-            spec["prior"] = self.prior.to_spec()  # type: ignore[attr-defined]
+        default, prior = getattr(self, "_default", None), getattr(self, "prior", None)
+        if default is not None:
+            spec["default"] = default
+        if prior is not None:  # has_prior
+            spec["prior"] = prior.to_spec()
         return spec
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.to_spec()!r})"
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.to_spec() == other.to_spec()  # type: ignore[union-attr]
+        return isinstance(other, Parameter) and type(self) is type(other) and self.to_spec() == other.to_spec()
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self.name))

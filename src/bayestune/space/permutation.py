@@ -113,10 +113,10 @@ class Permutation(IntegerTuple):
         if self.n <= MAX_ENUMERABLE_PERMUTATION:
             return self.grid()[idx]
         out = np.empty((len(idx), self.n))
-        for k, r in enumerate(idx):
-            remaining = list(range(self.n))
+        for k, rank in enumerate(idx):
+            remaining, r = list(range(self.n)), int(rank)
             for i in range(self.n):
-                q, r = divmod(int(r), int(self._radix[i]))
+                q, r = divmod(r, int(self._radix[i]))
                 out[k, i] = remaining.pop(q)
         return out
 

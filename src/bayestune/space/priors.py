@@ -41,7 +41,7 @@ class BetaPrior:
                 raise SpaceError(f"Beta prior: `{label} > 0` must hold, but got {label}={value!r}")
 
     @classmethod
-    def named(cls, shape: str) -> "BetaPrior":
+    def named(cls, shape: str) -> BetaPrior:
         if shape not in BETA_SHAPES:
             raise SpaceError(
                 f"unknown prior shape {shape!r}; allowed: {sorted(BETA_SHAPES)} or a custom [alpha, beta]"
@@ -206,8 +206,10 @@ class ValuePrior:
         return {"probabilities": list(self.probabilities)}
 
 
+#: The priors with a density on the unit interval (they can be drawn from directly).
+DensityPrior = BetaPrior | TruncatedNormalPrior | GridDensityPrior
 #: The priors a Real, Integer or Ordinal parameter takes.
-NumericPrior = BetaPrior | TruncatedNormalPrior | GridDensityPrior | ValuePrior
+NumericPrior = DensityPrior | ValuePrior
 
 
 @dataclass(frozen=True)

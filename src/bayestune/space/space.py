@@ -17,7 +17,7 @@ import numpy as np
 
 from bayestune.exceptions import InfeasibleSpaceError, SpaceError
 from bayestune.space.chain_of_trees import DEFAULT_MAX_LEAVES, ChainOfTrees
-from bayestune.space.constraints import Constraint, parse_constraints
+from bayestune.space.constraints import Constraint, KnownConstraint, parse_constraints
 from bayestune.space.parameters import Parameter
 
 logger = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ class Space:
     The Chain-of-Trees is built lazily on first use, so loading a scenario stays cheap.
     """
 
-    def __init__(self, parameters: Sequence[Parameter], constraints: Sequence[str | Constraint] = (), *,
+    def __init__(self, parameters: Sequence[Parameter], constraints: Sequence[str | KnownConstraint] = (), *,
                  max_leaves: int = DEFAULT_MAX_LEAVES) -> None:
         params = list(parameters)
         if not params:
@@ -52,7 +52,7 @@ class Space:
         self._by_name = {p.name: p for p in params}
         # Expressions are parsed here; ready-made constraint objects (a parsed Constraint, a
         # MembershipConstraint table) are kept as they are.
-        self.constraints: list[Constraint] = [
+        self.constraints: list[KnownConstraint] = [
             parse_constraints([c], self._by_name)[0] if isinstance(c, str) else c for c in constraints
         ]
         for c in self.constraints:
@@ -278,7 +278,7 @@ class Space:
             factors.append({p.name: p.grid()})
         if cot:
             for g in cot.groups:
-                factors.append(cot.decode_leaves(g, g.leaves))  # type: ignore[arg-type]
+                factors.append(cot.decode_leaves(g, g.leaf_keys))
         sizes = [len(next(iter(f.values()))) for f in factors]
         grids = np.meshgrid(*[np.arange(s) for s in sizes], indexing="ij")
         picks = [g.reshape(-1) for g in grids]

@@ -10,7 +10,6 @@ e.g. ``x.json: $.parameters[1].bounds: `low < high` must hold, but got [5, 2]``.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
@@ -150,13 +149,14 @@ def read_space(ctx: SpecContext, params: Any, constraints: Any = ()) -> Space:
     """The space of a ``parameters`` section (a list of named parameters, or a mapping of names
     to parameters) and a ``constraints`` list. Native scenarios pass the JSON Schema first; the
     checks here keep a bare description (a journal's stored space) from failing with a KeyError."""
+    # (path of the parameter, its name or None, its spec, path of its name)
+    items: list[tuple[tuple[str | int, ...], Any, Any, tuple[str | int, ...]]] = []
     if isinstance(params, Mapping):
-        items = []
         for key, spec in params.items():
-            path = ("parameters", key)
+            key_path = ("parameters", key)
             if isinstance(spec, Mapping) and "name" in spec and spec["name"] != key:
-                ctx.fail(path + ("name",), f"the name must match the key {key!r} (or be left out), but got {show(spec['name'])}")
-            items.append((path, key, spec, path))
+                ctx.fail(key_path + ("name",), f"the name must match the key {key!r} (or be left out), but got {show(spec['name'])}")
+            items.append((key_path, key, spec, key_path))
         name_key = None
     elif isinstance(params, (list, tuple)):
         items = [(("parameters", i), spec.get("name") if isinstance(spec, Mapping) else None, spec,

@@ -67,6 +67,9 @@ class TrialJournal(Protocol):
     def trials(self, status: StatusFilter = None, *, space: Any = None) -> list[Trial]:
         """Trials ordered by id; ``space`` (anything with ``validate_config``) canonicalises configs."""
 
+    def best(self, objective: str, *, minimize: bool = True, k: int = 1) -> list[Trial]:
+        """The ``k`` best feasible trials by ``objective`` (:class:`JournalQueries` answers it)."""
+
     def get_meta(self, key: str, default: Any = None) -> Any:
         """A run property stored with :meth:`set_meta`, else ``default``."""
 
@@ -84,6 +87,9 @@ class JournalQueries:
     """Questions every journal answers the same way from :meth:`TrialJournal.trials`."""
 
     def trials(self, status: StatusFilter = None, *, space: Any = None) -> list[Trial]:
+        raise NotImplementedError
+
+    def close(self) -> None:
         raise NotImplementedError
 
     def pending(self) -> list[Trial]:
@@ -105,7 +111,7 @@ class JournalQueries:
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        self.close()  # type: ignore[attr-defined]
+        self.close()
 
 
 # ---- how configurations, values and metadata are stored ----------------------------------------

@@ -30,6 +30,7 @@ from typing import Any
 
 from bayestune.exceptions import JournalError
 from bayestune.formatting import format_value
+from bayestune.pareto import pareto_trials
 from bayestune.trial import Result, Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
@@ -102,8 +103,8 @@ def _check_distinct(header: Sequence[str], path: Any) -> None:
 
 def _start_time(trials: Sequence[Trial]) -> float | None:
     times = [t.started_at if t.started_at is not None else t.finished_at for t in trials]
-    times = [x for x in times if x is not None]
-    return min(times) if times else None
+    known = [x for x in times if x is not None]
+    return min(known) if known else None
 
 
 def _config_value(trial: Trial, name: str, path: Any) -> Any:
@@ -319,8 +320,9 @@ def _parse_result(cell: _CellReader, objectives: Sequence[str], feasible_column:
 @dataclass(frozen=True)
 class PeerSamples:
     """The sample file a HyperMapper 2.0 / BaCO run writes unless told otherwise, in that peer's
-    header, and the file its ``resume_optimization`` continues from. Relative paths are taken
-    from the working directory, as the peers take them."""
+    header, the file its ``resume_optimization`` continues from, and the other files a peer's
+    run leaves (Pareto front, log). Relative paths are taken from the working directory, as the
+    peers take them."""
 
     path: str                          # output_data_file, else <application_name>_output_samples.csv
     parameter_names: tuple[str, ...]
@@ -328,12 +330,26 @@ class PeerSamples:
     feasible_column: str | None        # only when the file enables the feasibility predictor
     timestamp_column: str              # BaCO: "timestamp"; HyperMapper: its `timestamp` key ("Timestamp")
     resume_from: str | None = None     # resume_optimization: the sample file to continue from
+    pareto_path: str | None = None     # several objectives: hm-compute-pareto's front file (output_pareto_file)
+    log_path: str | None = None        # the peer's log file (`bayestune serve` logs there: stdout is the protocol's)
 
     def write(self, trials: Sequence[Trial], *, start_time: float | None = None) -> Path:
-        """Write the finished ``trials`` to :attr:`path` (replaced atomically) and return it."""
-        export_csv(trials, self.path, parameter_names=self.parameter_names, objectives=self.objectives,
-                   feasible_column=self.feasible_column, timestamp_column=self.timestamp_column, metrics=(),
-                   start_time=start_time)
+        """Write the finished ``trials`` to :attr:`path` (replaced atomically), and their feasible
+        Pareto front to :attr:`pareto_path` when set, in the same layout; return :attr:`path`."""
+        finished = _finished(trials)
+        t0 = _start_time(finished) if start_time is None else start_time
+
+        def write_csv(rows: Sequence[Trial], path: str) -> None:
+            export_csv(rows, path, parameter_names=self.parameter_names, objectives=self.objectives,
+                       feasible_column=self.feasible_column, timestamp_column=self.timestamp_column, metrics=(),
+                       start_time=t0)
+
+        for path in (self.path, self.pareto_path):
+            if path is not None and os.path.dirname(path):  # the peers create their run_directory
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+        write_csv(finished, self.path)
+        if self.pareto_path is not None:
+            write_csv(pareto_trials(finished, self.objectives), self.pareto_path)
         return Path(self.path)
 
     def resumed(self, parameters: Sequence[Any]) -> list[tuple[dict, Result]]:

@@ -26,9 +26,9 @@ from typing import Any
 
 from bayestune.exceptions import JournalError
 from bayestune.storage.base import (
+    LOST_ERROR,
     META_CREATED_AT,
     META_OBJECTIVES,
-    LOST_ERROR,
     JournalQueries,
     StatusFilter,
     encode_config,
@@ -50,8 +50,8 @@ from bayestune.storage.sqlite_schema import (
     create_schema,
     damage,
     decode_meta,
-    objectives_finite,
     decode_values,
+    objectives_finite,
     row_to_trial,
     values_json,
 )
@@ -60,6 +60,13 @@ from bayestune.trial import FailureKind, Origin, Remeasurement, Result, Trial, T
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "Journal"]
 
 logger = logging.getLogger(__name__)
+
+
+def _inserted_id(cur: sqlite3.Cursor) -> int:
+    """The id of the row an INSERT just added (sqlite3 types ``lastrowid`` as optional)."""
+    if cur.lastrowid is None:
+        raise JournalError("SQLite reported no id for an inserted trial")
+    return int(cur.lastrowid)
 
 
 class Journal(JournalQueries):
@@ -103,7 +110,7 @@ class Journal(JournalQueries):
             raise
 
     @classmethod
-    def open(cls, path: str | os.PathLike, *, read_only: bool = False) -> "Journal":
+    def open(cls, path: str | os.PathLike, *, read_only: bool = False) -> Journal:
         """Open an existing journal; JournalError naming the path if missing or not a journal.
 
         ``read_only``: never write, not even the schema check's transaction (a viewer of a live run).
@@ -245,7 +252,7 @@ class Journal(JournalQueries):
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (config_text, key, TrialStatus.PENDING.value, time.time(), batch, int(attempt), origin),
             )
-            trial_id = int(cur.lastrowid)
+            trial_id = _inserted_id(cur)
         logger.debug("started trial %d: %s", trial_id, config_text)
         return trial_id
 
@@ -298,7 +305,7 @@ class Journal(JournalQueries):
             (config_text, key, status.value, values_json(values), error, kind, started_at, finished_at,
              batch, int(attempt), origin, encode_repeats(repeats), json.dumps(timings)),
         )
-        return int(cur.lastrowid)
+        return _inserted_id(cur)
 
     def abandon_pending(self) -> list[Trial]:
         """Mark in-flight rows of a previous process as lost; return them so they can be re-run.

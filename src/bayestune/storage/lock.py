@@ -126,7 +126,7 @@ class RunLock:
         self.stale_owner = stale_owner
 
     @classmethod
-    def acquire(cls, journal_path: str | os.PathLike) -> "RunLock":
+    def acquire(cls, journal_path: str | os.PathLike) -> RunLock:
         """Lock ``journal_path`` for this process, without waiting.
 
         JournalError naming the live owner (pid, host, start) if another process holds it.
@@ -170,7 +170,7 @@ class RunLock:
             pass
         os.close(fd)  # closing the only descriptor releases the flock
 
-    def __enter__(self) -> "RunLock":
+    def __enter__(self) -> RunLock:
         return self
 
     def __exit__(self, *exc_info: Any) -> None:

@@ -17,10 +17,10 @@ from typing import Any
 from bayestune._version import __version__
 from bayestune.exceptions import JournalError
 from bayestune.storage.base import (
+    LOST_ERROR,
     META_CREATED_AT,
     META_OBJECTIVES,
     META_VERSION,
-    LOST_ERROR,
     JournalQueries,
     StatusFilter,
     encode_config,

@@ -151,8 +151,9 @@ class SimulatedAnnealing(Strategy):
             if not known:
                 break
             i = known[int(self.rng.integers(len(known)))]
-            if self._accept(outcomes[keys[i]], self.temperature(spread)):  # type: ignore[arg-type]
-                self._current, self._current_y = neighbours[i].copy(), outcomes[keys[i]]  # type: ignore[assignment]
+            value = outcomes[keys[i]]
+            if value is not None and self._accept(value, self.temperature(spread)):  # not None: it is known
+                self._current, self._current_y = neighbours[i].copy(), value
         if len(out) < n:  # stuck: restart from random unseen configurations
             extra = draw_unseen(self.space, history.with_seen(seen), n - len(out), self.rng)
             for row, key in zip(extra, self.space.row_keys(extra) if len(extra) else []):

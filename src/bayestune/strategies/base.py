@@ -7,7 +7,7 @@ initial design, the journal, duplicate bookkeeping and the budget.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -63,7 +63,7 @@ def available_strategies() -> list[str]:
 
 
 def make_strategy(name: str, space: Space, objectives: Sequence[Objective], rng: np.random.Generator,
-                  options: dict[str, Any] | None = None) -> Strategy:
+                  options: Mapping[str, Any] | None = None) -> Strategy:
     names = available_strategies()
     if name not in _REGISTRY:
         raise BayestuneError(f"unknown strategy {name!r}; allowed: {names}")

@@ -12,7 +12,7 @@ by default uniformly from ParEGO's lattice — and the surrogate learns the scal
 batch shares one λ and is planned with the kriging believer.
 
 ``trust_region.every=3`` is the default since it won leave-one-space-out over 15 spaces (7 GPU,
-6 synthetic, 2 Halide) at 40, 60 and 100 evaluations (benchmarks/results/issue17_trust_region.md).
+6 synthetic, 2 Halide) at 40, 60 and 100 evaluations (benchmarks/results/search-quality/issue17_trust_region.md).
 The other options that change the search were measured against the default and lost; they live
 in the ``experimental`` group, which warns when used.
 """
@@ -27,12 +27,12 @@ import numpy as np
 
 from bayestune.bostep.scorer import Scorer, ScoringChoice
 from bayestune.bostep.step import STALL_ACTIONS, BOStep, ProposalSchedule, StepSettings
-from bayestune.bostep.surrogates import GPSettings, ModelChoice, ORDINAL_SCALE_CHOICES, SurrogateFactory
+from bayestune.bostep.surrogates import ORDINAL_SCALE_CHOICES, GPSettings, ModelChoice, SurrogateFactory
 from bayestune.exceptions import BayestuneError
 from bayestune.history import History
 from bayestune.models.forest import RandomForestSettings
 from bayestune.models.targets import WEIGHT_DRAWS, ChebyshevScalarization
-from bayestune.models.training import MEMORY_POLICIES
+from bayestune.models.training import DEFAULT_MAX_TRAINING_POINTS, MEMORY_POLICIES
 from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.search.trust_region import TrustRegionSettings
 from bayestune.settings import ExperimentalOptionWarning, RenamedOptionWarning, Rule, Settings, put_option
@@ -74,7 +74,7 @@ class ExperimentalSettings(Settings):
                          "key means it")}
 
     @classmethod
-    def from_options(cls, owner: str, options: Any, *, base: Any = None, path: str = "") -> "ExperimentalSettings":
+    def from_options(cls, owner: str, options: Any, *, base: Any = None, path: str = "") -> ExperimentalSettings:
         """As for every group; the experimental warning names a peer's own default (:attr:`PEER_DEFAULTS`)."""
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -114,7 +114,7 @@ class BOSettings(StepSettings):
     acquisition: str = "ei"                 # ei | pi | lcb
     xi: float = 1e-4                        # EI/PI improvement margin (latent units)
     kappa: float = 2.0                      # LCB exploration weight
-    max_training_points: int | None = None  # cap on what the models learn from, for long runs (models.training)
+    max_training_points: int | None = DEFAULT_MAX_TRAINING_POINTS  # cap on what the models learn from (models.training); None: all
     gp: GPSettings = GPSettings()
     rf: RandomForestSettings = RandomForestSettings()
     experimental: ExperimentalSettings = ExperimentalSettings()

@@ -1,9 +1,12 @@
 """``bograph``: structured Bayesian optimisation over a DAG of logged metrics (BoGraph).
 
 Each suggestion: the logged metrics of the feasible evaluations are summarised
-(:mod:`bayestune.bograph.summarise`); on a schedule (default: every quarter of ``relearn.budget``,
+(:mod:`bayestune.bograph.summarise`; metrics that are functions of the objective or of each other,
+by a rank correlation of at least ``summary.stand_in_threshold``, are set aside, never its parents);
+on a schedule (default: every quarter of ``relearn.budget``,
 else every 10 observations) a DAG parameters → metrics → objective is learned with NOTEARS (each
-node's parents chosen by BIC, plus those a dependence test on the residual finds) and merged with the expert's knowledge
+node's parents chosen by BIC, plus those a dependence test on the residual finds; at most
+``relearn.max_seconds`` per update) and merged with the expert's knowledge
 (:mod:`bayestune.bograph.structure`); parameters it does not connect to the target are not
 modelled (the acquisition is flat in them) and keep the incumbent's values; every node the target
 depends on gets a model on its parents (:mod:`bayestune.bograph.node_models`); candidates are
@@ -13,8 +16,8 @@ third model suggestion (``trust_region.every``) is maximised within a Hamming ba
 incumbent instead (:mod:`bayestune.search.trust_region`, as ``bo`` does). Until there are more
 feasible observations than parameters (``relearn.min_rows``) no structure is learned: the DAG
 is every parameter into the target. On the synthetic SoC (10 seeds, budget 60) the two raised
-the seeds reaching 1.10x the optimum from 3 to 6 (trust region) and 8 (both) of 10 (README,
-BoGraph section).
+the seeds reaching 1.10x the optimum from 3 to 6 (trust region) and 8 (both) of 10 (docs/bograph.md,
+Benchmarks).
 
 ``structure="expert"`` skips learning: the DAG is the expert's edges (plus the repair rules).
 Without logged metrics the DAG is parameters → objective, i.e. plain BO with MC-EI.

@@ -13,6 +13,7 @@ configurations.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
 
 from bayestune.history import History, draw_unseen, top_up

@@ -156,7 +156,7 @@ class TransferSurrogate:
         self._offset = float(getattr(residual, "y_mean_", 0.0))
         self.best_y_latent_ = float(np.min(z)) / self._scale
 
-    def fit(self, F: np.ndarray, y: np.ndarray) -> "TransferSurrogate":
+    def fit(self, F: np.ndarray, y: np.ndarray) -> TransferSurrogate:
         raise BayestuneError("a TransferSurrogate is built by TransferModel.fit, not fitted directly")
 
     def predict_latent(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

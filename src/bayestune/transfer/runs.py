@@ -57,7 +57,7 @@ class PriorRun:
 
     @classmethod
     def from_configs(cls, space: Space, configs: Sequence[Mapping[str, Any]], values: Sequence[float | None], *,
-                     name: str = "<python>", minimize: bool = True) -> "PriorRun":
+                     name: str = "<python>", minimize: bool = True) -> PriorRun:
         """A prior run from configuration dicts and their values (None/NaN: a failure)."""
         if len(configs) != len(values):
             raise BayestuneError(f"prior run {name!r}: {len(configs)} configurations but {len(values)} values")
@@ -67,7 +67,7 @@ class PriorRun:
         return cls._build(space, [dict(c) for c in configs], y if minimize else -y, name)
 
     @classmethod
-    def _build(cls, space: Space, configs: list[dict[str, Any]], y: np.ndarray, name: str) -> "PriorRun":
+    def _build(cls, space: Space, configs: list[dict[str, Any]], y: np.ndarray, name: str) -> PriorRun:
         """Keep the configurations that are legal, known-feasible and distinct in ``space``."""
         rows, kept = [], []
         for i, config in enumerate(configs):

@@ -6,7 +6,7 @@ transfer better than absolute times). The weight is zero unless the correlation 
 by more than two standard errors of τ under independence, so an unrelated source — whose τ
 wanders around zero — drops out and the model falls back to a cold start. (One standard error
 trusted related sources sooner but let a shuffled source through in some runs, one of them 2.5×
-worse than the cold start at 20 evaluations: ``benchmarks/results/transfer.md``.)
+worse than the cold start at 20 evaluations: ``benchmarks/results/transfer/transfer.md``.)
 """
 
 from __future__ import annotations

@@ -45,6 +45,7 @@ def test_a_condition_pickles_by_its_text():
     ("x == 'text' + 1", "text can only be compared"),
     ("(x := 3) > 1", "assignment expression"),
     ("x <", "invalid syntax"),
+    ("x in (1, 2) == 3", "container after `in` is not a value"),
     ("", "empty"),
     ("-" * 200 + "x < 1", "nested"),
     ("x < " + "1 + " * MAX_EXPRESSION_LENGTH + "1", "character limit"),
@@ -54,6 +55,12 @@ def test_hostile_input_is_rejected_when_read(text, fragment):
         numeric_condition(text)
     with pytest.raises(ScenarioError, match=fragment if text else "non-empty"):
         OutputConstraint(text)
+
+
+def test_a_membership_test_may_end_a_chain_or_be_parenthesised():
+    x = {"x": np.array([0.0, 1.0, 2.0, 3.0])}
+    assert numeric_condition("0 < x in (1, 3)").evaluate(x).tolist() == [False, True, False, True]
+    assert numeric_condition("(x in (1, 2)) == 0").evaluate(x).tolist() == [True, False, False, True]
 
 
 def test_output_constraint_names_its_outputs_and_checks_them():

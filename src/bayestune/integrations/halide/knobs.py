@@ -50,14 +50,14 @@ class ScheduleContext:
     """One configuration being applied: the Funcs, the reduction variables (declared by the
     pipeline or made by splitting one), and the Reorder knobs that :class:`Loop` refers to."""
 
-    def __init__(self, hl: Any, funcs: Mapping[str, Any], knobs: Sequence["Knob"], config: Mapping[str, Any],
+    def __init__(self, hl: Any, funcs: Mapping[str, Any], knobs: Sequence[Knob], config: Mapping[str, Any],
                  rvars: Mapping[str, Any] | None = None) -> None:
         self.hl, self.funcs, self.config = hl, funcs, config
         self.rvars = dict(rvars or {})
         self.split_rvars: set[tuple[str, str]] = set()  # (func, name) made by splitting an RVar
         self.reorders = {k.name: k for k in knobs if isinstance(k, Reorder)}
 
-    def loop_name(self, ref: "str | Loop") -> str:
+    def loop_name(self, ref: str | Loop) -> str:
         if isinstance(ref, str):
             return ref
         reorder = self.reorders.get(ref.order)
@@ -72,7 +72,7 @@ class ScheduleContext:
         rank = {v: int(positions[i]) for i, v in enumerate(reorder.vars)}  # 0 = outermost
         return (max if ref.pick == "innermost" else min)(among, key=rank.__getitem__)
 
-    def var(self, func: str, ref: "str | Loop") -> Any:
+    def var(self, func: str, ref: str | Loop) -> Any:
         """The Var or RVar named by ``ref`` in ``func``'s schedule."""
         name = self.loop_name(ref)
         if name in self.rvars:
@@ -84,7 +84,7 @@ class ScheduleContext:
     def is_rvar(self, func: str, name: str) -> bool:
         return name in self.rvars or (func, name) in self.split_rvars
 
-    def stage(self, knob: "Knob") -> Any:
+    def stage(self, knob: Knob) -> Any:
         f = self.funcs[knob.func]
         return f if knob.update is None else f.update(knob.update)
 
@@ -199,6 +199,9 @@ class _VarFactorKnob(Knob):
     Subclasses declare ``var``, the list and ``default`` as fields and name the call."""
 
     call: ClassVar[str]
+    # Declared for the type checker only: this class is no dataclass, the subclasses make them fields.
+    var: str
+    default: int | None
 
     @abc.abstractmethod
     def choices(self) -> Sequence[int]:
@@ -247,7 +250,7 @@ class Parallel(Knob):
     """``func.parallel(var)`` or not; ``var`` may be a :class:`Loop` (e.g. the outermost loop
     of a reorder)."""
 
-    var: "str | Loop" = "y"
+    var: str | Loop = "y"
     default: bool | None = None
 
     def default_name(self) -> str:
@@ -269,7 +272,7 @@ class ComputeAt(Knob):
     consumer: str = ""
     choices: Sequence[str] = ("inline", "root")
     default: str | None = None
-    at: Mapping[str, "str | Loop"] | None = None
+    at: Mapping[str, str | Loop] | None = None
 
     def default_name(self) -> str:
         return f"{self.func}_compute_at"
@@ -392,7 +395,7 @@ def knobs_to_json(knobs: Sequence[Knob]) -> list[dict[str, Any]]:
 
 
 def knobs_from_json(data: Sequence[Mapping[str, Any]]) -> list[Knob]:
-    out = []
+    out: list[Knob] = []
     for d in data:
         d = dict(d)
         cls = KNOB_TYPES[d.pop("type")]

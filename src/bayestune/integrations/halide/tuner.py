@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import signal
 import subprocess
@@ -48,7 +49,11 @@ class Measurement:
 
     def to_result(self) -> Result:
         if self.stage == "ok":
-            return Result(values={"value": float(self.run_ms), "compile_s": float(self.compile_s or 0.0)})
+            run_ms = self.run_ms
+            if isinstance(run_ms, bool) or not isinstance(run_ms, (int, float)) or not math.isfinite(run_ms):
+                return Result.failure(f"the worker answered ok without a finite run_ms (got {run_ms!r})",
+                                      FailureKind.CRASH)
+            return Result(values={"value": float(run_ms), "compile_s": float(self.compile_s or 0.0)})
         prefix = {"schedule": "schedule error: ", "compile": "compile error: "}.get(self.stage, "")
         return Result.failure(prefix + (self.error or self.stage), STAGE_KINDS.get(self.stage, FailureKind.CRASH))
 
@@ -79,6 +84,8 @@ def run_worker(request: Mapping[str, Any], timeout: float, *, python: str | None
         tail = err.strip().splitlines()[-3:]
         return Measurement("crash", wall_s=wall,
                            error=f"worker exited with code {proc.returncode} and no answer: {' | '.join(tail)}")
+    if not isinstance(answer, dict) or not isinstance(answer.get("stage"), str):
+        return Measurement("crash", wall_s=wall, error=f"the worker's answer has no stage: {lines[-1][:200]}")
     return Measurement(answer["stage"], run_ms=answer.get("run_ms"), compile_s=answer.get("compile_s"),
                        wall_s=wall, error=answer.get("error"), extra=answer.get("extra", {}))
 
@@ -110,8 +117,11 @@ class HalideTuner:
         self.constraints = list(constraints)
         self.paths = [str(Path(p).resolve()) for p in paths]
         self.python = python
-        self._tmp = None if workdir is not None else tempfile.TemporaryDirectory(prefix="bayestune-halide-")
-        self.workdir = Path(workdir if workdir is not None else self._tmp.name)
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        if workdir is None:  # kept on the tuner: the directory goes when the tuner does
+            self._tmp = tempfile.TemporaryDirectory(prefix="bayestune-halide-")
+            workdir = self._tmp.name
+        self.workdir = Path(workdir)
         self.parameters = list(parameters)
         self.parameter_order = list(parameter_order) if parameter_order is not None else None
         self._reference: Path | None = None

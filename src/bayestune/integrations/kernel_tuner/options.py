@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from types import FrameType
 from typing import Any
 
 from bayestune.exceptions import BayestuneError
@@ -45,7 +46,7 @@ def tune_kernel_device_options(runner: Any) -> dict[str, Any]:
     OpenCL device is found from the runner's context, and the rest from its backend.
     """
     keys = ("device", "platform", "compiler", "compiler_options")
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_name == "tune_kernel" and frame.f_globals.get("__name__") == "kernel_tuner.interface":
             options = frame.f_locals.get("device_options")

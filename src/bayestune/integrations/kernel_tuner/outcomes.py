@@ -27,6 +27,8 @@ def failure_kind_of(record: Mapping[str, Any], objective: str) -> str | None:
     if marker is not None:
         name = marker if type(marker) is str else type(marker).__name__
         return _MARKER_KIND.get(name, FailureKind.RUNTIME)
+    if value is None:
+        return FailureKind.PARSE
     try:
         number = float(value)
     except (TypeError, ValueError):

@@ -50,7 +50,7 @@ class KernelTunerSpace:
         self._canonical = {k: {_lookup_key(v): v for v in self.tune_params[k]} for k in self.keys}
 
     @classmethod
-    def from_searchspace(cls, searchspace: Any, defaults: Mapping[str, Any] | None = None) -> "KernelTunerSpace":
+    def from_searchspace(cls, searchspace: Any, defaults: Mapping[str, Any] | None = None) -> KernelTunerSpace:
         return cls(searchspace.tune_params, searchspace.list, defaults)
 
     def element(self, config: Mapping[str, Any]) -> tuple:

@@ -73,9 +73,9 @@ class BayestuneStrategy:
         self.warm_start = warm_start
         self.isolate = isolate
         self.device, self.platform = device, platform
-        self.transfer = (None if not prior_caches else
-                         TransferSpec(tuple(str(p) for p in prior_caches), **({"mode": transfer_mode} if transfer_mode
-                                                                               else {})))
+        runs = tuple(str(p) for p in prior_caches or ())
+        self.transfer = (None if not runs else
+                         TransferSpec(runs, mode=transfer_mode) if transfer_mode else TransferSpec(runs))
         self.costfunc_kwargs = {"scaling": False, "snap": False}  # read by Kernel Tuner's OptAlgWrapper
         self.constraint_aware = False
         self.optimizer_: Optimizer | None = None
@@ -91,10 +91,11 @@ class BayestuneStrategy:
     def __call__(self, cost_func: Any, searchspace: Any) -> tuple[tuple, float] | None:
         """``tune_kernel_T1`` (custom search method): evaluations land in ``cost_func.results``."""
         self._run(searchspace, cost_func.runner, cost_func.tuning_options, cost_func.results)
-        best = self.optimizer_.best if self.optimizer_ is not None else None
-        if best is None or self.space_ is None:
+        opt, space = self.optimizer_, self.space_
+        best = opt.best if opt is not None else None
+        if opt is None or best is None or space is None:
             return None
-        return self.space_.element(best.config), float(best.values[self.optimizer_.objectives[0].name])
+        return space.element(best.config), float(best.values[opt.objectives[0].name])
 
     # the loop ------------------------------------------------------------------------------
     def _run(self, searchspace: Any, runner: Any, tuning_options: Any, results: list[dict[str, Any]]) -> None:
@@ -196,6 +197,7 @@ class BayestuneStrategy:
         if isinstance(runner, IsolatedRunner):
             runner.ensure_started()  # a device that cannot be set up ends the run, as in Kernel Tuner
         started = perf_counter()
+        record: dict[str, Any] | None
         try:
             if isinstance(runner, IsolatedRunner):
                 record = self._run_isolated(runner, tuning_options, space, element, timeout)

@@ -23,7 +23,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     """Raise :class:`ConfigTimeout` after ``seconds`` (no-op without SIGALRM or off the main thread)."""
     usable = (seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
               and threading.current_thread() is threading.main_thread())
-    if not usable:
+    if seconds is None or not usable:
         yield
         return
 

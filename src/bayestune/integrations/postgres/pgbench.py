@@ -24,7 +24,10 @@ class Pgbench:
     of the built-in script on a database of ``scale`` (x 100,000 accounts, about 16 MB each).
 
     ``warmup`` seconds of the same load run first, unmeasured, so the shared buffers are not
-    cold. The defaults take about 5 s of measurement on a small 2-core machine.
+    cold. ``script`` is a pgbench script (SQL and ``\\set`` lines) run besides the built-in one,
+    chosen ``script_weight`` times for every ``builtin_weight`` times of the built-in (pgbench's
+    ``-b name@w -f file@w``); ``builtin=""`` runs the script alone. The defaults take about 5 s
+    of measurement on a small 2-core machine.
     """
 
     scale: int = 10
@@ -34,17 +37,24 @@ class Pgbench:
     warmup: int = 0
     builtin: str = "tpcb-like"
     protocol: str = "simple"
+    script: str = ""
+    builtin_weight: int = 1
+    script_weight: int = 1
 
     def __post_init__(self) -> None:
-        for name, low in (("scale", 1), ("clients", 1), ("threads", 1), ("duration", 1), ("warmup", 0)):
+        for name, low in (("scale", 1), ("clients", 1), ("threads", 1), ("duration", 1), ("warmup", 0),
+                          ("builtin_weight", 1), ("script_weight", 1)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise EvaluationError(f"Pgbench.{name} must be an integer >= {low}, but got {value!r}")
         if self.threads > self.clients:
             raise EvaluationError(f"Pgbench: `threads <= clients` must hold (pgbench's rule), but got "
                                   f"threads={self.threads}, clients={self.clients}")
-        if self.builtin not in BUILTINS:
-            raise EvaluationError(f"Pgbench.builtin must be one of {list(BUILTINS)}, but got {self.builtin!r}")
+        if not isinstance(self.script, str):
+            raise EvaluationError(f"Pgbench.script must be the text of a pgbench script, but got {self.script!r}")
+        if self.builtin not in BUILTINS and not (self.builtin == "" and self.script.strip()):
+            raise EvaluationError(f"Pgbench.builtin must be one of {list(BUILTINS)} (or '' with a script), "
+                                  f"but got {self.builtin!r}")
         if self.protocol not in PROTOCOLS:
             raise EvaluationError(f"Pgbench.protocol must be one of {list(PROTOCOLS)}, but got {self.protocol!r}")
 
@@ -52,9 +62,17 @@ class Pgbench:
         """``pgbench -i``: create and fill the tables (quietly), vacuumed, with primary keys."""
         return ["-i", "-q", "-s", str(self.scale)]
 
-    def run_args(self, seconds: int) -> list[str]:
-        """A timed run; ``-n`` because the template was vacuumed when it was made."""
-        return ["-n", "-b", self.builtin, "-M", self.protocol, "-c", str(self.clients), "-j", str(self.threads),
+    def run_args(self, seconds: int, script_file: str | None = None) -> list[str]:
+        """A timed run; ``-n`` because the template was vacuumed when it was made. ``script_file``
+        is where :attr:`script` was written (needed when there is one)."""
+        if self.script.strip() and not script_file:
+            raise EvaluationError("Pgbench has a script: run_args needs the file it was written to")
+        mix: list[str] = []
+        if self.builtin:
+            mix += ["-b", f"{self.builtin}@{self.builtin_weight}" if self.script.strip() else self.builtin]
+        if self.script.strip():
+            mix += ["-f", f"{script_file}@{self.script_weight}"]
+        return ["-n", *mix, "-M", self.protocol, "-c", str(self.clients), "-j", str(self.threads),
                 "-T", str(seconds)]
 
 

@@ -65,7 +65,7 @@ class Binaries:
     paths: Mapping[str, str]
 
     @classmethod
-    def find(cls, bindir: str | Path | None = None) -> "Binaries":
+    def find(cls, bindir: str | Path | None = None) -> Binaries:
         missing = missing_programs(bindir)
         if missing:
             where = f"in {str(bindir)!r}" if bindir else "on PATH"
@@ -97,7 +97,7 @@ class ServerUser:
     prefix: tuple[str, ...] = ()
 
     @classmethod
-    def resolve(cls, run_as: str | None) -> "ServerUser":
+    def resolve(cls, run_as: str | None) -> ServerUser:
         """``run_as``, or ``postgres`` when we are root, else ourselves; checks the switch is possible."""
         me = pwd.getpwuid(os.geteuid()).pw_name
         root = os.geteuid() == 0
@@ -176,7 +176,7 @@ class Workspace:
         user.give(self.root)
         self.running: list[Cluster] = []
 
-    def cluster(self, name: str, binaries: Binaries) -> "Cluster":
+    def cluster(self, name: str, binaries: Binaries) -> Cluster:
         return Cluster(self, name, binaries)
 
     def cleanup(self) -> None:
@@ -207,7 +207,7 @@ class Cluster:
         self._run("initdb", ["-D", str(self.data_dir), "-A", "trust", "-N", "-E", "UTF8", "--locale=C"],
                   step="initdb", timeout=timeout)
 
-    def copy_from(self, template: "Cluster", timeout: float) -> None:
+    def copy_from(self, template: Cluster, timeout: float) -> None:
         """This data directory as a copy of ``template``'s (a stopped server), owned by the server account."""
         run_program(["cp", "-a", str(template.data_dir), str(self.data_dir)], self.workspace.user,
                     step="copying the template cluster", timeout=timeout)

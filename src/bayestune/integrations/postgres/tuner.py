@@ -84,6 +84,7 @@ class PostgresTuner(Evaluator):
         self._template: Cluster | None = None
         self._version = 0
         self._finalizer: weakref.finalize | None = None
+        self._script_file: Path | None = None
 
     # ---- what it searches and optimises --------------------------------------------------
     def space(self) -> Space:
@@ -131,6 +132,10 @@ class PostgresTuner(Evaluator):
         except (StepFailed, StepTimeout, ServerStartError, ValueError) as exc:
             self.close()
             raise EvaluationError(f"cannot make the PostgreSQL template cluster: {exc}") from None
+        if self.workload.script.strip():
+            self._script_file = workspace.root / "workload.sql"
+            self._script_file.write_text(self.workload.script, encoding="utf-8")
+            self._script_file.chmod(0o644)
         self._template = template
         logger.info("PostgreSQL %s template cluster (pgbench scale %d) in %s", self._version,
                     self.workload.scale, template.data_dir)
@@ -146,6 +151,7 @@ class PostgresTuner(Evaluator):
             self._finalizer()
         self._workspace = None
         self._template = None
+        self._script_file = None
 
     # ---- one evaluation -------------------------------------------------------------------
     def evaluate(self, config: Mapping[str, Any]) -> Result:
@@ -181,10 +187,11 @@ class PostgresTuner(Evaluator):
     def _measure(self, trial: Cluster, deadline: float) -> tuple[PgbenchReport, dict[str, float]]:
         """Warm up, zero the counters, run the measured load, read the counters."""
         load = self.workload
+        script = str(self._script_file) if self._script_file is not None else None
         if load.warmup:
-            trial.pgbench(load.run_args(load.warmup), deadline - time.monotonic(), step="pgbench warm-up")
+            trial.pgbench(load.run_args(load.warmup, script), deadline - time.monotonic(), step="pgbench warm-up")
         trial.psql(reset_sql(self._version), deadline - time.monotonic(), step="resetting the statistics")
-        out = trial.pgbench(load.run_args(load.duration), deadline - time.monotonic(), step="pgbench")
+        out = trial.pgbench(load.run_args(load.duration, script), deadline - time.monotonic(), step="pgbench")
         report = parse_report(out)
         trial.psql(WAIT_FOR_CLIENTS_SQL, deadline - time.monotonic(), step="waiting for pgbench's sessions to end")
         snapshot = trial.psql(snapshot_sql(self._version), deadline - time.monotonic(), step="reading the statistics")

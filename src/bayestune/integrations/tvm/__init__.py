@@ -1,4 +1,4 @@
-"""bayestune as TVM MetaSchedule's search strategy (``pip install "bayestune[tvm]"``).
+"""bayestune as TVM MetaSchedule's search strategy (``pip install -e ".[tvm]"`` in the bayestune checkout).
 
 MetaSchedule turns an operator into a few *design spaces*: traces of schedule primitives
 whose ``Sample*`` instructions leave decisions open. :class:`BayestuneSearchStrategy`
@@ -27,12 +27,18 @@ Options for long runs (the TVM thesis): ``strategy_options={"max_training_points
 which suits what: :mod:`bayestune.models.training`), and ``epsilon=0.2`` replaces each pick by a uniform
 draw with that probability once the initial design is done.
 
+Every :func:`tune` keeps a bayestune journal in its work directory (``bayestune
+show/report/export`` read it; a bayestune strategy's run resumes from it), takes earlier runs
+of the same operator as ``prior_runs`` (:mod:`.prior`), returns ``outcome.best`` whatever the
+strategy, and lets bayestune's own errors out as raised rather than as TVM's ``RuntimeError``.
+
 Importing this package does not import TVM; :func:`load_tvm` (called by everything here that
 needs TVM) does, by default with the ``tensor_intrin`` shortcut described there.
 
 The folder: :mod:`.tuning` (loading TVM, :func:`tune`, :func:`measure`), :mod:`.space` (the
-decisions as one ``Space``, no TVM import) and :mod:`.strategy` (the ``PySearchStrategy``,
-which imports TVM: its names load on first use, after :func:`load_tvm`).
+decisions as one ``Space``, no TVM import), :mod:`.strategy` (the ``PySearchStrategy``,
+which imports TVM: its names load on first use, after :func:`load_tvm`) and :mod:`.prior`
+(earlier runs read into the space).
 """
 
 

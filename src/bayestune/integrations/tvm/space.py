@@ -24,6 +24,8 @@ from bayestune.space import Categorical, Parameter, PerfectTile, Space
 
 #: The parameter choosing the design space.
 DESIGN = "design"
+#: The sampling instructions that become parameters; any other keeps its design-space decision.
+TUNED_SAMPLES = ("SamplePerfectTile", "SampleCategorical", "SampleComputeLocation")
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,7 @@ class DesignSpaces:
     def decisions(self, config: Mapping[str, Any]) -> list[Any]:
         """The TVM decisions of ``config``'s design space, in trace order."""
         d = self.design_of(config)
-        out = []
+        out: list[Any] = []
         for dec, name in zip(self.spaces[d], self.slots[d]):
             value = config[name]
             if dec.kind == "tile":
@@ -117,6 +119,29 @@ class DesignSpaces:
                 out.append(int(value))
         return out
 
+    def config_of(self, design: int, decisions: Sequence[Any]) -> dict[str, Any] | None:
+        """The configuration applying ``decisions`` to ``design`` (inverse of :meth:`decisions`;
+        the design's inactive parameters keep their defaults); None if a decision is outside the space."""
+        decs, slots = self.spaces[design], self.slots[design]
+        if len(decs) != len(decisions):
+            return None
+        config = self.space.default_config()
+        if DESIGN in self.space.names:
+            config[DESIGN] = design
+        for dec, name, value in zip(decs, slots, decisions):
+            if dec.kind == "tile":
+                value = tuple(int(v) for v in value)
+                if not _is_tiling(Decision("tile", "", value, dec.extent, dec.levels, dec.max_innermost)):
+                    return None
+            elif dec.kind == "categorical":
+                if not 0 <= int(value) < len(dec.choices):
+                    return None
+                value = dec.choices[int(value)]
+            elif int(value) not in dec.choices:
+                return None
+            config[name] = value if dec.kind != "compute_location" else int(value)
+        return config
+
 
 def _is_tiling(dec: Decision) -> bool:
     try:
@@ -125,3 +150,14 @@ def _is_tiling(dec: Decision) -> bool:
         return False
     return (len(f) == dec.levels and math.prod(f) == dec.extent and all(v >= 1 for v in f)
             and (dec.max_innermost is None or f[-1] <= dec.max_innermost))
+
+
+def read_decisions(trace: Any) -> list[Any]:
+    """The sampling decisions a TVM trace holds (after TVM applied and normalised them), in
+    trace order: a tile as a list of factors, a categorical or compute location as an int."""
+    out = []
+    for inst in trace.insts:
+        if inst.kind.name in TUNED_SAMPLES:
+            d = trace.get_decision(inst)
+            out.append([int(v) for v in d] if inst.kind.name == "SamplePerfectTile" else int(d))
+    return out

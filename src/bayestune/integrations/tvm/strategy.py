@@ -3,8 +3,10 @@ load it through :mod:`bayestune.integrations.tvm`, which keeps that import lazy)
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -14,10 +16,18 @@ from tvm.s_tir import Schedule
 from tvm.s_tir.meta_schedule.arg_info import ArgInfo
 from tvm.s_tir.meta_schedule.search_strategy import MeasureCandidate, PySearchStrategy
 
+from bayestune.exceptions import BayestuneError
 from bayestune.history import draw_unseen
-from bayestune.integrations.tvm.space import Decision, DesignSpaces
+from bayestune.integrations.tvm.prior import read_prior_runs
+from bayestune.integrations.tvm.space import (
+    TUNED_SAMPLES,
+    Decision,
+    DesignSpaces,
+    read_decisions,
+)
 from bayestune.optimizer import Optimizer
-from bayestune.scenario.records import DesignSpec
+from bayestune.scenario.records import DesignSpec, TransferSpec
+from bayestune.storage.base import TrialJournal
 from bayestune.trial import FailureKind, Result, Trial
 
 logger = logging.getLogger(__name__)
@@ -26,8 +36,6 @@ logger = logging.getLogger(__name__)
 OBJECTIVE = "run_secs"
 #: Compute-location indices tried when finding a SampleComputeLocation's valid choices.
 MAX_LOCATION_PROBE = 64
-#: The sampling instructions that become parameters; any other keeps its design-space decision.
-TUNED_SAMPLES = ("SamplePerfectTile", "SampleCategorical", "SampleComputeLocation")
 #: Asks per candidate before a batch is returned short (a space of mostly invalid schedules).
 ASKS_PER_CANDIDATE = 20
 
@@ -43,10 +51,19 @@ class TuningRecord:
     measured: int = 0
     skipped_invalid: int = 0
     reused: int = 0
+    resumed: int = 0
+    transfer_note: str | None = None
+    error: BaseException | None = None
 
     @property
     def best(self) -> Trial | None:
         return self.optimizer.best if self.optimizer is not None else None
+
+    def started(self) -> tuple[Optimizer, DesignSpaces]:
+        """The optimizer and design spaces ``pre_tuning`` made (an error before it ran)."""
+        if self.optimizer is None or self.spaces is None:
+            raise BayestuneError("the TVM search strategy was used before MetaSchedule called pre_tuning")
+        return self.optimizer, self.spaces
 
 
 def _sample_decisions(trace: Any, mod: Any) -> list[Decision]:
@@ -76,13 +93,7 @@ def _sample_decisions(trace: Any, mod: Any) -> list[Decision]:
 
 def _read_back(sch: Any) -> list[Any]:
     """The sampling decisions a schedule's trace holds after TVM applied (and normalised) them."""
-    trace = sch.trace
-    out = []
-    for inst in trace.insts:
-        if inst.kind.name in TUNED_SAMPLES:
-            d = trace.get_decision(inst)
-            out.append([int(v) for v in d] if inst.kind.name == "SamplePerfectTile" else int(d))
-    return out
+    return read_decisions(sch.trace)
 
 
 def failure_kind(message: str) -> str:
@@ -95,13 +106,30 @@ def failure_kind(message: str) -> str:
     return FailureKind.RUNTIME
 
 
+def _keeps_error(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Keep an exception raised inside a MetaSchedule callback in the shared record before it
+    crosses TVM's FFI (which turns it into a RuntimeError), so :func:`tune` can raise the
+    original, with its own type and text."""
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except BaseException as exc:
+            if self.record.error is None:
+                self.record.error = exc
+            raise
+    return wrapper
+
+
 @derived_object
 class BayestuneSearchStrategy(PySearchStrategy):
     """bayestune's ask/tell loop as MetaSchedule's search strategy (see
     :mod:`bayestune.integrations.tvm` for the options and the space it tunes)."""
 
     def __init__(self, strategy: str = "bo", strategy_options: dict[str, Any] | None = None, *, seed: int = 0,
-                 initial_design: int = 16, epsilon: float = 0.0, record: TuningRecord | None = None) -> None:
+                 initial_design: int = 16, epsilon: float = 0.0, record: TuningRecord | None = None,
+                 journal: TrialJournal | None = None, prior_runs: Sequence[Any] = (),
+                 transfer_mode: str | None = None) -> None:
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], but got {epsilon!r}")
         self.strategy_name = strategy
@@ -110,6 +138,9 @@ class BayestuneSearchStrategy(PySearchStrategy):
         self.initial_design = initial_design
         self.epsilon = epsilon
         self.record = record if record is not None else TuningRecord()
+        self.journal = journal
+        self.prior_runs = list(prior_runs)
+        self.transfer_mode = transfer_mode
         self.rng = np.random.default_rng(seed)
 
     # ---- MetaSchedule's interface --------------------------------------------------------
@@ -117,6 +148,7 @@ class BayestuneSearchStrategy(PySearchStrategy):
         self.mod = context.mod
         self.postprocs = list(context.space_generator.postprocs)
 
+    @_keeps_error
     def pre_tuning(self, max_trials: int, num_trials_per_iter: int, design_spaces: list[Any],
                    database: Any = None, cost_model: Any = None) -> None:
         self.max_trials, self.per_iter = int(max_trials), int(num_trials_per_iter)
@@ -134,13 +166,50 @@ class BayestuneSearchStrategy(PySearchStrategy):
         self.args_info = ArgInfo.from_prim_func(self.mod["main"])
         record = self.record
         record.spaces = spaces
+        transfer = None
+        if self.prior_runs:
+            runs, notes = read_prior_runs(self.prior_runs, spaces, self.mod, self._config_of_trace)
+            transfer = (TransferSpec(tuple(runs), mode=self.transfer_mode) if self.transfer_mode
+                        else TransferSpec(tuple(runs)))
+        journal = self.journal
+        resume = journal is not None and bool(journal.trials())
         record.optimizer = Optimizer(spaces.space, objectives=[OBJECTIVE], strategy=self.strategy_name,
                                      strategy_options=self.strategy_options, seed=self.seed,
-                                     design=DesignSpec(method="cot", size=self.initial_design))
+                                     design=DesignSpec(method="cot", size=self.initial_design),
+                                     journal=journal, resume=resume, transfer=transfer)
+        if resume:  # journaled measurements count towards max_trials
+            record.resumed = sum(t.failure_kind != FailureKind.SCHEDULE for t in record.optimizer.trials)
+            record.measured = record.resumed
+            logger.info("resuming: %d measured trial(s) in the journal", record.resumed)
+        if transfer is not None:
+            record.transfer_note = "; ".join([*notes, record.optimizer.transfer_note() or ""]).strip("; ")
+            logger.info("%s", record.transfer_note)
         self._cache: dict[tuple, Result] = {}
         self._pending: list[tuple[dict[str, Any], tuple]] = []
         self._twins: list[tuple[dict[str, Any], tuple]] = []
         logger.info("tuning %d design space(s) over %s", len(self.traces), spaces.space.names)
+
+    def _config_of_trace(self, trace: Any) -> dict[str, Any] | None:
+        """The configuration of a trace MetaSchedule recorded (a prior run's): its decisions
+        in the design space that makes the same program with them (None: no design does)."""
+        import tvm_ffi
+        spaces = self.record.spaces
+        if spaces is None:
+            raise BayestuneError("a trace was read before pre_tuning made the design spaces")
+        decisions = read_decisions(trace)
+        target = Schedule(self.mod)
+        try:
+            trace.apply_to_schedule(target, remove_postproc=True)
+        except Exception:  # noqa: BLE001 - a trace of another program
+            return None
+        for design in range(len(self.traces)):
+            config = spaces.config_of(design, decisions)
+            if config is None:
+                continue
+            sch = self._apply(design, lambda k, default: decisions[k])
+            if sch is not None and tvm_ffi.structural_equal(sch.mod, target.mod):
+                return config
+        return None
 
     def _with_locations(self, design: int, position: int, dec: Decision) -> Decision:
         """A compute location with its valid choices, found by trying each index and keeping
@@ -149,7 +218,7 @@ class BayestuneSearchStrategy(PySearchStrategy):
             return dec
         valid = []
         for candidate in range(-2, MAX_LOCATION_PROBE):
-            sch = self._apply(design, lambda k, default: candidate if k == position else default)
+            sch = self._apply(design, lambda k, default, candidate=candidate: candidate if k == position else default)
             if sch is not None and _read_back(sch)[position] == candidate:
                 valid.append(candidate)
         if dec.default not in valid:
@@ -175,9 +244,10 @@ class BayestuneSearchStrategy(PySearchStrategy):
             return None
         return sch
 
+    @_keeps_error
     def generate_measure_candidates(self) -> list[Any] | None:
         record = self.record
-        opt, spaces = record.optimizer, record.spaces
+        opt, _ = record.started()
         if record.measured >= self.max_trials:
             return None
         want = min(self.per_iter, self.max_trials - record.measured)
@@ -211,7 +281,7 @@ class BayestuneSearchStrategy(PySearchStrategy):
     def _next_configs(self, n: int) -> list[dict[str, Any]]:
         """``n`` configurations: the optimizer's picks, each replaced by a uniform draw with
         probability ``epsilon`` once the initial design is done (the thesis's epsilon-greedy)."""
-        opt = self.record.optimizer
+        opt, _ = self.record.started()
         n_random = int(self.rng.binomial(n, self.epsilon)) if opt.n_evaluated >= self.initial_design else 0
         configs = opt.ask(n - n_random) if n > n_random else []
         if n_random:
@@ -225,7 +295,7 @@ class BayestuneSearchStrategy(PySearchStrategy):
         (never built). Which compute locations exist depends on the tiles (TVM drops unit
         loops), and TVM moves an unavailable one to its neighbour: that program is measured
         and keyed by the decisions TVM actually made, so aliases are measured once."""
-        spaces = self.record.spaces
+        _, spaces = self.record.started()
         design = spaces.design_of(config)
         wanted = spaces.decisions(config)
         sch = self._apply(design, lambda k, default: wanted[k])
@@ -249,8 +319,10 @@ class BayestuneSearchStrategy(PySearchStrategy):
             return Result.failure(why, FailureKind.SCHEDULE)
         return sch, (design, tuple(tuple(v) if isinstance(v, list) else v for v in actual))
 
+    @_keeps_error
     def notify_runner_results(self, measure_candidates: list[Any], results: list[Any]) -> None:
         record = self.record
+        opt, _ = record.started()
         for (config, key), result in zip(self._pending, results):
             if result.error_msg:
                 message = str(result.error_msg)
@@ -261,9 +333,9 @@ class BayestuneSearchStrategy(PySearchStrategy):
                 outcome = (Result(values={OBJECTIVE: value}) if math.isfinite(value)
                            else Result.failure(f"run_secs {secs}", FailureKind.NAN))
             self._cache[key] = outcome
-            record.trials.append(record.optimizer.tell(config, outcome))
+            record.trials.append(opt.tell(config, outcome))
         for config, key in self._twins:
-            record.trials.append(record.optimizer.tell(config, self._cache[key]))
+            record.trials.append(opt.tell(config, self._cache[key]))
         self._pending, self._twins = [], []
 
     def post_tuning(self) -> None:
@@ -271,4 +343,37 @@ class BayestuneSearchStrategy(PySearchStrategy):
 
     def clone(self) -> Any:
         return BayestuneSearchStrategy(self.strategy_name, self.strategy_options, seed=self.seed,
-                                       initial_design=self.initial_design, epsilon=self.epsilon, record=self.record)
+                                       initial_design=self.initial_design, epsilon=self.epsilon, record=self.record,
+                                       journal=self.journal, prior_runs=self.prior_runs,
+                                       transfer_mode=self.transfer_mode)
+
+
+def journal_measurements(mod: Any, target: Any, measurements: list[Any], journal: TrialJournal | None,
+                         strategy: str, seed: int) -> tuple[TuningRecord, int]:
+    """Tell a run of one of TVM's own strategies to an optimizer (journaled in ``journal``, None:
+    in memory), each measurement as the configuration of its decisions, so ``show``/``report``/
+    ``export`` and ``outcome.record`` read it like a bayestune run. Also returns how many
+    measurements fit no configuration of the space (skipped)."""
+    from tvm.s_tir import meta_schedule as ms
+
+    from bayestune.run import META_STRATEGY
+    context = ms.TuneContext(mod=mod, target=target, space_generator="post-order-apply",
+                             search_strategy="replay-trace", task_name="main")
+    reader = BayestuneSearchStrategy("random", seed=seed, journal=journal)
+    reader._initialize_with_tune_context(context)
+    reader.pre_tuning(max(len(measurements), 1), 1, context.generate_design_space())
+    opt, _ = reader.record.started()
+    opt.journal.set_meta(META_STRATEGY, strategy)  # whose run it is: TVM's search, told afterwards
+    reader.record.measured = len(measurements)
+    skipped = 0
+    for m in measurements:
+        config = reader._config_of_trace(m.schedule.trace)
+        if config is None:
+            skipped += 1
+            continue
+        if m.seconds is not None:
+            outcome = Result(values={OBJECTIVE: m.seconds})
+        else:
+            outcome = Result.failure((m.error or "failed")[:2000], failure_kind(m.error or ""))
+        reader.record.trials.append(opt.tell(config, outcome))
+    return reader.record, skipped

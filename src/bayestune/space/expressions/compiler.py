@@ -117,8 +117,9 @@ class Compiler:
             if segment is None:
                 segment = ast.unparse(node)
             where = f": `{segment if len(segment) <= 80 else segment[:77] + '...'}`"
-            if getattr(node, "col_offset", None) is not None:
-                where += f" at column {node.col_offset + 1}"
+            column = getattr(node, "col_offset", None)
+            if column is not None:
+                where += f" at column {column + 1}"
         read_as = f" (read as {quote(self.source)})" if self.source != self.expression.strip() else ""
         return ConstraintError(f"constraint {quote(self.expression)}{read_as}: {problem}{where}")
 
@@ -263,8 +264,13 @@ class Compiler:
         for op, operand in zip(node.ops, node.comparators):
             # The container after `in` is a literal folded into the test, not a value.
             compiled.append(None if isinstance(op, (ast.In, ast.NotIn)) else self.compile(operand, depth))
-        tests = [self.comparison(op, compiled[i], compiled[i + 1], operands[i + 1], node)  # type: ignore[arg-type]
-                 for i, op in enumerate(node.ops)]
+        tests = []
+        for i, op in enumerate(node.ops):
+            left = compiled[i]
+            if left is None:  # `a in (1, 2) == 3` also compares the container `(1, 2) == 3`
+                raise self.error("the container after `in` is not a value, so it cannot be compared in a chain; "
+                                 "put the membership test in parentheses", node)
+            tests.append(self.comparison(op, left, compiled[i + 1], operands[i + 1], node))
         fns = [c.fn if c is not None else (lambda env: None) for c in compiled]
 
         if len(tests) == 1:
@@ -353,7 +359,7 @@ class Compiler:
         for i, arg in enumerate(node.args):
             if i in function.literal_args:
                 value = self.integer_literal(arg, f"argument {i + 1} of {name}()")
-                args.append(lambda env, value=value: value)
+                args.append(constant(value).fn)
             else:
                 args.append(self.number(arg, depth).fn)
         apply = function.apply
