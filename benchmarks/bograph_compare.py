@@ -47,27 +47,33 @@ MC_SAMPLES = 16
 def contenders(problem: LoggedProblem, budget: int) -> dict[str, tuple[str, dict[str, Any]]]:
     """What competes: name -> (strategy, options)."""
     graph = {**SEARCH, "mc_samples": MC_SAMPLES}
-    true = {**graph, "structure": "expert",
-            "expert": {"known_edges": [list(e) for e in problem.true_edges]}}
+    true = {**graph, "structure": "expert", "expert": {"known_edges": [list(e) for e in problem.true_edges]}}
     return {
         "bo": ("bo", dict(SEARCH)),
         "bograph-true-dag": ("bograph", true),
-        "bograph-true-dag+formula": ("bograph", {**true, "expert": {**true["expert"], "formulas": dict(problem.formulas)}}),
+        "bograph-true-dag+formula": (
+            "bograph",
+            {**true, "expert": {**true["expert"], "formulas": dict(problem.formulas)}},
+        ),
         "bograph-learned": ("bograph", {**graph, "structure": "learn", "relearn": {"budget": budget}}),
         # structure updates cost under a second of CPU: one every other observation
         "bograph-learned-often": ("bograph", {**graph, "structure": "learn", "relearn": {"every": 2}}),
         # a budget-free schedule: an update whenever the observations grew by half (10, 15, 23, 35, 53, 80, ...)
         "bograph-learned-geometric": ("bograph", {**graph, "structure": "learn", "relearn": {"growth": 1.5}}),
         # the defaults before session 24: no trust-region turns, structure learned from 6 observations on
-        "bograph-learned-s23": ("bograph", {**graph, "structure": "learn", "relearn": {"budget": budget, "min_rows": 6},
-                                            "trust_region": {"every": 0}}),
+        "bograph-learned-s23": (
+            "bograph",
+            {**graph, "structure": "learn", "relearn": {"budget": budget, "min_rows": 6}, "trust_region": {"every": 0}},
+        ),
     }
 
 
-def run_one(problem: LoggedProblem, contender: str, strategy: str, options: dict[str, Any], seed: int,
-            budget: int) -> dict[str, Any]:
-    opt = Optimizer(problem.space, objectives=[problem.objective], strategy=strategy, strategy_options=options,
-                    seed=seed)
+def run_one(
+    problem: LoggedProblem, contender: str, strategy: str, options: dict[str, Any], seed: int, budget: int
+) -> dict[str, Any]:
+    opt = Optimizer(
+        problem.space, objectives=[problem.objective], strategy=strategy, strategy_options=options, seed=seed
+    )
     noise = np.random.default_rng(10_000 + seed)
     true_values: list[float] = []
     suggest_seconds: list[float] = []
@@ -79,9 +85,16 @@ def run_one(problem: LoggedProblem, contender: str, strategy: str, options: dict
         opt.tell(config, problem.evaluate(config, noise))
         true_values.append(float(problem.true_value(config)))
     updates = [vars(u) for u in getattr(opt.strategy, "updates", [])]
-    return {"problem": problem.name, "contender": contender, "seed": seed, "budget": budget,
-            "optimum": problem.optimum, "true_values": true_values, "suggest_seconds": suggest_seconds,
-            "structure_updates": updates}
+    return {
+        "problem": problem.name,
+        "contender": contender,
+        "seed": seed,
+        "budget": budget,
+        "optimum": problem.optimum,
+        "true_values": true_values,
+        "suggest_seconds": suggest_seconds,
+        "structure_updates": updates,
+    }
 
 
 def quality_trace(record: dict[str, Any]) -> np.ndarray:
@@ -108,8 +121,10 @@ def reach_cell(runs: list[dict[str, Any]]) -> str:
 
 def reach_list(runs: list[dict[str, Any]]) -> str:
     """Each seed's evaluations to 1.10x in seed order (">B": not within its budget B)."""
-    return ", ".join(str(h) if h is not None else f">{r['budget']}"
-                     for r, h in sorted(((r, reach(r)) for r in runs), key=lambda x: x[0]["seed"]))
+    return ", ".join(
+        str(h) if h is not None else f">{r['budget']}"
+        for r, h in sorted(((r, reach(r)) for r in runs), key=lambda x: x[0]["seed"])
+    )
 
 
 def table(records: list[dict[str, Any]]) -> str:
@@ -119,19 +134,25 @@ def table(records: list[dict[str, Any]]) -> str:
         budget = max(r["budget"] for r in mine)
         marks = [k for k in CHECKPOINTS if k <= budget]
         budgets = sorted({r["budget"] for r in mine})
-        lines += [f"### {problem} ({len({r['seed'] for r in mine})} seeds, budget "
-                  f"{'/'.join(str(b) for b in budgets)})", "",
-                  "| contender | " + " | ".join(f"best/opt @{k} (median [q25, q75])" for k in marks)
-                  + f" | evals to {REACH:.2f}x (median; reached) | s/suggestion | structure s/update (learned ones) | "
-                  "effective dim: largest in-degree, last update (parameters) |",
-                  "|---" * (len(marks) + 5) + "|"]
+        lines += [
+            f"### {problem} ({len({r['seed'] for r in mine})} seeds, budget {'/'.join(str(b) for b in budgets)})",
+            "",
+            "| contender | "
+            + " | ".join(f"best/opt @{k} (median [q25, q75])" for k in marks)
+            + f" | evals to {REACH:.2f}x (median; reached) | s/suggestion | structure s/update (learned ones) | "
+            "effective dim: largest in-degree, last update (parameters) |",
+            "|---" * (len(marks) + 5) + "|",
+        ]
         for name in dict.fromkeys(r["contender"] for r in mine):
             runs = [r for r in mine if r["contender"] == name]
             cells = []
             for k in marks:
                 q = np.array([quality_trace(r)[k - 1] for r in runs if len(r["true_values"]) >= k])
-                cells.append(f"{np.median(q):.3f} [{np.quantile(q, .25):.3f}, {np.quantile(q, .75):.3f}]"
-                             if len(q) == len(runs) else "-")
+                cells.append(
+                    f"{np.median(q):.3f} [{np.quantile(q, 0.25):.3f}, {np.quantile(q, 0.75):.3f}]"
+                    if len(q) == len(runs)
+                    else "-"
+                )
             cells.append(reach_cell(runs))
             secs = [s for r in runs for s in r["suggest_seconds"]]
             cells.append(f"{np.mean(secs):.2f}" if secs else "-")
@@ -141,7 +162,7 @@ def table(records: list[dict[str, Any]]) -> str:
             last = [r["structure_updates"][-1]["effective_dimension"] for r in runs if r["structure_updates"]]
             cells.append(f"{np.median(last):.0f} ({runs[0].get('n_parameters', '?')})" if last else "-")
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
-        lines += ["", f"Evaluations to {REACH:.2f}x per seed (seed order; \">B\": not reached within the budget B):", ""]
+        lines += ["", f'Evaluations to {REACH:.2f}x per seed (seed order; ">B": not reached within the budget B):', ""]
         for name in dict.fromkeys(r["contender"] for r in mine):
             lines.append(f"- {name}: {reach_list([r for r in mine if r['contender'] == name])}")
         lines.append("")
@@ -158,18 +179,23 @@ def _structure_steps(records: list[dict[str, Any]]) -> list[str]:
         for r in runs:
             for u in r["structure_updates"]:
                 steps.setdefault(u["n_rows"], []).append(u)
-        lines += [f"Structure learning of `{name}` per update (summary + NOTEARS + BIC parent selection + "
-                  "dependence test + repair; the first update of a process also imports scikit-learn's factor "
-                  "analysis):", "",
-                  "| observations | updates | learned (the rest: the fallback DAG, every parameter into the objective) "
-                  "| seconds (median, mean, max) | effective dimension (median, min-max) | edges (median) |",
-                  "|---|---|---|---|---|---|"]
+        lines += [
+            f"Structure learning of `{name}` per update (summary + NOTEARS + BIC parent selection + "
+            "dependence test + repair; the first update of a process also imports scikit-learn's factor "
+            "analysis):",
+            "",
+            "| observations | updates | learned (the rest: the fallback DAG, every parameter into the objective) "
+            "| seconds (median, mean, max) | effective dimension (median, min-max) | edges (median) |",
+            "|---|---|---|---|---|---|",
+        ]
         for n, ups in sorted(steps.items()):
             secs = [u["seconds"] for u in ups]
             dims = [u["effective_dimension"] for u in ups]
-            lines.append(f"| {n} | {len(ups)} | {sum(u['learned_edges'] > 0 for u in ups)} | {np.median(secs):.2f}, {np.mean(secs):.2f}, {np.max(secs):.2f} | "
-                         f"{np.median(dims):.0f}, {min(dims)}-{max(dims)} | "
-                         f"{np.median([u['n_edges'] for u in ups]):.0f} |")
+            lines.append(
+                f"| {n} | {len(ups)} | {sum(u['learned_edges'] > 0 for u in ups)} | {np.median(secs):.2f}, {np.mean(secs):.2f}, {np.max(secs):.2f} | "
+                f"{np.median(dims):.0f}, {min(dims)}-{max(dims)} | "
+                f"{np.median([u['n_edges'] for u in ups]):.0f} |"
+            )
         lines.append("")
     return lines
 
@@ -184,9 +210,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", default=str(SCRATCH / "bograph" / "bograph.jsonl"))
     parser.add_argument("--table-only", action="store_true", help="only rewrite the table from --out")
     parser.add_argument("--command", default="", help="the commands that produced --out, quoted in the table file")
-    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=JSON",
-                        help="screening: override options of the learned contenders (their names get the overrides "
-                             "appended), e.g. --set recall_alpha=0.1")
+    parser.add_argument(
+        "--set",
+        nargs="*",
+        default=[],
+        metavar="KEY=JSON",
+        help="screening: override options of the learned contenders (their names get the overrides "
+        "appended), e.g. --set recall_alpha=0.1",
+    )
     args = parser.parse_args(argv)
     problem = PROBLEMS[args.problem]()
     out = Path(args.out)
@@ -199,8 +230,13 @@ def main(argv: list[str] | None = None) -> None:
     if args.set:
         overrides = {k: json.loads(v) for k, v in (item.split("=", 1) for item in args.set)}
         suffix = "[" + ",".join(args.set) + "]"
-        chosen.update({name + suffix: (strategy, {**options, **overrides})
-                       for name, (strategy, options) in list(chosen.items()) if name.startswith("bograph-learned")})
+        chosen.update(
+            {
+                name + suffix: (strategy, {**options, **overrides})
+                for name, (strategy, options) in list(chosen.items())
+                if name.startswith("bograph-learned")
+            }
+        )
         if args.contenders:
             args.contenders = [n + suffix if n.startswith("bograph-learned") else n for n in args.contenders]
     names = args.contenders or list(chosen)
@@ -215,23 +251,29 @@ def main(argv: list[str] | None = None) -> None:
             record["seconds"] = time.perf_counter() - start
             with out.open("a") as f:
                 f.write(json.dumps(record) + "\n")
-            print(f"{problem.name} {name} seed {seed}: best/opt {quality_trace(record)[-1]:.3f}, "
-                  f"reach {reach(record)}, {record['seconds']:.0f} s", flush=True)
+            print(
+                f"{problem.name} {name} seed {seed}: best/opt {quality_trace(record)[-1]:.3f}, "
+                f"reach {reach(record)}, {record['seconds']:.0f} s",
+                flush=True,
+            )
     records = [json.loads(line) for line in out.read_text().splitlines()]
     md = out.with_suffix(".md")
-    md.write_text("# BoGraph against plain GP-BO\n\nWritten by `python -m benchmarks.bograph_compare`; "
-                  "quality = 1 + (best - optimum)/|optimum| of the noise-free values evaluated. Seconds are wall "
-                  "clock on the shared machine (its load varies; docs/bograph.md gives structure learning's CPU time). "
-                  "`bograph-learned` relearns the structure every quarter of the budget (the paper's schedule), "
-                  "`bograph-learned-often` every 2 observations, `bograph-learned-geometric` whenever the observations grew "
-                  "by half; all hold the parameters the learned DAG leaves out at the incumbent's values (`hold_unmodelled`), "
-                  "take every third suggestion from a Hamming trust region around the incumbent (`trust_region.every=3`) and learn "
-                  "the first structure from parameters + 1 observations (plain GP-BO with Monte-Carlo EI until then), the "
-                  "defaults since session 24; `bograph-learned-s23` is `bograph-learned` with the earlier defaults "
-                  "(`trust_region.every=0`, `relearn.min_rows=6`). A seed that does not reach 1.10x within its budget B counts as "
-                  "\">B\" (censored, never imputed); the median is \">B\" when a middle seed is censored.\n\n"
-                  + (f"Commands: {args.command}\n\n" if args.command else "")
-                  + table(records) + "\n")
+    md.write_text(
+        "# BoGraph against plain GP-BO\n\nWritten by `python -m benchmarks.bograph_compare`; "
+        "quality = 1 + (best - optimum)/|optimum| of the noise-free values evaluated. Seconds are wall "
+        "clock on the shared machine (its load varies; docs/bograph.md gives structure learning's CPU time). "
+        "`bograph-learned` relearns the structure every quarter of the budget (the paper's schedule), "
+        "`bograph-learned-often` every 2 observations, `bograph-learned-geometric` whenever the observations grew "
+        "by half; all hold the parameters the learned DAG leaves out at the incumbent's values (`hold_unmodelled`), "
+        "take every third suggestion from a Hamming trust region around the incumbent (`trust_region.every=3`) and learn "
+        "the first structure from parameters + 1 observations (plain GP-BO with Monte-Carlo EI until then), the "
+        "defaults since session 24; `bograph-learned-s23` is `bograph-learned` with the earlier defaults "
+        "(`trust_region.every=0`, `relearn.min_rows=6`). A seed that does not reach 1.10x within its budget B counts as "
+        '">B" (censored, never imputed); the median is ">B" when a middle seed is censored.\n\n'
+        + (f"Commands: {args.command}\n\n" if args.command else "")
+        + table(records)
+        + "\n"
+    )
     print(table(records))
 
 

@@ -62,7 +62,7 @@ class Trajectory:
     rss_delta_mb: float | None = None
     memory_method: str = ""
     rejected: int = 0  # proposals outside the known-feasible set (free)
-    repeats: int = 0   # repeated proposals (free)
+    repeats: int = 0  # repeated proposals (free)
     notes: str = ""
 
     @property
@@ -79,9 +79,15 @@ class Trajectory:
             "ask_s": [round(e.ask_s, 6) for e in ev],
             "eval_s": [round(e.eval_s, 6) for e in ev],
             "configs": [to_jsonable(e.config) for e in ev],
-            "wall_s": self.wall_s, "strategy_s": self.strategy_s, "eval_total_s": self.eval_s,
-            "peak_rss_mb": self.peak_rss_mb, "rss_delta_mb": self.rss_delta_mb, "memory_method": self.memory_method,
-            "rejected": self.rejected, "repeats": self.repeats, "notes": self.notes,
+            "wall_s": self.wall_s,
+            "strategy_s": self.strategy_s,
+            "eval_total_s": self.eval_s,
+            "peak_rss_mb": self.peak_rss_mb,
+            "rss_delta_mb": self.rss_delta_mb,
+            "memory_method": self.memory_method,
+            "rejected": self.rejected,
+            "repeats": self.repeats,
+            "notes": self.notes,
         }
 
 
@@ -175,10 +181,16 @@ class CountedObjective:
         value = None
         if feasible:
             value = [float(v) for v in values] if len(names) > 1 else float(values[0])
-        self.trajectory.evaluations.append(Evaluation(
-            value=value, feasible=feasible,
-            kind=None if feasible else (result.kind or "infeasible"),
-            ask_s=start - self._last_end, eval_s=end - start, config=dict(config)))
+        self.trajectory.evaluations.append(
+            Evaluation(
+                value=value,
+                feasible=feasible,
+                kind=None if feasible else (result.kind or "infeasible"),
+                ask_s=start - self._last_end,
+                eval_s=end - start,
+                config=dict(config),
+            )
+        )
         self._last_end = end
         return result
 

@@ -45,22 +45,34 @@ def measure(limit: int, n_samples: int = 1_000_000) -> dict[str, float]:
     direct = space.satisfies_constraints(X)
     direct_rate = n_samples / (time.perf_counter() - t0)
     assert direct.all()
-    return {"leaves": count, "candidates": stats["candidates_checked"], "build_s": build,
-            "leaf_MB": stats["memory_bytes"] / 1e6, "build_peak_MB": build_peak / 1e6,
-            "samples_per_s": sample_rate, "membership_per_s": member_rate, "direct_eval_per_s": direct_rate}
+    return {
+        "leaves": count,
+        "candidates": stats["candidates_checked"],
+        "build_s": build,
+        "leaf_MB": stats["memory_bytes"] / 1e6,
+        "build_peak_MB": build_peak / 1e6,
+        "samples_per_s": sample_rate,
+        "membership_per_s": member_rate,
+        "direct_eval_per_s": direct_rate,
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limits", default="28,32,40")
     args = parser.parse_args()
-    print("| S | leaves | candidates checked | build s | leaf keys MB | build peak MB | samples/s | membership/s | direct constraint eval/s |")
+    print(
+        "| S | leaves | candidates checked | build s | leaf keys MB | build peak MB | samples/s | membership/s | direct constraint eval/s |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for limit in (int(v) for v in args.limits.split(",")):
         r = measure(limit)
-        print(f"| {limit} | {r['leaves']:,} | {r['candidates']:,} | {r['build_s']:.2f} | {r['leaf_MB']:.1f} | "
-              f"{r['build_peak_MB']:.0f} | {r['samples_per_s']:.3g} | {r['membership_per_s']:.3g} | "
-              f"{r['direct_eval_per_s']:.3g} |", flush=True)
+        print(
+            f"| {limit} | {r['leaves']:,} | {r['candidates']:,} | {r['build_s']:.2f} | {r['leaf_MB']:.1f} | "
+            f"{r['build_peak_MB']:.0f} | {r['samples_per_s']:.3g} | {r['membership_per_s']:.3g} | "
+            f"{r['direct_eval_per_s']:.3g} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

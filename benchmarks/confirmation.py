@@ -63,8 +63,18 @@ ARMS: dict[str, tuple[dict[str, Any] | None, bool]] = {
     "race_top4": ({"remeasure_top": 4, "remeasure_rounds": 6}, True),
     "race_top6": ({"remeasure_top": 6, "remeasure_rounds": 6}, True),
     "race_rounds8": ({"remeasure_top": 2, "remeasure_rounds": 8}, True),
-    "noise_aware": ({"warmup": 0, "repeats": 3, "max_repeats": 10, "precision": 0.02, "statistic": "median",
-                     "early_abort": True, "remeasure_top": 3}, True),
+    "noise_aware": (
+        {
+            "warmup": 0,
+            "repeats": 3,
+            "max_repeats": 10,
+            "precision": 0.02,
+            "statistic": "median",
+            "early_abort": True,
+            "remeasure_top": 3,
+        },
+        True,
+    ),
 }
 PROBLEMS = ("noisy", "flaky")
 
@@ -73,8 +83,11 @@ def true_time(config: dict[str, Any]) -> float:
     """A bowl in (a, b, c) with its optimum at (6, 3, 5) and two near-tie basins (within 3-6 %)."""
     a, b, c = config["a"], config["b"], config["c"]
     bowl = 1.0 + 0.04 * (a - 6) ** 2 + 0.06 * (b - 3) ** 2 + 0.03 * (c - 5) ** 2
-    ties = 1.0 - 0.06 * math.exp(-((a - 2) ** 2 + (b - 7) ** 2 + (c - 2) ** 2)) \
+    ties = (
+        1.0
+        - 0.06 * math.exp(-((a - 2) ** 2 + (b - 7) ** 2 + (c - 2) ** 2))
         - 0.03 * math.exp(-((a - 7) ** 2 + (b - 2) ** 2 + (c - 7) ** 2))
+    )
     return bowl * ties
 
 
@@ -108,9 +121,14 @@ def run_one(problem: str, arm: str, seed: int) -> dict[str, Any]:
     measurement, confirm = ARMS[arm]
     # the scenario imports this module by name: under ``python -m`` that is another module object
     box = importlib.import_module("benchmarks.confirmation")._BOX = NoisyBox(seed, problem == "flaky")
-    data = {"name": f"{problem}-{arm}", "budget": BUDGET, "seed": seed,
-            "parameters": [{"name": n, "type": "ordinal", "values": VALUES, "default": 4} for n in "abc"],
-            "objectives": ["time"], "blackbox": {"python": "benchmarks.confirmation:measure"}}
+    data = {
+        "name": f"{problem}-{arm}",
+        "budget": BUDGET,
+        "seed": seed,
+        "parameters": [{"name": n, "type": "ordinal", "values": VALUES, "default": 4} for n in "abc"],
+        "objectives": ["time"],
+        "blackbox": {"python": "benchmarks.confirmation:measure"},
+    }
     if measurement is not None:
         data["measurement"] = measurement
     scenario = scenario_from_dict(data, source="<benchmark>")
@@ -118,8 +136,13 @@ def run_one(problem: str, arm: str, seed: int) -> dict[str, Any]:
         warnings.simplefilter("ignore")
         result = tune(scenario, Path(tmp) / "run.db", confirm=confirm)
     best = optimum()
-    record: dict[str, Any] = {"problem": problem, "arm": arm, "seed": seed, "calls": box.calls,
-                              "evaluations": result.optimizer.n_evaluated}
+    record: dict[str, Any] = {
+        "problem": problem,
+        "arm": arm,
+        "seed": seed,
+        "calls": box.calls,
+        "evaluations": result.optimizer.n_evaluated,
+    }
     outcome = result.remeasured
     winner = outcome.winner if outcome is not None else None
     trials = {t.trial_id: t for t in result.optimizer.trials}
@@ -127,8 +150,9 @@ def run_one(problem: str, arm: str, seed: int) -> dict[str, Any]:
     if chosen is None:
         return {**record, "regret": None}
     truth = true_time(chosen.config)
-    record.update(regret=truth / best - 1.0, reported=(winner.value if winner is not None
-                                                         else chosen.values["time"]), truth=truth)
+    record.update(
+        regret=truth / best - 1.0, reported=(winner.value if winner is not None else chosen.values["time"]), truth=truth
+    )
     if winner is not None and math.isfinite(winner.low) and math.isfinite(winner.high):
         record["covered"] = bool(winner.low <= truth <= winner.high)
     base = outcome.baseline if outcome is not None else None
@@ -139,8 +163,11 @@ def run_one(problem: str, arm: str, seed: int) -> dict[str, Any]:
 
 
 def table(records: list[dict[str, Any]]) -> str:
-    lines = ["| problem | arm | runs | mean true regret | median | winner's interval covers | "
-             "speedup interval covers | black-box calls |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| problem | arm | runs | mean true regret | median | winner's interval covers | "
+        "speedup interval covers | black-box calls |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
 
     def share(xs: list) -> str:
         return f"{np.mean(xs):.1%} of {len(xs)}" if xs else "-"
@@ -153,8 +180,10 @@ def table(records: list[dict[str, Any]]) -> str:
             regrets = [r["regret"] for r in mine]
             covered = [r["covered"] for r in mine if "covered" in r]
             speed = [r["speedup_covered"] for r in mine if "speedup_covered" in r]
-            lines.append(f"| {problem} | {arm} | {len(mine)} | {np.mean(regrets):.1%} | {np.median(regrets):.1%} | "
-                         f"{share(covered)} | {share(speed)} | {np.mean([r['calls'] for r in mine]):.0f} |")
+            lines.append(
+                f"| {problem} | {arm} | {len(mine)} | {np.mean(regrets):.1%} | {np.median(regrets):.1%} | "
+                f"{share(covered)} | {share(speed)} | {np.mean([r['calls'] for r in mine]):.0f} |"
+            )
     return "\n".join(lines)
 
 
@@ -183,7 +212,8 @@ def main(argv: list[str] | None = None) -> None:
     text = table(load_records(args.out))
     args.out.with_suffix(".md").write_text(
         "# Confirmation: the reported winner against the truth (issue 26)\n\n"
-        f"`python -m benchmarks.confirmation --seeds {args.seeds}`; see the module docstring.\n\n" + text + "\n")
+        f"`python -m benchmarks.confirmation --seeds {args.seeds}`; see the module docstring.\n\n" + text + "\n"
+    )
     print(text)
 
 

@@ -46,16 +46,21 @@ class BayestuneContender:
     """A bayestune strategy through the Optimizer's own loop (with its options and, if given, an
     initial design other than the default)."""
 
-    def __init__(self, strategy: str, options: dict[str, Any] | None = None,
-                 design: DesignSpec | None = None) -> None:
+    def __init__(self, strategy: str, options: dict[str, Any] | None = None, design: DesignSpec | None = None) -> None:
         self.strategy = strategy
         self.options = options
         self.design = design
 
     def run(self, problem: Problem, budget: int, seed: int) -> Trajectory:
         def drive(objective: CountedObjective) -> None:
-            opt = Optimizer(problem.space, objectives=list(problem.objectives), strategy=self.strategy,
-                            strategy_options=self.options, design=self.design, seed=seed)
+            opt = Optimizer(
+                problem.space,
+                objectives=list(problem.objectives),
+                strategy=self.strategy,
+                strategy_options=self.options,
+                design=self.design,
+                seed=seed,
+            )
             opt.optimize(objective, budget)
 
         return run_measured(problem, budget, drive)
@@ -90,14 +95,29 @@ class StrategyEntry:
 STRATEGIES: dict[str, StrategyEntry] = {}
 
 
-def register_strategy(name: str, factory: Callable[[Problem, int], Contender], *, description: str = "",
-                      family: str = "peer", available: Callable[[], str | None] | None = None,
-                      single_objective: bool = True, multi_objective: bool = False,
-                      packages: Sequence[str] = ()) -> None:
+def register_strategy(
+    name: str,
+    factory: Callable[[Problem, int], Contender],
+    *,
+    description: str = "",
+    family: str = "peer",
+    available: Callable[[], str | None] | None = None,
+    single_objective: bool = True,
+    multi_objective: bool = False,
+    packages: Sequence[str] = (),
+) -> None:
     """Add a strategy (e.g. a peer adapter) under ``name``; the factory gets the problem, so one
     entry may serve single- and multi-objective problems with different contenders."""
-    STRATEGIES[name] = StrategyEntry(name, factory, description, family, available or (lambda: None),
-                                     single_objective, multi_objective, tuple(packages))
+    STRATEGIES[name] = StrategyEntry(
+        name,
+        factory,
+        description,
+        family,
+        available or (lambda: None),
+        single_objective,
+        multi_objective,
+        tuple(packages),
+    )
 
 
 def _takes_several_objectives(name: str) -> bool:
@@ -111,9 +131,13 @@ def _takes_several_objectives(name: str) -> bool:
 
 def _register_bayestune() -> None:
     for name in available_strategies():
-        register_strategy(name, lambda problem, seed, _n=name: BayestuneContender(_n),
-                          description=f"bayestune strategy {name!r}", family="bayestune",
-                          multi_objective=_takes_several_objectives(name))
+        register_strategy(
+            name,
+            lambda problem, seed, _n=name: BayestuneContender(_n),
+            description=f"bayestune strategy {name!r}",
+            family="bayestune",
+            multi_objective=_takes_several_objectives(name),
+        )
 
 
 _register_bayestune()
@@ -165,16 +189,22 @@ def _ensure_registered(name: str) -> None:
     base, options, design = parse_variant(name)
     entry = STRATEGIES.get(base)
     if entry is None or entry.family != "bayestune":
-        raise ValueError(f"variant {name!r}: {base!r} is not a bayestune strategy; known: "
-                         f"{sorted(n for n, e in STRATEGIES.items() if e.family == 'bayestune')}")
+        raise ValueError(
+            f"variant {name!r}: {base!r} is not a bayestune strategy; known: "
+            f"{sorted(n for n, e in STRATEGIES.items() if e.family == 'bayestune')}"
+        )
     try:
         make_strategy(base, Space([Integer("x", 0, 1)]), [Objective("a")], np.random.default_rng(0), options)
         spec = DesignSpec(**design) if design else None
     except (BayestuneError, TypeError) as exc:
         raise ValueError(f"variant {name!r}: {exc}") from exc
-    register_strategy(name, lambda problem, seed: BayestuneContender(base, options, spec),
-                      description=f"bayestune strategy {base!r} with {options or {}} {design or ''}".strip(),
-                      family="bayestune", multi_objective=entry.multi_objective)
+    register_strategy(
+        name,
+        lambda problem, seed: BayestuneContender(base, options, spec),
+        description=f"bayestune strategy {base!r} with {options or {}} {design or ''}".strip(),
+        family="bayestune",
+        multi_objective=entry.multi_objective,
+    )
 
 
 def strategy_names() -> list[str]:

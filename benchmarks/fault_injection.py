@@ -30,8 +30,10 @@ from pathlib import Path
 #: A command black box whose value is cheap but takes ``{sleep}`` seconds.
 _SCENARIO = {
     "name": "faulty",
-    "parameters": [{"name": "x", "type": "integer", "bounds": [0, 300]},
-                   {"name": "y", "type": "integer", "bounds": [0, 300]}],
+    "parameters": [
+        {"name": "x", "type": "integer", "bounds": [0, 300]},
+        {"name": "y", "type": "integer", "bounds": [0, 300]},
+    ],
     "objectives": ["runtime"],
     "seed": 5,
     "strategy": "cot_random",
@@ -133,8 +135,13 @@ def kill9_then_resume(tmp: Path) -> Outcome:
     proc.send_signal(signal.SIGKILL)
     proc.wait(10)
     before = _finished(journal)
-    resumed = subprocess.run(_bayestune("optimize", str(scenario), "--journal", str(journal), "--resume",
-                                        "--no-progress"), cwd=tmp, capture_output=True, text=True, timeout=120)
+    resumed = subprocess.run(
+        _bayestune("optimize", str(scenario), "--journal", str(journal), "--resume", "--no-progress"),
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     after = _finished(journal)
     ok = _rows(journal, "status = 'ok'")
     clean = resumed.returncode == 0 and after == budget and ok == budget and before < budget
@@ -150,8 +157,13 @@ def _second_writer(tmp: Path, extra: list[str]) -> Outcome:
         first.kill()
         return Outcome(False, note="run did not start")
     started_at = _finished(journal)
-    second = subprocess.run(_bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress",
-                                       *extra), cwd=tmp, capture_output=True, text=True, timeout=120)
+    second = subprocess.run(
+        _bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress", *extra),
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     first.communicate(timeout=120)
     rows = _rows(journal) if journal.exists() else 0
     lost = max(0, budget - _finished(journal)) if journal.exists() else budget
@@ -175,8 +187,13 @@ def second_writer_force(tmp: Path) -> Outcome:
 def background_job_holds_stdout(tmp: Path) -> Outcome:
     scenario = _scenario(tmp, "sleep 600 & echo {x}.5", budget=1, timeout=20)
     start = time.monotonic()
-    done = subprocess.run(_bayestune("optimize", str(scenario), "--journal", "bg.db", "--no-progress"),
-                          cwd=tmp, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        _bayestune("optimize", str(scenario), "--journal", "bg.db", "--no-progress"),
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     ok = _rows(tmp / "bg.db", "status = 'ok'") if (tmp / "bg.db").exists() else 0
     return Outcome(done.returncode == 0 and ok == 1 and time.monotonic() - start < 15, lost=1 - ok)
 
@@ -209,15 +226,21 @@ def orphan_after_kill9(tmp: Path) -> Outcome:
 
 def setsid_grandchild_at_timeout(tmp: Path) -> Outcome:
     """A command that starts a job in a new session (out of its process group), then times out."""
-    scenario = _scenario(tmp, "setsid sleep 60 & echo $! >> escaped.txt; sleep 30; echo {x}", budget=1,
-                         timeout=0.5)
-    subprocess.run(_bayestune("optimize", str(scenario), "--journal", "s.db", "--no-progress"), cwd=tmp,
-                   capture_output=True, timeout=60)
+    scenario = _scenario(tmp, "setsid sleep 60 & echo $! >> escaped.txt; sleep 30; echo {x}", budget=1, timeout=0.5)
+    subprocess.run(
+        _bayestune("optimize", str(scenario), "--journal", "s.db", "--no-progress"),
+        cwd=tmp,
+        capture_output=True,
+        timeout=60,
+    )
     escaped = tmp / "escaped.txt"
     pids, survivors = _survivors(escaped)
     timed_out = (tmp / "s.db").exists() and _rows(tmp / "s.db", "failure_kind = 'timeout'") == 1
-    note = f"{len(survivors)} setsid grandchild(ren) survived the timeout" if survivors else \
-        ("" if pids and timed_out else "the command did not start or did not time out")
+    note = (
+        f"{len(survivors)} setsid grandchild(ren) survived the timeout"
+        if survivors
+        else ("" if pids and timed_out else "the command did not start or did not time out")
+    )
     return Outcome(bool(pids) and timed_out and not survivors, note=note)
 
 
@@ -226,26 +249,45 @@ def ambiguous_output(tmp: Path) -> Outcome:
     wrong = 0
     for i, line in enumerate(lines):
         scenario = _scenario(tmp, f"printf '%b\\n' '{line}' #{{x}}", budget=1)
-        subprocess.run(_bayestune("optimize", str(scenario), "--journal", f"amb{i}.db", "--no-progress",
-                                  "--stop-after-failures", "0"), cwd=tmp, capture_output=True, text=True, timeout=60)
+        subprocess.run(
+            _bayestune(
+                "optimize", str(scenario), "--journal", f"amb{i}.db", "--no-progress", "--stop-after-failures", "0"
+            ),
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         wrong += _rows(tmp / f"amb{i}.db", "status = 'ok'")
     return Outcome(wrong == 0, note=f"{wrong} of {len(lines)} lines read as a number" if wrong else "")
 
 
 def quoted_placeholder(tmp: Path) -> Outcome:
-    data = dict(_SCENARIO, budget=1, parameters=[{"name": "c", "type": "categorical",
-                                                  "values": ["a", "x'; touch pwned; '"]}],
-                blackbox={"command": "echo '{c}' >/dev/null; echo 1"})
+    data = dict(
+        _SCENARIO,
+        budget=1,
+        parameters=[{"name": "c", "type": "categorical", "values": ["a", "x'; touch pwned; '"]}],
+        blackbox={"command": "echo '{c}' >/dev/null; echo 1"},
+    )
     (tmp / "q.json").write_text(json.dumps(data))
-    done = subprocess.run(_bayestune("optimize", "q.json", "--journal", "q.db", "--no-progress"), cwd=tmp,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        _bayestune("optimize", "q.json", "--journal", "q.db", "--no-progress"),
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     return Outcome(done.returncode == 2 and "inside '...' quotes" in done.stderr and not (tmp / "pwned").exists())
 
 
 def damaged_row(tmp: Path) -> Outcome:
     scenario = _scenario(tmp, "echo runtime: {x}", budget=3)
-    subprocess.run(_bayestune("optimize", str(scenario), "--journal", "d.db", "--no-progress"), cwd=tmp,
-                   capture_output=True, timeout=60)
+    subprocess.run(
+        _bayestune("optimize", str(scenario), "--journal", "d.db", "--no-progress"),
+        cwd=tmp,
+        capture_output=True,
+        timeout=60,
+    )
     conn = sqlite3.connect(tmp / "d.db")
     conn.execute("UPDATE trials SET status = 'weird' WHERE trial_id = 2")
     conn.commit()
@@ -255,29 +297,44 @@ def damaged_row(tmp: Path) -> Outcome:
 
 
 def timeout_grace(tmp: Path) -> Outcome:
-    scenario = _scenario(tmp, "trap 'echo cleaned > done.txt; exit 1' TERM; sleep 30 & wait; echo {x}",
-                         budget=1, timeout=0.5)
-    subprocess.run(_bayestune("optimize", str(scenario), "--journal", "t.db", "--no-progress"), cwd=tmp,
-                   capture_output=True, timeout=60)
+    scenario = _scenario(
+        tmp, "trap 'echo cleaned > done.txt; exit 1' TERM; sleep 30 & wait; echo {x}", budget=1, timeout=0.5
+    )
+    subprocess.run(
+        _bayestune("optimize", str(scenario), "--journal", "t.db", "--no-progress"),
+        cwd=tmp,
+        capture_output=True,
+        timeout=60,
+    )
     done = tmp / "done.txt"
-    return Outcome(done.exists() and done.read_text().strip() == "cleaned"
-                   and _rows(tmp / "t.db", "failure_kind = 'timeout'") == 1)
+    return Outcome(
+        done.exists() and done.read_text().strip() == "cleaned" and _rows(tmp / "t.db", "failure_kind = 'timeout'") == 1
+    )
 
 
 def every_evaluation_fails(tmp: Path) -> Outcome:
     scenario = _scenario(tmp, "echo 'ld: cannot find -lfoo' >&2; exit 1 #{x}", budget=40)
-    done = subprocess.run(_bayestune("optimize", str(scenario), "--journal", "f.db", "--no-progress"), cwd=tmp,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        _bayestune("optimize", str(scenario), "--journal", "f.db", "--no-progress"),
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     spent = _rows(tmp / "f.db")
-    return Outcome(done.returncode == 3 and spent == 10 and "cannot find -lfoo" in done.stderr,
-                   note=f"spent {spent} of 40" if spent != 10 else "")
+    return Outcome(
+        done.returncode == 3 and spent == 10 and "cannot find -lfoo" in done.stderr,
+        note=f"spent {spent} of 40" if spent != 10 else "",
+    )
 
 
 def stdout_flood(tmp: Path) -> Outcome:
     scenario = _scenario(tmp, "head -c 100000000 /dev/zero | tr '\\0' 'x'; echo; echo {x}", budget=1, timeout=60)
-    code = ("import resource, subprocess, sys; "
-            f"r = subprocess.run({_bayestune('optimize', str(scenario), '--journal', 'flood.db', '--no-progress')!r}); "
-            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    code = (
+        "import resource, subprocess, sys; "
+        f"r = subprocess.run({_bayestune('optimize', str(scenario), '--journal', 'flood.db', '--no-progress')!r}); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp, capture_output=True, text=True, timeout=180)
     peak_mb = int(done.stdout.strip().splitlines()[-1]) / 1024 if done.stdout.strip() else float("nan")
     ok = _rows(tmp / "flood.db", "status = 'ok'") if (tmp / "flood.db").exists() else 0
@@ -298,19 +355,30 @@ def _refused(tmp: Path, name: str, text: str, *, seconds: float = 30) -> str:
 
 def hostile_scenario_files(tmp: Path) -> Outcome:
     yaml_bomb = 'a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
-        f"a{i}: &a{i} [{','.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 9))
+        f"a{i}: &a{i} [{','.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 9)
+    )
     deep = "[" * 5000 + "]" * 5000
-    t1 = {"General": {"BenchmarkName": "t"}, "ConfigurationSpace": {"Conditions": [], "TuningParameters": [
-        {"Name": "x", "Type": "int", "Values": None}]}}
+    t1 = {
+        "General": {"BenchmarkName": "t"},
+        "ConfigurationSpace": {"Conditions": [], "TuningParameters": [{"Name": "x", "Type": "int", "Values": None}]},
+    }
     binop, bomb = json.loads(json.dumps(t1)), json.loads(json.dumps(t1))
     binop["ConfigurationSpace"]["TuningParameters"][0]["Values"] = "+".join(["1"] * 20000)
     bomb["ConfigurationSpace"]["TuningParameters"][0]["Values"] = "sum([[1]*999999 for i in range(500)], [])"
     huge_memory = dict(_SCENARIO, budget=1, blackbox={"command": "echo {x}", "memory_limit_mb": 1e30})
-    problems = [_refused(tmp, "bomb.yaml", yaml_bomb), _refused(tmp, "deep.json", deep),
-                _refused(tmp, "t1_binop.json", json.dumps(binop)), _refused(tmp, "t1_bomb.json", json.dumps(bomb)),
-                _refused(tmp, "memory.json", json.dumps(huge_memory))]
-    perm = dict(_SCENARIO, budget=1, parameters=[{"name": "p", "type": "permutation", "n": 22}],
-                blackbox={"command": "echo 1 #{p}"})
+    problems = [
+        _refused(tmp, "bomb.yaml", yaml_bomb),
+        _refused(tmp, "deep.json", deep),
+        _refused(tmp, "t1_binop.json", json.dumps(binop)),
+        _refused(tmp, "t1_bomb.json", json.dumps(bomb)),
+        _refused(tmp, "memory.json", json.dumps(huge_memory)),
+    ]
+    perm = dict(
+        _SCENARIO,
+        budget=1,
+        parameters=[{"name": "p", "type": "permutation", "n": 22}],
+        blackbox={"command": "echo 1 #{p}"},
+    )
     (tmp / "perm.json").write_text(json.dumps(perm))
     done = subprocess.run(_bayestune("validate", "perm.json"), cwd=tmp, capture_output=True, text=True, timeout=60)
     if done.returncode != 0:
@@ -322,23 +390,33 @@ def hostile_scenario_files(tmp: Path) -> Outcome:
 def validate_catches_setup_errors(tmp: Path) -> Outcome:
     missing = _scenario(tmp, "/no/such/program {x}", budget=1)
     first = subprocess.run(_bayestune("validate", str(missing)), cwd=tmp, capture_output=True, text=True, timeout=60)
-    data = dict(_SCENARIO, budget=1, strategy="bo", strategy_options={"aquisition": "ei"},
-                blackbox={"command": "echo {x}"})
+    data = dict(
+        _SCENARIO, budget=1, strategy="bo", strategy_options={"aquisition": "ei"}, blackbox={"command": "echo {x}"}
+    )
     (tmp / "opt.json").write_text(json.dumps(data))
     second = subprocess.run(_bayestune("validate", "opt.json"), cwd=tmp, capture_output=True, text=True, timeout=60)
-    problems = [f"{what}: exit {done.returncode}" for what, done in
-                (("missing program", first), ("misspelled strategy option", second)) if done.returncode != 2]
+    problems = [
+        f"{what}: exit {done.returncode}"
+        for what, done in (("missing program", first), ("misspelled strategy option", second))
+        if done.returncode != 2
+    ]
     return Outcome(not problems, note="; ".join(problems))
 
 
 def show_into_a_closed_pipe(tmp: Path) -> Outcome:
     scenario = _scenario(tmp, "echo runtime: {x}", budget=30)
-    subprocess.run(_bayestune("optimize", str(scenario), "--journal", "h.db", "--no-progress"), cwd=tmp,
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        _bayestune("optimize", str(scenario), "--journal", "h.db", "--no-progress"),
+        cwd=tmp,
+        capture_output=True,
+        timeout=120,
+    )
     cmd = " ".join(f"'{a}'" for a in _bayestune("show", "h.db", "--all")) + " | head -n 2"
     done = subprocess.run(["bash", "-c", cmd], cwd=tmp, capture_output=True, text=True, timeout=60)
-    return Outcome("BrokenPipe" not in done.stderr and "Traceback" not in done.stderr,
-                   note="error text on a closed pipe" if done.stderr.strip() else "")
+    return Outcome(
+        "BrokenPipe" not in done.stderr and "Traceback" not in done.stderr,
+        note="error text on a closed pipe" if done.stderr.strip() else "",
+    )
 
 
 def backup_while_running(tmp: Path) -> Outcome:
@@ -347,24 +425,34 @@ def backup_while_running(tmp: Path) -> Outcome:
     if not _wait_rows(proc, tmp / "live.db", 5):
         proc.kill()
         return Outcome(False, note="the run did not get going")
-    done = subprocess.run(_bayestune("backup", "live.db", "copy.db"), cwd=tmp, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        _bayestune("backup", "live.db", "copy.db"), cwd=tmp, capture_output=True, text=True, timeout=60
+    )
     copied = _finished(tmp / "copy.db") if done.returncode == 0 else 0
     proc.wait(120)
-    return Outcome(done.returncode == 0 and copied >= 5 and proc.returncode == 0 and _finished(tmp / "live.db") == 30,
-                   note="" if copied >= 5 else f"the copy holds {copied} finished evaluations")
+    return Outcome(
+        done.returncode == 0 and copied >= 5 and proc.returncode == 0 and _finished(tmp / "live.db") == 30,
+        note="" if copied >= 5 else f"the copy holds {copied} finished evaluations",
+    )
 
 
 def _dask_scheduler(tmp: Path, offset: int) -> tuple[str, subprocess.Popen]:
     port = 20000 + (os.getpid() + offset) % 20000
     return f"tcp://127.0.0.1:{port}", subprocess.Popen(
         ["dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--dashboard-address", ":0"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp)
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=tmp,
+    )
 
 
 def _dask_worker(tmp: Path, address: str) -> subprocess.Popen:
-    return subprocess.Popen(["dask", "worker", address, "--nworkers", "1", "--nthreads", "2", "--dashboard-address",
-                             ":0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp)
+    return subprocess.Popen(
+        ["dask", "worker", address, "--nworkers", "1", "--nthreads", "2", "--dashboard-address", ":0"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=tmp,
+    )
 
 
 def _dask_run(tmp: Path, address: str) -> tuple[Path, subprocess.Popen | None]:
@@ -406,13 +494,26 @@ def _lose_the_scheduler(tmp: Path, cluster: dict, scenario: Path, proc: subproce
     except subprocess.TimeoutExpired:
         proc.kill()
         return Outcome(False, note="the run hung after the scheduler was lost")
-    resumed = subprocess.run(_bayestune("optimize", str(scenario), "--journal", "dask.db", "--resume",
-                                        "--no-progress"), cwd=tmp, capture_output=True, text=True, timeout=180)
+    resumed = subprocess.run(
+        _bayestune("optimize", str(scenario), "--journal", "dask.db", "--resume", "--no-progress"),
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     finished = _finished(tmp / "dask.db")
-    clean = (proc.returncode not in (0, None) and "Traceback" not in err and "scheduler" in err
-             and resumed.returncode == 0 and finished == 30)
-    return Outcome(clean, lost=max(0, 30 - finished),
-                   note="" if clean else f"exit {proc.returncode}: {err.strip().splitlines()[-1:]}, resumed to {finished} of 30")
+    clean = (
+        proc.returncode not in (0, None)
+        and "Traceback" not in err
+        and "scheduler" in err
+        and resumed.returncode == 0
+        and finished == 30
+    )
+    return Outcome(
+        clean,
+        lost=max(0, 30 - finished),
+        note="" if clean else f"exit {proc.returncode}: {err.strip().splitlines()[-1:]}, resumed to {finished} of 30",
+    )
 
 
 # ---- hostile inputs, round three (issue 29): one row per item -------------------------------
@@ -434,13 +535,25 @@ def _refusals(tmp: Path, files: dict[str, str], seconds: float = 30) -> Outcome:
         hangs += done is None
         tracebacks += tb
         accepted += done is not None and done.returncode != 2
-    return Outcome(accepted == 0, tracebacks=tracebacks, hangs=hangs,
-                   note=f"{accepted} of {len(files)} accepted" if accepted else "")
+    return Outcome(
+        accepted == 0,
+        tracebacks=tracebacks,
+        hangs=hangs,
+        note=f"{accepted} of {len(files)} accepted" if accepted else "",
+    )
 
 
 def self_referencing_yaml(tmp: Path) -> Outcome:
-    return _refusals(tmp, {"c.yaml": "&a [*a]\n", "d.yaml": "a: &a {b: *a}\n", "e.yaml": "&a [1, [2, *a]]\n",
-                           "f.yaml": "&a {k: [*a, *a]}\n"}, seconds=20)
+    return _refusals(
+        tmp,
+        {
+            "c.yaml": "&a [*a]\n",
+            "d.yaml": "a: &a {b: *a}\n",
+            "e.yaml": "&a [1, [2, *a]]\n",
+            "f.yaml": "&a {k: [*a, *a]}\n",
+        },
+        seconds=20,
+    )
 
 
 HOSTILE_NAME = "t*\\\r/\r#define Q 1\r/*"
@@ -458,37 +571,64 @@ def names_into_exports(tmp: Path) -> Outcome:
     tracebacks += tb
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc and header is not None and header.returncode == 0:
-        (tmp / "m.c").write_text('#include "t.h"\nint main(void) {\n#if defined(Q) || defined(R)\n  return 1;\n'
-                                 "#else\n  return 0;\n#endif\n}\n")
-        built = subprocess.run([cc, "-std=c99", "-Wall", "-Werror", "-o", str(tmp / "m"), str(tmp / "m.c")],
-                               capture_output=True, text=True)
+        (tmp / "m.c").write_text(
+            '#include "t.h"\nint main(void) {\n#if defined(Q) || defined(R)\n  return 1;\n'
+            "#else\n  return 0;\n#endif\n}\n"
+        )
+        built = subprocess.run(
+            [cc, "-std=c99", "-Wall", "-Werror", "-o", str(tmp / "m"), str(tmp / "m.c")], capture_output=True, text=True
+        )
         injections += built.returncode != 0 or subprocess.run([str(tmp / "m")]).returncode != 0
     module, tb = _cli(tmp, "export", journal, "--format", "python", "-o", "t.py")
     tracebacks += tb
     if module is not None and module.returncode == 0:
-        ran = subprocess.run([sys.executable, "-c", f"import t; print(t.OBJECTIVES[0][0] == {HOSTILE_NAME!r})"],
-                             cwd=tmp, capture_output=True, text=True)
+        ran = subprocess.run(
+            [sys.executable, "-c", f"import t; print(t.OBJECTIVES[0][0] == {HOSTILE_NAME!r})"],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+        )
         injections += ran.stdout.strip() != "True"
-    return Outcome(header is not None and module is not None and header.returncode == module.returncode == 0,
-                   tracebacks=tracebacks, injections=injections, note="" if cc else "no C compiler: header not compiled")
+    return Outcome(
+        header is not None and module is not None and header.returncode == module.returncode == 0,
+        tracebacks=tracebacks,
+        injections=injections,
+        note="" if cc else "no C compiler: header not compiled",
+    )
 
 
 def values_into_shells(tmp: Path) -> Outcome:
-    templates = ["cat <<EOF\n{c}\nEOF", "python3 - <<EOF\nprint({c!r})\nEOF", "echo \\{c}", "echo `echo {c}`",
-                 "eval echo {c}", "echo runtime: $(( {c} + 1 ))", "echo 1 # {c}"]
+    templates = [
+        "cat <<EOF\n{c}\nEOF",
+        "python3 - <<EOF\nprint({c!r})\nEOF",
+        "echo \\{c}",
+        "echo `echo {c}`",
+        "eval echo {c}",
+        "echo runtime: $(( {c} + 1 ))",
+        "echo 1 # {c}",
+    ]
     values = ["a", "$(touch X1)", "`touch X2`", "a'$(touch X3)'", "x ; touch X4 ; #", "1\ntouch X5", "a[$(touch X6)]"]
     accepted = tracebacks = 0
     for i, template in enumerate(templates):
-        data = dict(_SCENARIO, budget=len(values), initial_design={"size": len(values)}, strategy="random",
-                    parameters=[{"name": "c", "type": "categorical", "values": values}],
-                    blackbox={"command": template + "; echo runtime: 1"})
+        data = dict(
+            _SCENARIO,
+            budget=len(values),
+            initial_design={"size": len(values)},
+            strategy="random",
+            parameters=[{"name": "c", "type": "categorical", "values": values}],
+            blackbox={"command": template + "; echo runtime: 1"},
+        )
         (tmp / f"s{i}.json").write_text(json.dumps(data))
         done, tb = _cli(tmp, "optimize", f"s{i}.json", "--journal", f"s{i}.db", "--no-progress")
         tracebacks += tb
         accepted += done is not None and done.returncode == 0
     injections = len(list(tmp.glob("X*")))
-    return Outcome(True, tracebacks=tracebacks, injections=injections,
-                   note=f"{accepted} of {len(templates)} templates ran (arithmetic and comments take inert values only)")
+    return Outcome(
+        True,
+        tracebacks=tracebacks,
+        injections=injections,
+        note=f"{accepted} of {len(templates)} templates ran (arithmetic and comments take inert values only)",
+    )
 
 
 def symlinked_journal_beside_a_live_run(tmp: Path) -> Outcome:
@@ -506,8 +646,11 @@ def symlinked_journal_beside_a_live_run(tmp: Path) -> Outcome:
         refused += done is not None and done.returncode == 2 and "is in use by" in done.stderr
     first.communicate(timeout=120)
     ok = _rows(tmp / "j.db", "status = 'ok'")
-    return Outcome(refused == 3 and first.returncode == 0 and _rows(tmp / "j.db") == budget, lost=budget - ok,
-                   note="" if refused == 3 else f"{3 - refused} of 3 aliases not refused")
+    return Outcome(
+        refused == 3 and first.returncode == 0 and _rows(tmp / "j.db") == budget,
+        lost=budget - ok,
+        note="" if refused == 3 else f"{3 - refused} of 3 aliases not refused",
+    )
 
 
 def lock_file_planted_as_a_link(tmp: Path) -> Outcome:
@@ -518,8 +661,12 @@ def lock_file_planted_as_a_link(tmp: Path) -> Outcome:
     done, tracebacks = _cli(tmp, "optimize", str(scenario), "--journal", "j.db", "--no-progress")
     intact = victim.read_text() == "precious"
     refused = done is not None and done.returncode == 2 and "symbolic link" in done.stderr
-    return Outcome(refused, tracebacks=tracebacks, injections=0 if intact else 1,
-                   note="" if intact else "the link's target was truncated")
+    return Outcome(
+        refused,
+        tracebacks=tracebacks,
+        injections=0 if intact else 1,
+        note="" if intact else "the link's target was truncated",
+    )
 
 
 _DAMAGE_DRIVER = r"""
@@ -567,28 +714,46 @@ def damaged_journals(tmp: Path) -> Outcome:
     done, _ = _cli(tmp, "optimize", str(scenario), "--journal", "base.db", "--no-progress")
     if done is None or done.returncode != 0:
         return Outcome(False, note="the base run failed")
-    ran = subprocess.run([sys.executable, "-c", _DAMAGE_DRIVER, str(tmp / "base.db"), str(scenario)], cwd=tmp,
-                         capture_output=True, text=True, timeout=900)
+    ran = subprocess.run(
+        [sys.executable, "-c", _DAMAGE_DRIVER, str(tmp / "base.db"), str(scenario)],
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     try:
         counts = json.loads(ran.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         return Outcome(False, tracebacks=1, note=ran.stderr.strip()[-200:])
-    return Outcome(counts["tracebacks"] == 0, tracebacks=counts["tracebacks"],
-                   note=f"{counts['variants']} damaged variants, {counts['runs']} command runs (show, export, "
-                        "resume); NaN/inf in an ok row resumes")
+    return Outcome(
+        counts["tracebacks"] == 0,
+        tracebacks=counts["tracebacks"],
+        note=f"{counts['variants']} damaged variants, {counts['runs']} command runs (show, export, "
+        "resume); NaN/inf in an ok row resumes",
+    )
 
 
 def stdout_on_disk(tmp: Path) -> Outcome:
-    probe = ("head -c 500000000 /dev/zero; sleep 0.3; echo; "
-             "echo \"disk_mb: $(( $(stat -L -c '%b*%B' /proc/$$/fd/1) / 1000000 ))\"; echo runtime: {x}")
+    probe = (
+        "head -c 500000000 /dev/zero; sleep 0.3; echo; "
+        "echo \"disk_mb: $(( $(stat -L -c '%b*%B' /proc/$$/fd/1) / 1000000 ))\"; echo runtime: {x}"
+    )
     data = dict(_SCENARIO, budget=1, blackbox={"command": probe, "timeout": 120, "options": {"max_output_mb": 1}})
     (tmp / "o.json").write_text(json.dumps(data))
     done, tracebacks = _cli(tmp, "optimize", "o.json", "--journal", "o.db", "--no-progress", timeout=180)
-    rows = sqlite3.connect(tmp / "o.db").execute('SELECT "values" FROM trials WHERE status = \'ok\'').fetchall() \
-        if (tmp / "o.db").exists() else []
+    rows = (
+        sqlite3.connect(tmp / "o.db").execute("SELECT \"values\" FROM trials WHERE status = 'ok'").fetchall()
+        if (tmp / "o.db").exists()
+        else []
+    )
     disk = json.loads(rows[0][0]).get("disk_mb") if rows else None
-    return Outcome(disk is not None and disk < 20, lost=1 - len(rows), tracebacks=tracebacks, hangs=done is None,
-                   note=f"500 MB of stdout took {disk} MB on disk" if disk is not None else "no result")
+    return Outcome(
+        disk is not None and disk < 20,
+        lost=1 - len(rows),
+        tracebacks=tracebacks,
+        hangs=done is None,
+        note=f"500 MB of stdout took {disk} MB on disk" if disk is not None else "no result",
+    )
 
 
 def journal_on_read_only_storage(tmp: Path) -> Outcome:
@@ -597,15 +762,23 @@ def journal_on_read_only_storage(tmp: Path) -> Outcome:
     mnt.mkdir()
     scenario = _scenario(tmp, "echo runtime: {x}", budget=3)
     _cli(tmp, "optimize", str(scenario), "--journal", str(src / "run.db"), "--no-progress")
-    mounted = subprocess.run(f"mount --bind {src} {mnt} && mount -o remount,ro,bind {mnt}", shell=True,
-                             capture_output=True).returncode == 0
+    mounted = (
+        subprocess.run(
+            f"mount --bind {src} {mnt} && mount -o remount,ro,bind {mnt}", shell=True, capture_output=True
+        ).returncode
+        == 0
+    )
     if not mounted:
         subprocess.run(["umount", str(mnt)], capture_output=True)
         return Outcome(True, note="skipped: no rights to make a read-only mount")
     try:
         failed, tracebacks = [], 0
-        for args in (["show", "ro/run.db"], ["export", "ro/run.db", "--format", "json"],
-                     ["report", "ro/run.db", "-o", "r.html"], ["backup", "ro/run.db", "copy.db"]):
+        for args in (
+            ["show", "ro/run.db"],
+            ["export", "ro/run.db", "--format", "json"],
+            ["report", "ro/run.db", "-o", "r.html"],
+            ["backup", "ro/run.db", "copy.db"],
+        ):
             done, tb = _cli(tmp, *args)
             tracebacks += tb
             if done is None or done.returncode != 0:
@@ -633,12 +806,26 @@ def _lose_every_worker(tmp: Path, cluster: dict, scenario: Path, proc: subproces
         proc.kill()
         return Outcome(False, hangs=1, note="Ctrl-C did not stop the waiting run")
     cluster["worker"] = _dask_worker(tmp, address)
-    resumed, tracebacks = _cli(tmp, "optimize", str(scenario), "--journal", "dask.db", "--resume",
-                               "--no-progress", "--dask", address, timeout=180)
+    resumed, tracebacks = _cli(
+        tmp,
+        "optimize",
+        str(scenario),
+        "--journal",
+        "dask.db",
+        "--resume",
+        "--no-progress",
+        "--dask",
+        address,
+        timeout=180,
+    )
     finished = _finished(tmp / "dask.db")
-    return Outcome(said and resumed is not None and resumed.returncode == 0 and finished == 30,
-                   lost=max(0, 30 - finished), tracebacks=tracebacks, hangs=not said,
-                   note="" if said else "no line within 30 s of losing the last worker")
+    return Outcome(
+        said and resumed is not None and resumed.returncode == 0 and finished == 30,
+        lost=max(0, 30 - finished),
+        tracebacks=tracebacks,
+        hangs=not said,
+        note="" if said else "no line within 30 s of losing the last worker",
+    )
 
 
 def _stderr_says(proc: subprocess.Popen, text: str, seconds: float) -> bool:
@@ -661,8 +848,13 @@ def dashboard_hostile_clients(tmp: Path) -> Outcome:
     scenario = _scenario(tmp, "echo runtime: {x}", budget=20)
     _cli(tmp, "optimize", str(scenario), "--journal", "d.db", "--no-progress")
     port = 20000 + (os.getpid() + 13) % 20000
-    server = subprocess.Popen(_bayestune("dashboard", "d.db", "--port", str(port)), cwd=tmp,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        _bayestune("dashboard", "d.db", "--port", str(port)),
+        cwd=tmp,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         time.sleep(3)
         idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(300)]
@@ -686,21 +878,36 @@ def dashboard_hostile_clients(tmp: Path) -> Outcome:
         _, err = server.communicate(timeout=30)
     tracebacks = err.count("Traceback")
     clean = threads <= 40 and rebinding == 421
-    return Outcome(clean, tracebacks=tracebacks, injections=rebinding == 200,
-                   note=f"{threads} threads for 300 idle connections; a foreign Host got {rebinding}")
+    return Outcome(
+        clean,
+        tracebacks=tracebacks,
+        injections=rebinding == 200,
+        note=f"{threads} threads for 300 idle connections; a foreign Host got {rebinding}",
+    )
 
 
 def sizes(tmp: Path) -> Outcome:
     def scenario(parameter: dict) -> str:
-        return json.dumps(dict(_SCENARIO, budget=2, parameters=[parameter],
-                               blackbox={"command": f"echo runtime: 1 #{{{parameter['name']}}}"}))
+        return json.dumps(
+            dict(
+                _SCENARIO,
+                budget=2,
+                parameters=[parameter],
+                blackbox={"command": f"echo runtime: 1 #{{{parameter['name']}}}"},
+            )
+        )
 
-    return _refusals(tmp, {
-        "int64.json": scenario({"name": "x", "type": "integer", "bounds": [0, 10**20]}),
-        "digits.json": scenario({"name": "x", "type": "integer", "bounds": [0, 10**3999]}),
-        "real.json": scenario({"name": "x", "type": "real", "bounds": [-1e308, 1e308]}),
-        "perm6.json": scenario({"name": "p", "type": "permutation", "n": 10**6}),
-        "perm12.json": scenario({"name": "p", "type": "permutation", "n": 10**12})}, seconds=30)
+    return _refusals(
+        tmp,
+        {
+            "int64.json": scenario({"name": "x", "type": "integer", "bounds": [0, 10**20]}),
+            "digits.json": scenario({"name": "x", "type": "integer", "bounds": [0, 10**3999]}),
+            "real.json": scenario({"name": "x", "type": "real", "bounds": [-1e308, 1e308]}),
+            "perm6.json": scenario({"name": "p", "type": "permutation", "n": 10**6}),
+            "perm12.json": scenario({"name": "p", "type": "permutation", "n": 10**12}),
+        },
+        seconds=30,
+    )
 
 
 def odd_lock_backup_supervisor(tmp: Path) -> Outcome:
@@ -731,8 +938,9 @@ def _supervisor_killed(tmp: Path) -> int:
     proc = _start(tmp, "optimize", str(scenario), "--journal", "sv.db", "--no-progress")
     escaped = tmp / "escaped.txt"
     _wait_for_text(escaped, 30)
-    supervisors = [int(p) for p in subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
-                                                  text=True).stdout.split()]
+    supervisors = [
+        int(p) for p in subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    ]
     for pid in supervisors:
         os.kill(pid, signal.SIGKILL)
     proc.communicate(timeout=60)
@@ -752,7 +960,10 @@ HOSTILE_FAULTS: dict[str, tuple[Callable[[Path], Outcome], bool]] = {
     "9 every Dask worker gone": (dask_workers_gone, False),
     "10 dashboard: 300 idle, hang-ups, foreign Host": (dashboard_hostile_clients, False),
     "11 sizes: int64, 4,000 digits, real span, permutations": (sizes, False),
-    "12 non-UTF-8 lock, backup to a missing dir, refused target, killed supervisor": (odd_lock_backup_supervisor, False),
+    "12 non-UTF-8 lock, backup to a missing dir, refused target, killed supervisor": (
+        odd_lock_backup_supervisor,
+        False,
+    ),
 }
 
 
@@ -806,10 +1017,15 @@ def run_faults(trials: int, only: list[str] | None = None) -> list[Row]:
 
 
 def table(rows: list[Row]) -> str:
-    out = ["| fault | trials | clean | failures | tracebacks | hangs | injections | evaluations lost | notes |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
-    out += [f"| {r.fault} | {r.trials} | {r.clean} | {r.failures} | {r.tracebacks} | {r.hangs} | {r.injections} | "
-            f"{r.lost} | {r.notes} |" for r in rows]
+    out = [
+        "| fault | trials | clean | failures | tracebacks | hangs | injections | evaluations lost | notes |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    out += [
+        f"| {r.fault} | {r.trials} | {r.clean} | {r.failures} | {r.tracebacks} | {r.hangs} | {r.injections} | "
+        f"{r.lost} | {r.notes} |"
+        for r in rows
+    ]
     return "\n".join(out)
 
 
@@ -822,10 +1038,12 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     rows = run_faults(1 if args.quick else args.trials, args.only)
     print(table(rows))
-    print(f"\n{sum(r.trials for r in rows)} injections, {sum(r.failures for r in rows)} not clean, "
-          f"{sum(r.tracebacks for r in rows)} tracebacks, {sum(r.hangs for r in rows)} hangs, "
-          f"{sum(r.injections for r in rows)} code injections, "
-          f"{sum(r.lost for r in rows)} evaluations lost; {time.monotonic() - start:.0f} s")
+    print(
+        f"\n{sum(r.trials for r in rows)} injections, {sum(r.failures for r in rows)} not clean, "
+        f"{sum(r.tracebacks for r in rows)} tracebacks, {sum(r.hangs for r in rows)} hangs, "
+        f"{sum(r.injections for r in rows)} code injections, "
+        f"{sum(r.lost for r in rows)} evaluations lost; {time.monotonic() - start:.0f} s"
+    )
     return 0 if all(r.failures == 0 for r in rows) else 1
 
 

@@ -49,12 +49,16 @@ def seed_ratios(res, problem: str, strategy: str, budget: int) -> dict[int, floa
     opt = res.optimum.get(problem)
     if not opt:
         return {}
-    return {int(r["seed"]): metrics.best_at(r["values"], budget) / opt
-            for r in res.by_cell.get((problem, strategy), []) if r.get("values") and int(r["budget"]) >= budget}
+    return {
+        int(r["seed"]): metrics.best_at(r["values"], budget) / opt
+        for r in res.by_cell.get((problem, strategy), [])
+        if r.get("values") and int(r["budget"]) >= budget
+    }
 
 
-def space_means(res, strategy: str, spaces: Sequence[str], budget: int,
-                seeds: Mapping[str, set[int]] | None = None) -> dict[str, float]:
+def space_means(
+    res, strategy: str, spaces: Sequence[str], budget: int, seeds: Mapping[str, set[int]] | None = None
+) -> dict[str, float]:
     """Per space, the mean best/optimum over the seeds (those in ``seeds[space]`` if given)."""
     out = {}
     for p in spaces:
@@ -78,8 +82,11 @@ def _fmt_ci(est: float, lo: float, hi: float) -> str:
 
 def table_issue_targets(res, reference: str, spaces: Sequence[str], budgets: Sequence[int]) -> list[str]:
     peers = [s for s in res.strategies if is_peer(s)]
-    lines = [f"| budget | `{reference}` geo-mean [95 % CI] | best peer at this budget [95 % CI] | target | "
-             f"`{reference}` meets it |", "|---|---|---|---|---|"]
+    lines = [
+        f"| budget | `{reference}` geo-mean [95 % CI] | best peer at this budget [95 % CI] | target | "
+        f"`{reference}` meets it |",
+        "|---|---|---|---|---|",
+    ]
     for b in budgets:
         est, lo, hi, n = _ci(res, reference, spaces, b)
         best = None
@@ -90,20 +97,28 @@ def table_issue_targets(res, reference: str, spaces: Sequence[str], budgets: Seq
         peer = f"{best[0]}: {_fmt_ci(*best[1][:3])}" if best else "–"
         target = TARGETS.get(b)
         met = "–" if target is None or math.isnan(est) else ("met" if est <= target else "missed")
-        lines.append(f"| @{b} | {_fmt_ci(est, lo, hi)} (n={n}) | {peer} | {'≤ ' + str(target) if target else '–'} | {met} |")
+        lines.append(
+            f"| @{b} | {_fmt_ci(est, lo, hi)} (n={n}) | {peer} | {'≤ ' + str(target) if target else '–'} | {met} |"
+        )
     return lines
 
 
 def table_peer_tests(res, reference: str, spaces: Sequence[str], budgets: Sequence[int]) -> list[str]:
     others = [s for s in res.strategies if s != reference and not is_variant(s)]
     head = " | ".join(f"@{b}: better/worse, p" for b in budgets)
-    lines = [f"| `{reference}` vs | family | cells won (target ≥ {WIN_TARGET:.0%}) | {head} |",
-             "|---|---|---|" + "---|" * len(budgets)]
+    lines = [
+        f"| `{reference}` vs | family | cells won (target ≥ {WIN_TARGET:.0%}) | {head} |",
+        "|---|---|---|" + "---|" * len(budgets),
+    ]
     for s in others:
-        cells = {(p, b): {reference: m_ref, s: m_s} for b in budgets
-                 for p in spaces
-                 for m_ref, m_s in [(space_means(res, reference, [p], b).get(p, math.nan),
-                                     space_means(res, s, [p], b).get(p, math.nan))]}
+        cells = {
+            (p, b): {reference: m_ref, s: m_s}
+            for b in budgets
+            for p in spaces
+            for m_ref, m_s in [
+                (space_means(res, reference, [p], b).get(p, math.nan), space_means(res, s, [p], b).get(p, math.nan))
+            ]
+        }
         w = metrics.win_fractions(cells, reference, [s])[s]
         if not w["cells"]:
             continue
@@ -114,8 +129,11 @@ def table_peer_tests(res, reference: str, spaces: Sequence[str], budgets: Sequen
             p_text = "–" if math.isnan(t["p"]) else f"{t['p']:.3f}"
             tests.append(f"{t['better']}/{t['worse']}, {p_text}")
         family = "peer" if is_peer(s) else "baseline"
-        lines.append(f"| {s} | {family} | {w['wins']}/{w['cells']} = {w['fraction']:.0%} ({verdict}) | "
-                     + " | ".join(tests) + " |")
+        lines.append(
+            f"| {s} | {family} | {w['wins']}/{w['cells']} = {w['fraction']:.0%} ({verdict}) | "
+            + " | ".join(tests)
+            + " |"
+        )
     return lines
 
 
@@ -136,8 +154,9 @@ def _common_seeds(res, strategies: Sequence[str], spaces: Sequence[str], budget:
     return {p: set.intersection(*(set(seed_ratios(res, p, s, budget)) for s in strategies)) for p in spaces}
 
 
-def space_plan(res, candidates: Sequence[str], spaces: Sequence[str], budgets: Sequence[int],
-               per_space_budgets: bool = False) -> dict[str, tuple[list[int], set[int]]]:
+def space_plan(
+    res, candidates: Sequence[str], spaces: Sequence[str], budgets: Sequence[int], per_space_budgets: bool = False
+) -> dict[str, tuple[list[int], set[int]]]:
     """``{space: (budgets, seeds)}``: the budgets each space is read at and the seeds every
     candidate ran to the largest of them. Default: all of ``budgets``, seeds that reached
     ``max(budgets)``. ``per_space_budgets``: the budgets up to the largest one at which the
@@ -154,16 +173,21 @@ def space_plan(res, candidates: Sequence[str], spaces: Sequence[str], budgets: S
     return out
 
 
-def table_ablations(res, reference: str, spaces: Sequence[str], budgets: Sequence[int],
-                    per_space_budgets: bool = False) -> list[str]:
+def table_ablations(
+    res, reference: str, spaces: Sequence[str], budgets: Sequence[int], per_space_budgets: bool = False
+) -> list[str]:
     variants = [s for s in res.strategies if is_variant(s) and s.split(":", 1)[0] == reference]
     if not variants:
         return ["(no variants of the reference were run)"]
-    lines = [f"Each cell: geometric mean over the spaces of (variant mean / `{reference}` mean) on the seeds both "
-             "ran (< 1: the variant is better), then spaces better/worse and the Wilcoxon p over spaces"
-             + (" (n: the spaces run to that budget)" if per_space_budgets else "") + ".", "",
-             "| variant | spaces | seeds per space | " + " | ".join(f"@{b}" for b in budgets) + " |",
-             "|---|---|---|" + "---|" * len(budgets)]
+    lines = [
+        f"Each cell: geometric mean over the spaces of (variant mean / `{reference}` mean) on the seeds both "
+        "ran (< 1: the variant is better), then spaces better/worse and the Wilcoxon p over spaces"
+        + (" (n: the spaces run to that budget)" if per_space_budgets else "")
+        + ".",
+        "",
+        "| variant | spaces | seeds per space | " + " | ".join(f"@{b}" for b in budgets) + " |",
+        "|---|---|---|" + "---|" * len(budgets),
+    ]
     for v in variants:
         covered = [p for p in spaces if res.by_cell.get((p, v))]
         if not covered:
@@ -188,8 +212,9 @@ def table_ablations(res, reference: str, spaces: Sequence[str], budgets: Sequenc
     return lines
 
 
-def loo_scores(res, candidates: Sequence[str], spaces: Sequence[str], budgets: Sequence[int],
-               per_space_budgets: bool = False) -> dict[str, dict[str, float]]:
+def loo_scores(
+    res, candidates: Sequence[str], spaces: Sequence[str], budgets: Sequence[int], per_space_budgets: bool = False
+) -> dict[str, dict[str, float]]:
     """``{candidate: {space: mean over budgets of log(mean best/optimum)}}`` on the seeds every
     candidate ran on that space (``per_space_budgets``: over the budgets that space reached)."""
     plan = space_plan(res, candidates, spaces, budgets, per_space_budgets)
@@ -204,8 +229,9 @@ def loo_scores(res, candidates: Sequence[str], spaces: Sequence[str], budgets: S
     return out
 
 
-def table_leave_one_out(res, reference: str, spaces: Sequence[str], budgets: Sequence[int],
-                        per_space_budgets: bool = False) -> list[str]:
+def table_leave_one_out(
+    res, reference: str, spaces: Sequence[str], budgets: Sequence[int], per_space_budgets: bool = False
+) -> list[str]:
     candidates = [reference] + [s for s in res.strategies if is_variant(s) and s.split(":", 1)[0] == reference]
     candidates = [c for c in candidates if any(res.by_cell.get((p, c)) for p in spaces)]
     spaces = [p for p in spaces if all(res.by_cell.get((p, c)) for c in candidates)]
@@ -214,12 +240,16 @@ def table_leave_one_out(res, reference: str, spaces: Sequence[str], budgets: Seq
     if len(candidates) < 2 or len(spaces) < 2:
         return ["(leave-one-out needs the reference and at least one variant run on every space)"]
     chosen = metrics.leave_one_out({c: scores[c] for c in candidates}, spaces)
-    lines = [f"Candidates: {', '.join(f'`{c}`' for c in candidates)}; spaces every candidate ran: {len(spaces)}. Score = geometric mean over budgets "
-             f"{', '.join(map(str, budgets))} of the mean best/optimum (seeds common to all candidates"
-             + ("; a space run to a smaller budget is scored on the budgets it reached" if per_space_budgets else "")
-             + ").", "",
-             f"| left-out space | chosen on the other {len(spaces) - 1} | its left-out score | `{reference}` there | "
-             "ratio |", "|---|---|---|---|---|"]
+    lines = [
+        f"Candidates: {', '.join(f'`{c}`' for c in candidates)}; spaces every candidate ran: {len(spaces)}. Score = geometric mean over budgets "
+        f"{', '.join(map(str, budgets))} of the mean best/optimum (seeds common to all candidates"
+        + ("; a space run to a smaller budget is scored on the budgets it reached" if per_space_budgets else "")
+        + ").",
+        "",
+        f"| left-out space | chosen on the other {len(spaces) - 1} | its left-out score | `{reference}` there | "
+        "ratio |",
+        "|---|---|---|---|---|",
+    ]
     ratios = []
     for p in spaces:
         c, score = chosen[p]
@@ -237,11 +267,16 @@ def issue_section(res, reference: str, budgets: Sequence[int]) -> list[str]:
     dev = [p for p in res.problems if res.kinds.get(p) in ("gpu", "synthetic")]
     if reference not in res.strategies or not gpu:
         return []
-    lines = ["## Generalisation protocol (issue 17)", "",
-             "Geometric means are over spaces of each space's mean over seeds; intervals: 95 % percentile "
-             "bootstrap resampling seeds within spaces. Wilcoxon: two-sided signed-rank test over spaces, paired "
-             "on each space's mean (better/worse = spaces where the reference's mean is lower/higher).", "",
-             f"### Targets on the {len(gpu)} shared GPU spaces", ""]
+    lines = [
+        "## Generalisation protocol (issue 17)",
+        "",
+        "Geometric means are over spaces of each space's mean over seeds; intervals: 95 % percentile "
+        "bootstrap resampling seeds within spaces. Wilcoxon: two-sided signed-rank test over spaces, paired "
+        "on each space's mean (better/worse = spaces where the reference's mean is lower/higher).",
+        "",
+        f"### Targets on the {len(gpu)} shared GPU spaces",
+        "",
+    ]
     lines += table_issue_targets(res, reference, gpu, budgets) + [""]
     lines += ["### Per strategy: cells won and paired tests (GPU spaces)", ""]
     lines += table_peer_tests(res, reference, gpu, budgets) + [""]
@@ -255,17 +290,26 @@ def issue_section(res, reference: str, budgets: Sequence[int]) -> list[str]:
     return lines
 
 
-def table_per_space(res, reference: str, spaces: Sequence[str], budgets: Sequence[int],
-                    candidates: Sequence[str] | None = None, per_space_budgets: bool = True) -> list[str]:
+def table_per_space(
+    res,
+    reference: str,
+    spaces: Sequence[str],
+    budgets: Sequence[int],
+    candidates: Sequence[str] | None = None,
+    per_space_budgets: bool = True,
+) -> list[str]:
     """Per space and candidate: the mean best/optimum at each budget on the seeds all candidates
     ran there, and (variants) the ratio to the reference's mean."""
     if candidates is None:
         candidates = [reference] + [s for s in res.strategies if is_variant(s) and s.split(":", 1)[0] == reference]
-    lines = [f"Mean best/optimum over the seeds every listed strategy ran (variants: / `{reference}`'s mean in "
-             "brackets, < 1 = better, and the Wilcoxon p over seeds, paired by seed, where at least two differ); "
-             "– = budget not run.", "",
-             "| space | strategy | seeds | " + " | ".join(f"@{b}" for b in budgets) + " |",
-             "|---|---|---|" + "---|" * len(budgets)]
+    lines = [
+        f"Mean best/optimum over the seeds every listed strategy ran (variants: / `{reference}`'s mean in "
+        "brackets, < 1 = better, and the Wilcoxon p over seeds, paired by seed, where at least two differ); "
+        "– = budget not run.",
+        "",
+        "| space | strategy | seeds | " + " | ".join(f"@{b}" for b in budgets) + " |",
+        "|---|---|---|" + "---|" * len(budgets),
+    ]
     for p in spaces:
         here = [c for c in candidates if res.by_cell.get((p, c))]
         if reference not in here:
@@ -292,8 +336,9 @@ def table_per_space(res, reference: str, spaces: Sequence[str], budgets: Sequenc
     return lines
 
 
-def loso_by_budget(res, reference: str, variant: str, spaces: Sequence[str], budget: int
-                   ) -> tuple[float, int, int] | None:
+def loso_by_budget(
+    res, reference: str, variant: str, spaces: Sequence[str], budget: int
+) -> tuple[float, int, int] | None:
     """Leave-one-space-out between the reference and one variant at one budget: with each space
     left out, the one of the two with the lower geometric mean best/optimum on the others is
     chosen. -> (geometric mean over left-out spaces of chosen/reference there, times the variant
@@ -312,11 +357,15 @@ def loso_by_budget(res, reference: str, variant: str, spaces: Sequence[str], bud
 
 def table_loso_by_budget(res, reference: str, spaces: Sequence[str], budgets: Sequence[int]) -> list[str]:
     variants = [s for s in res.strategies if is_variant(s) and s.split(":", 1)[0] == reference]
-    lines = [f"Each variant against `{reference}` alone, one budget at a time: with each space left out, the better "
-             "of the two on the other spaces (geometric mean of the mean best/optimum, common seeds) is chosen "
-             f"and scored on the left-out space. Cell: geometric mean over left-out spaces of chosen / `{reference}` "
-             "(> 1: choosing by LOSO would have lost), then how often the variant was chosen / spaces.", "",
-             "| variant | " + " | ".join(f"@{b}" for b in budgets) + " |", "|---|" + "---|" * len(budgets)]
+    lines = [
+        f"Each variant against `{reference}` alone, one budget at a time: with each space left out, the better "
+        "of the two on the other spaces (geometric mean of the mean best/optimum, common seeds) is chosen "
+        f"and scored on the left-out space. Cell: geometric mean over left-out spaces of chosen / `{reference}` "
+        "(> 1: choosing by LOSO would have lost), then how often the variant was chosen / spaces.",
+        "",
+        "| variant | " + " | ".join(f"@{b}" for b in budgets) + " |",
+        "|---|" + "---|" * len(budgets),
+    ]
     for v in variants:
         cells = []
         for b in budgets:
@@ -326,18 +375,26 @@ def table_loso_by_budget(res, reference: str, spaces: Sequence[str], budgets: Se
     return lines
 
 
-def loso_section(res, reference: str, budgets: Sequence[int], kinds: Sequence[str] = ("gpu", "synthetic"),
-                 per_space: bool = True) -> list[str]:
+def loso_section(
+    res, reference: str, budgets: Sequence[int], kinds: Sequence[str] = ("gpu", "synthetic"), per_space: bool = True
+) -> list[str]:
     """The ablation and leave-one-space-out tables over the spaces of ``kinds``, each space read at
     the budgets it was run to."""
     spaces = [p for p in res.problems if res.kinds.get(p) in kinds]
     if reference not in res.strategies or not spaces:
         return [f"(no `{reference}` runs on spaces of kinds {', '.join(kinds)})"]
-    by_kind = [f"{k}: {', '.join(p for p in spaces if res.kinds.get(p) == k)}" for k in kinds
-               if any(res.kinds.get(p) == k for p in spaces)]
-    lines = [f"## Ablations and leave one space out over {', '.join(kinds)} ({len(spaces)} spaces)", "",
-             "Spaces — " + "; ".join(by_kind) + ". A space run to a smaller budget (Halide: 60) is read at the "
-             "budgets it reached; `run-best` optima (Halide) are the best value in all the files read.", ""]
+    by_kind = [
+        f"{k}: {', '.join(p for p in spaces if res.kinds.get(p) == k)}"
+        for k in kinds
+        if any(res.kinds.get(p) == k for p in spaces)
+    ]
+    lines = [
+        f"## Ablations and leave one space out over {', '.join(kinds)} ({len(spaces)} spaces)",
+        "",
+        "Spaces — " + "; ".join(by_kind) + ". A space run to a smaller budget (Halide: 60) is read at the "
+        "budgets it reached; `run-best` optima (Halide) are the best value in all the files read.",
+        "",
+    ]
     if per_space:
         lines += ["### Per space", ""] + table_per_space(res, reference, spaces, budgets) + [""]
     lines += [f"### Ablations of `{reference}`", ""]
@@ -363,8 +420,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--kinds", default="gpu,synthetic", help="comma list of problem kinds (gpu, synthetic, halide)")
     parser.add_argument("--budgets", default="20,40,60,100")
     parser.add_argument("--reference", default="bo")
-    parser.add_argument("--variants", default=None,
-                        help="comma list: only these variants of the reference (default: every variant in the files)")
+    parser.add_argument(
+        "--variants",
+        default=None,
+        help="comma list: only these variants of the reference (default: every variant in the files)",
+    )
     parser.add_argument("--no-per-space", action="store_true", help="leave out the per-space table")
     parser.add_argument("--out", default=None, help="Markdown file (default: stdout)")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -374,8 +434,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         records = [r for r in records if not is_variant(r["strategy"]) or r["strategy"] in keep]
     res = Results(records)
     budgets = [int(b) for b in args.budgets.split(",")]
-    lines = loso_section(res, args.reference, budgets, [k for k in args.kinds.split(",") if k],
-                         per_space=not args.no_per_space)
+    lines = loso_section(
+        res, args.reference, budgets, [k for k in args.kinds.split(",") if k], per_space=not args.no_per_space
+    )
     text = "\n".join(lines) + "\n"
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")

@@ -116,8 +116,14 @@ BLUR_KNOBS = [
     Vectorize("blur_y", "xi", (1, 4, 8, 16), default=8, param="vector"),
     Unroll("blur_y", "yi", (1, 2, 4), default=1, param="unroll"),
     Parallel("blur_y", Loop("order", pick="outermost"), default=True, param="parallel"),
-    ComputeAt("blur_x", "blur_y", ("root", "tile", "inline"), default="tile", param="compute_at",
-              at={"tile": Loop("order", ("xo", "yo"))}),  # the inner of the two tile loops
+    ComputeAt(
+        "blur_x",
+        "blur_y",
+        ("root", "tile", "inline"),
+        default="tile",
+        param="compute_at",
+        at={"tile": Loop("order", ("xo", "yo"))},
+    ),  # the inner of the two tile loops
     Vectorize("blur_x", "x", (1, 4, 8, 16), default=8, param="vector", when={"compute_at": ("root", "tile")}),
     Parallel("blur_x", "y", default=True, param="parallel", when={"compute_at": ("root",)}),
 ]
@@ -138,16 +144,27 @@ MATMUL_KNOBS = [
     Vectorize("prod", "x", (1, 4, 8, 16), default=8, param="vector", when=_PROD_PLACED),
     Split("prod", "k", "ko", "ki", (1, 2, 4, 8, 16), default=1, param="k_split", update=0, when=_PROD_PLACED),
     Reorder("prod", ("x", "y", "ko", "ki"), default=(3, 2, 1, 0), param="order", update=0, when=_PROD_PLACED),
-    Vectorize("prod", "x", (1, 4, 8, 16), default=8, param="vector", update=0,
-              when={**_PROD_PLACED, "vec_loop": ("x",)}),
-    Vectorize("prod", "ki", (1, 4, 8, 16), default=8, param="vector", update=0,
-              when={**_PROD_PLACED, "vec_loop": ("k",)}),
+    Vectorize(
+        "prod", "x", (1, 4, 8, 16), default=8, param="vector", update=0, when={**_PROD_PLACED, "vec_loop": ("x",)}
+    ),
+    Vectorize(
+        "prod", "ki", (1, 4, 8, 16), default=8, param="vector", update=0, when={**_PROD_PLACED, "vec_loop": ("k",)}
+    ),
     Unroll("prod", "y", (1, 2, 4), default=1, param="unroll", update=0, when=_PROD_PLACED),
     Parallel("prod", "y", default=True, param="parallel", update=0, when={"placement": ("root",)}),
 ]
 MATMUL_CHOICES = [Categorical("vec_loop", ["x", "k"], default="x")]  # read only by the knobs' `when`
-MATMUL_PARAMETER_ORDER = ["tile_x", "tile_y", "vector", "parallel", "unroll", "placement", "k_split", "vec_loop",
-                          "order"]
+MATMUL_PARAMETER_ORDER = [
+    "tile_x",
+    "tile_y",
+    "vector",
+    "parallel",
+    "unroll",
+    "placement",
+    "k_split",
+    "vec_loop",
+    "order",
+]
 
 
 def blur_space() -> Space:
@@ -155,8 +172,7 @@ def blur_space() -> Space:
 
 
 def matmul_space() -> Space:
-    return knob_space(MATMUL_KNOBS, TILE_CONSTRAINTS, parameters=MATMUL_CHOICES,
-                      parameter_order=MATMUL_PARAMETER_ORDER)
+    return knob_space(MATMUL_KNOBS, TILE_CONSTRAINTS, parameters=MATMUL_CHOICES, parameter_order=MATMUL_PARAMETER_ORDER)
 
 
 HALIDE_PROBLEMS = {
@@ -176,7 +192,7 @@ def _data() -> dict[str, Any]:
     rng = np.random.default_rng(12345)
     m = BLUR_MARGIN
     blur_in = rng.random((BLUR_SIZE + 2 + 2 * m, BLUR_SIZE + 2 + 2 * m), dtype=np.float32)
-    core = blur_in[m:m + BLUR_SIZE + 2, m:m + BLUR_SIZE + 2]
+    core = blur_in[m : m + BLUR_SIZE + 2, m : m + BLUR_SIZE + 2]
     bx = (core[:, :-2] + core[:, 1:-1] + core[:, 2:]) / np.float32(3.0)
     blur_ref = (bx[:-2, :] + bx[1:-1, :] + bx[2:, :]) / np.float32(3.0)
     mm_a = rng.random((MATMUL_SIZE, MATMUL_SIZE), dtype=np.float32)
@@ -191,8 +207,13 @@ def blur_pipeline(hl: Any) -> Pipeline:
     bx, out = hl.Func("blur_x"), hl.Func("blur_y")
     bx[x, y] = (inp[x, y] + inp[x + 1, y] + inp[x + 2, y]) / 3.0
     out[x, y] = (bx[x, y] + bx[x, y + 1] + bx[x, y + 2]) / 3.0
-    return Pipeline(output=out, funcs={"blur_x": bx, "blur_y": out}, inputs=[(inp, data["blur_in"])],
-                    shape=(BLUR_SIZE, BLUR_SIZE), input_mins=[(-BLUR_MARGIN, -BLUR_MARGIN)])
+    return Pipeline(
+        output=out,
+        funcs={"blur_x": bx, "blur_y": out},
+        inputs=[(inp, data["blur_in"])],
+        shape=(BLUR_SIZE, BLUR_SIZE),
+        input_mins=[(-BLUR_MARGIN, -BLUR_MARGIN)],
+    )
 
 
 def matmul_pipeline(hl: Any) -> Pipeline:
@@ -204,13 +225,20 @@ def matmul_pipeline(hl: Any) -> Pipeline:
     prod[x, y] = hl.f32(0.0)
     prod[x, y] += A[k.x, y] * B[x, k.x]
     C[x, y] = prod[x, y]
-    return Pipeline(output=C, funcs={"prod": prod, "C": C}, inputs=[(A, data["mm_a"]), (B, data["mm_b"])],
-                    shape=(MATMUL_SIZE, MATMUL_SIZE), rvars={"k": k.x})
+    return Pipeline(
+        output=C,
+        funcs={"prod": prod, "C": C},
+        inputs=[(A, data["mm_a"]), (B, data["mm_b"])],
+        shape=(MATMUL_SIZE, MATMUL_SIZE),
+        rvars={"k": k.x},
+    )
 
 
 #: pipeline name -> (builder, knobs, the numpy reference's key in ``_data()``)
-SCHEDULES = {"halide_blur": (blur_pipeline, BLUR_KNOBS, "blur_ref"),
-             "halide_matmul": (matmul_pipeline, MATMUL_KNOBS, "mm_ref")}
+SCHEDULES = {
+    "halide_blur": (blur_pipeline, BLUR_KNOBS, "blur_ref"),
+    "halide_matmul": (matmul_pipeline, MATMUL_KNOBS, "mm_ref"),
+}
 
 
 def scheduled(hl: Any, pipeline: str, cfg: Mapping[str, Any]) -> Pipeline:
@@ -392,8 +420,14 @@ class HalideEvaluator:
         env.setdefault("HL_NUM_THREADS", str(os.cpu_count() or 1))
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
         self._proc = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--serve"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True, env=env, cwd=str(REPO))
+            [sys.executable, str(Path(__file__).resolve()), "--serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            env=env,
+            cwd=str(REPO),
+        )
         hello = self._readline(60.0)
         if hello is None or not hello.get("ready"):
             self.close()
@@ -489,8 +523,7 @@ class MeasurementCache:
         rec = self.entries.get(key)
         if rec is None:
             res = self.evaluator.evaluate(config)
-            rec = {"key": key, "values": dict(res.values) if res.feasible else {}, "error": res.error,
-                   "kind": res.kind}
+            rec = {"key": key, "values": dict(res.values) if res.feasible else {}, "error": res.error, "kind": res.kind}
             if res.feasible or "stopped answering" not in (res.error or ""):
                 self.entries[key] = rec
                 append_record(self.path, rec)
@@ -535,11 +568,23 @@ def build_halide_problem(name: str) -> Problem:
     factory, description = HALIDE_PROBLEMS[name]
     black_box = measured_pipeline(name)
     cache = cache_path(name)
-    return Problem(name=name, kind="halide", space=factory(), objectives=["time"], evaluate=black_box.evaluate,
-                   optimum=None, optimum_source=None, description=description, timing_sensitive=True,
-                   close=black_box.close,
-                   metadata={"threads": os.environ.get("HL_NUM_THREADS", str(os.cpu_count())),
-                             "timeout_s": DEFAULT_TIMEOUT, "measurement_cache": str(cache) if cache else None})
+    return Problem(
+        name=name,
+        kind="halide",
+        space=factory(),
+        objectives=["time"],
+        evaluate=black_box.evaluate,
+        optimum=None,
+        optimum_source=None,
+        description=description,
+        timing_sensitive=True,
+        close=black_box.close,
+        metadata={
+            "threads": os.environ.get("HL_NUM_THREADS", str(os.cpu_count())),
+            "timeout_s": DEFAULT_TIMEOUT,
+            "measurement_cache": str(cache) if cache else None,
+        },
+    )
 
 
 if __name__ == "__main__" and "--serve" in sys.argv:

@@ -41,8 +41,11 @@ def command_line(argv: Sequence[str] | None = None) -> str:
 
 
 def completed(records: Iterable[dict[str, Any]], budget: int) -> set[tuple[str, str, int]]:
-    return {(r["problem"], r["strategy"], int(r["seed"])) for r in records
-            if not r.get("error") and int(r.get("budget", 0)) >= budget}
+    return {
+        (r["problem"], r["strategy"], int(r["seed"]))
+        for r in records
+        if not r.get("error") and int(r.get("budget", 0)) >= budget
+    }
 
 
 def _versions(packages: Iterable[str]) -> dict[str, str]:
@@ -56,8 +59,13 @@ def _versions(packages: Iterable[str]) -> dict[str, str]:
 
     import bayestune
 
-    v = {"python": platform.python_version(), "bayestune": getattr(bayestune, "__version__", "?"),
-         "numpy": numpy.__version__, "scipy": scipy.__version__, "scikit-learn": sklearn.__version__}
+    v = {
+        "python": platform.python_version(),
+        "bayestune": getattr(bayestune, "__version__", "?"),
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "scikit-learn": sklearn.__version__,
+    }
     for package in packages:
         try:
             v[package] = version(package)
@@ -70,17 +78,32 @@ def run_one(task: dict[str, Any]) -> dict[str, Any]:
     """Run one combination (in a worker or here) and return its record."""
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     record: dict[str, Any] = {
-        "schema": SCHEMA, "problem": task["problem"], "strategy": task["strategy"], "seed": task["seed"],
-        "budget": task["budget"], "budgets": task.get("budgets", [task["budget"]]),
-        "command": task.get("command"), "started": started,
-        "host": {"machine": platform.machine(), "processor": platform.processor() or platform.machine(),
-                 "cpus": os.cpu_count(), "system": platform.system()},
+        "schema": SCHEMA,
+        "problem": task["problem"],
+        "strategy": task["strategy"],
+        "seed": task["seed"],
+        "budget": task["budget"],
+        "budgets": task.get("budgets", [task["budget"]]),
+        "command": task.get("command"),
+        "started": started,
+        "host": {
+            "machine": platform.machine(),
+            "processor": platform.processor() or platform.machine(),
+            "cpus": os.cpu_count(),
+            "system": platform.system(),
+        },
     }
     t0 = time.perf_counter()
     try:
         problem = get_problem(task["problem"])
-        record.update({"kind": problem.kind, "objectives": problem.objective_names, "optimum": problem.optimum,
-                       "optimum_source": problem.optimum_source})
+        record.update(
+            {
+                "kind": problem.kind,
+                "objectives": problem.objective_names,
+                "optimum": problem.optimum,
+                "optimum_source": problem.optimum_source,
+            }
+        )
         if not problem.multi_objective:
             record["objective"] = problem.objective
         contender = make_contender(task["strategy"], problem, task["seed"])
@@ -102,13 +125,17 @@ def _summary(record: dict[str, Any]) -> str:
         return f"{head}: ERROR {record['error'].splitlines()[0]}"
     vals = [v for v in record.get("values", []) if v is not None]
     if len(record.get("objectives") or [None]) > 1:
-        return (f"{head}: {record.get('n_evaluations')} evals ({len(vals)} feasible, {record.get('rejected')} "
-                f"rejected), total {record.get('elapsed_s', 0):.1f} s")
+        return (
+            f"{head}: {record.get('n_evaluations')} evals ({len(vals)} feasible, {record.get('rejected')} "
+            f"rejected), total {record.get('elapsed_s', 0):.1f} s"
+        )
     best = min(vals) if vals else None
     opt = record.get("optimum")
     rel = f" best/opt {best / opt:.3f}" if best is not None and opt else ""
-    return (f"{head}: {record.get('n_evaluations')} evals, best {best if best is None else f'{best:.6g}'}"
-            f"{rel}, strategy {record.get('strategy_s', 0):.1f} s, total {record.get('elapsed_s', 0):.1f} s")
+    return (
+        f"{head}: {record.get('n_evaluations')} evals, best {best if best is None else f'{best:.6g}'}"
+        f"{rel}, strategy {record.get('strategy_s', 0):.1f} s, total {record.get('elapsed_s', 0):.1f} s"
+    )
 
 
 def _limit_threads() -> None:
@@ -116,9 +143,18 @@ def _limit_threads() -> None:
         os.environ.setdefault(var, "1")
 
 
-def run_benchmarks(problems: Sequence[str], strategies: Sequence[str], budgets: Sequence[int], seeds: Sequence[int],
-                   out: str | os.PathLike, *, jobs: int = 1, command: str | None = None,
-                   seed_limits: Mapping[str, int] | None = None, log=print) -> list[dict[str, Any]]:
+def run_benchmarks(
+    problems: Sequence[str],
+    strategies: Sequence[str],
+    budgets: Sequence[int],
+    seeds: Sequence[int],
+    out: str | os.PathLike,
+    *,
+    jobs: int = 1,
+    command: str | None = None,
+    seed_limits: Mapping[str, int] | None = None,
+    log=print,
+) -> list[dict[str, Any]]:
     """Run every missing combination and append its record to ``out``; return the new records.
     ``seed_limits`` runs a (slow) strategy on the first N of ``seeds`` only."""
     unavailable = {s: STRATEGIES[s].available() for s in strategies if s in STRATEGIES}
@@ -139,14 +175,19 @@ def run_benchmarks(problems: Sequence[str], strategies: Sequence[str], budgets: 
     out.parent.mkdir(parents=True, exist_ok=True)
     done = completed(load_records(out), budget)
     limits = seed_limits or {}
-    wanted = [(p, s, int(seed)) for p, s in pairs for seed in list(seeds)[:limits.get(s, len(seeds))]]
-    tasks = [{"problem": p, "strategy": s, "seed": seed, "budget": budget, "budgets": list(budgets),
-              "command": command} for p, s, seed in wanted if (p, s, seed) not in done]
+    wanted = [(p, s, int(seed)) for p, s in pairs for seed in list(seeds)[: limits.get(s, len(seeds))]]
+    tasks = [
+        {"problem": p, "strategy": s, "seed": seed, "budget": budget, "budgets": list(budgets), "command": command}
+        for p, s, seed in wanted
+        if (p, s, seed) not in done
+    ]
     skipped = len(wanted) - len(tasks)
     if skipped:
         log(f"resuming: {skipped} run(s) already in {out}")
-    serial = sorted((t for t in tasks if timing_sensitive(t["problem"])),
-                    key=lambda t: (problems.index(t["problem"]), t["seed"], strategies.index(t["strategy"])))
+    serial = sorted(
+        (t for t in tasks if timing_sensitive(t["problem"])),
+        key=lambda t: (problems.index(t["problem"]), t["seed"], strategies.index(t["strategy"])),
+    )
     parallel = [t for t in tasks if t not in serial]
     new: list[dict[str, Any]] = []
     total = len(tasks)

@@ -37,8 +37,10 @@ def shared_memory(cfg: dict) -> float | Result:
 
 PROBLEMS = {
     "registers": (Space([Integer("x", 0, 15), Integer("y", 0, 15), Categorical("k", ["u", "v"])]), registers),
-    "shared_memory": (Space([Integer("x", 0, 31), Integer("y", 0, 31), Categorical("k", ["u", "v", "w"])]),
-                      shared_memory),
+    "shared_memory": (
+        Space([Integer("x", 0, 31), Integer("y", 0, 31), Categorical("k", ["u", "v", "w"])]),
+        shared_memory,
+    ),
 }
 
 
@@ -62,10 +64,13 @@ def main() -> None:
             for seed in range(args.seeds):
                 opt = Optimizer(space, objectives=["value"], strategy=strategy, seed=seed)
                 opt.optimize(box, args.budget)
-                fails.append(sum(1 for t in opt.trials[opt.design.size:] if not t.feasible))
+                fails.append(sum(1 for t in opt.trials[opt.design.size :] if not t.feasible))
                 bests.append(opt.best.values["value"] if opt.best else float("nan"))
-            print(f"| {name} | {share:.0%} | {strategy} | {statistics.mean(fails):.1f} of {args.budget - opt.design.size}"
-                  f" | {statistics.mean(bests):.3f} |", flush=True)
+            print(
+                f"| {name} | {share:.0%} | {strategy} | {statistics.mean(fails):.1f} of {args.budget - opt.design.size}"
+                f" | {statistics.mean(bests):.3f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -50,17 +50,39 @@ def run(root: Path, seed: int) -> dict:
     pareto = root / config["run_directory"] / config["output_pareto_file"]
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "bayestune", "optimize", SCENARIO, "--seed", str(seed), "--force",
-                    "--no-progress", "--journal", f"/tmp/blackscholes_{seed}.journal.db"],
-                   cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bayestune",
+            "optimize",
+            SCENARIO,
+            "--seed",
+            str(seed),
+            "--force",
+            "--no-progress",
+            "--journal",
+            f"/tmp/blackscholes_{seed}.journal.db",
+        ],
+        cwd=root,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     seconds = time.perf_counter() - started
     samples = root / config["run_directory"] / config["output_data_file"]
     with open(samples, newline="") as f:
         n = sum(1 for _ in csv.DictReader(f))
     true_front = _front(root / TRUE_FRONT, objectives, feasible)
     run_front = _front(pareto, objectives, feasible)
-    return {"seed": seed, "evaluations": n, "seconds": round(seconds, 1), "front": len(run_front),
-            "hvi": round(float(hvi_as_hypermapper(true_front, run_front)), 1), "load": os.getloadavg()[0]}
+    return {
+        "seed": seed,
+        "evaluations": n,
+        "seconds": round(seconds, 1),
+        "front": len(run_front),
+        "hvi": round(float(hvi_as_hypermapper(true_front, run_front)), 1),
+        "load": os.getloadavg()[0],
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -69,12 +91,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--out", type=Path, help="write the table here (markdown)")
     args = parser.parse_args(argv)
-    lines = ["| seed | evaluations | seconds | front size | HVI (HyperMapper's test: < 100000) | load (1 min) |",
-             "|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| seed | evaluations | seconds | front size | HVI (HyperMapper's test: < 100000) | load (1 min) |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
     for seed in args.seeds:
         r = run(args.root, seed)
-        lines.append(f"| {r['seed']} | {r['evaluations']} | {r['seconds']} | {r['front']} | {r['hvi']:g} | "
-                     f"{r['load']:.1f} |")
+        lines.append(
+            f"| {r['seed']} | {r['evaluations']} | {r['seconds']} | {r['front']} | {r['hvi']:g} | {r['load']:.1f} |"
+        )
         print(lines[-1], flush=True)
     if args.out:
         args.out.write_text("\n".join(lines) + "\n")

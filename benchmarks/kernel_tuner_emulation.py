@@ -26,9 +26,9 @@ from bayestune.strategies.bo import BayesianOptimization, BOSettings
 class KernelTunerEmulationSettings(BOSettings):
     """Options of ``bo_kt``: those of ``bo`` plus Kernel Tuner's policies."""
 
-    kt_portfolio: bool = True      # EI/PI/LCB as a portfolio (off: the acquisition option alone)
-    kt_rounds: bool = True         # judge the portfolio once per round, as Kernel Tuner's multi-advanced does
-    kt_exploration: str = "cv"     # constant | cv (Kernel Tuner's code) | cv_paper (its paper)
+    kt_portfolio: bool = True  # EI/PI/LCB as a portfolio (off: the acquisition option alone)
+    kt_rounds: bool = True  # judge the portfolio once per round, as Kernel Tuner's multi-advanced does
+    kt_exploration: str = "cv"  # constant | cv (Kernel Tuner's code) | cv_paper (its paper)
 
     def rules(self) -> list[Rule]:
         return [*super().rules(), self.one_of("kt_exploration", ("constant", "cv", "cv_paper"))]

@@ -70,10 +70,22 @@ class KernelTunerEvaluator(Evaluator):
         self.default = dict(p["default"])
         capture = _Capture()
         kernel_tuner.tune_kernel(
-            p["kernel_name"], p["source"], p["problem_size"], p["arguments"], p["tune_params"], lang="OpenCL",
-            restrictions=p["restrictions"], grid_div_x=p["grid_div_x"], grid_div_y=p["grid_div_y"],
-            answer=p["answer"], atol=p["atol"], iterations=iterations, strategy=capture,
-            strategy_options={"max_fevals": 1}, quiet=True)
+            p["kernel_name"],
+            p["source"],
+            p["problem_size"],
+            p["arguments"],
+            p["tune_params"],
+            lang="OpenCL",
+            restrictions=p["restrictions"],
+            grid_div_x=p["grid_div_x"],
+            grid_div_y=p["grid_div_y"],
+            answer=p["answer"],
+            atol=p["atol"],
+            iterations=iterations,
+            strategy=capture,
+            strategy_options={"max_fevals": 1},
+            quiet=True,
+        )
         self.space, self.worker = capture.space, capture.worker
         self.worker.ensure_started()
         self.worker.run(self.space.element(self.valid_default()), self.timeout)  # warm-up, not counted
@@ -108,8 +120,9 @@ class KernelTunerEvaluator(Evaluator):
         if result.status is not TrialStatus.OK:
             return result
         compile_s = float(record.get("compile_time", 0.0)) / 1000.0
-        return Result(values={"time": result.values["time"]},
-                      timings={"compile": compile_s, "run": max(wall - compile_s, 0.0)})
+        return Result(
+            values={"time": result.values["time"]}, timings={"compile": compile_s, "run": max(wall - compile_s, 0.0)}
+        )
 
     def close(self) -> None:
         self.worker.close()
@@ -139,9 +152,15 @@ def screen(pipeline: str, path: Path | None = None) -> Path:
                 continue
             result = evaluator.evaluate(config)
             ok = result.status is TrialStatus.OK
-            append_record(path, {"key": key, "values": dict(result.values) if ok else {},
-                                 "error": None if ok else (result.error or "failed"),
-                                 "kind": None if ok else (result.kind or FailureKind.RUNTIME)})
+            append_record(
+                path,
+                {
+                    "key": key,
+                    "values": dict(result.values) if ok else {},
+                    "error": None if ok else (result.error or "failed"),
+                    "kind": None if ok else (result.kind or FailureKind.RUNTIME),
+                },
+            )
     finally:
         evaluator.close()
     return path

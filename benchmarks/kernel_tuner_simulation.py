@@ -51,7 +51,7 @@ def run_one(problem_name: str, strategy: str, seed: int, budget: int) -> dict[st
         kt_strategy: Any = BayestuneStrategy(seed=seed, journal=None)
         options: dict[str, Any] = {}
     else:
-        kt_strategy, options = strategy[len("kt_"):], {}
+        kt_strategy, options = strategy[len("kt_") :], {}
     started = time.perf_counter()
     results = run_kernel_tuner(setup, kt_strategy, options, budget, seed, fix_failure_cost=True)
     wall = time.perf_counter() - started
@@ -70,9 +70,18 @@ def run_one(problem_name: str, strategy: str, seed: int, budget: int) -> dict[st
         else:
             best = min(best, float(t))
         best_so_far.append(best / optimum)
-    return {"problem": problem_name, "strategy": strategy, "seed": seed, "budget": budget,
-            "n_results": len(results), "n_unique": len(seen), "n_failed": failures, "wall_s": round(wall, 2),
-            "optimum": optimum, "ratio": best_so_far}
+    return {
+        "problem": problem_name,
+        "strategy": strategy,
+        "seed": seed,
+        "budget": budget,
+        "n_results": len(results),
+        "n_unique": len(seen),
+        "n_failed": failures,
+        "wall_s": round(wall, 2),
+        "optimum": optimum,
+        "ratio": best_so_far,
+    }
 
 
 def _done(out: Path) -> set[tuple]:
@@ -101,8 +110,11 @@ def run(args: argparse.Namespace) -> None:
                 with open(out, "a", encoding="utf-8") as fh:
                     fh.write(json.dumps(record) + "\n")
                 at = record["ratio"][-1] if record["ratio"] else float("nan")
-                print(f"{problem} {strategy} seed {seed}: best/optimum {at:.3f} after {record['n_unique']} "
-                      f"({record['wall_s']} s)", flush=True)
+                print(
+                    f"{problem} {strategy} seed {seed}: best/optimum {at:.3f} after {record['n_unique']} "
+                    f"({record['wall_s']} s)",
+                    flush=True,
+                )
 
 
 def _at(ratio: list[float], n: int) -> float:
@@ -122,8 +134,10 @@ def table(args: argparse.Namespace) -> None:
     problems = sorted({p for p, _ in cells})
     strategies = [s for s in STRATEGIES if any(s == t for _, t in cells)]
     checkpoints = [int(c) for c in args.checkpoints.split(",")]
-    print("mean best/optimum over seeds (1.000 = optimum; lower is better); [seeds], "
-          "wins = seeds reaching the optimum at the last checkpoint\n")
+    print(
+        "mean best/optimum over seeds (1.000 = optimum; lower is better); [seeds], "
+        "wins = seeds reaching the optimum at the last checkpoint\n"
+    )
     header = "| problem | N | " + " | ".join(strategies) + " |"
     print(header)
     print("|" + "---|" * (2 + len(strategies)))
@@ -144,8 +158,9 @@ def table(args: argparse.Namespace) -> None:
                 row.append(cell)
             if means:
                 best = min(means.values())
-                row = row[:2] + [f"**{c}**" if s in means and means[s] == best else c
-                                 for s, c in zip(strategies, row[2:])]
+                row = row[:2] + [
+                    f"**{c}**" if s in means and means[s] == best else c for s, c in zip(strategies, row[2:])
+                ]
             print("| " + " | ".join(row) + " |")
     print()
     for s in strategies:
@@ -154,16 +169,20 @@ def table(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.kernel_tuner_simulation", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.kernel_tuner_simulation",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("run", help="run the table (appends to --out, skips runs already there)")
     p.add_argument("--problems", default="", help="comma-separated cache names (default: all shared caches)")
     p.add_argument("--strategies", default=",".join(STRATEGIES))
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--budget", type=int, default=100)
-    add_output_option(p, "kernel-tuner", "kernel_tuner_simulation.jsonl",
-                      what="JSON-lines file the runs are appended to")
+    add_output_option(
+        p, "kernel-tuner", "kernel_tuner_simulation.jsonl", what="JSON-lines file the runs are appended to"
+    )
     p.add_argument("--reverse", action="store_true", help="last seed first (a second process on the same --out)")
     p.set_defaults(func=run)
     t = sub.add_parser("table", help="print the markdown table of a results file")

@@ -36,8 +36,21 @@ UNCAPPED = "bo:max_training_points=none"
 #: The default training cap of bo (bayestune.models.training.DEFAULT_MAX_TRAINING_POINTS).
 CAP = 500
 #: Fields a compact record keeps.
-COMPACT_FIELDS = ("problem", "strategy", "seed", "budget", "budgets", "optimum", "n_evaluations", "values",
-                  "ask_s", "strategy_s", "elapsed_s", "command", "started")
+COMPACT_FIELDS = (
+    "problem",
+    "strategy",
+    "seed",
+    "budget",
+    "budgets",
+    "optimum",
+    "n_evaluations",
+    "values",
+    "ask_s",
+    "strategy_s",
+    "elapsed_s",
+    "command",
+    "started",
+)
 
 
 def load(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
@@ -52,8 +65,11 @@ def load(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
                 records = [json.loads(line) for line in fh if line.strip()]
         else:
             records = load_records(path)
-        out.extend(r for r in records if not r.get("error") and len(r.get("objectives") or [None]) <= 1
-                   and r.get("values") is not None)
+        out.extend(
+            r
+            for r in records
+            if not r.get("error") and len(r.get("objectives") or [None]) <= 1 and r.get("values") is not None
+        )
     return out
 
 
@@ -87,8 +103,11 @@ def by_cell(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, dict[in
 
 def space_means(runs: Mapping[int, Mapping[str, Any]], budget: int) -> float:
     """Mean best/optimum over the seeds of one space at ``budget`` (NaN: no run reaches it)."""
-    values = [relative_best(r["values"], budget, r["optimum"]) for r in runs.values()
-              if r.get("optimum") and r["budget"] >= budget]
+    values = [
+        relative_best(r["values"], budget, r["optimum"])
+        for r in runs.values()
+        if r.get("optimum") and r["budget"] >= budget
+    ]
     values = [v for v in values if math.isfinite(v)]
     return statistics.fmean(values) if values else math.nan
 
@@ -98,8 +117,10 @@ def summary(records: Sequence[Mapping[str, Any]], budgets: Sequence[int], cap: i
     cells = by_cell(records)
     strategies = sorted(cells, key=lambda s: (s != "bo", s != UNCAPPED, s))
     problems = sorted({p for s in cells.values() for p in s})
-    lines = ["| strategy | spaces | runs | " + " | ".join(f"@{b}" for b in budgets) + " |",
-             "|---|---|---|" + "---|" * len(budgets)]
+    lines = [
+        "| strategy | spaces | runs | " + " | ".join(f"@{b}" for b in budgets) + " |",
+        "|---|---|---|" + "---|" * len(budgets),
+    ]
     for s in strategies:
         means = {b: {p: space_means(runs, b) for p, runs in cells[s].items()} for b in budgets}
         n_runs = sum(len(runs) for runs in cells[s].values())
@@ -108,47 +129,70 @@ def summary(records: Sequence[Mapping[str, Any]], budgets: Sequence[int], cap: i
             finite = [v for v in means[b].values() if math.isfinite(v)]
             cols.append(f"{geometric_mean(finite):.4f} ({len(finite)})" if finite else "–")
         lines.append(f"| {s} | {len(cells[s])} | {n_runs} | " + " | ".join(cols) + " |")
-    lines += ["", ("Geo-mean over spaces of each space's mean best/optimum over seeds; (n) spaces with a run "
-                   "reaching that budget."), "",
-              "Per space (mean over seeds; seeds; median evaluations to the optimum among the runs that reached it):",
-              "",
-              "| space | strategy | seeds | " + " | ".join(f"@{b}" for b in budgets) + " | optimum found at |",
-              "|---|---|---|" + "---|" * len(budgets) + "---|"]
+    lines += [
+        "",
+        (
+            "Geo-mean over spaces of each space's mean best/optimum over seeds; (n) spaces with a run "
+            "reaching that budget."
+        ),
+        "",
+        "Per space (mean over seeds; seeds; median evaluations to the optimum among the runs that reached it):",
+        "",
+        "| space | strategy | seeds | " + " | ".join(f"@{b}" for b in budgets) + " | optimum found at |",
+        "|---|---|---|" + "---|" * len(budgets) + "---|",
+    ]
     for p in problems:
         for s in strategies:
             runs = cells[s].get(p)
             if not runs:
                 continue
-            reach = [evaluations_to_reach(best_so_far(r["values"]), r["optimum"]) for r in runs.values()
-                     if r.get("optimum")]
+            reach = [
+                evaluations_to_reach(best_so_far(r["values"]), r["optimum"]) for r in runs.values() if r.get("optimum")
+            ]
             hit = [k for k in reach if k is not None]
             found = f"{statistics.median(hit):.0f} ({len(hit)}/{len(reach)})" if hit else f"– (0/{len(reach)})"
             cols = [space_means(runs, b) for b in budgets]
-            lines.append(f"| {p} | {s} | {len(runs)} | " + " | ".join("–" if math.isnan(v) else f"{v:.4f}"
-                                                                       for v in cols) + f" | {found} |")
+            lines.append(
+                f"| {p} | {s} | {len(runs)} | "
+                + " | ".join("–" if math.isnan(v) else f"{v:.4f}" for v in cols)
+                + f" | {found} |"
+            )
     lines += ["", *_parting(cells, cap, budgets), "", *_suggestion_seconds(cells, cap)]
     return "\n".join(lines) + "\n"
 
 
-def _parting(cells: Mapping[str, Mapping[str, Mapping[int, Mapping[str, Any]]]], cap: int,
-             budgets: Sequence[int]) -> list[str]:
+def _parting(
+    cells: Mapping[str, Mapping[str, Mapping[int, Mapping[str, Any]]]], cap: int, budgets: Sequence[int]
+) -> list[str]:
     """Where capped and uncapped runs of the same space and seed part, and their best/optimum
     side by side."""
-    pairs = [(p, seed, first_difference(r, cells[UNCAPPED][p][seed]))
-             for p, runs in cells.get("bo", {}).items() for seed, r in runs.items()
-             if seed in cells.get(UNCAPPED, {}).get(p, {})]
+    pairs = [
+        (p, seed, first_difference(r, cells[UNCAPPED][p][seed]))
+        for p, runs in cells.get("bo", {}).items()
+        for seed, r in runs.items()
+        if seed in cells.get(UNCAPPED, {}).get(p, {})
+    ]
     if not pairs:
         return ["No space has both a capped (bo) and an uncapped run of the same seed."]
     early = [(p, seed, k) for p, seed, k in pairs if k is not None and k <= cap + 1]
-    lines = [(f"Capped (bo) against uncapped ({UNCAPPED}), same space and seed: {len(pairs)} pairs; "
-              f"{len(early)} part within the first {cap + 1} evaluations (the cap only bites from "
-              f"proposal {cap + 2})."), "",
-             "| space | seed | first differing evaluation | " + " | ".join(f"@{b} capped / uncapped" for b in budgets)
-             + " |", "|---|---|---|" + "---|" * len(budgets)]
+    lines = [
+        (
+            f"Capped (bo) against uncapped ({UNCAPPED}), same space and seed: {len(pairs)} pairs; "
+            f"{len(early)} part within the first {cap + 1} evaluations (the cap only bites from "
+            f"proposal {cap + 2})."
+        ),
+        "",
+        "| space | seed | first differing evaluation | "
+        + " | ".join(f"@{b} capped / uncapped" for b in budgets)
+        + " |",
+        "|---|---|---|" + "---|" * len(budgets),
+    ]
     for p, seed, k in sorted(pairs):
         runs = (cells["bo"][p][seed], cells[UNCAPPED][p][seed])
-        cols = [" / ".join(f"{relative_best(r['values'], b, r['optimum']):.4f}" if r["budget"] >= b else "–"
-                           for r in runs) for b in budgets]
+        cols = [
+            " / ".join(f"{relative_best(r['values'], b, r['optimum']):.4f}" if r["budget"] >= b else "–" for r in runs)
+            for b in budgets
+        ]
         lines.append(f"| {p} | {seed} | {k if k is not None else 'none'} | " + " | ".join(cols) + " |")
     return lines
 
@@ -157,20 +201,31 @@ def _suggestion_seconds(cells: Mapping[str, Mapping[str, Mapping[int, Mapping[st
     """Mean seconds per suggestion of each model-based strategy in windows of 100 evaluations:
     the first, the last before the cap bites, the first after, and the last of the runs (flat
     from the cap on is the point of it)."""
-    last = max((len(r["ask_s"]) for problems in cells.values() for runs in problems.values() for r in runs.values()
-                if r.get("ask_s")), default=0)
+    last = max(
+        (
+            len(r["ask_s"])
+            for problems in cells.values()
+            for runs in problems.values()
+            for r in runs.values()
+            if r.get("ask_s")
+        ),
+        default=0,
+    )
     windows = sorted({(1, 100), (cap - 99, cap), (cap + 1, cap + 100), (last - 99, last)})
     windows = [(a, b) for a, b in windows if a >= 1 and b <= last]
-    lines = ["Mean seconds per suggestion (wall, this shared machine) by evaluation window:", "",
-             "| strategy | runs | " + " | ".join(f"{a}–{b}" for a, b in windows) + " |",
-             "|---|---|" + "---|" * len(windows)]
+    lines = [
+        "Mean seconds per suggestion (wall, this shared machine) by evaluation window:",
+        "",
+        "| strategy | runs | " + " | ".join(f"{a}–{b}" for a, b in windows) + " |",
+        "|---|---|" + "---|" * len(windows),
+    ]
     for s in sorted(cells):
         asks = [r["ask_s"] for runs in cells[s].values() for r in runs.values() if r.get("ask_s")]
         if not asks or s == "random":
             continue
         cols = []
         for a, b in windows:
-            times = [t for ask in asks for t in ask[a - 1:b]]
+            times = [t for ask in asks for t in ask[a - 1 : b]]
             cols.append(f"{statistics.fmean(times):.3f}" if times else "–")
         lines.append(f"| {s} | {len(asks)} | " + " | ".join(cols) + " |")
     return lines
@@ -202,8 +257,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(text, end="")
     if args.compact:  # the runs the tables read: one per (strategy, space, seed)
-        compact([r for problems in by_cell(records).values() for runs in problems.values() for r in runs.values()],
-                args.compact)
+        compact(
+            [r for problems in by_cell(records).values() for runs in problems.values() for r in runs.values()],
+            args.compact,
+        )
     return 0
 
 

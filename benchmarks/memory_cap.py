@@ -30,12 +30,18 @@ def main() -> None:
     parser.add_argument("--cap", type=int, default=250, help="max_training_points of the capped runs")
     parser.add_argument("--failures", type=float, default=0.0, help="fraction of warm-start evaluations that fail")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--skip-uncapped-above", type=int, default=None,
-                        help="measure only the capped optimizer above this many observations")
+    parser.add_argument(
+        "--skip-uncapped-above",
+        type=int,
+        default=None,
+        help="measure only the capped optimizer above this many observations",
+    )
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
-    print(f"bo suggestion cost, 10-parameter mixed space, failures {args.failures:.0%}, "
-          f"median of {args.repeats}; cap = max_training_points={args.cap}")
+    print(
+        f"bo suggestion cost, 10-parameter mixed space, failures {args.failures:.0%}, "
+        f"median of {args.repeats}; cap = max_training_points={args.cap}"
+    )
     print("| observations | uncapped s | capped s | uncapped peak MB | capped peak MB |")
     print("|---|---|---|---|---|")
     for count in counts:

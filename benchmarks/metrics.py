@@ -111,7 +111,7 @@ def curves(runs: Sequence[Values], length: int | None = None) -> np.ndarray:
         c = best_so_far(list(r)[:n])
         if len(c):
             out[i, : len(c)] = c
-            out[i, len(c):] = c[-1]
+            out[i, len(c) :] = c[-1]
     return out
 
 
@@ -133,7 +133,9 @@ def evaluations_to_reach(curve: Sequence[float], target: float, *, rtol: float =
     return int(hit[0]) + 1 if len(hit) else None
 
 
-def evaluations_needed(runs_a: Sequence[Values], runs_peer: Sequence[Values], budget: int) -> dict[str, float | int | None]:
+def evaluations_needed(
+    runs_a: Sequence[Values], runs_peer: Sequence[Values], budget: int
+) -> dict[str, float | int | None]:
     """BaCO-style: evaluations A needs (mean curve) to reach the peer's mean best at ``budget``.
 
     Returns ``target`` (peer's mean best at ``budget``), ``k`` (None if not reached within A's
@@ -146,8 +148,13 @@ def evaluations_needed(runs_a: Sequence[Values], runs_peer: Sequence[Values], bu
     if math.isnan(target):
         return {"target": None, "k": None, "factor": None, "horizon": horizon, "peer_missing": missing}
     k = evaluations_to_reach(mean_curve(runs_a, horizon), target)
-    return {"target": target, "k": k, "factor": (budget / k if k else None), "horizon": horizon,
-            "peer_missing": missing}
+    return {
+        "target": target,
+        "k": k,
+        "factor": (budget / k if k else None),
+        "horizon": horizon,
+        "peer_missing": missing,
+    }
 
 
 def kernel_tuner_points(max_budget: int, step: int = 20, first: int = 2) -> list[int]:
@@ -162,8 +169,7 @@ def mean_absolute_error(values: Values, optimum: float, points: Sequence[int]) -
     return float(np.mean(errs)) if errs else math.nan
 
 
-def mean_deviation_factors(mean_mae: Mapping[str, Mapping[str, float]]
-                           ) -> dict[str, dict[str, float | int]]:
+def mean_deviation_factors(mean_mae: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float | int]]:
     """MDF per strategy from ``{problem: {strategy: mean MAE over runs}}``.
 
     Returns ``{strategy: {"mdf": mean factor, "std": std of the factors (ddof=0, as error
@@ -181,8 +187,9 @@ def mean_deviation_factors(mean_mae: Mapping[str, Mapping[str, float]]
     return {s: {"mdf": float(np.mean(f)), "std": float(np.std(f)), "problems": len(f)} for s, f in factors.items()}
 
 
-def win_fractions(cell_means: Mapping[tuple[str, int], Mapping[str, float]], a: str,
-                  peers: Iterable[str] | None = None) -> dict[str, dict[str, float | int]]:
+def win_fractions(
+    cell_means: Mapping[tuple[str, int], Mapping[str, float]], a: str, peers: Iterable[str] | None = None
+) -> dict[str, dict[str, float | int]]:
     """For each peer: cells where A's mean is strictly lower (wins), equal (ties), higher
     (losses), and ``fraction`` = wins / cells compared. A cell counts only when both have a
     (non-NaN) mean there."""
@@ -202,8 +209,13 @@ def win_fractions(cell_means: Mapping[tuple[str, int], Mapping[str, float]], a: 
             else:
                 losses += 1
         n = wins + ties + losses
-        out[peer] = {"wins": wins, "ties": ties, "losses": losses, "cells": n,
-                     "fraction": (wins / n if n else math.nan)}
+        out[peer] = {
+            "wins": wins,
+            "ties": ties,
+            "losses": losses,
+            "cells": n,
+            "fraction": (wins / n if n else math.nan),
+        }
     return out
 
 
@@ -213,8 +225,9 @@ def geometric_mean(xs: Iterable[float]) -> float:
     return float(np.exp(np.mean(np.log(a)))) if len(a) else math.nan
 
 
-def bootstrap_geomean_ci(per_space: Mapping[str, Sequence[float]], *, n_boot: int = 2000, level: float = 0.95,
-                         seed: int = 0) -> tuple[float, float, float]:
+def bootstrap_geomean_ci(
+    per_space: Mapping[str, Sequence[float]], *, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+) -> tuple[float, float, float]:
     """(estimate, low, high): the geometric mean over spaces of each space's mean value, and its
     percentile-bootstrap interval from resampling the seeds of every space with replacement."""
     groups = [np.array([v for v in vals if math.isfinite(v)], dtype=float) for vals in per_space.values()]
@@ -239,8 +252,13 @@ def paired_wilcoxon(a: Mapping[str, float], b: Mapping[str, float]) -> dict[str,
 
     common = [k for k in a if k in b and math.isfinite(a[k]) and math.isfinite(b[k]) and a[k] > 0 and b[k] > 0]
     d = np.array([math.log(a[k] / b[k]) for k in common])
-    out: dict[str, float | int] = {"n": len(d), "median_ratio": float(np.exp(np.median(d))) if len(d) else math.nan,
-                                   "better": int(np.sum(d < 0)), "worse": int(np.sum(d > 0)), "p": math.nan}
+    out: dict[str, float | int] = {
+        "n": len(d),
+        "median_ratio": float(np.exp(np.median(d))) if len(d) else math.nan,
+        "better": int(np.sum(d < 0)),
+        "worse": int(np.sum(d > 0)),
+        "p": math.nan,
+    }
     if np.count_nonzero(d) >= 2:
         out["p"] = float(wilcoxon(d, zero_method="wilcox", alternative="two-sided").pvalue)
     return out
@@ -280,12 +298,14 @@ class _Scale:
 
 
 def _feasible_rows(records: Sequence[Mapping]) -> np.ndarray:
-    return np.array([v for r in records for v, ok in zip(r["values"], r["feasible"]) if ok and v is not None],
-                    dtype=float)
+    return np.array(
+        [v for r in records for v, ok in zip(r["values"], r["feasible"]) if ok and v is not None], dtype=float
+    )
 
 
-def hypervolume_ratio_curves(records: Sequence[Mapping], front: np.ndarray | None = None
-                             ) -> tuple[dict[str, np.ndarray], float]:
+def hypervolume_ratio_curves(
+    records: Sequence[Mapping], front: np.ndarray | None = None
+) -> tuple[dict[str, np.ndarray], float]:
     """Per strategy, an (n_runs, budget) array of HV(first k evaluations) / HV(reference front),
     and that reference hypervolume. ``records`` are the runs of one problem (``strategy``,
     ``budget``, ``values`` as lists of objective values or None, ``feasible``); ``front`` the
@@ -309,7 +329,7 @@ def hypervolume_ratio_curves(records: Sequence[Mapping], front: np.ndarray | Non
             feasible = np.array(r["feasible"], dtype=bool) & np.all(np.isfinite(vals), axis=1)
             safe = np.where(np.isfinite(vals) & (vals > 0 if log else True), vals, 1.0)
             t = hypervolume_trace(scale(safe), ref, feasible=feasible) / hv_front
-            trace[:len(t)] = t
-            trace[len(t):] = t[-1] if len(t) else 0.0
+            trace[: len(t)] = t
+            trace[len(t) :] = t[-1] if len(t) else 0.0
         out.setdefault(r["strategy"], []).append(trace)
     return {k: np.array(v) for k, v in out.items()}, hv_front

@@ -45,18 +45,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.multiobjective", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run")
-    r.add_argument("--problems", default="chakong_haimes,zdt_mixed", help=f"comma list of {list(MULTIOBJECTIVE_PROBLEMS)}")
-    r.add_argument("--strategies", default=_default_strategies(),
-                   help="comma list (default: all whose packages are importable)")
+    r.add_argument(
+        "--problems", default="chakong_haimes,zdt_mixed", help=f"comma list of {list(MULTIOBJECTIVE_PROBLEMS)}"
+    )
+    r.add_argument(
+        "--strategies", default=_default_strategies(), help="comma list (default: all whose packages are importable)"
+    )
     r.add_argument("--seeds", type=int, default=10)
     r.add_argument("--budget", type=int, default=60)
     r.add_argument("--jobs", type=int, default=1)
     add_output_option(r, "multiobjective", "multiobjective.jsonl", what="JSON-lines file the runs are appended to")
-    r.add_argument("--hypermapper-seeds", type=int, default=None, help="run HyperMapper (slow) on the first N seeds only")
+    r.add_argument(
+        "--hypermapper-seeds", type=int, default=None, help="run HyperMapper (slow) on the first N seeds only"
+    )
     rep = sub.add_parser("report")
     rep.add_argument("results", nargs="+")
     add_output_option(rep, "multiobjective", "multiobjective.md", what="Markdown report")
-    rep.add_argument("--plots", default=None, help="directory for PNGs ('' for none; default: plots/ beside the report)")
+    rep.add_argument(
+        "--plots", default=None, help="directory for PNGs ('' for none; default: plots/ beside the report)"
+    )
     args = parser.parse_args(argv)
     command = "python -m benchmarks.multiobjective " + shlex.join(argv)
     if args.command == "report":
@@ -77,9 +84,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     limits = {"hypermapper": args.hypermapper_seeds} if args.hypermapper_seeds is not None else None
-    records = run_benchmarks(problems, strategies, [args.budget], list(range(args.seeds)),
-                             output_path(args, "multiobjective", "multiobjective.jsonl"), jobs=args.jobs,
-                             command=command, seed_limits=limits, log=lambda m: print(m, file=sys.stderr, flush=True))
+    records = run_benchmarks(
+        problems,
+        strategies,
+        [args.budget],
+        list(range(args.seeds)),
+        output_path(args, "multiobjective", "multiobjective.jsonl"),
+        jobs=args.jobs,
+        command=command,
+        seed_limits=limits,
+        log=lambda m: print(m, file=sys.stderr, flush=True),
+    )
     return 1 if any(r.get("error") for r in records) else 0
 
 

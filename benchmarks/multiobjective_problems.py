@@ -38,8 +38,10 @@ from benchmarks.problem import Problem
 
 
 def chakong_haimes_space() -> Space:
-    return Space([Real("x", -20.0, 20.0, default=-5.0), Real("y", -20.0, 20.0, default=5.0)],
-                 ["x**2 + y**2 <= 225", "x - 3*y + 10 <= 0"])
+    return Space(
+        [Real("x", -20.0, 20.0, default=-5.0), Real("y", -20.0, 20.0, default=5.0)],
+        ["x**2 + y**2 <= 225", "x - 3*y + 10 <= 0"],
+    )
 
 
 def chakong_haimes(config: Mapping[str, Any]) -> dict[str, float]:
@@ -58,8 +60,15 @@ ZDT_X4 = {"a": 0.0, "b": 0.5, "c": 1.0}
 
 
 def zdt_mixed_space() -> Space:
-    return Space([Real("x1", 0.0, 1.0), Integer("x2", 0, 10), Ordinal("x3", ZDT_X3),
-                  Categorical("x4", list(ZDT_X4)), Real("x5", 0.0, 1.0)])
+    return Space(
+        [
+            Real("x1", 0.0, 1.0),
+            Integer("x2", 0, 10),
+            Ordinal("x3", ZDT_X3),
+            Categorical("x4", list(ZDT_X4)),
+            Real("x5", 0.0, 1.0),
+        ]
+    )
 
 
 def zdt_mixed(config: Mapping[str, Any]) -> Any:
@@ -79,7 +88,7 @@ DESCRIPTIONS = {
     "chakong_haimes": "Chakong-Haimes: 2 reals, 2 known constraints; known linear front.",
     "zdt_mixed": "ZDT1 over real/integer/ordinal/categorical variables with a hidden constraint; known front.",
     "halide_blur_mo": "Live Halide 3x3 blur schedule (7 parameters incl. a permutation, 2 known constraints): "
-                      "run time (ms) vs JIT compile time (s) on this CPU; reference front = all runs' union.",
+    "run time (ms) vs JIT compile time (s) on this CPU; reference front = all runs' union.",
 }
 _FRONTS: dict[str, Callable[[], np.ndarray]] = {"chakong_haimes": chakong_haimes_front, "zdt_mixed": zdt_front}
 
@@ -91,16 +100,31 @@ def known_front(name: str) -> np.ndarray | None:
 
 
 def _closed_form(name: str, space: Space, black_box: Callable[[Mapping[str, Any]], Any]) -> Problem:
-    return Problem(name, "multiobjective", space, ["f1", "f2"], black_box, description=DESCRIPTIONS[name],
-                   pareto_front=known_front(name))
+    return Problem(
+        name,
+        "multiobjective",
+        space,
+        ["f1", "f2"],
+        black_box,
+        description=DESCRIPTIONS[name],
+        pareto_front=known_front(name),
+    )
 
 
 def _halide_blur_mo() -> Problem:
     black_box = measured_pipeline("halide_blur")
     cache = cache_path("halide_blur")
-    return Problem("halide_blur_mo", "multiobjective", blur_space(), ["time", "compile_s"], black_box.evaluate,
-                   description=DESCRIPTIONS["halide_blur_mo"], timing_sensitive=True, close=black_box.close,
-                   metadata={"measurement_cache": str(cache) if cache else None})
+    return Problem(
+        "halide_blur_mo",
+        "multiobjective",
+        blur_space(),
+        ["time", "compile_s"],
+        black_box.evaluate,
+        description=DESCRIPTIONS["halide_blur_mo"],
+        timing_sensitive=True,
+        close=black_box.close,
+        metadata={"measurement_cache": str(cache) if cache else None},
+    )
 
 
 #: Name -> (builder, measured live).

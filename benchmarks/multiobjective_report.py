@@ -23,8 +23,14 @@ def _hv_cell(mean: float, std: float) -> str:
     return f"{mean:.3f} ± {std:.3f}"
 
 
-def multiobjective_report(records: Sequence[dict[str, Any]], *, command: str, out_path: Path,
-                          plots: str | os.PathLike | None = None, heading: str = "#") -> str:
+def multiobjective_report(
+    records: Sequence[dict[str, Any]],
+    *,
+    command: str,
+    out_path: Path,
+    plots: str | os.PathLike | None = None,
+    heading: str = "#",
+) -> str:
     """Hypervolume ratio tables (and plots) of multi-objective runs (see the module docstring of :mod:`benchmarks.results_report`)."""
     by_problem: dict[str, list[dict[str, Any]]] = {}
     for r in records:
@@ -33,14 +39,18 @@ def multiobjective_report(records: Sequence[dict[str, Any]], *, command: str, ou
     present = {r["strategy"] for r in records}
     order = [s for s in MO_ORDER if s in present] + sorted(present - set(MO_ORDER))
     h = heading
-    lines = [f"{h} Multi-objective benchmark", "",
-             "Hypervolume of the feasible evaluations after k evaluations, divided by the hypervolume of the",
-             "known Pareto front, objectives scaled to [0, 1] by the front's ideal and nadir, reference point 10 %",
-             "of the front's range beyond its nadir. Halide (no known front): the reference front is the",
-             "non-dominated set of all runs' evaluations, on log10 of both objectives, scaled from its ideal (0)",
-             "to the 90th percentile of all feasible evaluations (1 = the reference point).",
-             "Mean ± standard deviation over seeds; **bold** = best mean.",
-             f"Produced by `{command}`.", ""]
+    lines = [
+        f"{h} Multi-objective benchmark",
+        "",
+        "Hypervolume of the feasible evaluations after k evaluations, divided by the hypervolume of the",
+        "known Pareto front, objectives scaled to [0, 1] by the front's ideal and nadir, reference point 10 %",
+        "of the front's range beyond its nadir. Halide (no known front): the reference front is the",
+        "non-dominated set of all runs' evaluations, on log10 of both objectives, scaled from its ideal (0)",
+        "to the 90th percentile of all feasible evaluations (1 = the reference point).",
+        "Mean ± standard deviation over seeds; **bold** = best mean.",
+        f"Produced by `{command}`.",
+        "",
+    ]
     for name, recs in by_problem.items():
         curves, _ = metrics.hypervolume_ratio_curves(recs, known_front(name))
         budget = min(r["budget"] for r in recs)

@@ -15,15 +15,22 @@ RESULTS = BENCHMARKS / "results"
 SCRATCH = BENCHMARKS / "scratch"
 
 
-def add_output_option(parser: argparse.ArgumentParser, topic: str, filename: str, flag: str = "--out",
-                      what: str = "output file") -> None:
+def add_output_option(
+    parser: argparse.ArgumentParser, topic: str, filename: str, flag: str = "--out", what: str = "output file"
+) -> None:
     """``flag`` defaulting to the scratch copy of ``topic/filename``; the first call also adds ``--update-results``."""
-    parser.add_argument(flag, default=None,
-                        help=f"{what} (default: benchmarks/scratch/{topic}/{filename}; "
-                             f"with --update-results: benchmarks/results/{topic}/{filename})")
+    parser.add_argument(
+        flag,
+        default=None,
+        help=f"{what} (default: benchmarks/scratch/{topic}/{filename}; "
+        f"with --update-results: benchmarks/results/{topic}/{filename})",
+    )
     if not any("--update-results" in action.option_strings for action in parser._actions):
-        parser.add_argument("--update-results", action="store_true",
-                            help="write the committed results of this topic instead of the scratch folder")
+        parser.add_argument(
+            "--update-results",
+            action="store_true",
+            help="write the committed results of this topic instead of the scratch folder",
+        )
 
 
 def output_path(args: argparse.Namespace, topic: str, filename: str, dest: str = "out") -> Path:

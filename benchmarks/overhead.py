@@ -48,26 +48,47 @@ REPO = Path(__file__).resolve().parent.parent
 def overhead_space() -> Space:
     pow2 = [1, 2, 4, 8, 16, 32, 64, 128, 256]
     return Space(
-        [Ordinal("tile_x", pow2, log=True), Ordinal("tile_y", pow2, log=True), Ordinal("vector", [1, 2, 4, 8, 16]),
-         Integer("unroll", 1, 16), Integer("threads", 1, 64, log=True), Real("alpha", 1e-3, 1.0, log=True),
-         Real("beta", 0.0, 1.0), Categorical("layout", ["nchw", "nhwc", "chwn"]),
-         Categorical("compute_at", ["root", "tile", "inline"]), Permutation("order", 5)],
+        [
+            Ordinal("tile_x", pow2, log=True),
+            Ordinal("tile_y", pow2, log=True),
+            Ordinal("vector", [1, 2, 4, 8, 16]),
+            Integer("unroll", 1, 16),
+            Integer("threads", 1, 64, log=True),
+            Real("alpha", 1e-3, 1.0, log=True),
+            Real("beta", 0.0, 1.0),
+            Categorical("layout", ["nchw", "nhwc", "chwn"]),
+            Categorical("compute_at", ["root", "tile", "inline"]),
+            Permutation("order", 5),
+        ],
         ["tile_x * tile_y <= 4096", "tile_x % vector == 0", "order[4] != 0"],
     )
 
 
 def synthetic_cost(cfg: dict) -> float:
     lx, ly = np.log2(cfg["tile_x"]), np.log2(cfg["tile_y"])
-    return float(1.0 + (lx - 5) ** 2 + (ly - 3) ** 2 + abs(cfg["unroll"] - 4) / 4 + (cfg["layout"] != "nhwc")
-                 + 0.5 * np.log(cfg["alpha"]) ** 2 / 10 + cfg["beta"] + 0.3 * cfg["order"][0])
+    return float(
+        1.0
+        + (lx - 5) ** 2
+        + (ly - 3) ** 2
+        + abs(cfg["unroll"] - 4) / 4
+        + (cfg["layout"] != "nhwc")
+        + 0.5 * np.log(cfg["alpha"]) ** 2 / 10
+        + cfg["beta"]
+        + 0.3 * cfg["order"][0]
+    )
 
 
 def _black_box(problem: str | None, failures: float, rng: np.random.Generator):
     """The space, objectives and black box: the synthetic cost (a share ``failures`` failing) or a problem's."""
     if problem is None:
+
         def evaluate(cfg):
-            return Result.failure("synthetic failure", "crash") if failures and rng.random() < failures \
+            return (
+                Result.failure("synthetic failure", "crash")
+                if failures and rng.random() < failures
                 else synthetic_cost(cfg)
+            )
+
         return overhead_space(), ["t"], evaluate
     from benchmarks.problems import get_problem
 
@@ -95,8 +116,9 @@ def warm_optimizer(count: int, cap: int | str | None, seed: int, failures: float
     rng = np.random.default_rng(seed)
     space, objectives, evaluate = _black_box(problem, failures, rng)
     options = {} if cap == DEFAULT else {"max_training_points": cap}
-    opt = Optimizer(space, objectives=objectives, strategy="bo", seed=seed,
-                    strategy_options=options, design=DesignSpec(size=count))
+    opt = Optimizer(
+        space, objectives=objectives, strategy="bo", seed=seed, strategy_options=options, design=DesignSpec(size=count)
+    )
     for row in space.sample(count, rng):
         cfg = space.to_config(row)
         opt.tell(cfg, evaluate(cfg))
@@ -121,12 +143,18 @@ def time_suggestions(opt: Optimizer, evaluate, repeats: int) -> tuple[list[float
     return times, cpu, peak / 1e6
 
 
-def measure(count: int, repeats: int, cap: int | str | None, seed: int = 0, failures: float = 0.0,
-            problem: str | None = None) -> dict:
+def measure(
+    count: int, repeats: int, cap: int | str | None, seed: int = 0, failures: float = 0.0, problem: str | None = None
+) -> dict:
     opt, evaluate = warm_optimizer(count, cap, seed, failures, problem)
     times, cpu, peak = time_suggestions(opt, evaluate, repeats)
-    return {"median": statistics.median(times), "mean": statistics.fmean(times), "peak_mb": peak,
-            "cpu_median": statistics.median(cpu), "cpu_mean": statistics.fmean(cpu)}
+    return {
+        "median": statistics.median(times),
+        "mean": statistics.fmean(times),
+        "peak_mb": peak,
+        "cpu_median": statistics.median(cpu),
+        "cpu_mean": statistics.fmean(cpu),
+    }
 
 
 def first_suggestion(seed: int, failures: float, problem: str | None) -> dict:
@@ -140,9 +168,16 @@ def first_suggestion(seed: int, failures: float, problem: str | None) -> dict:
 def _side_by_side_processes(sources: list[str], args: list[str]) -> list[dict]:
     """Run this module's worker once per library ``sources`` entry, all at the same time so that
     a shared machine's load hits them alike; their JSON answers."""
-    procs = [subprocess.Popen([sys.executable, "-m", "benchmarks.overhead", "--worker", *args], cwd=REPO,
-                              env=dict(os.environ, PYTHONPATH=os.pathsep.join([src, str(REPO)])),
-                              stdout=subprocess.PIPE, text=True) for src in sources]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.overhead", "--worker", *args],
+            cwd=REPO,
+            env=dict(os.environ, PYTHONPATH=os.pathsep.join([src, str(REPO)])),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for src in sources
+    ]
     outs = [p.communicate()[0] for p in procs]
     for p in procs:
         if p.returncode:
@@ -154,11 +189,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--counts", default="20,50,100,200,500")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--cap", type=parse_cap, default=DEFAULT,
-                        help="also measure with max_training_points=CAP (a number or none); with --baseline: "
-                             "this cap on both sides instead of each version's default")
-    parser.add_argument("--uncapped-to", type=int, default=2000,
-                        help="measure the uncapped model (max_training_points=None) up to this many observations")
+    parser.add_argument(
+        "--cap",
+        type=parse_cap,
+        default=DEFAULT,
+        help="also measure with max_training_points=CAP (a number or none); with --baseline: "
+        "this cap on both sides instead of each version's default",
+    )
+    parser.add_argument(
+        "--uncapped-to",
+        type=int,
+        default=2000,
+        help="measure the uncapped model (max_training_points=None) up to this many observations",
+    )
     parser.add_argument("--failures", type=float, default=0.0, help="share of failed evaluations (synthetic space)")
     parser.add_argument("--problem", default=None, help="a benchmark problem instead of the synthetic space")
     parser.add_argument("--seed", type=int, default=0)
@@ -168,8 +211,11 @@ def main() -> None:
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
     if args.worker:  # one measurement for the side-by-side mode
-        result = (first_suggestion(args.seed, args.failures, args.problem) if args.first
-                  else measure(counts[0], args.repeats, args.cap, args.seed, args.failures, args.problem))
+        result = (
+            first_suggestion(args.seed, args.failures, args.problem)
+            if args.first
+            else measure(counts[0], args.repeats, args.cap, args.seed, args.failures, args.problem)
+        )
         print(json.dumps(result))
         return
     if args.baseline:
@@ -183,8 +229,10 @@ def table(args: argparse.Namespace, counts: list[int]) -> None:
     columns = {"default": DEFAULT, "uncapped": None}
     if args.cap not in columns.values():
         columns[f"cap {args.cap}"] = args.cap
-    print(f"bo, {args.problem or 'synthetic mixed space'}, failures={args.failures}: median of {args.repeats} "
-          "suggestions (wall s, CPU s) and peak MB of one more; uncapped = max_training_points=None")
+    print(
+        f"bo, {args.problem or 'synthetic mixed space'}, failures={args.failures}: median of {args.repeats} "
+        "suggestions (wall s, CPU s) and peak MB of one more; uncapped = max_training_points=None"
+    )
     print("| observations | " + " | ".join(f"{c}: wall s | {c}: CPU s | {c}: peak MB" for c in columns) + " |")
     print("|---|" + "---|---|---|" * len(columns))
     for c in counts:
@@ -209,21 +257,33 @@ def side_by_side(args: argparse.Namespace, counts: list[int]) -> None:
         common += ["--problem", args.problem]
     if args.cap != DEFAULT:
         common += ["--cap", str(args.cap).lower()]
-    print(f"baseline {args.baseline} vs {own}; {args.repeats} suggestions per count, failures={args.failures}, "
-          f"problem={args.problem or 'synthetic mixed space'}")
-    print("| observations | baseline CPU s (median) | this CPU s | ratio | baseline CPU s (mean) | this | ratio "
-          "| baseline wall s (median) | this wall s | ratio |")
+    print(
+        f"baseline {args.baseline} vs {own}; {args.repeats} suggestions per count, failures={args.failures}, "
+        f"problem={args.problem or 'synthetic mixed space'}"
+    )
+    print(
+        "| observations | baseline CPU s (median) | this CPU s | ratio | baseline CPU s (mean) | this | ratio "
+        "| baseline wall s (median) | this wall s | ratio |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for c in counts:
         base, this = _side_by_side_processes(sources, ["--counts", str(c), *common])
-        print(f"| {c} | " + " | ".join(
-            f"{base[k]:.3f} | {this[k]:.3f} | {base[k] / this[k]:.1f}x" for k in ("cpu_median", "cpu_mean", "median"))
-            + " |", flush=True)
+        print(
+            f"| {c} | "
+            + " | ".join(
+                f"{base[k]:.3f} | {this[k]:.3f} | {base[k] / this[k]:.1f}x"
+                for k in ("cpu_median", "cpu_mean", "median")
+            )
+            + " |",
+            flush=True,
+        )
     firsts = [_side_by_side_processes(sources, ["--first", *common]) for _ in range(3)]
     b, t = (statistics.median(f[i]["cpu_first"] for f in firsts) for i in (0, 1))
     bw, tw = (statistics.median(f[i]["first"] for f in firsts) for i in (0, 1))
-    print(f"| first suggestion (fresh process, median of 3) | {b:.3f} | {t:.3f} | {b / t:.1f}x | | | "
-          f"| {bw:.3f} | {tw:.3f} | {bw / tw:.1f}x |")
+    print(
+        f"| first suggestion (fresh process, median of 3) | {b:.3f} | {t:.3f} | {b / t:.1f}x | | | "
+        f"| {bw:.3f} | {tw:.3f} | {bw / tw:.1f}x |"
+    )
 
 
 if __name__ == "__main__":

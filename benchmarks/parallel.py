@@ -29,18 +29,25 @@ from bayestune.storage import Journal
 
 
 def bench_space() -> Space:
-    return Space([Integer("tile", 1, 256, log=True), Integer("unroll", 1, 16),
-                  Categorical("layout", ["nchw", "nhwc", "chwn"])])
+    return Space(
+        [Integer("tile", 1, 256, log=True), Integer("unroll", 1, 16), Categorical("layout", ["nchw", "nhwc", "chwn"])]
+    )
 
 
 def one_run(backend: str, workers: int | None, args: argparse.Namespace, seed: int, client=None) -> float:
-    command = (f"sleep {args.seconds}; "
-               "echo runtime: $(( ({tile} - 48) * ({tile} - 48) + {unroll} ))")
+    command = f"sleep {args.seconds}; echo runtime: $(( ({{tile}} - 48) * ({{tile}} - 48) + {{unroll}} ))"
     evaluator = CommandEvaluator(command, ["runtime"], timeout=30)
     options = {"acquisition_search": {"n_samples": 1000, "n_starts": 5}} if args.strategy == "bo" else None
     with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "bench.db") as journal:
-        opt = Optimizer(bench_space(), objectives=["runtime"], strategy=args.strategy, seed=seed,
-                        strategy_options=options, design=DesignSpec(size=10), journal=journal)
+        opt = Optimizer(
+            bench_space(),
+            objectives=["runtime"],
+            strategy=args.strategy,
+            seed=seed,
+            strategy_options=options,
+            design=DesignSpec(size=10),
+            journal=journal,
+        )
         t0 = time.perf_counter()
         run(opt, evaluator, args.budget, backend=backend, workers=workers, dask_client=client)
         elapsed = time.perf_counter() - t0
@@ -70,14 +77,25 @@ def main() -> None:
     if args.dask:
         from distributed import Client, LocalCluster
 
-        with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                             dashboard_address=None, silence_logs=40) as cluster, Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=args.workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+                silence_logs=40,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             client.wait_for_workers(args.workers)
             times = [one_run("dask", args.workers, args, seed, client) for seed in range(args.repeats)]
             rows.append(("dask", args.workers, statistics.median(times)))
 
-    print(f"{args.budget} evaluations x {args.seconds:g} s black box, strategy {args.strategy}, "
-          f"median of {args.repeats} run(s); sequential evaluation time alone: {ideal:.1f} s")
+    print(
+        f"{args.budget} evaluations x {args.seconds:g} s black box, strategy {args.strategy}, "
+        f"median of {args.repeats} run(s); sequential evaluation time alone: {ideal:.1f} s"
+    )
     print("| backend | workers | wall s | vs sequential | ideal |")
     print("|---|---|---|---|---|")
     base = rows[0][2]

@@ -34,8 +34,14 @@ WORKLOADS: dict[str, dict[str, Any]] = {
     "tpcb": {"scale": 10, "clients": 4, "threads": 2},
     "tpcb-large": {"scale": 40, "clients": 4, "threads": 2},
     "select-large": {"scale": 40, "clients": 4, "threads": 2, "builtin": "select-only"},
-    "report-mix": {"scale": 10, "clients": 4, "threads": 2, "script": REPORT_SCRIPT, "builtin_weight": 4,
-                   "script_weight": 1},
+    "report-mix": {
+        "scale": 10,
+        "clients": 4,
+        "threads": 2,
+        "script": REPORT_SCRIPT,
+        "builtin_weight": 4,
+        "script_weight": 1,
+    },
 }
 
 #: Hand-set configurations: changes to the server's defaults (durability unchanged).
@@ -49,8 +55,12 @@ CONFIGS: dict[str, dict[str, Any]] = {
 
 def probe(name: str, duration: int, warmup: int, rounds: int, configs: Sequence[str]) -> dict[str, list[float]]:
     """The TPS of every configuration of :data:`CONFIGS`, ``rounds`` times each, interleaved."""
-    knobs = DEFAULT_KNOBS if any(k.name == "wal_sync_method" for k in DEFAULT_KNOBS) else DEFAULT_KNOBS + (
-        Knob(Categorical("wal_sync_method", ["fdatasync", "open_datasync"], default="fdatasync")),)
+    knobs = (
+        DEFAULT_KNOBS
+        if any(k.name == "wal_sync_method" for k in DEFAULT_KNOBS)
+        else DEFAULT_KNOBS
+        + (Knob(Categorical("wal_sync_method", ["fdatasync", "open_datasync"], default="fdatasync")),)
+    )
     tuner = PostgresTuner(knobs, Pgbench(duration=duration, warmup=warmup, **WORKLOADS[name]))
     base = tuner.space().default_config()
     tps: dict[str, list[float]] = {label: [] for label in configs}
@@ -60,8 +70,11 @@ def probe(name: str, duration: int, warmup: int, rounds: int, configs: Sequence[
                 result = tuner({**base, **CONFIGS[label]})
                 value = result.values.get("tps", float("nan"))
                 tps[label].append(value)
-                print(f"{name:>11s} round {r} {label:>8s} tps={value:8.1f} load={os.getloadavg()[0]:.1f} "
-                      f"{(result.error or '')[:80]}", flush=True)
+                print(
+                    f"{name:>11s} round {r} {label:>8s} tps={value:8.1f} load={os.getloadavg()[0]:.1f} "
+                    f"{(result.error or '')[:80]}",
+                    flush=True,
+                )
     return tps
 
 

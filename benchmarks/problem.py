@@ -22,6 +22,7 @@ def config_key(config: Mapping[str, Any]) -> str:
     """A configuration's identity as text: sorted JSON, tuples as lists, numpy scalars as Python
     ones and integral floats as ints (no parameter type tells 4 from 4.0). The budget rules use it
     to recognise a repeated proposal, and the Halide measurement cache as its file key."""
+
     def plain(v: Any) -> Any:
         if isinstance(v, (tuple, list)):
             return [plain(x) for x in v]
@@ -30,6 +31,7 @@ def config_key(config: Mapping[str, Any]) -> str:
         if isinstance(v, float) and v.is_integer():
             return int(v)
         return v
+
     return json.dumps({k: plain(v) for k, v in sorted(config.items())}, sort_keys=True)
 
 

@@ -132,17 +132,29 @@ def build_gpu_problem(name: str) -> Problem:
     path = data_dir() / f"{name}.json.gz"
     replay = load_kernel_tuner_cache(path, t1_path=t1_file_for(name), name=name)
     evaluator = replay.evaluator()
-    best_key = min((k for k, r in replay.records.items() if _recorded_time(r) is not None),
-                   key=lambda k: _recorded_time(replay.records[k]))
+    best_key = min(
+        (k for k, r in replay.records.items() if _recorded_time(r) is not None),
+        key=lambda k: _recorded_time(replay.records[k]),
+    )
     return Problem(
-        name=name, kind="gpu", space=replay.space, objectives=[replay.objective], evaluate=evaluator.evaluate,
-        optimum=replay.optimum, optimum_source="cache",
+        name=name,
+        kind="gpu",
+        space=replay.space,
+        objectives=[replay.objective],
+        evaluate=evaluator.evaluate,
+        optimum=replay.optimum,
+        optimum_source="cache",
         description=f"Kernel Tuner cache {path.name} replayed ({replay.n_known_feasible} known-feasible, "
-                    f"{replay.n_failing} failing; constraints from {replay.constraint_source})",
+        f"{replay.n_failing} failing; constraints from {replay.constraint_source})",
         optimum_config=dict(zip(replay.space.names, best_key)),
-        metadata={"file": str(path), "n_known_feasible": replay.n_known_feasible, "n_failing": replay.n_failing,
-                  "constraint_source": replay.constraint_source, "constants": replay.constants,
-                  **replay.metadata},
+        metadata={
+            "file": str(path),
+            "n_known_feasible": replay.n_known_feasible,
+            "n_failing": replay.n_failing,
+            "constraint_source": replay.constraint_source,
+            "constants": replay.constants,
+            **replay.metadata,
+        },
     )
 
 
@@ -174,8 +186,8 @@ class Synthetic:
 
 
 def branin(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
-    b, c, r, s, t = 5.1 / (4 * math.pi ** 2), 5 / math.pi, 6.0, 10.0, 1 / (8 * math.pi)
-    return (x2 - b * x1 ** 2 + c * x1 - r) ** 2 + s * (1 - t) * np.cos(x1) + s
+    b, c, r, s, t = 5.1 / (4 * math.pi**2), 5 / math.pi, 6.0, 10.0, 1 / (8 * math.pi)
+    return (x2 - b * x1**2 + c * x1 - r) ** 2 + s * (1 - t) * np.cos(x1) + s
 
 
 def kendall_distance(positions: np.ndarray, target: tuple[int, ...]) -> np.ndarray:
@@ -186,7 +198,7 @@ def kendall_distance(positions: np.ndarray, target: tuple[int, ...]) -> np.ndarr
     d = np.zeros(len(p), dtype=np.int64)
     for i in range(n):
         for j in range(i + 1, n):
-            d += ((p[:, i] - p[:, j]) * (t[i] - t[j]) < 0)
+            d += (p[:, i] - p[:, j]) * (t[i] - t[j]) < 0
     return d
 
 
@@ -195,12 +207,14 @@ BRANIN_TARGET_ORDER = (2, 0, 3, 1)
 
 
 def _branin_space() -> Space:
-    return Space([
-        Ordinal("x1", [float(v) for v in np.round(np.linspace(-5.0, 10.0, 61), 4)]),
-        Integer("x2", 0, 15),
-        Categorical("variant", list(BRANIN_VARIANTS)),
-        Permutation("order", 4),
-    ])
+    return Space(
+        [
+            Ordinal("x1", [float(v) for v in np.round(np.linspace(-5.0, 10.0, 61), 4)]),
+            Integer("x2", 0, 15),
+            Categorical("variant", list(BRANIN_VARIANTS)),
+            Permutation("order", 4),
+        ]
+    )
 
 
 def _branin_value(cols: Columns) -> np.ndarray:
@@ -212,18 +226,22 @@ def _branin_value(cols: Columns) -> np.ndarray:
 
 
 HARTMANN_ALPHA = np.array([1.0, 1.2, 3.0, 3.2])
-HARTMANN_A = np.array([
-    [10, 3, 17, 3.5, 1.7, 8],
-    [0.05, 10, 17, 0.1, 8, 14],
-    [3, 3.5, 1.7, 10, 17, 8],
-    [17, 8, 0.05, 10, 0.1, 14],
-])
-HARTMANN_P = 1e-4 * np.array([
-    [1312, 1696, 5569, 124, 8283, 5886],
-    [2329, 4135, 8307, 3736, 1004, 9991],
-    [2348, 1451, 3522, 2883, 3047, 6650],
-    [4047, 8828, 8732, 5743, 1091, 381],
-])
+HARTMANN_A = np.array(
+    [
+        [10, 3, 17, 3.5, 1.7, 8],
+        [0.05, 10, 17, 0.1, 8, 14],
+        [3, 3.5, 1.7, 10, 17, 8],
+        [17, 8, 0.05, 10, 0.1, 14],
+    ]
+)
+HARTMANN_P = 1e-4 * np.array(
+    [
+        [1312, 1696, 5569, 124, 8283, 5886],
+        [2329, 4135, 8307, 3736, 1004, 9991],
+        [2348, 1451, 3522, 2883, 3047, 6650],
+        [4047, 8828, 8732, 5743, 1091, 381],
+    ]
+)
 HARTMANN_MIN = -3.322368011415515
 HARTMANN_SHIFT = -HARTMANN_MIN + 1.0
 
@@ -252,11 +270,13 @@ FORRESTER_SHIFT = 13.04148
 
 
 def _forrester_space() -> Space:
-    return Space([
-        Ordinal("x1", [round(0.01 * i, 2) for i in range(101)]),
-        Integer("x2", 0, 100),
-        Categorical("variant", ["high", "low"]),
-    ])
+    return Space(
+        [
+            Ordinal("x1", [round(0.01 * i, 2) for i in range(101)]),
+            Integer("x2", 0, 100),
+            Categorical("variant", ["high", "low"]),
+        ]
+    )
 
 
 def _forrester_value(cols: Columns) -> np.ndarray:
@@ -277,18 +297,21 @@ TACO_I = TACO_J = 2048
 TACO_K = 64
 TACO_THREADS = 32
 TACO_CACHE_BYTES = 256 * 1024
-POW2_256 = [2 ** i for i in range(9)]
+POW2_256 = [2**i for i in range(9)]
 
 
 def _taco_space() -> Space:
-    return Space([
-        Permutation("order", 5),
-        Ordinal("split_i", POW2_256, log=True),
-        Ordinal("split_j", POW2_256, log=True),
-        Ordinal("unroll", [1, 2, 4, 8], log=True),
-        Ordinal("chunk", [2 ** i for i in range(8)], log=True),
-        Categorical("omp", ["static", "dynamic"]),
-    ], ["split_i * split_j <= 4096", "unroll <= split_j", "order[1] > order[0]", "order[3] > order[2]"])
+    return Space(
+        [
+            Permutation("order", 5),
+            Ordinal("split_i", POW2_256, log=True),
+            Ordinal("split_j", POW2_256, log=True),
+            Ordinal("unroll", [1, 2, 4, 8], log=True),
+            Ordinal("chunk", [2**i for i in range(8)], log=True),
+            Categorical("omp", ["static", "dynamic"]),
+        ],
+        ["split_i * split_j <= 4096", "unroll <= split_j", "order[1] > order[0]", "order[3] > order[2]"],
+    )
 
 
 def _element_at(positions: np.ndarray, position: int) -> np.ndarray:
@@ -321,8 +344,10 @@ def taco_cost(cols: Columns) -> np.ndarray:
     k_pos = pos[:, 4]
     k_pen = 1.0 + 0.12 * np.maximum(0, 3 - k_pos)
     # the outermost loop runs in parallel over 32 threads
-    extent = np.select([outer == 0, outer == 1, outer == 2, outer == 3, outer == 4],
-                       [TACO_I / si, si, TACO_J / sj, sj, np.full_like(si, TACO_K)])
+    extent = np.select(
+        [outer == 0, outer == 1, outer == 2, outer == 3, outer == 4],
+        [TACO_I / si, si, TACO_J / sj, sj, np.full_like(si, TACO_K)],
+    )
     chunks = np.ceil(extent / chunk)
     rounds = np.ceil(chunks / TACO_THREADS)
     static_eff = chunks / (rounds * TACO_THREADS)
@@ -348,12 +373,20 @@ def taco_failures(cols: Columns) -> np.ndarray:
 # Sparse chain (BaCO p1..p5 scaled up) -----------------------------------------------------
 SPARSE_TARGETS = np.array([3, 5, 2, 4, 1, 4, 2, 3, 5, 2], dtype=float)
 SPARSE_WEIGHTS = np.array([1.0, 0.8, 1.2, 0.6, 1.0, 0.9, 1.1, 0.7, 1.0, 1.3])
-SPARSE_CONSTRAINTS = ["p1 >= p2", "p2 >= p3", "p3 >= p4", "p4 >= p5",
-                      "p7 >= p6", "p8 >= 2 * p7", "p9 >= p8", "p10 >= 2 * p9"]
+SPARSE_CONSTRAINTS = [
+    "p1 >= p2",
+    "p2 >= p3",
+    "p3 >= p4",
+    "p4 >= p5",
+    "p7 >= p6",
+    "p8 >= 2 * p7",
+    "p9 >= p8",
+    "p10 >= 2 * p9",
+]
 
 
 def _sparse_space() -> Space:
-    values = [2 ** i for i in range(7)]
+    values = [2**i for i in range(7)]
     return Space([Ordinal(f"p{i}", values, log=True) for i in range(1, 11)], SPARSE_CONSTRAINTS)
 
 
@@ -363,19 +396,46 @@ def _sparse_value(cols: Columns) -> np.ndarray:
 
 
 SYNTHETIC: dict[str, Synthetic] = {
-    s.name: s for s in [
-        Synthetic("branin_mixed", _branin_space, _branin_value,
-                  description="Branin on an ordinal x integer grid with a categorical variant and a permutation term"),
-        Synthetic("hartmann6", lambda: _hartmann_space(False), _hartmann_value,
-                  description="Hartmann-6 (+4.3224) on ordinals {0, 0.1, ..., 1}"),
-        Synthetic("hartmann6_real", lambda: _hartmann_space(True), _hartmann_value,
-                  description="Hartmann-6 (+4.3224) on reals in [0, 1]", analytic_optimum=1.0),
-        Synthetic("forrester_2d", _forrester_space, _forrester_value,
-                  description="2-D Forrester with a high/low-fidelity categorical (our definition)"),
-        Synthetic("taco_like", _taco_space, taco_cost, taco_failures,
-                  description="TACO-like 5-loop permutation + tiling cost model with hidden failures"),
-        Synthetic("sparse_chain", _sparse_space, _sparse_value,
-                  description="10 chained powers-of-two ordinals, 0.02 % feasible (BaCO p1..p5 scaled up)"),
+    s.name: s
+    for s in [
+        Synthetic(
+            "branin_mixed",
+            _branin_space,
+            _branin_value,
+            description="Branin on an ordinal x integer grid with a categorical variant and a permutation term",
+        ),
+        Synthetic(
+            "hartmann6",
+            lambda: _hartmann_space(False),
+            _hartmann_value,
+            description="Hartmann-6 (+4.3224) on ordinals {0, 0.1, ..., 1}",
+        ),
+        Synthetic(
+            "hartmann6_real",
+            lambda: _hartmann_space(True),
+            _hartmann_value,
+            description="Hartmann-6 (+4.3224) on reals in [0, 1]",
+            analytic_optimum=1.0,
+        ),
+        Synthetic(
+            "forrester_2d",
+            _forrester_space,
+            _forrester_value,
+            description="2-D Forrester with a high/low-fidelity categorical (our definition)",
+        ),
+        Synthetic(
+            "taco_like",
+            _taco_space,
+            taco_cost,
+            taco_failures,
+            description="TACO-like 5-loop permutation + tiling cost model with hidden failures",
+        ),
+        Synthetic(
+            "sparse_chain",
+            _sparse_space,
+            _sparse_value,
+            description="10 chained powers-of-two ordinals, 0.02 % feasible (BaCO p1..p5 scaled up)",
+        ),
     ]
 }
 
@@ -442,8 +502,17 @@ def build_synthetic_problem(name: str) -> Problem:
     else:
         optimum, config, _ = enumerated_optimum(name)
         source = "enumeration"
-    return Problem(name=name, kind="synthetic", space=space, objectives=["value"], evaluate=evaluate,
-                   optimum=optimum, optimum_source=source, description=syn.description, optimum_config=config)
+    return Problem(
+        name=name,
+        kind="synthetic",
+        space=space,
+        objectives=["value"],
+        evaluate=evaluate,
+        optimum=optimum,
+        optimum_source=source,
+        description=syn.description,
+        optimum_config=config,
+    )
 
 
 #: The optima stated in the docs (found once by enumeration; the tests check that they still
@@ -452,10 +521,14 @@ STATED_OPTIMA: dict[str, tuple[float, dict[str, Any]]] = {
     "branin_mixed": (0.49110954914123894, {"x1": 3.25, "x2": 2, "variant": "fast", "order": (2, 0, 3, 1)}),
     "hartmann6": (1.1008071112379452, {"x1": 0.2, "x2": 0.2, "x3": 0.5, "x4": 0.3, "x5": 0.3, "x6": 0.7}),
     "forrester_2d": (1.0081466744149825, {"x1": 0.76, "x2": 76, "variant": "high"}),
-    "taco_like": (0.3419771982335948, {"order": (1, 2, 0, 4, 3), "split_i": 128, "split_j": 32, "unroll": 8,
-                                       "chunk": 1, "omp": "static"}),
-    "sparse_chain": (2.83, {"p1": 8, "p2": 8, "p3": 8, "p4": 8, "p5": 2, "p6": 4, "p7": 4, "p8": 8, "p9": 8,
-                            "p10": 16}),
+    "taco_like": (
+        0.3419771982335948,
+        {"order": (1, 2, 0, 4, 3), "split_i": 128, "split_j": 32, "unroll": 8, "chunk": 1, "omp": "static"},
+    ),
+    "sparse_chain": (
+        2.83,
+        {"p1": 8, "p2": 8, "p3": 8, "p4": 8, "p5": 2, "p6": 4, "p7": 4, "p8": 8, "p9": 8, "p10": 16},
+    ),
 }
 
 
@@ -464,8 +537,12 @@ STATED_OPTIMA: dict[str, tuple[float, dict[str, Any]]] = {
 # ---------------------------------------------------------------------------------------
 def problem_names(kind: str | None = None) -> list[str]:
     """Every problem available here (GPU ones only when the data directory exists)."""
-    names = {"gpu": gpu_problem_names(), "synthetic": list(SYNTHETIC), "halide": list(HALIDE_PROBLEMS),
-             "multiobjective": list(MULTIOBJECTIVE_PROBLEMS)}
+    names = {
+        "gpu": gpu_problem_names(),
+        "synthetic": list(SYNTHETIC),
+        "halide": list(HALIDE_PROBLEMS),
+        "multiobjective": list(MULTIOBJECTIVE_PROBLEMS),
+    }
     if kind is None:
         return [n for k in KINDS for n in names[k]]
     return list(names[kind])

@@ -74,8 +74,11 @@ class Results:
         opt = self.optimum.get(problem)
         if not opt:
             return []
-        return [metrics.best_at(r["values"], budget) / opt for r in self.by_cell.get((problem, strategy), [])
-                if r.get("values") and int(r["budget"]) >= budget]  # shorter runs say nothing at this budget
+        return [
+            metrics.best_at(r["values"], budget) / opt
+            for r in self.by_cell.get((problem, strategy), [])
+            if r.get("values") and int(r["budget"]) >= budget
+        ]  # shorter runs say nothing at this budget
 
     def cell_mean(self, problem: str, strategy: str, budget: int) -> float:
         rel = self.relative(problem, strategy, budget)

@@ -42,12 +42,18 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 
 def table_best(res: Results, budgets: Sequence[int]) -> list[str]:
-    lines = ["| problem | optimum | strategy | seeds | " + " | ".join(f"@{b}" for b in budgets) + " |",
-             "|---|---|---|---|" + "---|" * len(budgets)]
+    lines = [
+        "| problem | optimum | strategy | seeds | " + " | ".join(f"@{b}" for b in budgets) + " |",
+        "|---|---|---|---|" + "---|" * len(budgets),
+    ]
     for p in res.problems:
         means = {(s, b): res.cell_mean(p, s, b) for s in res.strategies for b in budgets}
-        best = {b: np.nanmin([means[(s, b)] for s in res.strategies] or [np.nan]) if any(
-            not math.isnan(means[(s, b)]) for s in res.strategies) else math.nan for b in budgets}
+        best = {
+            b: np.nanmin([means[(s, b)] for s in res.strategies] or [np.nan])
+            if any(not math.isnan(means[(s, b)]) for s in res.strategies)
+            else math.nan
+            for b in budgets
+        }
         first = True
         for s in res.strategies:
             runs = res.by_cell.get((p, s))
@@ -143,8 +149,10 @@ def table_mdf(res: Results, points: Sequence[int]) -> tuple[list[str], dict[str,
         if ps:
             groups[kind] = ps
     results = {g: mdf_rows(res, ps, points) for g, ps in groups.items()}
-    lines = ["| strategy | " + " | ".join(f"{g} (n={len(groups[g])})" for g in groups) + " |",
-             "|---|" + "---|" * len(groups)]
+    lines = [
+        "| strategy | " + " | ".join(f"{g} (n={len(groups[g])})" for g in groups) + " |",
+        "|---|" + "---|" * len(groups),
+    ]
     for s in res.strategies:
         cells = []
         for g in groups:
@@ -157,7 +165,10 @@ def table_mdf(res: Results, points: Sequence[int]) -> tuple[list[str], dict[str,
 def table_wins(res: Results, reference: str, budgets: Sequence[int]) -> list[str]:
     cells = {(p, b): {s: res.cell_mean(p, s, b) for s in res.strategies} for p in res.problems for b in budgets}
     wins = metrics.win_fractions(cells, reference, [s for s in res.strategies if s != reference])
-    lines = [f"| {reference} vs | cells | wins | ties | losses | win fraction (target >= 0.90) |", "|---|---|---|---|---|---|"]
+    lines = [
+        f"| {reference} vs | cells | wins | ties | losses | win fraction (target >= 0.90) |",
+        "|---|---|---|---|---|---|",
+    ]
     for s, w in wins.items():
         lines.append(f"| {s} | {w['cells']} | {w['wins']} | {w['ties']} | {w['losses']} | {_fmt(w['fraction'], 2)} |")
     return lines
@@ -166,14 +177,16 @@ def table_wins(res: Results, reference: str, budgets: Sequence[int]) -> list[str
 def table_overhead(res: Results) -> list[str]:
     bins = [b for b in ASK_BINS if b[0] <= res.max_budget]
     head = " | ".join(f"ask ms {lo}-{min(hi, res.max_budget)}" for lo, hi in bins)
-    lines = [f"| strategy | runs | {head} | ask ms p95 | strategy s/run | eval s/run | peak RSS MB | RSS growth MB | failures |",
-             "|---|---|" + "---|" * len(bins) + "---|---|---|---|---|---|"]
+    lines = [
+        f"| strategy | runs | {head} | ask ms p95 | strategy s/run | eval s/run | peak RSS MB | RSS growth MB | failures |",
+        "|---|---|" + "---|" * len(bins) + "---|---|---|---|---|---|",
+    ]
     for s in res.strategies:
         runs = [r for r in res.runs if r["strategy"] == s]
         asks = [np.asarray(r.get("ask_s", []), float) for r in runs]
         cells = []
         for lo, hi in bins:
-            chunk = [a[lo - 1: hi] for a in asks if len(a) >= lo]
+            chunk = [a[lo - 1 : hi] for a in asks if len(a) >= lo]
             flat = np.concatenate(chunk) if chunk else np.empty(0)
             cells.append(_fmt(1e3 * flat.mean(), 1) if len(flat) else "–")
         all_ask = np.concatenate(asks) if asks else np.empty(0)
@@ -184,9 +197,12 @@ def table_overhead(res: Results) -> list[str]:
         delta = [r["rss_delta_mb"] for r in runs if r.get("rss_delta_mb") is not None]
         n_eval = sum(len(r.get("feasible", [])) for r in runs)
         n_fail = sum(1 for r in runs for ok in r.get("feasible", []) if not ok)
-        lines.append(f"| {s} | {len(runs)} | " + " | ".join(cells) +
-                     f" | {p95} | {strat:.2f} | {ev:.2f} | {_fmt(np.mean(peak) if peak else None, 0)}"
-                     f" | {_fmt(np.mean(delta) if delta else None, 1)} | {n_fail}/{n_eval} |")
+        lines.append(
+            f"| {s} | {len(runs)} | "
+            + " | ".join(cells)
+            + f" | {p95} | {strat:.2f} | {ev:.2f} | {_fmt(np.mean(peak) if peak else None, 0)}"
+            f" | {_fmt(np.mean(delta) if delta else None, 1)} | {n_fail}/{n_eval} |"
+        )
     return lines
 
 
@@ -221,8 +237,9 @@ def plot_convergence(res: Results, directory: str | os.PathLike) -> list[Path]:
                 lo[ok], hi[ok] = np.percentile(m[:, ok], [25, 75], axis=0)
             c = colours[i % len(colours)]
             peer = s in STRATEGIES and STRATEGIES[s].family == "peer"
-            ax.plot(x, mean, label=f"{s} (n={len(runs)})", color=c, lw=2.4 if s == "bo" else 1.3,
-                    ls="--" if peer else "-")
+            ax.plot(
+                x, mean, label=f"{s} (n={len(runs)})", color=c, lw=2.4 if s == "bo" else 1.3, ls="--" if peer else "-"
+            )
             if s == "bo" or len(res.strategies) <= 6:  # quartile bands only where they stay readable
                 ax.fill_between(x, lo, hi, color=c, alpha=0.12, lw=0)
             after = mean[x >= min(10, len(x))]
@@ -243,9 +260,14 @@ def plot_convergence(res: Results, directory: str | os.PathLike) -> list[Path]:
         ax.set_xlabel("evaluations (failures included)")
         ax.set_ylabel("best so far / optimum (mean)")
         ax.grid(True, which="both", alpha=0.25)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
-                  title="dashed: peers; band: bo's quartiles" if len(res.strategies) > 6 else None,
-                  title_fontsize=7)
+        ax.legend(
+            fontsize=7,
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            borderaxespad=0.0,
+            title="dashed: peers; band: bo's quartiles" if len(res.strategies) > 6 else None,
+            title_fontsize=7,
+        )
         fig.tight_layout()
         path = out_dir / f"{p}.png"
         fig.savefig(path)
@@ -273,63 +295,117 @@ def plot_mdf(mdf: dict[str, dict[str, float | int]], path: str | os.PathLike, ti
 
 
 # ---------------------------------------------------------------------------------------
-def build_report(res: Results, *, budgets: Sequence[int], reference: str, commands: Sequence[str],
-                 plot_paths: Sequence[Path], out_path: Path, mdf_points: Sequence[int], note: str | None = None) -> str:
+def build_report(
+    res: Results,
+    *,
+    budgets: Sequence[int],
+    reference: str,
+    commands: Sequence[str],
+    plot_paths: Sequence[Path],
+    out_path: Path,
+    mdf_points: Sequence[int],
+    note: str | None = None,
+) -> str:
     max_b = max(budgets) if budgets else res.max_budget
     seeds = sorted({len(v) for v in res.by_cell.values()})
     lines = ["# bayestune benchmark results", ""]
     if note:
         lines += [f"> {note}", ""]
-    lines += ["Generated by `python -m benchmarks report` from the JSON lines of `python -m benchmarks run`.",
-              f"{len(res.runs)} runs: {len(res.problems)} problems x {len(res.strategies)} strategies "
-              f"({', '.join(res.strategies)}), seeds per cell: {', '.join(map(str, seeds))}; "
-              f"budgets {', '.join(map(str, budgets))}; reference strategy `{reference}`.", ""]
+    lines += [
+        "Generated by `python -m benchmarks report` from the JSON lines of `python -m benchmarks run`.",
+        f"{len(res.runs)} runs: {len(res.problems)} problems x {len(res.strategies)} strategies "
+        f"({', '.join(res.strategies)}), seeds per cell: {', '.join(map(str, seeds))}; "
+        f"budgets {', '.join(map(str, budgets))}; reference strategy `{reference}`.",
+        "",
+    ]
     if res.errors:
         lines += [f"**{len(res.errors)} run(s) ended with an error and are left out.**", ""]
     lines += ["## Commands", "", "```"] + list(commands) + ["```", ""]
     host = next((r.get("host") for r in res.runs if r.get("host")), {})
     versions = next((r.get("versions") for r in res.runs if r.get("versions")), {})
-    halide = next((r["versions"]["halide"] for r in res.runs if r.get("versions", {}).get("halide") not in (None, "?")), None)
+    halide = next(
+        (r["versions"]["halide"] for r in res.runs if r.get("versions", {}).get("halide") not in (None, "?")), None
+    )
     env = ", ".join(f"{k} {v}" for k, v in versions.items() if k != "halide")
-    lines += ["## Setup", "",
-              f"- machine: {host.get('processor', '?')}, {host.get('cpus', '?')} CPUs, {host.get('system', '?')}; {env}"
-              + (f"; halide {halide}" if halide else ""),
-              "- budget = unique evaluations, failures included; every strategy gets the same black box "
-              "(`benchmarks.budget.CountedObjective`: repeats free, proposals outside the known-feasible set "
-              "rejected without charge).",
-              "- value = best feasible value within the budget / the problem's optimum (1.0 = optimum found); "
-              "mean (sample std) over seeds; `[k none]` = seeds without any feasible value yet (left out of the mean). "
-              "Bold: the best mean in the cell.",
-              "- optimum: `cache` = best recorded time of the known-feasible set; `enumeration`/`analytic` = exact; "
-              "`run-best` = no known optimum (live Halide timings): the best value any strategy found in these "
-              "results, so ratios are relative to it and change when more runs are added.",
-              "- Halide values are live timings (min of 5-50 runs after a warm-up, compiled and run in a forked "
-              "process with a 10 s limit) and carry measurement noise of a few percent.", ""]
+    lines += [
+        "## Setup",
+        "",
+        f"- machine: {host.get('processor', '?')}, {host.get('cpus', '?')} CPUs, {host.get('system', '?')}; {env}"
+        + (f"; halide {halide}" if halide else ""),
+        "- budget = unique evaluations, failures included; every strategy gets the same black box "
+        "(`benchmarks.budget.CountedObjective`: repeats free, proposals outside the known-feasible set "
+        "rejected without charge).",
+        "- value = best feasible value within the budget / the problem's optimum (1.0 = optimum found); "
+        "mean (sample std) over seeds; `[k none]` = seeds without any feasible value yet (left out of the mean). "
+        "Bold: the best mean in the cell.",
+        "- optimum: `cache` = best recorded time of the known-feasible set; `enumeration`/`analytic` = exact; "
+        "`run-best` = no known optimum (live Halide timings): the best value any strategy found in these "
+        "results, so ratios are relative to it and change when more runs are added.",
+        "- Halide values are live timings (min of 5-50 runs after a warm-up, compiled and run in a forked "
+        "process with a 10 s limit) and carry measurement noise of a few percent.",
+        "",
+    ]
     lines += ["## Best / optimum at each budget", ""] + table_best(res, budgets) + [""]
-    lines += ["## Targets on the GPU spaces", "", "The targets for the reference strategy: mean best/optimum "
-              "<= 1.05 at 60 and <= 1.02 at 100 evaluations on every GPU space.", ""] + table_targets(res, reference) + [""]
+    lines += (
+        [
+            "## Targets on the GPU spaces",
+            "",
+            "The targets for the reference strategy: mean best/optimum "
+            "<= 1.05 at 60 and <= 1.02 at 100 evaluations on every GPU space.",
+            "",
+        ]
+        + table_targets(res, reference)
+        + [""]
+    )
     needed, _ = table_needed(res, reference, max_b)
-    lines += [f"## Evaluations `{reference}` needs to reach each strategy's result at {max_b}", "",
-              f"BaCO section 5 style: `k` = the smallest number of evaluations at which `{reference}`'s mean "
-              f"best-so-far curve (mean over seeds) is at or below the other strategy's mean best at {max_b} "
-              f"evaluations; the factor is {max_b}/k (higher is better for `{reference}`; the target is >= 3, "
-              "i.e. the peer's result in a third of the evaluations). 'not reached' = never within the runs.", ""]
+    lines += [
+        f"## Evaluations `{reference}` needs to reach each strategy's result at {max_b}",
+        "",
+        f"BaCO section 5 style: `k` = the smallest number of evaluations at which `{reference}`'s mean "
+        f"best-so-far curve (mean over seeds) is at or below the other strategy's mean best at {max_b} "
+        f"evaluations; the factor is {max_b}/k (higher is better for `{reference}`; the target is >= 3, "
+        "i.e. the peer's result in a third of the evaluations). 'not reached' = never within the runs.",
+        "",
+    ]
     lines += needed + [""]
     mdf_lines, mdf = table_mdf(res, mdf_points)
-    lines += ["## Mean deviation factor (Kernel Tuner BO paper, section IV-A)", "",
-              f"Per run MAE = mean over budgets {', '.join(map(str, mdf_points))} of |best - optimum|; per problem "
-              "each strategy's mean MAE divided by the mean over strategies; MDF = mean of those factors over the "
-              "problems ± their standard deviation. Lower is better; 1.0 is the average of the strategies compared.",
-              ""] + mdf_lines + [""]
-    lines += [f"## Win fractions of `{reference}`", "",
-              "Cells = (problem, budget) pairs with both strategies run; a win = strictly lower mean best/optimum. "
-              "Target: better than every peer in >= 90 % of the cells.", ""] + table_wins(res, reference, budgets) + [""]
-    lines += ["## Time and memory per strategy", "",
-              "`ask ms a-b`: mean wall time of one suggestion (the strategy's work between two evaluations, its "
-              "tell included) over evaluations a..b; `strategy s/run`: total strategy time of a run; `eval s/run`: "
-              "time in the black box (replay lookups are ~free; Halide compiles and runs). Peak RSS: the process's "
-              "resident high-water mark during the run (Linux `VmHWM`, reset per run), which includes the problem's "
-              "data; growth = peak minus the resident size at the run's start.", ""] + table_overhead(res) + [""]
+    lines += (
+        [
+            "## Mean deviation factor (Kernel Tuner BO paper, section IV-A)",
+            "",
+            f"Per run MAE = mean over budgets {', '.join(map(str, mdf_points))} of |best - optimum|; per problem "
+            "each strategy's mean MAE divided by the mean over strategies; MDF = mean of those factors over the "
+            "problems ± their standard deviation. Lower is better; 1.0 is the average of the strategies compared.",
+            "",
+        ]
+        + mdf_lines
+        + [""]
+    )
+    lines += (
+        [
+            f"## Win fractions of `{reference}`",
+            "",
+            "Cells = (problem, budget) pairs with both strategies run; a win = strictly lower mean best/optimum. "
+            "Target: better than every peer in >= 90 % of the cells.",
+            "",
+        ]
+        + table_wins(res, reference, budgets)
+        + [""]
+    )
+    lines += (
+        [
+            "## Time and memory per strategy",
+            "",
+            "`ask ms a-b`: mean wall time of one suggestion (the strategy's work between two evaluations, its "
+            "tell included) over evaluations a..b; `strategy s/run`: total strategy time of a run; `eval s/run`: "
+            "time in the black box (replay lookups are ~free; Halide compiles and runs). Peak RSS: the process's "
+            "resident high-water mark during the run (Linux `VmHWM`, reset per run), which includes the problem's "
+            "data; growth = peak minus the resident size at the run's start.",
+            "",
+        ]
+        + table_overhead(res)
+        + [""]
+    )
     if plot_paths:
         lines += ["## Convergence plots", ""]
         for p in plot_paths:
@@ -356,10 +432,19 @@ def included_section(path: str | os.PathLike, out_path: Path) -> str:
 
 # ---------------------------------------------------------------------------------------
 
-def write_report(paths: Sequence[str], out: str | os.PathLike, *, plots: str | None = None,
-                 budgets: Sequence[int] | None = None, reference: str = "bo", command: str | None = None,
-                 note: str | None = None, include: Sequence[str] = (),
-                 mdf_points: Sequence[int] | None = None) -> Path:
+
+def write_report(
+    paths: Sequence[str],
+    out: str | os.PathLike,
+    *,
+    plots: str | None = None,
+    budgets: Sequence[int] | None = None,
+    reference: str = "bo",
+    command: str | None = None,
+    note: str | None = None,
+    include: Sequence[str] = (),
+    mdf_points: Sequence[int] | None = None,
+) -> Path:
     """The report of the runs in ``paths``: single-objective tables, then a section for the
     multi-objective runs if there are any (alone if there is nothing else). ``mdf_points``: the
     budgets the mean deviation factor averages over (default: 40, 60, ... up to the largest
@@ -372,8 +457,9 @@ def write_report(paths: Sequence[str], out: str | os.PathLike, *, plots: str | N
     out_path = Path(out)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     if not records:
-        text = multiobjective_report(several, command=command or "python -m benchmarks report", out_path=out_path,
-                                     plots=plots)
+        text = multiobjective_report(
+            several, command=command or "python -m benchmarks report", out_path=out_path, plots=plots
+        )
         out_path.write_text(text, encoding="utf-8")
         return out_path
     every = Results(records)  # variants of a strategy (ablations, screens) only in the issue-17 section,
@@ -393,14 +479,32 @@ def write_report(paths: Sequence[str], out: str | os.PathLike, *, plots: str | N
         plot_paths = plot_convergence(res, plots)
         _, mdf = table_mdf(res, points)
         if mdf.get("all problems"):
-            plot_paths.append(plot_mdf(mdf["all problems"], Path(plots) / "mdf.png",
-                                       f"Mean deviation factor over {len(res.problems)} problems"))
-    text = build_report(res, budgets=budgets, reference=reference, commands=commands, plot_paths=plot_paths,
-                        out_path=out_path, mdf_points=points, note=note)
+            plot_paths.append(
+                plot_mdf(
+                    mdf["all problems"],
+                    Path(plots) / "mdf.png",
+                    f"Mean deviation factor over {len(res.problems)} problems",
+                )
+            )
+    text = build_report(
+        res,
+        budgets=budgets,
+        reference=reference,
+        commands=commands,
+        plot_paths=plot_paths,
+        out_path=out_path,
+        mdf_points=points,
+        note=note,
+    )
     text += "\n".join(issue_section(every, reference, budgets)) + "\n"
     if several:
-        text += "\n" + multiobjective_report(several, command=command or "python -m benchmarks report",
-                                             out_path=out_path, plots=plots, heading="##") + "\n"
+        text += (
+            "\n"
+            + multiobjective_report(
+                several, command=command or "python -m benchmarks report", out_path=out_path, plots=plots, heading="##"
+            )
+            + "\n"
+        )
     for extra in include:
         text += "\n" + included_section(extra, out_path)
     out_path.write_text(text, encoding="utf-8")

@@ -36,8 +36,13 @@ from bayestune.models.linalg import limit_blas_threads
 from benchmarks.problems import get_problem, resolve_problems
 
 #: The surrogates compared: (model, ordinal scale override of the encoder).
-SURROGATES = {"gp (space's rule)": ("gp", None), "gp log": ("gp", "log"), "gp linear": ("gp", "linear"),
-              "gp index": ("gp", "index"), "rf": ("rf", None)}
+SURROGATES = {
+    "gp (space's rule)": ("gp", None),
+    "gp log": ("gp", "log"),
+    "gp linear": ("gp", "linear"),
+    "gp index": ("gp", "index"),
+    "rf": ("rf", None),
+}
 
 
 def recorded(problem_name: str) -> tuple[object, np.ndarray, np.ndarray]:
@@ -99,8 +104,12 @@ def fit_scores(problem, X: np.ndarray, y: np.ndarray, n: int, seed: int) -> dict
             lml = float("nan")
             cv = rf_cv_density(F[train], y[train], seed)
         mu, _ = surrogate.predict_latent(F[test])
-        out[label] = {"rho": float(spearmanr(mu, np.log(y[test])).statistic),
-                      "pick": float(y[test][int(np.argmin(mu))] / y.min()), "lml": lml, "cv": cv}
+        out[label] = {
+            "rho": float(spearmanr(mu, np.log(y[test])).statistic),
+            "pick": float(y[test][int(np.argmin(mu))] / y.min()),
+            "lml": lml,
+            "cv": cv,
+        }
     return out
 
 
@@ -111,8 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=3)
     args = parser.parse_args(argv)
     sizes = [int(v) for v in args.n.split(",")]
-    print("| space | n | " + " | ".join(f"{k}: rho / pick / lml / cv" for k in SURROGATES)
-          + " | lml's encoding | cv's model |")
+    print(
+        "| space | n | "
+        + " | ".join(f"{k}: rho / pick / lml / cv" for k in SURROGATES)
+        + " | lml's encoding | cv's model |"
+    )
     print("|---|---|" + "---|" * (len(SURROGATES) + 2))
     with limit_blas_threads(1):
         for name in resolve_problems(args.problems):

@@ -57,8 +57,9 @@ def _run_logged(problem_name: str, strategy: str, seed: int, budget: int) -> dic
     """A logged-metric problem through ask/tell, with its metrics reported (as bograph_compare)."""
     problem = LOGGED_PROBLEMS[problem_name]()
     base, options, _ = parse_variant(strategy)
-    opt = Optimizer(problem.space, objectives=[problem.objective], strategy=base,
-                    strategy_options=options or None, seed=seed)
+    opt = Optimizer(
+        problem.space, objectives=[problem.objective], strategy=base, strategy_options=options or None, seed=seed
+    )
     noise = np.random.default_rng(10_000 + seed)
     configs, values = [], []
     while opt.n_evaluated < budget:
@@ -107,10 +108,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.trajectory_check", description=__doc__)
     parser.add_argument("action", choices=["record", "compare"])
     parser.add_argument("path")
-    parser.add_argument("--problems", default=None,
-                        help=f"record: default {DEFAULT_PROBLEMS}; compare: default every problem stored")
-    parser.add_argument("--strategies", default=None,
-                        help=f"record: default {DEFAULT_STRATEGIES}; compare: default every strategy stored")
+    parser.add_argument(
+        "--problems", default=None, help=f"record: default {DEFAULT_PROBLEMS}; compare: default every problem stored"
+    )
+    parser.add_argument(
+        "--strategies",
+        default=None,
+        help=f"record: default {DEFAULT_STRATEGIES}; compare: default every strategy stored",
+    )
     parser.add_argument("--seeds", default=None, help="record: default 0,1; compare: default every seed stored")
     parser.add_argument("--budget", type=int, default=60)
     args = parser.parse_args(argv)
@@ -132,9 +137,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.problems is None and args.strategies is None:
         cells = [c for c in stored_cells if args.seeds is None or c[2] in seeds]
     else:
-        cells = _cells(args.problems or ",".join(dict.fromkeys(c[0] for c in stored_cells)),
-                       args.strategies or ",".join(dict.fromkeys(c[1] for c in stored_cells)),
-                       seeds if args.seeds else sorted({c[2] for c in stored_cells}))
+        cells = _cells(
+            args.problems or ",".join(dict.fromkeys(c[0] for c in stored_cells)),
+            args.strategies or ",".join(dict.fromkeys(c[1] for c in stored_cells)),
+            seeds if args.seeds else sorted({c[2] for c in stored_cells}),
+        )
     for p, s, seed in cells:
         old = stored["runs"].get(_key(p, s, seed))
         if old is None:
@@ -142,8 +149,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         at = first_difference(old, run_cell(p, s, seed, stored["budget"]))
         differing += at is not None
-        print(f"{p} {s} seed {seed}: " + ("identical" if at is None else f"differs from evaluation {at}"),
-              flush=True)
+        print(f"{p} {s} seed {seed}: " + ("identical" if at is None else f"differs from evaluation {at}"), flush=True)
     print(f"{differing} differing")
     return 1 if differing else 0
 

@@ -78,9 +78,22 @@ SIBLING_PAIRS = (
     ("blur_1024", "blur_512"),
 )
 PAIR_GROUPS = {"siblings": SIBLING_PAIRS, "gpu": PAIRS}
-METHODS = ("cold", "design", "model", "both", "auto", "model_unrelated", "both_unrelated", "auto_unrelated",
-           "both_unrelated_perseed", "auto_unrelated_perseed", "both_mixed", "auto_mixed", "model_gate2",
-           "model_gate2_unrelated")
+METHODS = (
+    "cold",
+    "design",
+    "model",
+    "both",
+    "auto",
+    "model_unrelated",
+    "both_unrelated",
+    "auto_unrelated",
+    "both_unrelated_perseed",
+    "auto_unrelated_perseed",
+    "both_mixed",
+    "auto_mixed",
+    "model_gate2",
+    "model_gate2_unrelated",
+)
 CHECKPOINTS = (5, 10, 20, 40)
 SHUFFLE_SEED = 12345
 
@@ -101,8 +114,9 @@ def _source(problem, source: str, unrelated: bool, shuffle_seed: int = SHUFFLE_S
     from benchmarks.problems import data_dir
     from benchmarks.transfer_siblings import DATA_DIR
 
-    run = load_prior_run((DATA_DIR if _is_sibling(source) else data_dir()) / f"{source}.json.gz", problem.space,
-                         problem.objective)
+    run = load_prior_run(
+        (DATA_DIR if _is_sibling(source) else data_dir()) / f"{source}.json.gz", problem.space, problem.objective
+    )
     return shuffled(run, shuffle_seed) if unrelated else run
 
 
@@ -130,8 +144,14 @@ def run_one(target: str, source: str, method: str, seed: int, budget: int, gate_
     if method != "cold":
         mode = method.split("_")[0]
         per_seed = method.endswith(("_unrelated_perseed", "_mixed"))
-        runs = (_source(problem, source, "_unrelated" in method or method.endswith("_mixed"),
-                        SHUFFLE_SEED + seed if per_seed else SHUFFLE_SEED),)
+        runs = (
+            _source(
+                problem,
+                source,
+                "_unrelated" in method or method.endswith("_mixed"),
+                SHUFFLE_SEED + seed if per_seed else SHUFFLE_SEED,
+            ),
+        )
         if method.endswith("_mixed"):  # a folder of caches: the sibling's and an unrelated one
             runs = (_source(problem, source, False), *runs)
         transfer = TransferSpec(runs, mode=mode)
@@ -157,11 +177,18 @@ def run_one(target: str, source: str, method: str, seed: int, budget: int, gate_
         if e.feasible:
             best = min(best, float(e.value))
         ratio.append(best / problem.optimum)
-    return {"target": target, "source": source, "method": method, "seed": seed, "budget": budget,
-            "ratio": [round(r, 5) for r in ratio], "optimum": problem.optimum,
-            "wall_s": round(time.perf_counter() - started, 2),
-            "weights": [[round(w, 3), round(t, 3)] for fit in weights for _, w, t in fit[:1]],
-            **({"gate": gate} if gate else {})}
+    return {
+        "target": target,
+        "source": source,
+        "method": method,
+        "seed": seed,
+        "budget": budget,
+        "ratio": [round(r, 5) for r in ratio],
+        "optimum": problem.optimum,
+        "wall_s": round(time.perf_counter() - started, 2),
+        "weights": [[round(w, 3), round(t, 3)] for fit in weights for _, w, t in fit[:1]],
+        **({"gate": gate} if gate else {}),
+    }
 
 
 def _done(out: Path) -> set[tuple]:
@@ -192,17 +219,25 @@ def run(args: argparse.Namespace) -> None:
     pairs = [p for g in groups for p in PAIR_GROUPS[g] if not args.targets or p[0] in args.targets.split(",")]
     methods = args.methods.split(",")
     done = _done(out)
-    tasks = [(t, s, m, seed, args.budget, args.gate_se) for seed in range(args.seeds) for t, s in pairs
-             for m in methods if (t, s, m, seed) not in done]
+    tasks = [
+        (t, s, m, seed, args.budget, args.gate_se)
+        for seed in range(args.seeds)
+        for t, s in pairs
+        for m in methods
+        if (t, s, m, seed) not in done
+    ]
     print(f"{len(tasks)} run(s) to do, {len(done)} already in {out}", flush=True)
 
     def write(record: dict[str, Any]) -> None:
         with open(out, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(record) + "\n")
         r = record["ratio"]
-        print(f"{record['target']} {record['method']} seed {record['seed']}: "
-              + " ".join(f"@{n} {r[min(n, len(r)) - 1]:.3f}" for n in CHECKPOINTS) + f" ({record['wall_s']} s)",
-              flush=True)
+        print(
+            f"{record['target']} {record['method']} seed {record['seed']}: "
+            + " ".join(f"@{n} {r[min(n, len(r)) - 1]:.3f}" for n in CHECKPOINTS)
+            + f" ({record['wall_s']} s)",
+            flush=True,
+        )
 
     if args.jobs > 1:
         import multiprocessing
@@ -230,12 +265,16 @@ def table(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(0)
     methods = [m for m in METHODS if any(m == k[1] for k in cells)]
     print("# Transfer from earlier runs (issue 18)\n")
-    print("Tune device B's recorded space with device A's Kernel Tuner cache (same kernel), against a cold "
-          "start; `*_unrelated`: device A's cache with its times shuffled among its configurations (same "
-          "space and value distribution, no information). Methods and rules: `benchmarks/transfer.py`'s "
-          "docstring. Produced by `python -m benchmarks.transfer table " + str(args.results) + "`.\n")
-    print("Median best/optimum over seeds (1.00 = the cache's optimum; lower is better), "
-          "[bootstrap 95% CI of the median]; n = seeds.\n")
+    print(
+        "Tune device B's recorded space with device A's Kernel Tuner cache (same kernel), against a cold "
+        "start; `*_unrelated`: device A's cache with its times shuffled among its configurations (same "
+        "space and value distribution, no information). Methods and rules: `benchmarks/transfer.py`'s "
+        "docstring. Produced by `python -m benchmarks.transfer table " + str(args.results) + "`.\n"
+    )
+    print(
+        "Median best/optimum over seeds (1.00 = the cache's optimum; lower is better), "
+        "[bootstrap 95% CI of the median]; n = seeds.\n"
+    )
     print("| target ← source | N | " + " | ".join(methods) + " |")
     print("|---|---|" + "---|" * len(methods))
     for target, source in PAIRS:
@@ -253,9 +292,11 @@ def table(args: argparse.Namespace) -> None:
                 row.append(f"{med:.2f} [{lo:.2f}, {hi:.2f}] n={len(vals)}")
             print("| " + " | ".join(row) + " |")
     others = [m for m in methods if m != "cold"]
-    print("\nPaired with the cold start of the same seed (`model` runs share its design, so until the "
-          "design ends they are identical): seeds better / equal / worse than cold at N (ratios equal "
-          "within 0.5%):\n")
+    print(
+        "\nPaired with the cold start of the same seed (`model` runs share its design, so until the "
+        "design ends they are identical): seeds better / equal / worse than cold at N (ratios equal "
+        "within 0.5%):\n"
+    )
     print("| target ← source | N | " + " | ".join(others) + " |")
     print("|---|---|" + "---|" * len(others))
     for target, source in PAIRS:
@@ -265,14 +306,19 @@ def table(args: argparse.Namespace) -> None:
         for n in CHECKPOINTS:
             row = [f"{target} ← {source.split('_', 1)[1]}", str(n)]
             for m in others:
-                pairs = [(r["ratio"][min(n, len(r["ratio"])) - 1], cold[s]["ratio"][min(n, len(cold[s]["ratio"])) - 1])
-                         for s, r in cells.get((target, m), {}).items() if s in cold]
+                pairs = [
+                    (r["ratio"][min(n, len(r["ratio"])) - 1], cold[s]["ratio"][min(n, len(cold[s]["ratio"])) - 1])
+                    for s, r in cells.get((target, m), {}).items()
+                    if s in cold
+                ]
                 better = sum(a < b / 1.005 for a, b in pairs)
                 worse = sum(a > b * 1.005 for a, b in pairs)
                 row.append(f"{better} / {len(pairs) - better - worse} / {worse}" if pairs else "-")
             print("| " + " | ".join(row) + " |")
-    print("\nThe source's transfer weight (0 = the fit was a cold start's): mean over the run's model fits, "
-          "median over seeds; and in how many seeds it was ever > 0:\n")
+    print(
+        "\nThe source's transfer weight (0 = the fit was a cold start's): mean over the run's model fits, "
+        "median over seeds; and in how many seeds it was ever > 0:\n"
+    )
     print("| target | " + " | ".join(m for m in methods if m not in ("cold", "design")) + " |")
     print("|---|" + "---|" * len([m for m in methods if m not in ("cold", "design")]))
     for target, _ in PAIRS:
@@ -288,8 +334,7 @@ def table(args: argparse.Namespace) -> None:
     walls = defaultdict(list)
     for (_, m), runs in cells.items():
         walls[m].extend(r["wall_s"] for r in runs.values())
-    print("\nMedian wall time per 40-evaluation run: "
-          + ", ".join(f"{m} {np.median(walls[m]):.1f} s" for m in methods))
+    print("\nMedian wall time per 40-evaluation run: " + ", ".join(f"{m} {np.median(walls[m]):.1f} s" for m in methods))
 
 
 def _at(r: dict[str, Any], n: int) -> float:
@@ -314,9 +359,11 @@ def _recording_note() -> str:
     with gzip.open(DATA_DIR / f"{SIBLING_PAIRS[0][0]}.json.gz", "rt", encoding="utf-8") as fh:
         meta = json.load(fh).get("metadata", {})
     loads = meta.get("load_average_1min", [])
-    return (f"Spaces measured once on this machine ({meta.get('cpu_count')} cores) at {meta.get('recorded')} by "
-            f"`{meta.get('how')}` in {meta.get('wall_s')} s, 1-minute load average "
-            f"{min(loads, default=0):.1f}–{max(loads, default=0):.1f} while it ran (the machine is shared).")
+    return (
+        f"Spaces measured once on this machine ({meta.get('cpu_count')} cores) at {meta.get('recorded')} by "
+        f"`{meta.get('how')}` in {meta.get('wall_s')} s, 1-minute load average "
+        f"{min(loads, default=0):.1f}–{max(loads, default=0):.1f} while it ran (the machine is shared)."
+    )
 
 
 def summary(args: argparse.Namespace) -> None:
@@ -327,15 +374,19 @@ def summary(args: argparse.Namespace) -> None:
         cells[(r["target"], r["source"], r["method"])][r["seed"]] = r
     methods = [m for m in METHODS if any(k[2] == m for k in cells)]
     print("# Evidence-driven transfer (issue 32): `auto` against cold, `model` and `both`\n")
-    print(f"Produced by `python -m benchmarks.transfer summary {args.results}` (commands: `benchmarks/transfer.py`'s "
-          "docstring). Ratios are best found / the recorded space's optimum (1.00 = optimum); `*_unrelated`: the "
-          "source's values shuffled among its configurations (no information).\n")
+    print(
+        f"Produced by `python -m benchmarks.transfer summary {args.results}` (commands: `benchmarks/transfer.py`'s "
+        "docstring). Ratios are best found / the recorded space's optimum (1.00 = optimum); `*_unrelated`: the "
+        "source's values shuffled among its configurations (no information).\n"
+    )
     for group, pairs in PAIR_GROUPS.items():
         pairs = [p for p in pairs if any(k[:2] == p for k in cells)]
         if not pairs:
             continue
-        label = {"siblings": "Sibling spaces (Halide blur recorded here at 2048², 1024², 512²)",
-                 "gpu": "Cross-vendor GPU pairs (shared Kernel Tuner caches)"}[group]
+        label = {
+            "siblings": "Sibling spaces (Halide blur recorded here at 2048², 1024², 512²)",
+            "gpu": "Cross-vendor GPU pairs (shared Kernel Tuner caches)",
+        }[group]
         here = [m for m in methods if all((t, s, m) in cells for t, s in pairs)]
         seeds = min(len(cells[(t, s, m)]) for t, s in pairs for m in here)
         print(f"## {label}: {len(pairs)} pairs, {seeds}+ seeds\n")
@@ -345,11 +396,15 @@ def summary(args: argparse.Namespace) -> None:
         print("| method | " + " | ".join(f"@{n}" for n in CHECKPOINTS) + " |")
         print("|---|" + "---|" * len(CHECKPOINTS))
         for m in here:
-            row = [_geo([float(np.median([_at(r, n) for r in cells[(t, s, m)].values()])) for t, s in pairs])
-                   for n in CHECKPOINTS]
+            row = [
+                _geo([float(np.median([_at(r, n) for r in cells[(t, s, m)].values()])) for t, s in pairs])
+                for n in CHECKPOINTS
+            ]
             print(f"| {m} | " + " | ".join(f"{v:.3f}" for v in row) + " |")
-        print("\nEvaluations to reach 1.05× / 1.10× of the optimum: median over seeds (`>B`: the median run did "
-              "not reach it within the budget B), and in how many seeds it was reached:\n")
+        print(
+            "\nEvaluations to reach 1.05× / 1.10× of the optimum: median over seeds (`>B`: the median run did "
+            "not reach it within the budget B), and in how many seeds it was reached:\n"
+        )
         print("| target ← source | " + " | ".join(here) + " |")
         print("|---|" + "---|" * len(here))
         for t, s in pairs:
@@ -367,8 +422,10 @@ def summary(args: argparse.Namespace) -> None:
             print(f"| {t} ← {s} | " + " | ".join(row) + " |")
         others = [m for m in here if m != "cold"]
         if "cold" in here:
-            print("\nPaired with cold (same seed), summed over the pairs: seeds better / equal / worse at N "
-                  "(equal within 0.5%):\n")
+            print(
+                "\nPaired with cold (same seed), summed over the pairs: seeds better / equal / worse at N "
+                "(equal within 0.5%):\n"
+            )
             print("| method | " + " | ".join(f"@{n}" for n in CHECKPOINTS) + " |")
             print("|---|" + "---|" * len(CHECKPOINTS))
             for m in others:
@@ -384,22 +441,33 @@ def summary(args: argparse.Namespace) -> None:
                                 e += not (a < c / 1.005 or a > c * 1.005)
                     row.append(f"{b} / {e} / {w}")
                 print(f"| {m} | " + " | ".join(row) + " |")
-            print("\nPaired with cold: geometric mean over every pair and seed of best(method) / best(cold) of the "
-                  "same seed at N (1.00 = level; > 1 worse), [bootstrap 95% CI over seeds]:\n")
+            print(
+                "\nPaired with cold: geometric mean over every pair and seed of best(method) / best(cold) of the "
+                "same seed at N (1.00 = level; > 1 worse), [bootstrap 95% CI over seeds]:\n"
+            )
             print("| method | " + " | ".join(f"@{n}" for n in CHECKPOINTS) + " |")
             print("|---|" + "---|" * len(CHECKPOINTS))
             rng = np.random.default_rng(0)
             for m in others:
                 row = []
                 for n in CHECKPOINTS:
-                    logs = np.array([np.log(_at(r, n) / _at(cells[(t, s, "cold")][seed], n)) for t, s in pairs
-                                     for seed, r in cells[(t, s, m)].items() if seed in cells[(t, s, "cold")]])
+                    logs = np.array(
+                        [
+                            np.log(_at(r, n) / _at(cells[(t, s, "cold")][seed], n))
+                            for t, s in pairs
+                            for seed, r in cells[(t, s, m)].items()
+                            if seed in cells[(t, s, "cold")]
+                        ]
+                    )
                     boots = np.exp(rng.choice(logs, size=(2000, len(logs))).mean(axis=1))
-                    row.append(f"{np.exp(logs.mean()):.3f} [{np.quantile(boots, 0.025):.3f}, "
-                               f"{np.quantile(boots, 0.975):.3f}]")
+                    row.append(
+                        f"{np.exp(logs.mean()):.3f} [{np.quantile(boots, 0.025):.3f}, {np.quantile(boots, 0.975):.3f}]"
+                    )
                 print(f"| {m} | " + " | ".join(row) + " |")
-            print("\nCost of an unrelated source: median best/optimum relative to cold's, per pair, at N "
-                  "(1.00 = no cost; > 1 worse):\n")
+            print(
+                "\nCost of an unrelated source: median best/optimum relative to cold's, per pair, at N "
+                "(1.00 = no cost; > 1 worse):\n"
+            )
             unrelated = [m for m in here if "_unrelated" in m]
             print("| target ← source | N | " + " | ".join(unrelated) + " |")
             print("|---|---|" + "---|" * len(unrelated))
@@ -416,8 +484,10 @@ def summary(args: argparse.Namespace) -> None:
                 print(f"| geometric mean | {n} | " + " | ".join(f"**{_geo(ratios[m]):.3f}**" for m in unrelated) + " |")
         gated = [m for m in here if m.startswith("auto")]
         if gated:
-            print("\nThe gate's decisions (auto): runs whose gate stayed open through the design, and source "
-                  "picks measured per run (median [min, max]):\n")
+            print(
+                "\nThe gate's decisions (auto): runs whose gate stayed open through the design, and source "
+                "picks measured per run (median [min, max]):\n"
+            )
             print("| target ← source | " + " | ".join(gated) + " |")
             print("|---|" + "---|" * len(gated))
             for t, s in pairs:
@@ -425,22 +495,31 @@ def summary(args: argparse.Namespace) -> None:
                 for m in gated:
                     g = [r["gate"] for r in cells[(t, s, m)].values() if "gate" in r]
                     picks = [x["picks"] for x in g]
-                    row.append(f"open {sum(x['open'] for x in g)}/{len(g)}, picks {np.median(picks):g} "
-                               f"[{min(picks)}, {max(picks)}]" if g else "-")
+                    row.append(
+                        f"open {sum(x['open'] for x in g)}/{len(g)}, picks {np.median(picks):g} "
+                        f"[{min(picks)}, {max(picks)}]"
+                        if g
+                        else "-"
+                    )
                 print(f"| {t} ← {s} | " + " | ".join(row) + " |")
         walls = {m: np.median([r["wall_s"] for t, s in pairs for r in cells[(t, s, m)].values()]) for m in here}
         print("\nMedian wall time per run: " + ", ".join(f"{m} {w:.1f} s" for m, w in walls.items()) + "\n")
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.transfer", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.transfer", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("run", help="run the table (appends to --out, skips runs already there)")
     p.add_argument("--pairs", default="gpu", help=f"comma-separated pair groups: {', '.join(PAIR_GROUPS)}")
     p.add_argument("--targets", default="", help="comma-separated target caches (default: every pair)")
-    p.add_argument("--gate-se", type=float, default=2.0,
-                   help="standard errors of the transfer model's gate (the issue-18 table ran with 1)")
+    p.add_argument(
+        "--gate-se",
+        type=float,
+        default=2.0,
+        help="standard errors of the transfer model's gate (the issue-18 table ran with 1)",
+    )
     p.add_argument("--methods", default=",".join(METHODS))
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--budget", type=int, default=max(CHECKPOINTS))

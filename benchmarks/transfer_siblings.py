@@ -66,7 +66,7 @@ def _worker(conn: Any) -> None:
     image = rng.random((big + 2 + 2 * MARGIN, big + 2 + 2 * MARGIN), dtype=np.float32)
     refs = {}
     for s in SIZES:
-        core = image[MARGIN:MARGIN + s + 2, MARGIN:MARGIN + s + 2]
+        core = image[MARGIN : MARGIN + s + 2, MARGIN : MARGIN + s + 2]
         bx = (core[:, :-2] + core[:, 1:-1] + core[:, 2:]) / np.float32(3.0)
         refs[s] = (bx[:-2, :] + bx[1:-1, :] + bx[2:, :]) / np.float32(3.0)
     while True:
@@ -173,32 +173,47 @@ def record(args: argparse.Namespace) -> None:
             records.append({"config": config, **measurer.measure(config, order)})
             if i % 20 == 0:
                 loads.append(os.getloadavg()[0])
-                print(f"{i + 1}/{len(configs)} {time.time() - started:.0f} s load {loads[-1]:.1f}: {records[-1]}",
-                      flush=True)
+                print(
+                    f"{i + 1}/{len(configs)} {time.time() - started:.0f} s load {loads[-1]:.1f}: {records[-1]}",
+                    flush=True,
+                )
     finally:
         measurer.close()
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     tune_params = {k: sorted({c[k] for c in configs}, key=lambda v: (str(type(v)), v)) for k in KEYS}
-    meta = {"how": "python -m benchmarks.transfer_siblings record " + " ".join(sys.argv[2:]),
-            "recorded": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
-            "wall_s": round(time.time() - started), "load_average_1min": [round(v, 1) for v in loads],
-            "cpu_count": os.cpu_count()}
+    meta = {
+        "how": "python -m benchmarks.transfer_siblings record " + " ".join(sys.argv[2:]),
+        "recorded": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
+        "wall_s": round(time.time() - started),
+        "load_average_1min": [round(v, 1) for v in loads],
+        "cpu_count": os.cpu_count(),
+    }
     for s in SIZES:
         cache = {}
         for r in records:
             key = ",".join(str(r["config"][k]) for k in KEYS)
             t = r["times"][s] if "times" in r else r["error"]
             cache[key] = {**r["config"], "time": t}
-        data = {"kernel_name": f"blur_{s}", "device_name": "this machine (CPU, Halide JIT)",
-                "problem_size": [s, s], "tune_params_keys": KEYS, "tune_params": tune_params,
-                "objective": "time", "metadata": meta, "cache": cache}
+        data = {
+            "kernel_name": f"blur_{s}",
+            "device_name": "this machine (CPU, Halide JIT)",
+            "problem_size": [s, s],
+            "tune_params_keys": KEYS,
+            "tune_params": tune_params,
+            "objective": "time",
+            "metadata": meta,
+            "cache": cache,
+        }
         path = out_dir / f"blur_{s}.json.gz"
         with gzip.open(path, "wt", encoding="utf-8") as fh:
             json.dump(data, fh)
         ok = [c["time"] for c in cache.values() if isinstance(c["time"], float)]
-        print(f"{path}: {len(cache)} configurations, {len(ok)} succeeded, best {min(ok):.3f} ms, "
-              f"median {np.median(ok):.3f} ms", flush=True)
+        print(
+            f"{path}: {len(cache)} configurations, {len(ok)} succeeded, best {min(ok):.3f} ms, "
+            f"median {np.median(ok):.3f} ms",
+            flush=True,
+        )
 
 
 def build_sibling_problem(name: str):
@@ -210,15 +225,25 @@ def build_sibling_problem(name: str):
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: record it with python -m benchmarks.transfer_siblings record")
     replay = load_kernel_tuner_cache(path, name=name)
-    return Problem(name=name, kind="halide", space=replay.space, objectives=[replay.objective],
-                   evaluate=replay.evaluator().evaluate, optimum=replay.optimum, optimum_source="cache",
-                   description=f"Halide blur {name} recorded on this machine ({replay.n_known_feasible} known-feasible, "
-                               f"{replay.n_failing} failing)")
+    return Problem(
+        name=name,
+        kind="halide",
+        space=replay.space,
+        objectives=[replay.objective],
+        evaluate=replay.evaluator().evaluate,
+        optimum=replay.optimum,
+        optimum_source="cache",
+        description=f"Halide blur {name} recorded on this machine ({replay.n_known_feasible} known-feasible, "
+        f"{replay.n_failing} failing)",
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.transfer_siblings", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.transfer_siblings",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("record", help="measure the sibling spaces once and write their caches")
     p.add_argument("--n", type=int, default=360)

@@ -50,16 +50,24 @@ def operator(name: str) -> Any:
     if name == "matmul":  # 256^3, as in benchmarks/tvm_search.py
         return search_workload("matmul")
     from bayestune.integrations.tvm import load_tvm
+
     tvm = load_tvm()
     from tvm import te
+
     if name == "depthwise_conv2d":  # NCHW 1x144x56x56, 3x3, stride 1, padding 1 (a MobileNetV2 layer)
         c, h, w, ks = 144, 56, 56, 3
         x, wt = te.placeholder((1, c, h, w), name="X"), te.placeholder((c, 1, ks, ks), name="W")
-        pad = te.compute((1, c, h + 2, w + 2), lambda b, ch, y, z: te.if_then_else(
-            te.all(y >= 1, y <= h, z >= 1, z <= w), x[b, ch, y - 1, z - 1], 0.0), name="pad")
+        pad = te.compute(
+            (1, c, h + 2, w + 2),
+            lambda b, ch, y, z: te.if_then_else(te.all(y >= 1, y <= h, z >= 1, z <= w), x[b, ch, y - 1, z - 1], 0.0),
+            name="pad",
+        )
         rh, rw = te.reduce_axis((0, ks), name="rh"), te.reduce_axis((0, ks), name="rw")
-        out = te.compute((1, c, h, w), lambda b, ch, y, z: te.sum(
-            pad[b, ch, y + rh, z + rw] * wt[ch, 0, rh, rw], axis=[rh, rw]), name="Y")
+        out = te.compute(
+            (1, c, h, w),
+            lambda b, ch, y, z: te.sum(pad[b, ch, y + rh, z + rw] * wt[ch, 0, rh, rw], axis=[rh, rw]),
+            name="Y",
+        )
         return tvm.IRModule({"main": te.create_prim_func([x, wt, out])})
     if name == "batch_matmul":  # 16 x (128x128 @ 128x128)
         b, n = 16, 128
@@ -82,24 +90,43 @@ def operator(name: str) -> Any:
 def run_one(name: str, strategy: str, seed: int, trials: int, per_iter: int) -> dict[str, Any]:
     """One tuning run: every measurement with its arrival time, and each new best's schedule."""
     from bayestune.integrations.tvm import tune
+
     load_start = os.getloadavg()[0]
     mod = operator(name)
     kwargs: dict[str, Any] = {"initial_design": per_iter} if strategy != "evolutionary" else {}
     with tempfile.TemporaryDirectory() as work_dir:
-        outcome = tune(mod, TARGET, work_dir, trials, strategy=strategy, num_trials_per_iter=per_iter, seed=seed,
-                       builder_workers=BUILDERS, journal=None, **kwargs)
+        outcome = tune(
+            mod,
+            TARGET,
+            work_dir,
+            trials,
+            strategy=strategy,
+            num_trials_per_iter=per_iter,
+            seed=seed,
+            builder_workers=BUILDERS,
+            journal=None,
+            **kwargs,
+        )
     best, improvements = float("inf"), {}
     for i, m in enumerate(outcome.measurements, 1):
         if m.seconds is not None and m.seconds < best:
             best = m.seconds
             improvements[str(i)] = pack_module(m.schedule.mod)
-    return {"operator": name, "strategy": strategy, "seed": seed, "per_iter": per_iter,
-            "trials": len(outcome.measurements), "wall_seconds": outcome.seconds,
-            "seconds": [m.seconds for m in outcome.measurements],
-            "elapsed": [round(m.elapsed, 3) for m in outcome.measurements],
-            "failed": sum(m.seconds is None for m in outcome.measurements), "improvements": improvements,
-            "load_start": load_start, "load_end": os.getloadavg()[0],
-            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return {
+        "operator": name,
+        "strategy": strategy,
+        "seed": seed,
+        "per_iter": per_iter,
+        "trials": len(outcome.measurements),
+        "wall_seconds": outcome.seconds,
+        "seconds": [m.seconds for m in outcome.measurements],
+        "elapsed": [round(m.elapsed, 3) for m in outcome.measurements],
+        "failed": sum(m.seconds is None for m in outcome.measurements),
+        "improvements": improvements,
+        "load_start": load_start,
+        "load_end": os.getloadavg()[0],
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
 
 
 def cmd_run(args: argparse.Namespace) -> None:
@@ -115,9 +142,13 @@ def cmd_run(args: argparse.Namespace) -> None:
                 rec = run_one(name, strategy, seed, args.trials, args.per_iter)
                 with out.open("a") as f:
                     f.write(json.dumps(rec) + "\n")
-                print(f"{name} {strategy} seed {seed}: {rec['trials']} trials in {rec['wall_seconds']:.0f} s, best "
-                      f"{min((s for s in rec['seconds'] if s is not None), default=float('nan')) * 1e3:.3f} ms, "
-                      f"load {rec['load_start']:.1f}-{rec['load_end']:.1f}", file=sys.stderr, flush=True)
+                print(
+                    f"{name} {strategy} seed {seed}: {rec['trials']} trials in {rec['wall_seconds']:.0f} s, best "
+                    f"{min((s for s in rec['seconds'] if s is not None), default=float('nan')) * 1e3:.3f} ms, "
+                    f"load {rec['load_start']:.1f}-{rec['load_end']:.1f}",
+                    file=sys.stderr,
+                    flush=True,
+                )
 
 
 def pick_at(run: dict[str, Any], *, trials: int | None = None, wall: float | None = None) -> str | None:
@@ -140,9 +171,11 @@ def cmd_remeasure(args: argparse.Namespace) -> None:
     import numpy as np
 
     from bayestune.integrations.tvm import fast_build, load_tvm
+
     tvm = load_tvm()
     from tvm.s_tir import Schedule
     from tvm.s_tir.meta_schedule.arg_info import ArgInfo
+
     target, dev = tvm.target.Target(TARGET), tvm.cpu(0)
     runs = [json.loads(line) for line in Path(args.runs).read_text().splitlines() if line.strip()]
     wanted: dict[tuple[Any, ...], Any] = {}  # (operator, strategy, seed, improvement) or (operator, "untuned")
@@ -161,8 +194,10 @@ def cmd_remeasure(args: argparse.Namespace) -> None:
         lib = fast_build(mod, target, None)
         lib = lib.jit() if hasattr(lib, "jit") else lib
         rng = np.random.default_rng(0)
-        tensors = [tvm.runtime.tensor(rng.random([int(d) for d in a.shape]).astype(str(a.dtype)), dev)
-                   for a in ArgInfo.from_prim_func(mod["main"])]
+        tensors = [
+            tvm.runtime.tensor(rng.random([int(d) for d in a.shape]).astype(str(a.dtype)), dev)
+            for a in ArgInfo.from_prim_func(mod["main"])
+        ]
         jobs.append((key, lib.time_evaluator(lib.entry_name, dev, number=args.number, repeat=1), tensors))
     print(f"{len(jobs)} kernels built; timing {args.rounds} interleaved rounds", file=sys.stderr, flush=True)
     times: dict[tuple[Any, ...], list[float]] = {key: [] for key, _, _ in jobs}
@@ -177,9 +212,20 @@ def cmd_remeasure(args: argparse.Namespace) -> None:
         loads.append(os.getloadavg()[0])
     with Path(args.out).open("w") as f:
         for key, ts in times.items():
-            f.write(json.dumps({"key": list(key), "fastest": min(ts), "median": statistics.median(ts),
-                                "rounds": len(ts), "number": args.number,
-                                "load_min": min(loads), "load_max": max(loads)}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "key": list(key),
+                        "fastest": min(ts),
+                        "median": statistics.median(ts),
+                        "rounds": len(ts),
+                        "number": args.number,
+                        "load_min": min(loads),
+                        "load_max": max(loads),
+                    }
+                )
+                + "\n"
+            )
     print(f"wrote {len(times)} kernels to {args.out}; load {min(loads):.2f}-{max(loads):.2f}", file=sys.stderr)
 
 
@@ -200,27 +246,36 @@ def report(runs: list[dict[str, Any]], final: list[dict[str, Any]], note: str = 
     fl = [f for f in final if "load_min" in f]
     names = [n for n in OPERATORS if any(r["operator"] == n for r in runs)]
     per_iter = sorted({r["per_iter"] for r in runs})
-    lines = [f"# bayestune `bo` vs MetaSchedule evolutionary search: {', '.join(names)} (llvm, 2 cores)", "",
-             f"Each run measures {max(r['trials'] for r in runs)} candidates in batches of "
-             f"{', '.join(map(str, per_iter))}; `evolutionary` is MetaSchedule's default search with its xgb cost "
-             "model. The picks (the best by in-run timing) are re-measured afterwards in one process, interleaved "
-             "in shuffled rounds with each operator's untuned kernel (`Schedule(mod)`, TVM's default lowering); "
-             "a kernel's latency is its fastest round"
-             + (f" ({fl[0]['rounds']} rounds of {fl[0]['number']} runs)" if fl else "")
-             + ". Latencies in ms, median over seeds (min–max); 'beats untuned' counts seeds whose pick is "
-             "faster than the untuned kernel.", ""]
+    lines = [
+        f"# bayestune `bo` vs MetaSchedule evolutionary search: {', '.join(names)} (llvm, 2 cores)",
+        "",
+        f"Each run measures {max(r['trials'] for r in runs)} candidates in batches of "
+        f"{', '.join(map(str, per_iter))}; `evolutionary` is MetaSchedule's default search with its xgb cost "
+        "model. The picks (the best by in-run timing) are re-measured afterwards in one process, interleaved "
+        "in shuffled rounds with each operator's untuned kernel (`Schedule(mod)`, TVM's default lowering); "
+        "a kernel's latency is its fastest round"
+        + (f" ({fl[0]['rounds']} rounds of {fl[0]['number']} runs)" if fl else "")
+        + ". Latencies in ms, median over seeds (min–max); 'beats untuned' counts seeds whose pick is "
+        "faster than the untuned kernel.",
+        "",
+    ]
     if loads:
-        lines.append(f"Load average (1 min) during the tuning runs: {min(loads):.1f}–{max(loads):.1f} "
-                     f"(median {statistics.median(loads):.1f}) on 2 cores"
-                     + (f"; during the re-measurement {fl[0]['load_min']:.1f}–{fl[0]['load_max']:.1f}." if fl
-                        else "."))
+        lines.append(
+            f"Load average (1 min) during the tuning runs: {min(loads):.1f}–{max(loads):.1f} "
+            f"(median {statistics.median(loads):.1f}) on 2 cores"
+            + (f"; during the re-measurement {fl[0]['load_min']:.1f}–{fl[0]['load_max']:.1f}." if fl else ".")
+        )
         lines.append("")
     if note:
         lines += [note, ""]
-    lines += ["## At equal trials", "",
-              "| operator | untuned | strategy | seeds | " + " | ".join(f"{c} trials" for c in CHECKPOINTS)
-              + " | @64 / untuned | beats untuned @64 | wall s |",
-              "|---|---|---|---|" + "---|" * len(CHECKPOINTS) + "---|---|---|"]
+    lines += [
+        "## At equal trials",
+        "",
+        "| operator | untuned | strategy | seeds | "
+        + " | ".join(f"{c} trials" for c in CHECKPOINTS)
+        + " | @64 / untuned | beats untuned @64 | wall s |",
+        "|---|---|---|---|" + "---|" * len(CHECKPOINTS) + "---|---|---|",
+    ]
     for name in names:
         untuned = timed.get((name, "untuned"))
         for strategy in STRATEGIES:
@@ -229,21 +284,35 @@ def report(runs: list[dict[str, Any]], final: list[dict[str, Any]], note: str = 
                 continue
             cells, last = [], []
             for c in CHECKPOINTS:
-                vals = [timed[(name, strategy, r["seed"], k)] for r in rs
-                        if (k := pick_at(r, trials=c)) and (name, strategy, r["seed"], k) in timed and r["trials"] >= c]
+                vals = [
+                    timed[(name, strategy, r["seed"], k)]
+                    for r in rs
+                    if (k := pick_at(r, trials=c)) and (name, strategy, r["seed"], k) in timed and r["trials"] >= c
+                ]
                 cells.append(_ms(vals))
                 last = vals
             beats = f"{sum(v < untuned for v in last)}/{len(last)}" if untuned and last else "–"
             ratio = f"{statistics.median(last) / untuned:.2f}" if untuned and last else "–"
-            lines.append(f"| {name} | {untuned * 1e3:.3f} | {strategy} | {len(rs)} | " if untuned else
-                         f"| {name} | – | {strategy} | {len(rs)} | ")
-            lines[-1] += (" | ".join(cells) + f" | {ratio} | {beats} | "
-                          f"{statistics.median(r['wall_seconds'] for r in rs):.0f} |")
-    lines += ["", "## At equal wall time", "",
-              ("Per seed, the wall time of the faster strategy's complete run, and each strategy's re-measured best "
-               "among the candidates measured by then (trials counted in brackets)."), "",
-              "| operator | seed | wall s | bo | evolutionary | bo / evolutionary | untuned |",
-              "|---|---|---|---|---|---|---|"]
+            lines.append(
+                f"| {name} | {untuned * 1e3:.3f} | {strategy} | {len(rs)} | "
+                if untuned
+                else f"| {name} | – | {strategy} | {len(rs)} | "
+            )
+            lines[-1] += (
+                " | ".join(cells) + f" | {ratio} | {beats} | {statistics.median(r['wall_seconds'] for r in rs):.0f} |"
+            )
+    lines += [
+        "",
+        "## At equal wall time",
+        "",
+        (
+            "Per seed, the wall time of the faster strategy's complete run, and each strategy's re-measured best "
+            "among the candidates measured by then (trials counted in brackets)."
+        ),
+        "",
+        "| operator | seed | wall s | bo | evolutionary | bo / evolutionary | untuned |",
+        "|---|---|---|---|---|---|---|",
+    ]
     wins = {}
     for (name, seed), by in sorted(groups.items(), key=lambda kv: (OPERATORS.index(kv[0][0]), kv[0][1])):
         if set(STRATEGIES) - set(by):
@@ -261,12 +330,18 @@ def report(runs: list[dict[str, Any]], final: list[dict[str, Any]], note: str = 
         if all(vals):
             wins.setdefault(name, []).append(vals[0] < vals[1])
         untuned = timed.get((name, "untuned"))
-        lines.append(f"| {name} | {seed} | {wall:.0f} | {cells[0]} | {cells[1]} | {ratio} | "
-                     f"{untuned * 1e3:.3f} |" if untuned else f"| {name} | {seed} | {wall:.0f} | {cells[0]} | "
-                     f"{cells[1]} | {ratio} | – |")
+        lines.append(
+            f"| {name} | {seed} | {wall:.0f} | {cells[0]} | {cells[1]} | {ratio} | {untuned * 1e3:.3f} |"
+            if untuned
+            else f"| {name} | {seed} | {wall:.0f} | {cells[0]} | {cells[1]} | {ratio} | – |"
+        )
     if wins:
-        lines += ["", "bo faster than evolutionary at equal wall time: "
-                  + "; ".join(f"{n} {sum(w)}/{len(w)} seeds" for n, w in wins.items()) + "."]
+        lines += [
+            "",
+            "bo faster than evolutionary at equal wall time: "
+            + "; ".join(f"{n} {sum(w)}/{len(w)} seeds" for n, w in wins.items())
+            + ".",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -282,8 +357,9 @@ def cmd_report(args: argparse.Namespace) -> None:
 def cmd_strip(args: argparse.Namespace) -> None:
     """The runs without their schedules (in-run timings and arrival times only): small enough to keep."""
     runs = [json.loads(x) for x in Path(args.runs).read_text().splitlines() if x.strip()]
-    Path(args.out).write_text("".join(json.dumps({**r, "improvements": sorted(r["improvements"], key=int)}) + "\n"
-                                      for r in runs))
+    Path(args.out).write_text(
+        "".join(json.dumps({**r, "improvements": sorted(r["improvements"], key=int)}) + "\n" for r in runs)
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

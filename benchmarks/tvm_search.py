@@ -74,8 +74,10 @@ WORKLOADS = ("matmul", "conv2d", "dense_relu")
 def workload(name: str) -> Any:
     """The TIR module of a benchmark operator."""
     from bayestune.integrations.tvm import load_tvm
+
     tvm = load_tvm()
     from tvm import te
+
     if name == "matmul":  # 256^3 float32
         a, b = te.placeholder((256, 256), name="A"), te.placeholder((256, 256), name="B")
         k = te.reduce_axis((0, 256), name="k")
@@ -84,11 +86,17 @@ def workload(name: str) -> Any:
     if name == "conv2d":  # NCHW 1x64x28x28, 64 filters 3x3, padding 1 (a ResNet-18 layer)
         n, ci, h, w, co, ks = 1, 64, 28, 28, 64, 3
         x, wt = te.placeholder((n, ci, h, w), name="X"), te.placeholder((co, ci, ks, ks), name="W")
-        pad = te.compute((n, ci, h + 2, w + 2), lambda b, c, y, z: te.if_then_else(
-            te.all(y >= 1, y <= h, z >= 1, z <= w), x[b, c, y - 1, z - 1], 0.0), name="pad")
+        pad = te.compute(
+            (n, ci, h + 2, w + 2),
+            lambda b, c, y, z: te.if_then_else(te.all(y >= 1, y <= h, z >= 1, z <= w), x[b, c, y - 1, z - 1], 0.0),
+            name="pad",
+        )
         rc, rh, rw = (te.reduce_axis((0, e), name=nm) for e, nm in ((ci, "rc"), (ks, "rh"), (ks, "rw")))
-        out = te.compute((n, co, h, w), lambda b, f, y, z: te.sum(
-            pad[b, rc, y + rh, z + rw] * wt[f, rc, rh, rw], axis=[rc, rh, rw]), name="Y")
+        out = te.compute(
+            (n, co, h, w),
+            lambda b, f, y, z: te.sum(pad[b, rc, y + rh, z + rw] * wt[f, rc, rh, rw], axis=[rc, rh, rw]),
+            name="Y",
+        )
         return tvm.IRModule({"main": te.create_prim_func([x, wt, out])})
     if name == "dense_relu":  # 128x512 @ 512x512 + bias, then ReLU (a fused fully connected layer)
         m, kk, nn = 128, 512, 512
@@ -103,16 +111,19 @@ def workload(name: str) -> Any:
 def pack_module(mod: Any) -> str:
     """A scheduled IRModule as compact text (zlib-compressed ``tvm.ir.save_json``, base64)."""
     import tvm
+
     return base64.b64encode(zlib.compress(tvm.ir.save_json(mod).encode(), 9)).decode()
 
 
 def unpack_module(text: str) -> Any:
     import tvm
+
     return tvm.ir.load_json(zlib.decompress(base64.b64decode(text)).decode())
 
 
 def run_one(workload_name: str, variant: str, seed: int, trials: int, per_iter: int) -> dict[str, Any]:
     from bayestune.integrations.tvm import measure, tune
+
     load_start = os.getloadavg()[0]
     mod = workload(workload_name)
     if variant == "evolutionary":
@@ -121,8 +132,9 @@ def run_one(workload_name: str, variant: str, seed: int, trials: int, per_iter: 
         strategy, options, epsilon = VARIANTS[variant]
         kwargs = {"strategy": strategy, "strategy_options": options, "epsilon": epsilon, "initial_design": per_iter}
     with tempfile.TemporaryDirectory() as work_dir:
-        outcome = tune(mod, TARGET, work_dir, trials, num_trials_per_iter=per_iter, seed=seed,
-                       builder_workers=BUILDERS, **kwargs)
+        outcome = tune(
+            mod, TARGET, work_dir, trials, num_trials_per_iter=per_iter, seed=seed, builder_workers=BUILDERS, **kwargs
+        )
     secs = [m.seconds for m in outcome.measurements]
     at, remeasured, timed, schedules, pick = {}, {}, {}, [], {}
     for c in CHECKPOINTS:
@@ -134,12 +146,25 @@ def run_one(workload_name: str, variant: str, seed: int, trials: int, per_iter: 
         remeasured[c] = timed[id(best)][0] if best is not None else None
         pick[c] = timed[id(best)][1] if best is not None else None
     rec = outcome.record
-    return {"workload": workload_name, "variant": variant, "seed": seed, "trials": len(secs), "per_iter": per_iter,
-            "wall_seconds": outcome.seconds, "failed": sum(s is None for s in secs),
-            "refused_before_build": rec.skipped_invalid if rec else None, "reused": rec.reused if rec else None,
-            "best_at": at, "remeasured_at": remeasured, "trajectory": secs, "pick": pick, "schedules": schedules,
-            "load_start": load_start, "load_end": os.getloadavg()[0],
-            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return {
+        "workload": workload_name,
+        "variant": variant,
+        "seed": seed,
+        "trials": len(secs),
+        "per_iter": per_iter,
+        "wall_seconds": outcome.seconds,
+        "failed": sum(s is None for s in secs),
+        "refused_before_build": rec.skipped_invalid if rec else None,
+        "reused": rec.reused if rec else None,
+        "best_at": at,
+        "remeasured_at": remeasured,
+        "trajectory": secs,
+        "pick": pick,
+        "schedules": schedules,
+        "load_start": load_start,
+        "load_end": os.getloadavg()[0],
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
 
 
 def cmd_run(args: argparse.Namespace) -> None:
@@ -161,8 +186,11 @@ def cmd_run(args: argparse.Namespace) -> None:
         record = run_one(w, v, seed, args.trials, args.per_iter)
         with out.open("a") as f:
             f.write(json.dumps(record) + "\n")
-        print(f"{w} {v} seed {seed}: best {record['remeasured_at']} in {time.perf_counter() - start:.0f} s",
-              file=sys.stderr, flush=True)
+        print(
+            f"{w} {v} seed {seed}: best {record['remeasured_at']} in {time.perf_counter() - start:.0f} s",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def cmd_remeasure(args: argparse.Namespace) -> None:
@@ -175,11 +203,14 @@ def cmd_remeasure(args: argparse.Namespace) -> None:
     import numpy as np
 
     from bayestune.integrations.tvm import fast_build, load_tvm
+
     tvm = load_tvm()
     from tvm.s_tir.meta_schedule.arg_info import ArgInfo
+
     target, dev = tvm.target.Target(TARGET), tvm.cpu(0)
-    records = [json.loads(line) for path in args.results for line in Path(path).read_text().splitlines()
-               if line.strip()]
+    records = [
+        json.loads(line) for path in args.results for line in Path(path).read_text().splitlines() if line.strip()
+    ]
     jobs = []  # (record index, schedule index, timer, args)
     for i, r in enumerate(records):
         for j, text in enumerate(r.get("schedules") or []):
@@ -187,8 +218,10 @@ def cmd_remeasure(args: argparse.Namespace) -> None:
             lib = fast_build(mod, target, None)
             lib = lib.jit() if hasattr(lib, "jit") else lib
             rng = np.random.default_rng(0)
-            tensors = [tvm.runtime.tensor(rng.random([int(d) for d in a.shape]).astype(str(a.dtype)), dev)
-                       for a in ArgInfo.from_prim_func(mod["main"])]
+            tensors = [
+                tvm.runtime.tensor(rng.random([int(d) for d in a.shape]).astype(str(a.dtype)), dev)
+                for a in ArgInfo.from_prim_func(mod["main"])
+            ]
             jobs.append((i, j, lib.time_evaluator(lib.entry_name, dev, number=args.number, repeat=1), tensors))
     print(f"{len(jobs)} picks of {len(records)} runs built; timing {args.rounds} rounds", file=sys.stderr)
     times: dict[tuple[int, int], list[float]] = {(i, j): [] for i, j, _, _ in jobs}
@@ -209,10 +242,20 @@ def cmd_remeasure(args: argparse.Namespace) -> None:
         for c, j in r["pick"].items():
             final[c] = min(times[(i, j)]) if j is not None else None
             final_median[c] = statistics.median(times[(i, j)]) if j is not None else None
-        out.append({"workload": r["workload"], "variant": r["variant"], "seed": r["seed"], "final_at": final,
-                    "final_median_at": final_median, "rounds": args.rounds, "number": args.number,
-                    "load_min": min(loads), "load_max": max(loads),
-                    "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        out.append(
+            {
+                "workload": r["workload"],
+                "variant": r["variant"],
+                "seed": r["seed"],
+                "final_at": final,
+                "final_median_at": final_median,
+                "rounds": args.rounds,
+                "number": args.number,
+                "load_min": min(loads),
+                "load_max": max(loads),
+                "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            }
+        )
     Path(args.out).write_text("".join(json.dumps(o) + "\n" for o in out))
     print(f"wrote {len(out)} runs to {args.out}; load average {min(loads):.2f}-{max(loads):.2f}", file=sys.stderr)
 
@@ -272,51 +315,73 @@ def report(records: list[dict[str, Any]], title_note: str = "") -> str:
     re_key = "final_at" if final else "remeasured_at"
     loads = [r[f] for r in records for f in ("load_start", "load_end") if r.get(f) is not None]
     present = [w for w in WORKLOADS if any(r["workload"] == w for r in records)]
-    lines = [f"# bayestune in TVM MetaSchedule: {', '.join(present)} on llvm (2 cores)", "",
-             "`bo` is bayestune's Bayesian optimization as MetaSchedule's search strategy, `evolutionary` "
-             "MetaSchedule's default evolutionary search with its xgb cost model, `random` bayestune's uniform "
-             "draws over the same decision space, `bo_*` the thesis's ablations on matmul (memory policies with "
-             "a 32-observation window; 20 % epsilon-greedy). Every run measures the same number of candidates "
-             "(128, in batches of 16). The best schedule found by 16/32/64/128 trials (by in-run measurement) "
-             "is compiled again and re-measured: right after its run (median of 5 timings of 3 runs each)"
-             + (", and after all runs, all runs' picks together in one process, interleaved in shuffled rounds "
-                "(`remeasure`: each pick's fastest round, a round being the mean of "
-                f"{next(r['number'] for r in records if r.get('final_at'))} runs; "
-                f"{next(r['rounds'] for r in records if r.get('final_at'))} rounds). "
-                "The comparisons below use this final re-measurement." if final else ".")
-             + " Latencies in ms.", ""]
+    lines = [
+        f"# bayestune in TVM MetaSchedule: {', '.join(present)} on llvm (2 cores)",
+        "",
+        "`bo` is bayestune's Bayesian optimization as MetaSchedule's search strategy, `evolutionary` "
+        "MetaSchedule's default evolutionary search with its xgb cost model, `random` bayestune's uniform "
+        "draws over the same decision space, `bo_*` the thesis's ablations on matmul (memory policies with "
+        "a 32-observation window; 20 % epsilon-greedy). Every run measures the same number of candidates "
+        "(128, in batches of 16). The best schedule found by 16/32/64/128 trials (by in-run measurement) "
+        "is compiled again and re-measured: right after its run (median of 5 timings of 3 runs each)"
+        + (
+            ", and after all runs, all runs' picks together in one process, interleaved in shuffled rounds "
+            "(`remeasure`: each pick's fastest round, a round being the mean of "
+            f"{next(r['number'] for r in records if r.get('final_at'))} runs; "
+            f"{next(r['rounds'] for r in records if r.get('final_at'))} rounds). "
+            "The comparisons below use this final re-measurement."
+            if final
+            else "."
+        )
+        + " Latencies in ms.",
+        "",
+    ]
     if loads:
-        lines += [f"1-minute load average at the start/end of the runs: {min(loads):.2f}–{max(loads):.2f} "
-                  f"(median {statistics.median(loads):.2f}) on 2 cores.", ""]
+        lines += [
+            f"1-minute load average at the start/end of the runs: {min(loads):.2f}–{max(loads):.2f} "
+            f"(median {statistics.median(loads):.2f}) on 2 cores.",
+            "",
+        ]
     if title_note:
         lines += [title_note, ""]
     tables = [("remeasured_at", "re-measured right after each run"), ("best_at", "as measured during the run")]
     if final:
         tables.insert(0, ("final_at", "re-measured after all runs, interleaved (fastest round)"))
     for key, title in tables:
-        lines += [f"## Best latency (ms), {title}: median over seeds (min–max)", "",
-                  "| workload | strategy | seeds | " + " | ".join(f"{c} trials" for c in CHECKPOINTS)
-                  + " | wall s (median) | failed / refused |",
-                  "|---|---|---|" + "---|" * len(CHECKPOINTS) + "---|---|"]
+        lines += [
+            f"## Best latency (ms), {title}: median over seeds (min–max)",
+            "",
+            "| workload | strategy | seeds | "
+            + " | ".join(f"{c} trials" for c in CHECKPOINTS)
+            + " | wall s (median) | failed / refused |",
+            "|---|---|---|" + "---|" * len(CHECKPOINTS) + "---|---|",
+        ]
         for w, v in keys:
             rs = groups[(w, v)]
             got = [r.get(key) or {} for r in rs]
             cells = [_ms_range([g[str(c)] for g in got if g.get(str(c)) is not None]) for c in CHECKPOINTS]
             refused = sum(r["refused_before_build"] or 0 for r in rs)
-            lines.append(f"| {w} | {v} | {sum(bool(g) for g in got)} | " + " | ".join(cells)
-                         + f" | {statistics.median(r['wall_seconds'] for r in rs):.0f} | "
-                         f"{sum(r['failed'] for r in rs)} / {refused} |")
+            lines.append(
+                f"| {w} | {v} | {sum(bool(g) for g in got)} | "
+                + " | ".join(cells)
+                + f" | {statistics.median(r['wall_seconds'] for r in rs):.0f} | "
+                f"{sum(r['failed'] for r in rs)} / {refused} |"
+            )
         lines.append("")
     by_key = {(r["workload"], r["variant"], r["seed"]): r for r in records}
-    lines += ["## When does bayestune reach evolutionary search's 128-trial latency?", "",
-              "Per seed: evolutionary's re-measured best after 128 trials (the level), the first checkpoint "
-              "(16/32/64/128) at which a strategy's re-measured best is at most that level, and the first trial "
-              "at which its in-run best reaches evolutionary's in-run 128-trial best. '>128' = not reached "
-              "within 128 trials. Medians count '>128' as larger than any number and take the upper middle "
-              "value of an even count.", "",
-              "| workload | seed | evolutionary @128 re-measured (ms) | bo: checkpoint | random: checkpoint "
-              "| evolutionary @128 in-run (ms) | bo: trial (in-run) | random: trial (in-run) |",
-              "|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "## When does bayestune reach evolutionary search's 128-trial latency?",
+        "",
+        "Per seed: evolutionary's re-measured best after 128 trials (the level), the first checkpoint "
+        "(16/32/64/128) at which a strategy's re-measured best is at most that level, and the first trial "
+        "at which its in-run best reaches evolutionary's in-run 128-trial best. '>128' = not reached "
+        "within 128 trials. Medians count '>128' as larger than any number and take the upper middle "
+        "value of an even count.",
+        "",
+        "| workload | seed | evolutionary @128 re-measured (ms) | bo: checkpoint | random: checkpoint "
+        "| evolutionary @128 in-run (ms) | bo: trial (in-run) | random: trial (in-run) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     summary = []
     for w in sorted({k[0] for k in keys}):
         per = {"bo": ([], []), "random": ([], [])}
@@ -339,37 +404,56 @@ def report(records: list[dict[str, Any]], title_note: str = "") -> str:
                 per[other][1].append(n)
                 cells.append(_reach(c))
                 runs.append(_reach(n))
-            lines.append(f"| {w} | {seed} | {level * 1e3:.3f} | {cells[0]} | {cells[1]} | {level_run * 1e3:.3f} "
-                         f"| {runs[0]} | {runs[1]} |")
+            lines.append(
+                f"| {w} | {seed} | {level * 1e3:.3f} | {cells[0]} | {cells[1]} | {level_run * 1e3:.3f} "
+                f"| {runs[0]} | {runs[1]} |"
+            )
         evo_rs = [by_key[(w, "evolutionary", s)] for s in seeds]
         evo128 = [(r.get(re_key) or {})["128"] for r in evo_rs if (r.get(re_key) or {}).get("128") is not None]
-        row = [w, str(len(per["bo"][0])), _median_reach(per["bo"][0]), _median_reach(per["bo"][1]),
-               _median_reach(per["random"][0]), _median_reach(per["random"][1])]
+        row = [
+            w,
+            str(len(per["bo"][0])),
+            _median_reach(per["bo"][0]),
+            _median_reach(per["bo"][1]),
+            _median_reach(per["random"][0]),
+            _median_reach(per["random"][1]),
+        ]
         # the same question on the medians over seeds
         med_cells = []
         for other in ("bo", "random"):
             rs = [r.get(re_key) or {} for (ww, v, s), r in by_key.items() if ww == w and v == other]
-            med = {str(c): statistics.median(vals) for c in CHECKPOINTS
-                   if (vals := [g[str(c)] for g in rs if g.get(str(c)) is not None])}
+            med = {
+                str(c): statistics.median(vals)
+                for c in CHECKPOINTS
+                if (vals := [g[str(c)] for g in rs if g.get(str(c)) is not None])
+            }
             med_cells.append(_reach(checkpoint_to_reach(med, statistics.median(evo128))) if rs and evo128 else "–")
         summary.append(row + med_cells)
-    lines += ["", "Summary per workload (seeds = seeds with both an evolutionary and a bo run):", "",
-              "| workload | seeds | bo: median checkpoint (re-measured) | bo: median trial (in-run) "
-              "| random: median checkpoint | random: median trial (in-run) "
-              "| bo: checkpoint of median curve vs evolutionary's median @128 | random: same |",
-              "|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "Summary per workload (seeds = seeds with both an evolutionary and a bo run):",
+        "",
+        "| workload | seeds | bo: median checkpoint (re-measured) | bo: median trial (in-run) "
+        "| random: median checkpoint | random: median trial (in-run) "
+        "| bo: checkpoint of median curve vs evolutionary's median @128 | random: same |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     lines += ["| " + " | ".join(r) + " |" for r in summary]
     return "\n".join(lines) + "\n"
 
 
 def cmd_report(args: argparse.Namespace) -> None:
-    rows = [json.loads(line) for path in args.results for line in Path(path).read_text().splitlines()
-            if line.strip()]
+    rows = [json.loads(line) for path in args.results for line in Path(path).read_text().splitlines() if line.strip()]
     records = [r for r in rows if "trajectory" in r]
     again = {(r["workload"], r["variant"], r["seed"]): r for r in rows if "final_at" in r}
     for r in records:  # the interleaved re-measurement of `remeasure`, where there is one
-        r.update({k: v for k, v in again.get((r["workload"], r["variant"], r["seed"]), {}).items()
-                  if k in ("final_at", "final_median_at", "rounds", "number")})
+        r.update(
+            {
+                k: v
+                for k, v in again.get((r["workload"], r["variant"], r["seed"]), {}).items()
+                if k in ("final_at", "final_median_at", "rounds", "number")
+            }
+        )
     text = report(records, args.note or "")
     if args.out:
         Path(args.out).write_text(text)

@@ -15,9 +15,16 @@ from bayestune.storage import Journal
 
 
 def accelerator_space() -> Space:
-    return Space([Ordinal("tile", [4, 8, 16, 32, 64, 128], log=True), Integer("par", 1, 8),
-                  Categorical("pipe", ["off", "on"]), Real("clock", 0.5, 1.5), Permutation("order", 3)],
-                 ["tile * par <= 512"])
+    return Space(
+        [
+            Ordinal("tile", [4, 8, 16, 32, 64, 128], log=True),
+            Integer("par", 1, 8),
+            Categorical("pipe", ["off", "on"]),
+            Real("clock", 0.5, 1.5),
+            Permutation("order", 3),
+        ],
+        ["tile * par <= 512"],
+    )
 
 
 def accelerator(cfg: dict) -> dict:
@@ -38,9 +45,16 @@ def mo_journal(tmp_path_factory) -> Path:
     """A two-objective run (cycles min, util min) with an output constraint and crashes."""
     path = tmp_path_factory.mktemp("journals") / "mo.db"
     with Journal(path) as journal:
-        opt = Optimizer(accelerator_space(), objectives=[Objective("cycles"), Objective("util")],
-                        strategy="pareto_rf", strategy_options={"n_candidates": 2000, "n_estimators": 30},
-                        seed=0, journal=journal, design=DesignSpec(size=8), output_constraints=["util <= 90"])
+        opt = Optimizer(
+            accelerator_space(),
+            objectives=[Objective("cycles"), Objective("util")],
+            strategy="pareto_rf",
+            strategy_options={"n_candidates": 2000, "n_estimators": 30},
+            seed=0,
+            journal=journal,
+            design=DesignSpec(size=8),
+            output_constraints=["util <= 90"],
+        )
         opt.optimize(accelerator, 24)
     return path
 
@@ -50,7 +64,13 @@ def so_journal(tmp_path_factory) -> Path:
     """A one-objective run (throughput, maximised)."""
     path = tmp_path_factory.mktemp("journals") / "so.db"
     with Journal(path) as journal:
-        opt = Optimizer(accelerator_space(), objectives=[Objective("throughput", "maximize")], strategy="random",
-                        seed=1, journal=journal, design=DesignSpec(size=5))
+        opt = Optimizer(
+            accelerator_space(),
+            objectives=[Objective("throughput", "maximize")],
+            strategy="random",
+            seed=1,
+            journal=journal,
+            design=DesignSpec(size=5),
+        )
         opt.optimize(accelerator, 14)
     return path

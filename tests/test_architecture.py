@@ -22,6 +22,7 @@ PACKAGE = ROOT / "src" / "bayestune"
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 MAX_LINES = 500
 
+
 @dataclass(frozen=True)
 class Place:
     """Where a name stands in the picture: its line (0 at the top) and its position on the line."""
@@ -90,8 +91,11 @@ def accepted_exceptions(text: str) -> list[tuple[str, str]]:
 
 def rooms() -> set[str]:
     """The top-level modules and packages of src/bayestune."""
-    return {p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()
-            if (p.suffix == ".py") or (p / "__init__.py").is_file()}
+    return {
+        p.stem if p.is_file() else p.name
+        for p in PACKAGE.iterdir()
+        if (p.suffix == ".py") or (p / "__init__.py").is_file()
+    }
 
 
 def bayestune_imports(path: Path) -> list[Import]:
@@ -124,16 +128,21 @@ def imported_room(module: str) -> str:
 
 
 def test_no_module_of_the_package_passes_500_lines():
-    long = {p.relative_to(PACKAGE).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
-            for p in PACKAGE.rglob("*.py")}
+    long = {
+        p.relative_to(PACKAGE).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
+        for p in PACKAGE.rglob("*.py")
+    }
     long = {name: n for name, n in long.items() if n > MAX_LINES}
-    assert not long, (f"modules over {MAX_LINES} lines (split them along a seam): "
-                      + ", ".join(f"src/bayestune/{name} ({n})" for name, n in sorted(long.items())))
+    assert not long, f"modules over {MAX_LINES} lines (split them along a seam): " + ", ".join(
+        f"src/bayestune/{name} ({n})" for name, n in sorted(long.items())
+    )
 
 
 def test_every_top_level_module_stands_in_the_layer_picture():
     places = layer_picture(ARCHITECTURE.read_text(encoding="utf-8"))
-    assert not rooms() - set(places), f"not in the layer picture of docs/architecture.md: {sorted(rooms() - set(places))}"
+    assert not rooms() - set(places), (
+        f"not in the layer picture of docs/architecture.md: {sorted(rooms() - set(places))}"
+    )
     assert not set(places) - rooms(), f"in the layer picture but not in src/bayestune: {sorted(set(places) - rooms())}"
 
 
@@ -152,7 +161,9 @@ def test_every_import_points_down_the_layer_picture():
             if any(fnmatch.fnmatch(imp.source, s) and fnmatch.fnmatch(imp.module, m) for s, m in accepted):
                 continue
             side = "leftwards on its own line" if there.layer == here.layer else "up"
-            wrong.append(f"src/bayestune/{imp.source}:{imp.lineno} imports {imp.module}, {side}: "
-                         f"{room!r} stands in layer {here.layer + 1} `{here.line}`, "
-                         f"{target!r} in layer {there.layer + 1} `{there.line}`")
+            wrong.append(
+                f"src/bayestune/{imp.source}:{imp.lineno} imports {imp.module}, {side}: "
+                f"{room!r} stands in layer {here.layer + 1} `{here.line}`, "
+                f"{target!r} in layer {there.layer + 1} `{there.line}`"
+            )
     assert not wrong, "imports against the layer picture of docs/architecture.md:\n" + "\n".join(wrong)

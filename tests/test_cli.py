@@ -228,12 +228,18 @@ def test_missing_scenario_file(runner):
     assert_one_line_error(runner.invoke(cli, ["validate", "no/such/scenario.json"]), "no such file")
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ('{"parameters": [', "tiny.json"),
-    ('{"parameters": [{"name": "x", "type": "integer", "bounds": [5, 2]}], "objectives": ["y"]}', "bounds"),
-    ('{"parameters": [{"name": "x", "type": "integer", "bounds": [0, 2]}], "objectives": ["y"], '
-     '"constraints": ["x +* 2"]}', "x +* 2"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ('{"parameters": [', "tiny.json"),
+        ('{"parameters": [{"name": "x", "type": "integer", "bounds": [5, 2]}], "objectives": ["y"]}', "bounds"),
+        (
+            '{"parameters": [{"name": "x", "type": "integer", "bounds": [0, 2]}], "objectives": ["y"], '
+            '"constraints": ["x +* 2"]}',
+            "x +* 2",
+        ),
+    ],
+)
 def test_malformed_scenario_is_one_line_exit_2(runner, tmp_path, text, fragment):
     (tmp_path / "tiny.json").write_text(text)
     for command in ("optimize", "validate"):
@@ -339,15 +345,20 @@ def console_script() -> str:
 
 COMMAND_BLACKBOX = (
     f"{shlex.quote(sys.executable)} -c 'import sys; x = int(sys.argv[1]); "
-    "print(\"compiled\"); print(\"value:\", (x - 7) ** 2 + (sys.argv[2] == \"b\"))' {x} {mode}"
+    'print("compiled"); print("value:", (x - 7) ** 2 + (sys.argv[2] == "b"))\' {x} {mode}'
 )
 
 
 def test_console_script_runs_a_command_black_box(tmp_path):
     scenario = write_scenario(tmp_path, budget=5, blackbox={"command": COMMAND_BLACKBOX, "timeout": 30})
     journal = tmp_path / "run.db"
-    proc = subprocess.run([console_script(), "optimize", str(scenario), "--journal", str(journal)],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    proc = subprocess.run(
+        [console_script(), "optimize", str(scenario), "--journal", str(journal)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "best: value = " in proc.stdout
     with Journal.open(journal) as j:
@@ -360,9 +371,11 @@ def test_console_script_sigint_then_resume(tmp_path):
     # The 6th call (racing runs the first configuration 3 times, so: the 4th evaluation) sends
     # SIGINT to bayestune itself, like Ctrl-C: the parent of the
     # command's supervisor ($PPID of the command's shell is the supervisor).
-    template = ("n=$(cat calls 2>/dev/null || echo 0); n=$((n + 1)); echo $n > calls; "
-                "if [ $n -eq 6 ]; then kill -INT $(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2); sleep 30; fi; "
-                "echo value: {x}")
+    template = (
+        "n=$(cat calls 2>/dev/null || echo 0); n=$((n + 1)); echo $n > calls; "
+        "if [ $n -eq 6 ]; then kill -INT $(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2); sleep 30; fi; "
+        "echo value: {x}"
+    )
     scenario = write_scenario(tmp_path, budget=6, blackbox={"command": template})
     journal = tmp_path / "run.db"
     cmd = [console_script(), "optimize", str(scenario), "--journal", str(journal)]
@@ -376,8 +389,12 @@ def test_console_script_sigint_then_resume(tmp_path):
 
 
 def test_python_dash_m_bayestune(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "bayestune", "show", str(tmp_path / "none.db")],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bayestune", "show", str(tmp_path / "none.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [f"error: journal {str(tmp_path / 'none.db')!r} does not exist"]
 
@@ -393,7 +410,8 @@ def test_show_on_a_journal_with_a_damaged_row_names_the_row(runner, tmp_path):
     path = tmp_path / "bad.db"
     with Journal(path) as journal:
         Optimizer(Space([Integer("x", 0, 9)]), objectives=["t"], journal=journal, seed=0).optimize(
-            lambda c: float(c["x"]), 4)
+            lambda c: float(c["x"]), 4
+        )
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE trials SET status = 'weird' WHERE trial_id = 3")
     conn.close()
@@ -406,7 +424,9 @@ def test_show_on_a_journal_with_a_damaged_row_names_the_row(runner, tmp_path):
 # ---- runs that fail, piped progress --------------------------------
 def test_a_run_where_every_evaluation_fails_stops_early_quoting_the_error(runner, tmp_path):
     """Before: the whole budget was spent, 'no feasible configuration found', exit 0."""
-    scenario = write_scenario(tmp_path, budget=30, blackbox={"command": "echo 'ld: cannot find -lfoo' >&2; exit 1 #{x}"})
+    scenario = write_scenario(
+        tmp_path, budget=30, blackbox={"command": "echo 'ld: cannot find -lfoo' >&2; exit 1 #{x}"}
+    )
     result = runner.invoke(cli, ["optimize", str(scenario), "--no-progress", "--stop-after-failures", "5"])
     assert result.exit_code == 3, result.output + result.stderr
     assert finished(tmp_path / "tiny.journal.db") == 5
@@ -454,17 +474,24 @@ def test_validate_lists_what_became_of_each_hypermapper_key(runner):
 def test_validate_names_the_override_for_a_file_both_schemas_accept(runner, tmp_path):
     """BaCO's chakong_haimes example has the keys, values and types of HyperMapper's: read as
     HyperMapper 2.0's, and validate says how to have BaCO's defaults instead."""
-    data = {"application_name": "chakong_haimes", "optimization_objectives": ["f1_value", "f2_value"],
-            "optimization_iterations": 50, "design_of_experiment": {"doe_type": "random sampling",
-                                                                    "number_of_samples": 10},
-            "input_parameters": {"x1": {"parameter_type": "real", "values": [-20, 20]},
-                                 "x2": {"parameter_type": "real", "values": [-20, 20]}}}
+    data = {
+        "application_name": "chakong_haimes",
+        "optimization_objectives": ["f1_value", "f2_value"],
+        "optimization_iterations": 50,
+        "design_of_experiment": {"doe_type": "random sampling", "number_of_samples": 10},
+        "input_parameters": {
+            "x1": {"parameter_type": "real", "values": [-20, 20]},
+            "x2": {"parameter_type": "real", "values": [-20, 20]},
+        },
+    }
     path = tmp_path / "chakong_haimes_scenario.json"
     path.write_text(json.dumps(data))
     result = runner.invoke(cli, ["validate", str(path)])
     assert result.exit_code == 0, result.stderr
-    assert ("read as HyperMapper 2.0 (only keys both schemas share; set bayestune_read_as: baco for BaCO's "
-            "defaults): strategy parego, random forest (10 trees)") in result.stdout
+    assert (
+        "read as HyperMapper 2.0 (only keys both schemas share; set bayestune_read_as: baco for BaCO's "
+        "defaults): strategy parego, random forest (10 trees)"
+    ) in result.stdout
     path.write_text(json.dumps({**data, "bayestune_read_as": "baco"}))
     result = runner.invoke(cli, ["validate", str(path)])
     assert "read as BaCO (bayestune_read_as = 'baco'): strategy parego, Gaussian process" in result.stdout
@@ -480,16 +507,23 @@ def test_resume_after_editing_the_space_says_what_differs(runner, tmp_path):
     data["budget"] = 6
     scenario.write_text(json.dumps(data))
     result = runner.invoke(cli, ["optimize", str(scenario), "--resume", "--no-progress"])
-    assert_one_line_error(result, "was recorded with a different search space", "added ['z']",
-                          "changed 'x': type=integer, bounds=[0, 30] -> type=integer, bounds=[0, 40]")
+    assert_one_line_error(
+        result,
+        "was recorded with a different search space",
+        "added ['z']",
+        "changed 'x': type=integer, bounds=[0, 30] -> type=integer, bounds=[0, 40]",
+    )
 
 
 # ---- validate, show --failures, show | head --------------------------------
-@pytest.mark.parametrize("command, fragment", [
-    ("./missing-bench --tile {x}", "'./missing-bench' does not exist"),
-    ("no-such-program-bt {x}", "'no-such-program-bt' is not on PATH"),
-    ("OMP_NUM_THREADS=1 no-such-program-bt {x}", "'no-such-program-bt' is not on PATH"),
-])
+@pytest.mark.parametrize(
+    "command, fragment",
+    [
+        ("./missing-bench --tile {x}", "'./missing-bench' does not exist"),
+        ("no-such-program-bt {x}", "'no-such-program-bt' is not on PATH"),
+        ("OMP_NUM_THREADS=1 no-such-program-bt {x}", "'no-such-program-bt' is not on PATH"),
+    ],
+)
 def test_validate_refuses_a_command_whose_program_does_not_exist(runner, tmp_path, command, fragment):
     """Before: 'set up OK'."""
     scenario = write_scenario(tmp_path, blackbox={"command": command})
@@ -512,9 +546,14 @@ def test_validate_refuses_unknown_strategy_options(runner, tmp_path):
 
 def test_show_failures_prints_the_whole_error_with_stderr(runner, tmp_path):
     """Before: one line of 100 characters; 'Segmentation fault' on stderr was cut off."""
-    scenario = write_scenario(tmp_path, budget=2, blackbox={
-        "command": "echo 'a long first line of diagnostics that says nothing useful yet, padding padding padding' >&2;"
-                   " echo 'Segmentation fault (core dumped)' >&2; exit 139 #{x}"})
+    scenario = write_scenario(
+        tmp_path,
+        budget=2,
+        blackbox={
+            "command": "echo 'a long first line of diagnostics that says nothing useful yet, padding padding padding' >&2;"
+            " echo 'Segmentation fault (core dumped)' >&2; exit 139 #{x}"
+        },
+    )
     runner.invoke(cli, ["optimize", str(scenario), "--no-progress"])
     result = runner.invoke(cli, ["show", "tiny.journal.db", "--failures"])
     assert result.exit_code == 0
@@ -526,10 +565,18 @@ def test_show_into_a_closed_pipe_is_quiet(tmp_path, finished_journal):
     import subprocess
 
     # `true` leaves at once, so every write of `show` meets a closed pipe
-    proc = subprocess.run(f"{sys.executable} -m bayestune show {shlex.quote(str(finished_journal))} --all | true; "
-                          "exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", capture_output=True, text=True,
-                          timeout=60)
-    assert proc.returncode in (0, 1) and proc.stderr == "", proc.stderr and "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+    proc = subprocess.run(
+        f"{sys.executable} -m bayestune show {shlex.quote(str(finished_journal))} --all | true; "
+        "exit ${PIPESTATUS[0]}",
+        shell=True,
+        executable="/bin/bash",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode in (0, 1) and proc.stderr == "", (
+        proc.stderr and "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+    )
 
 
 def test_backup_copies_what_is_still_in_the_wal_file(runner, tmp_path):
@@ -556,8 +603,9 @@ def test_backup_copies_what_is_still_in_the_wal_file(runner, tmp_path):
 
 def test_show_failures_says_which_output_constraint_a_trial_breaks(runner, tmp_path):
     """Before: an output-constraint infeasibility printed an empty error."""
-    scenario = write_scenario(tmp_path, budget=12, blackbox={"command": "echo value: {x}; echo area: {x}"},
-                              output_constraints=["area <= 10"])
+    scenario = write_scenario(
+        tmp_path, budget=12, blackbox={"command": "echo value: {x}; echo area: {x}"}, output_constraints=["area <= 10"]
+    )
     assert runner.invoke(cli, ["optimize", str(scenario), "--no-progress"]).exit_code == 0
     with Journal.open(tmp_path / "tiny.journal.db") as j:
         broken = [t for t in j.trials() if t.failure_kind == "output_constraint"]
@@ -576,11 +624,12 @@ def _logged_journal(path: Path, n: int = 14) -> Path:
 
     def box(c):
         m = 3 * c["a"] + 0.1 * c["b"]
-        return {"y": m ** 2 + c["b"], "comp.m": m, "comp.m2": 2 * m + 0.01 * c["b"]}
+        return {"y": m**2 + c["b"], "comp.m": m, "comp.m2": 2 * m + 0.01 * c["b"]}
 
     with Journal(path) as journal:
-        opt = Optimizer(Space([Real("a", 0, 1), Real("b", 0, 1)]), objectives=["y"], strategy="random", seed=0,
-                        journal=journal)
+        opt = Optimizer(
+            Space([Real("a", 0, 1), Real("b", 0, 1)]), objectives=["y"], strategy="random", seed=0, journal=journal
+        )
         opt.optimize(box, n)
     return path
 

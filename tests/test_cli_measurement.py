@@ -29,9 +29,17 @@ def run(config):
 
 def write_scenario(tmp_path: Path, **extra) -> Path:
     (tmp_path / "kernel.py").write_text(textwrap.dedent(NOISY_KERNEL))
-    data = {"name": "kernel", "parameters": [{"name": "unroll", "type": "integer", "bounds": [1, 9]}],
-            "objectives": ["time"], "budget": 9, "seed": 0, "strategy": "cot_random",
-            "initial_design": {"size": 3}, "blackbox": {"python": "kernel.py:run"}, **extra}
+    data = {
+        "name": "kernel",
+        "parameters": [{"name": "unroll", "type": "integer", "bounds": [1, 9]}],
+        "objectives": ["time"],
+        "budget": 9,
+        "seed": 0,
+        "strategy": "cot_random",
+        "initial_design": {"size": 3},
+        "blackbox": {"python": "kernel.py:run"},
+        **extra,
+    }
     path = tmp_path / "kernel.json"
     path.write_text(json.dumps(data))
     return path
@@ -43,8 +51,14 @@ def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     return CliRunner()
 
 
-MEASUREMENT = {"warmup": 1, "repeats": 3, "statistic": "median", "remeasure_top": 2, "remeasure_rounds": 6,
-               "check": {"expected": {"checksum": 42}}}
+MEASUREMENT = {
+    "warmup": 1,
+    "repeats": 3,
+    "statistic": "median",
+    "remeasure_top": 2,
+    "remeasure_rounds": 6,
+    "check": {"expected": {"checksum": 42}},
+}
 
 
 def test_repeats_check_and_remeasurement_through_the_cli(runner: CliRunner, tmp_path: Path) -> None:
@@ -81,25 +95,31 @@ def test_repeats_check_and_remeasurement_through_the_cli(runner: CliRunner, tmp_
 def test_validate_describes_the_measurement(runner: CliRunner, tmp_path: Path) -> None:
     result = runner.invoke(cli, ["validate", str(write_scenario(tmp_path, measurement=MEASUREMENT))])
     assert result.exit_code == 0, result.output + result.stderr
-    assert ("measurement: warm-up 1, median of 3 run(s); confirm: re-measure the best 2 and the default "
-            "configuration in 6 interleaved rounds; "
-            "correctness check: expected {'checksum': 42}") in result.stdout
+    assert (
+        "measurement: warm-up 1, median of 3 run(s); confirm: re-measure the best 2 and the default "
+        "configuration in 6 interleaved rounds; "
+        "correctness check: expected {'checksum': 42}"
+    ) in result.stdout
 
 
 def test_validate_says_when_the_rounds_cannot_bound_the_winners_interval(runner: CliRunner, tmp_path: Path) -> None:
     measurement = {"remeasure_top": 2, "remeasure_rounds": 5}
     result = runner.invoke(cli, ["validate", str(write_scenario(tmp_path, measurement=measurement))])
     assert result.exit_code == 0, result.output + result.stderr
-    assert ("re-measure the best 2 and the default configuration in 5 interleaved rounds (too few for a 95% "
-            "interval of the median: "
-            "the winner comes without one; 6 rounds give it)") in result.stdout
+    assert (
+        "re-measure the best 2 and the default configuration in 5 interleaved rounds (too few for a 95% "
+        "interval of the median: "
+        "the winner comes without one; 6 rounds give it)"
+    ) in result.stdout
 
 
 def test_a_bad_measurement_section_is_one_line(runner: CliRunner, tmp_path: Path) -> None:
     result = runner.invoke(cli, ["validate", str(write_scenario(tmp_path, measurement={"max_repeats": 5}))])
     assert result.exit_code == 2
-    assert result.stderr.strip().endswith("kernel.json: $.measurement: max_repeats needs a precision to reach "
-                                     "(e.g. 0.02 for ±2 %); for a fixed number of runs set repeats instead")
+    assert result.stderr.strip().endswith(
+        "kernel.json: $.measurement: max_repeats needs a precision to reach "
+        "(e.g. 0.02 for ±2 %); for a fixed number of runs set repeats instead"
+    )
     assert result.stderr.startswith("error: ") and len(result.stderr.strip().splitlines()) == 1
 
 

@@ -67,16 +67,18 @@ def test_export_errors_are_one_line(runner, journal, tmp_path):
     (tmp_path / "bad.db").write_text("garbage")
     assert_one_line_error(runner.invoke(cli, ["export", "bad.db", "--format", "csv"]), "bad.db")
     assert_one_line_error(runner.invoke(cli, ["export", journal, journal, "--format", "csv"]), "no keys")
-    assert_one_line_error(runner.invoke(cli, ["export", journal, "--format", "c-header", "--name", "1x"]),
-                          "C identifier")
+    assert_one_line_error(
+        runner.invoke(cli, ["export", journal, "--format", "c-header", "--name", "1x"]), "C identifier"
+    )
     result = runner.invoke(cli, ["export", journal, "--format", "yaml"])
     assert result.exit_code == 2 and "'yaml' is not one of" in result.stderr
 
 
 def test_compare_prints_the_table_and_writes_the_figure(runner, journal, tmp_path):
     pytest.importorskip("matplotlib")
-    other = write_journal(tmp_path / "other.db", [(config(1, 0.0), {"runtime": 1.5}),
-                                                  (config(3, 0.0), {"runtime": 0.9})])
+    other = write_journal(
+        tmp_path / "other.db", [(config(1, 0.0), {"runtime": 1.5}), (config(3, 0.0), {"runtime": 0.9})]
+    )
     result = runner.invoke(cli, ["compare", journal, str(other), "-o", "cmp.svg"])
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
@@ -85,8 +87,9 @@ def test_compare_prints_the_table_and_writes_the_figure(runner, journal, tmp_pat
     assert lines[2].split()[:7] == ["other", "(random)", "2", "0", "0.9", "-", "2"]  # ranked by the best
     assert lines[3].split()[:7] == ["run", "(random)", "3", "1", "1", "-", "-"]
     assert (tmp_path / "cmp.svg").read_text().count("<svg") == 1
-    assert_one_line_error(runner.invoke(cli, ["compare", journal, "--objective", "energy", "--no-plot"]),
-                          "no objective 'energy'")
+    assert_one_line_error(
+        runner.invoke(cli, ["compare", journal, "--objective", "energy", "--no-plot"]), "no objective 'energy'"
+    )
 
 
 def test_dashboard_announces_its_address_and_warns_off_loopback(runner, journal, monkeypatch):

@@ -15,11 +15,16 @@ from tests.export.conftest import config, write_journal
 
 @pytest.fixture
 def two_runs(tmp_path):
-    slow = write_journal(tmp_path / "slow.db", [(config(1, 0.0), None), (config(2, 0.0), {"runtime": 10.0}),
-                                                (config(3, 0.0), {"runtime": 4.0}),
-                                                (config(4, 0.0), {"runtime": 1.02})])
-    fast = write_journal(tmp_path / "fast.db", [(config(1, 0.0), {"runtime": 1.0}),
-                                                (config(2, 0.0), {"runtime": 3.0})])
+    slow = write_journal(
+        tmp_path / "slow.db",
+        [
+            (config(1, 0.0), None),
+            (config(2, 0.0), {"runtime": 10.0}),
+            (config(3, 0.0), {"runtime": 4.0}),
+            (config(4, 0.0), {"runtime": 1.02}),
+        ],
+    )
+    fast = write_journal(tmp_path / "fast.db", [(config(1, 0.0), {"runtime": 1.0}), (config(2, 0.0), {"runtime": 3.0})])
     return str(slow), str(fast)
 
 
@@ -42,8 +47,13 @@ def test_confirmed_values_rank_before_the_searchs_best(two_runs):
     slow, fast = two_runs
     for path, value in ((slow, 1.05), (fast, 2.5)):
         with Journal(path) as journal:
-            journal.set_meta(run_meta.META_CONFIRMATION, {"objective": "runtime", "winner": {
-                "trial_id": 1, "value": value, "low": None, "high": None, "rounds": 6}})
+            journal.set_meta(
+                run_meta.META_CONFIRMATION,
+                {
+                    "objective": "runtime",
+                    "winner": {"trial_id": 1, "value": value, "low": None, "high": None, "rounds": 6},
+                },
+            )
     objective, traces = load_traces([slow, fast])
     rows = summary_rows(objective, traces)
     assert [(r["run"], r["confirmed"]) for r in rows] == [("slow (random)", 1.05), ("fast (random)", 2.5)]

@@ -25,17 +25,21 @@ BUDGET = 30
 def write_scenario(tmp_path: Path, *, sleep: float = 0.2, budget: int = BUDGET) -> Path:
     data = {
         "name": "crashy",
-        "parameters": [{"name": "x", "type": "integer", "bounds": [0, 200]},
-                       {"name": "y", "type": "integer", "bounds": [0, 200]}],
+        "parameters": [
+            {"name": "x", "type": "integer", "bounds": [0, 200]},
+            {"name": "y", "type": "integer", "bounds": [0, 200]},
+        ],
         "objectives": ["runtime"],
         "budget": budget,
         "seed": 5,
         "strategy": "cot_random",
         "initial_design": {"size": 5},
-        "blackbox": {"command": "echo $PPID $(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2) >> pids.txt; "  # supervisor, its parent
-                               f"sleep {sleep}; "
-                               "echo runtime: $(( ({x} - 50) * ({x} - 50) + {y} ))",
-                     "timeout": 20},
+        "blackbox": {
+            "command": "echo $PPID $(sed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f2) >> pids.txt; "  # supervisor, its parent
+            f"sleep {sleep}; "
+            "echo runtime: $(( ({x} - 50) * ({x} - 50) + {y} ))",
+            "timeout": 20,
+        },
     }
     path = tmp_path / "crashy.json"
     path.write_text(json.dumps(data))
@@ -94,8 +98,13 @@ def kill_after(proc: subprocess.Popen, journal: Path, n: int, timeout: float = 6
 def test_kill_9_then_resume_finishes_the_budget_and_reruns_in_flight(tmp_path, extra):
     scenario = write_scenario(tmp_path)
     journal = tmp_path / "run.db"
-    proc = subprocess.Popen(bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress", *extra),
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress", *extra),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     kill_after(proc, journal, 8)
     assert proc.returncode == -signal.SIGKILL
     # the processes that ran the black box (the optimizer, or its pool workers) are all gone soon
@@ -112,9 +121,13 @@ def test_kill_9_then_resume_finishes_the_budget_and_reruns_in_flight(tmp_path, e
     assert 8 <= done_at_crash < BUDGET
     assert in_flight, "an evaluation was running when the optimizer was killed"
 
-    resumed = subprocess.run(bayestune("optimize", str(scenario), "--journal", str(journal), "--resume",
-                                       "--no-progress", *extra),
-                             cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    resumed = subprocess.run(
+        bayestune("optimize", str(scenario), "--journal", str(journal), "--resume", "--no-progress", *extra),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming {journal}: {done_at_crash} of {BUDGET} evaluations done" in resumed.stderr
 
@@ -146,8 +159,9 @@ def test_cli_workers_and_batch_run_the_budget(tmp_path, monkeypatch, args):
 
     monkeypatch.chdir(tmp_path)
     scenario = write_scenario(tmp_path, sleep=0.0, budget=9)
-    out = CliRunner().invoke(cli, ["optimize", str(scenario), "--journal", str(tmp_path / "run.db"),
-                                   "--no-progress", *args])
+    out = CliRunner().invoke(
+        cli, ["optimize", str(scenario), "--journal", str(tmp_path / "run.db"), "--no-progress", *args]
+    )
     assert out.exit_code == 0, out.output
     assert "best: runtime = " in out.stdout
     assert finished(tmp_path / "run.db") == 9
@@ -175,11 +189,21 @@ def test_a_second_optimizer_on_a_live_journal_is_refused(tmp_path, second):
     budget = 16
     scenario = write_scenario(tmp_path, sleep=0.4, budget=budget)
     journal = tmp_path / "run.db"
-    first = subprocess.Popen(bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress"),
-                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress"),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wait_for_rows(first, journal, 2)
-    other = subprocess.run(bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress",
-                                     *second), cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    other = subprocess.run(
+        bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress", *second),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert other.returncode != 0
     assert f"is in use by bayestune pid {first.pid} on host" in other.stderr, other.stderr
     assert "Traceback" not in other.stderr
@@ -192,9 +216,16 @@ def test_a_second_optimizer_on_a_live_journal_is_refused(tmp_path, second):
 def test_two_optimizers_started_together_never_both_write(tmp_path):
     scenario = write_scenario(tmp_path, sleep=0.1, budget=6)
     journal = tmp_path / "run.db"
-    procs = [subprocess.Popen(bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress"),
-                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress"),
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     codes = [p.wait(120) for p in procs]
     assert sorted(c == 0 for c in codes) == [False, True], [p.stderr.read() for p in procs]
     with Journal.open(journal) as j:
@@ -204,10 +235,20 @@ def test_two_optimizers_started_together_never_both_write(tmp_path):
 def test_a_stale_lock_of_a_killed_run_is_reported_and_taken_over(tmp_path):
     scenario = write_scenario(tmp_path, sleep=0.2)
     journal = tmp_path / "run.db"
-    proc = subprocess.Popen(bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress"),
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress"),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     kill_after(proc, journal, 3)
-    resumed = subprocess.run(bayestune("optimize", str(scenario), "--journal", str(journal), "--resume",
-                                       "--no-progress"), cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    resumed = subprocess.run(
+        bayestune("optimize", str(scenario), "--journal", str(journal), "--resume", "--no-progress"),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert resumed.returncode == 0, resumed.stderr
     assert f"took over the stale lock of bayestune pid {proc.pid}" in resumed.stderr

@@ -45,16 +45,26 @@ GENERATED = {
 
 #: Blocks of pages other people own, by page and first line: the marker the page cannot carry.
 MARKED_ELSEWHERE = {
-    ("docs/scenario.md", "from bayestune.scenario import load_scenario, save_scenario, scenario_from_dict, scenario_to_dict"):
-        "not run: reads blur.yaml, a file of the reader's; tests/scenario/ round-trips every format",
-    ("docs/scenario.md", "examples/x.json: $.parameters[1].bounds: `low < high` must hold, but got [5, 2]"):
-        "not run: error messages, not code",
-    ("docs/scenario.md", "((p_i2 < p_i4) & (p_i0 < p_i2) & (p_i1 < p_i2)) | ((p_i4 < p_i2) & (p_i0 < p_i4) & (p_i1 < p_i4))"):
-        "not run: a constraint and its rewriting, not code",
-    ("docs/architecture.md", "__main__ · __init__                                     python -m bayestune; the public names"):
-        "run by: tests/test_architecture.py::test_every_import_points_down_the_layer_picture",
-    ("docs/architecture.md", "strategies/__init__.py -> bayestune.strategies.*        the registry imports every strategy module, so a strategy registers itself by living in strategies/"):
-        "run by: tests/test_architecture.py::test_every_import_points_down_the_layer_picture",
+    (
+        "docs/scenario.md",
+        "from bayestune.scenario import load_scenario, save_scenario, scenario_from_dict, scenario_to_dict",
+    ): "not run: reads blur.yaml, a file of the reader's; tests/scenario/ round-trips every format",
+    (
+        "docs/scenario.md",
+        "examples/x.json: $.parameters[1].bounds: `low < high` must hold, but got [5, 2]",
+    ): "not run: error messages, not code",
+    (
+        "docs/scenario.md",
+        "((p_i2 < p_i4) & (p_i0 < p_i2) & (p_i1 < p_i2)) | ((p_i4 < p_i2) & (p_i0 < p_i4) & (p_i1 < p_i4))",
+    ): "not run: a constraint and its rewriting, not code",
+    (
+        "docs/architecture.md",
+        "__main__ · __init__                                     python -m bayestune; the public names",
+    ): "run by: tests/test_architecture.py::test_every_import_points_down_the_layer_picture",
+    (
+        "docs/architecture.md",
+        "strategies/__init__.py -> bayestune.strategies.*        the registry imports every strategy module, so a strategy registers itself by living in strategies/",
+    ): "run by: tests/test_architecture.py::test_every_import_points_down_the_layer_picture",
 }
 
 MARKER = re.compile(r"<!--\s*(not run:\s*\S.*?|run by:\s*(\S+?)::(\w+))\s*-->")
@@ -66,8 +76,8 @@ PARSED = {"json", "yaml", "yml"}
 class Block:
     """One fenced code block: where it is, its language, its text and the marker after it."""
 
-    page: str          # repository-relative path
-    line: int          # 1-based line of the opening fence
+    page: str  # repository-relative path
+    line: int  # 1-based line of the opening fence
     language: str
     text: str
     marker: str | None
@@ -97,12 +107,19 @@ def blocks_of(path: Path) -> list[Block]:
         fence, start = opening.group(1), i
         end = next((j for j in range(i + 1, len(lines)) if lines[j].strip().startswith(fence)), None)
         assert end is not None, f"{page}:{i + 1}: a code block that is never closed"
-        after = next((line for line in lines[end + 1:] if line.strip()), "")
+        after = next((line for line in lines[end + 1 :] if line.strip()), "")
         marker = MARKER.search(after) if after.lstrip().startswith("<!--") else None
-        text = "\n".join(lines[start + 1:end])
+        text = "\n".join(lines[start + 1 : end])
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        found.append(Block(page, start + 1, opening.group(2).lower(), text,
-                           marker.group(1) if marker else MARKED_ELSEWHERE.get((page, first))))
+        found.append(
+            Block(
+                page,
+                start + 1,
+                opening.group(2).lower(),
+                text,
+                marker.group(1) if marker else MARKED_ELSEWHERE.get((page, first)),
+            )
+        )
         i = end + 1
     return found
 
@@ -134,7 +151,7 @@ def test_json_and_yaml_blocks_parse_and_whole_scenarios_load(block):
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         pytest.fail(f"{block} does not parse: {exc}")
     if isinstance(data, dict) and "parameters" in data and "objectives" in data:
-        scenario_from_dict(data, source=str(block))   # a stale key or type is an error naming it
+        scenario_from_dict(data, source=str(block))  # a stale key or type is an error naming it
 
 
 RUN = [b for b in ALL_BLOCKS if b.language == "python" and b.marker is None and b.page not in GENERATED]
@@ -144,8 +161,9 @@ RUN = [b for b in ALL_BLOCKS if b.language == "python" and b.marker is None and 
 def test_python_blocks_run_in_a_fresh_interpreter(block, tmp_path):
     (tmp_path / "examples").symlink_to(ROOT / "examples", target_is_directory=True)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([sys.executable, "-c", block.text], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", block.text], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, f"{block} failed:\n{done.stderr[-3000:]}"
 
 
@@ -156,11 +174,13 @@ def test_some_python_blocks_really_run():
 @pytest.mark.parametrize("block", [b for b in ALL_BLOCKS if b.language not in PARSED], ids=_id)
 def test_every_other_block_runs_in_a_test_or_says_why_not(block):
     if block.page in GENERATED:
-        return   # checked whole by its generator's test (test_generated_pages_name_existing_tests)
+        return  # checked whole by its generator's test (test_generated_pages_name_existing_tests)
     if block.language == "python" and block.marker is None:
-        return   # run by test_python_blocks_run_in_a_fresh_interpreter
-    assert block.marker, (f"{block}: follow the block with <!-- not run: REASON --> or "
-                          f"<!-- run by: tests/FILE.py::TEST --> (first line: {block.first_line[:80]!r})")
+        return  # run by test_python_blocks_run_in_a_fresh_interpreter
+    assert block.marker, (
+        f"{block}: follow the block with <!-- not run: REASON --> or "
+        f"<!-- run by: tests/FILE.py::TEST --> (first line: {block.first_line[:80]!r})"
+    )
     named = MARKER.fullmatch(f"<!-- {block.marker} -->")
     if named and named.group(2):
         _assert_test_exists(named.group(2), named.group(3), str(block))
@@ -169,8 +189,9 @@ def test_every_other_block_runs_in_a_test_or_says_why_not(block):
 def _assert_test_exists(file: str, test: str, where: str) -> None:
     path = ROOT / file
     assert path.is_file(), f"{where}: {file} does not exist"
-    assert re.search(rf"^def {re.escape(test)}\(", path.read_text(encoding="utf-8"), re.M), \
+    assert re.search(rf"^def {re.escape(test)}\(", path.read_text(encoding="utf-8"), re.M), (
         f"{where}: {file} has no test {test}"
+    )
 
 
 def test_generated_pages_name_existing_tests():
@@ -186,6 +207,7 @@ def test_blocks_marked_elsewhere_still_exist():
 
 
 # ---- the README ----------------------------------------------------------------------------------
+
 
 def test_readme_is_short():
     lines = README.read_text(encoding="utf-8").count("\n")
@@ -225,6 +247,7 @@ def test_readme_links_point_to_files_and_anchors_that_exist():
 
 # ---- the site's navigation and the command table ---------------------------------------------------
 
+
 def _nav_pages(node: object) -> list[str]:
     if isinstance(node, str):
         return [node]
@@ -255,10 +278,12 @@ def test_every_command_has_a_row_in_the_command_table():
 
 # ---- the Quickstart, as a newcomer runs it -----------------------------------------------------------
 
+
 def _bayestune(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, "-m", "bayestune", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "bayestune", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 NUMBER = r"[-+0-9.e]+"

@@ -26,8 +26,18 @@ def test_accelerator_example_finds_a_front_and_records_infeasible_designs(tmp_pa
     monkeypatch.chdir(tmp_path)
     journal = tmp_path / "acc.db"
     runner = CliRunner()
-    result = runner.invoke(cli, ["optimize", str(EXAMPLES / "accelerator" / "scenario.json"), "--budget", "14",
-                                 "--journal", str(journal), "--no-progress"])
+    result = runner.invoke(
+        cli,
+        [
+            "optimize",
+            str(EXAMPLES / "accelerator" / "scenario.json"),
+            "--budget",
+            "14",
+            "--journal",
+            str(journal),
+            "--no-progress",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "Pareto front" in result.output
     with Journal(journal) as j:
@@ -44,10 +54,31 @@ def test_accelerator_model_runs_from_the_command_line():
         import accelerator
     finally:
         sys.path.pop(0)
-    out = accelerator.evaluate({"pe_rows": 64, "pe_cols": 64, "simd": 8, "tile_m": 256, "tile_n": 256,
-                                "tile_k": 64, "buffering": "double", "dataflow": "output_stationary",
-                                "clock_mhz": 400})
+    out = accelerator.evaluate(
+        {
+            "pe_rows": 64,
+            "pe_cols": 64,
+            "simd": 8,
+            "tile_m": 256,
+            "tile_n": 256,
+            "tile_k": 64,
+            "buffering": "double",
+            "dataflow": "output_stationary",
+            "clock_mhz": 400,
+        }
+    )
     assert out["lut_util"] > 100 and not out["timing_met"]  # the biggest, fastest design fits nowhere
-    small = accelerator.evaluate({"pe_rows": 4, "pe_cols": 4, "simd": 1, "tile_m": 16, "tile_n": 16, "tile_k": 16,
-                                  "buffering": "single", "dataflow": "weight_stationary", "clock_mhz": 100})
+    small = accelerator.evaluate(
+        {
+            "pe_rows": 4,
+            "pe_cols": 4,
+            "simd": 1,
+            "tile_m": 16,
+            "tile_n": 16,
+            "tile_k": 16,
+            "buffering": "single",
+            "dataflow": "weight_stationary",
+            "clock_mhz": 100,
+        }
+    )
     assert small["timing_met"] and small["lut_util"] < 100 and small["latency_ms"] > out["latency_ms"]

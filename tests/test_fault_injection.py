@@ -13,9 +13,19 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PO
 
 fault_injection = pytest.importorskip("benchmarks.fault_injection")
 
-QUICK = ["background job", "setsid grandchild", "ambiguous output", "quoted placeholder", "damaged journal",
-         "SIGTERM before SIGKILL", "every evaluation fails", "hostile scenario files", "validate:", "show piped",
-         "backup of a running"]
+QUICK = [
+    "background job",
+    "setsid grandchild",
+    "ambiguous output",
+    "quoted placeholder",
+    "damaged journal",
+    "SIGTERM before SIGKILL",
+    "every evaluation fails",
+    "hostile scenario files",
+    "validate:",
+    "show piped",
+    "backup of a running",
+]
 
 
 def test_every_quick_fault_ends_clean():

@@ -13,8 +13,16 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PO
 
 fault_injection = pytest.importorskip("benchmarks.fault_injection")
 
-QUICK = ["1 self-referencing", "2 names into", "3 values into", "4 --resume through", "5 lock file planted",
-         "7 500 MB", "11 sizes", "12 non-UTF-8"]
+QUICK = [
+    "1 self-referencing",
+    "2 names into",
+    "3 values into",
+    "4 --resume through",
+    "5 lock file planted",
+    "7 500 MB",
+    "11 sizes",
+    "12 non-UTF-8",
+]
 
 
 def test_every_quick_hostile_fault_ends_clean():

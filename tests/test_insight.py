@@ -43,13 +43,21 @@ def test_importance_skips_objectives_without_enough_data_and_rejects_unknown_met
 
 
 def test_infer_space_holds_every_configuration():
-    configs = [{"n": 1, "t": 0.5, "s": "fast", "b": True, "p": [2, 0, 1], "o": 64},
-               {"n": 20, "t": 0.25, "s": "slow", "b": False, "p": [0, 1, 2], "o": 8},
-               {"n": 7, "t": 0.75, "s": "fast", "b": True, "p": [1, 0, 2], "o": 1024}]
+    configs = [
+        {"n": 1, "t": 0.5, "s": "fast", "b": True, "p": [2, 0, 1], "o": 64},
+        {"n": 20, "t": 0.25, "s": "slow", "b": False, "p": [0, 1, 2], "o": 8},
+        {"n": 7, "t": 0.75, "s": "fast", "b": True, "p": [1, 0, 2], "o": 1024},
+    ]
     space = infer_space(configs)
     kinds = {p.name: p.kind for p in space.parameters}
-    assert kinds == {"n": "ordinal", "t": "ordinal", "s": "categorical", "b": "categorical", "p": "permutation",
-                     "o": "ordinal"}
+    assert kinds == {
+        "n": "ordinal",
+        "t": "ordinal",
+        "s": "categorical",
+        "b": "categorical",
+        "p": "permutation",
+        "o": "ordinal",
+    }
     for cfg in configs:
         space.validate_config(cfg)
     wide = infer_space([{"n": v} for v in range(0, 100, 3)])  # many integers: a range

@@ -11,8 +11,15 @@ from bayestune.trial import FailureKind, Origin, Result, TrialStatus
 
 
 def small_space():
-    return Space([Ordinal("tx", [1, 2, 4, 8, 16]), Ordinal("ty", [1, 2, 4, 8, 16]), Categorical("v", ["a", "b"]),
-                  Permutation("p", 3)], ["tx * ty <= 64"])
+    return Space(
+        [
+            Ordinal("tx", [1, 2, 4, 8, 16]),
+            Ordinal("ty", [1, 2, 4, 8, 16]),
+            Categorical("v", ["a", "b"]),
+            Permutation("p", 3),
+        ],
+        ["tx * ty <= 64"],
+    )
 
 
 def cost(cfg):
@@ -50,12 +57,14 @@ def test_exhausted_space_returns_fewer():
 
 def test_failures_are_recorded_not_raised():
     space = Space([Integer("a", 0, 50)])
+
     def flaky(cfg):
         if cfg["a"] % 3 == 0:
             raise RuntimeError("kernel crashed")
         if cfg["a"] % 3 == 1:
             return float("nan")
         return cfg["a"]
+
     opt = Optimizer(space, strategy="random", seed=2)
     opt.optimize(flaky, budget=30)
     assert opt.n_evaluated == 30
@@ -87,6 +96,7 @@ def test_seed_reproducibility():
         opt = Optimizer(small_space(), objectives=["t"], strategy="cot_random", seed=seed)
         opt.optimize(cost, budget=15)
         return [tuple(sorted(t.config.items())) for t in opt.trials]
+
     assert run(5) == run(5)
     assert run(5) != run(6)
 
@@ -143,8 +153,14 @@ def test_without_a_journal_trials_keep_their_origin_and_journal_ids():
     opt = Optimizer(space, strategy="random", design=DesignSpec(method="uniform", size=3), seed=0)
     opt.optimize(lambda cfg: float(cfg["a"]), budget=5)
     opt.tell({"a": 7}, 7.0)
-    assert [t.origin for t in opt.trials] == [Origin.DEFAULT, Origin.INITIAL, Origin.INITIAL,
-                                              Origin.SUGGESTED, Origin.SUGGESTED, Origin.MANUAL]
+    assert [t.origin for t in opt.trials] == [
+        Origin.DEFAULT,
+        Origin.INITIAL,
+        Origin.INITIAL,
+        Origin.SUGGESTED,
+        Origin.SUGGESTED,
+        Origin.MANUAL,
+    ]
     assert [t.trial_id for t in opt.trials] == [t.trial_id for t in opt.journal.trials()] == list(range(1, 7))
     assert opt.journal.get_meta("strategy") == "random" and opt.journal.get_meta("seed") == 0
 
@@ -217,9 +233,12 @@ def test_the_optimizer_says_what_it_read_from_prior_runs():
     from bayestune.transfer.runs import PriorRun
 
     space = Space([Integer("x", 0, 9)])
-    prior = PriorRun.from_configs(space, [{"x": i} for i in range(5)], [5.0, 4.0, float("nan"), 2.0, 1.0],
-                                  name="old.db")
+    prior = PriorRun.from_configs(
+        space, [{"x": i} for i in range(5)], [5.0, 4.0, float("nan"), 2.0, 1.0], name="old.db"
+    )
     opt = Optimizer(space, objectives=["t"], transfer=TransferSpec([prior], mode="design"))
-    assert opt.transfer_note() == ("transfer: read 1 prior run(s): old.db (5 trials, 4 feasible); used to open "
-                                   "the initial design with their best configurations")
+    assert opt.transfer_note() == (
+        "transfer: read 1 prior run(s): old.db (5 trials, 4 feasible); used to open "
+        "the initial design with their best configurations"
+    )
     assert Optimizer(space, objectives=["t"]).transfer_note() is None

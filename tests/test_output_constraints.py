@@ -36,8 +36,14 @@ def test_output_constraint_holds_and_names_its_outputs():
 def test_optimizer_marks_breaking_results_infeasible_and_keeps_values(tmp_path):
     space = Space([Integer("par", 1, 12)])
     with Journal(tmp_path / "j.db") as journal:
-        opt = Optimizer(space, objectives=["cycles", "logic"], strategy="random", seed=0, journal=journal,
-                        output_constraints=["logic <= 100"])
+        opt = Optimizer(
+            space,
+            objectives=["cycles", "logic"],
+            strategy="random",
+            seed=0,
+            journal=journal,
+            output_constraints=["logic <= 100"],
+        )
         opt.optimize(fpga, 12)
         trials = journal.trials()
     assert len(trials) == 12
@@ -53,16 +59,25 @@ def test_optimizer_marks_breaking_results_infeasible_and_keeps_values(tmp_path):
 
 
 def test_missing_output_is_a_parse_failure():
-    opt = Optimizer(Space([Integer("par", 1, 4)]), objectives=["cycles"], strategy="random", seed=0,
-                    output_constraints=["power < 5"])
+    opt = Optimizer(
+        Space([Integer("par", 1, 4)]),
+        objectives=["cycles"],
+        strategy="random",
+        seed=0,
+        output_constraints=["power < 5"],
+    )
     cfg = opt.ask()[0]
     trial = opt.tell(cfg, {"cycles": 3.0})
     assert trial.status is TrialStatus.FAILED and trial.failure_kind == "parse" and "power" in trial.error
 
 
 def native(**extra):
-    return {"parameters": [{"name": "par", "type": "integer", "bounds": [1, 12]}],
-            "objectives": ["cycles", "logic"], "strategy": "parego", **extra}
+    return {
+        "parameters": [{"name": "par", "type": "integer", "bounds": [1, 12]}],
+        "objectives": ["cycles", "logic"],
+        "strategy": "parego",
+        **extra,
+    }
 
 
 def test_scenario_round_trip_and_errors(tmp_path):
@@ -82,18 +97,26 @@ def test_scenario_round_trip_and_errors(tmp_path):
 
 
 def test_hypermapper_multi_objective_bo_runs_parego():
-    hm = {"application_name": "spatial", "optimization_objectives": ["cycles", "logic"],
-          "input_parameters": {"par": {"parameter_type": "integer", "values": [1, 12]}}}
+    hm = {
+        "application_name": "spatial",
+        "optimization_objectives": ["cycles", "logic"],
+        "input_parameters": {"par": {"parameter_type": "integer", "values": [1, 12]}},
+    }
     assert scenario_from_dict(hm).strategy == "parego"
     single = dict(hm, optimization_objectives=["cycles"])
     assert scenario_from_dict(single).strategy == "bo"
 
 
 def test_several_objectives_default_to_parego():
-    s = scenario_from_dict({"parameters": [{"name": "par", "type": "integer", "bounds": [1, 12]}],
-                            "objectives": ["cycles", "logic"]})
+    s = scenario_from_dict(
+        {"parameters": [{"name": "par", "type": "integer", "bounds": [1, 12]}], "objectives": ["cycles", "logic"]}
+    )
     assert s.strategy == "parego"
-    assert scenario_from_dict({"parameters": [{"name": "par", "type": "integer", "bounds": [1, 12]}],
-                               "objectives": ["cycles"]}).strategy == "bo"
+    assert (
+        scenario_from_dict(
+            {"parameters": [{"name": "par", "type": "integer", "bounds": [1, 12]}], "objectives": ["cycles"]}
+        ).strategy
+        == "bo"
+    )
     assert Optimizer(Space([Integer("par", 1, 4)]), objectives=["a", "b"]).strategy.name == "parego"
     assert Optimizer(Space([Integer("par", 1, 4)]), objectives=["a"]).strategy.name == "bo"

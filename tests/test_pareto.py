@@ -137,8 +137,13 @@ def test_pareto_trials_uses_feasible_trials_and_directions():
     def trial(i, a, b, status=TrialStatus.OK):
         return Trial(i, {"x": i}, status, {"a": a, "b": b})
 
-    trials = [trial(1, 1.0, 1.0), trial(2, 2.0, 3.0), trial(3, 0.5, 0.5, TrialStatus.INFEASIBLE),
-              trial(4, 3.0, 2.0), trial(5, 0.0, 0.0)]
+    trials = [
+        trial(1, 1.0, 1.0),
+        trial(2, 2.0, 3.0),
+        trial(3, 0.5, 0.5, TrialStatus.INFEASIBLE),
+        trial(4, 3.0, 2.0),
+        trial(5, 0.0, 0.0),
+    ]
     front = pareto_trials(trials, [Objective("a"), Objective("b", "maximize")])
     assert [t.trial_id for t in front] == [5, 1, 2]  # sorted by a; trial 4 dominated by 2; 3 infeasible
     meta = [{"name": "a", "minimize": True}, {"name": "b", "minimize": False}]

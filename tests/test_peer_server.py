@@ -26,12 +26,18 @@ SCENARIO = {  # HyperMapper's client-server_chakong_haimes_scenario.json, smalle
     "application_name": "client-server_chakong_haimes",
     "optimization_objectives": ["f1_value", "f2_value"],
     "hypermapper_mode": {"mode": "client-server"},
-    "feasible_output": {"enable_feasible_predictor": True, "name": "Valid", "true_value": "True",
-                        "false_value": "False"},
+    "feasible_output": {
+        "enable_feasible_predictor": True,
+        "name": "Valid",
+        "true_value": "True",
+        "false_value": "False",
+    },
     "design_of_experiment": {"doe_type": "random sampling", "number_of_samples": 6},
     "optimization_iterations": 4,
-    "input_parameters": {"x1": {"parameter_type": "real", "values": [-20, 20], "parameter_default": 0},
-                         "x2": {"parameter_type": "real", "values": [-20, 20], "parameter_default": 0}},
+    "input_parameters": {
+        "x1": {"parameter_type": "real", "values": [-20, 20], "parameter_default": 0},
+        "x2": {"parameter_type": "real", "values": [-20, 20], "parameter_default": 0},
+    },
 }
 
 
@@ -46,8 +52,15 @@ def client(command: list[str], cwd: Path) -> tuple[list[str], list[str]]:
     optimizer wrote to stdout (HyperMapper's client skips lines with "warning"; this one keeps
     them, so a test can check that nothing but the protocol arrives)."""
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         encoding="utf-8", cwd=cwd, env=env)
+    p = subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        encoding="utf-8",
+        cwd=cwd,
+        env=env,
+    )
     requests, lines = [], []
 
     def line() -> str:
@@ -111,7 +124,13 @@ def test_a_hypermapper_client_completes_a_session_with_bayestune_serve(tmp_path)
     path = tmp_path / "client-server_chakong_haimes_scenario.json"
     path.write_text(json.dumps({**SCENARIO, "run_directory": "runs"}))
     requests, lines = client([sys.executable, "-m", "bayestune", "serve", str(path), "--seed", "1"], tmp_path)
-    assert requests == ["Request 6", "Request 1", "Request 1", "Request 1", "Request 1"]  # the design, then 4 iterations
+    assert requests == [
+        "Request 6",
+        "Request 1",
+        "Request 1",
+        "Request 1",
+        "Request 1",
+    ]  # the design, then 4 iterations
     assert protocol_lines(lines) == [] and len(lines) == 5 + 5 + 10 + 1  # requests, headers, rows, the end
     runs = tmp_path / "runs"  # the peers write their files under run_directory
     rows = list(csv.DictReader((runs / "client-server_chakong_haimes_output_samples.csv").open()))
@@ -141,10 +160,17 @@ def test_serve_logs_to_the_files_log_file(tmp_path, monkeypatch):
 
 def test_batches_permutations_and_resume_in_process(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    data = {"application_name": "perm", "optimization_objectives": ["t"], "baco_mode": {"mode": "client-server"},
-            "design_of_experiment": {"number_of_samples": 3}, "optimization_iterations": 2,
-            "input_parameters": {"p": {"parameter_type": "permutation", "values": [3]},
-                                 "k": {"parameter_type": "categorical", "values": ["a", "b"]}}}
+    data = {
+        "application_name": "perm",
+        "optimization_objectives": ["t"],
+        "baco_mode": {"mode": "client-server"},
+        "design_of_experiment": {"number_of_samples": 3},
+        "optimization_iterations": 2,
+        "input_parameters": {
+            "p": {"parameter_type": "permutation", "values": [3]},
+            "k": {"parameter_type": "categorical", "values": ["a", "b"]},
+        },
+    }
     scenario = scenario_from_dict(data, source=str(tmp_path / "s.json"))
 
     def answer(out: str) -> str:
@@ -161,7 +187,7 @@ def test_batches_permutations_and_resume_in_process(tmp_path, monkeypatch):
         def readline(self):
             if not replies:
                 text = out.getvalue().split(END_LINE)[0]
-                block = text[text.rindex("Request"):]
+                block = text[text.rindex("Request") :]
                 replies.extend(answer(block).splitlines(keepends=True))
             return replies.pop(0)
 
@@ -189,7 +215,15 @@ def test_a_file_that_does_not_load_says_why_on_stderr(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({**SCENARIO, "optimization_iterations": -1}))
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    done = subprocess.run([sys.executable, "-m", "bayestune", "serve", str(path)], capture_output=True, text=True,
-                          cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "bayestune", "serve", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode != 0 and done.stdout == ""
     assert "optimization_iterations" in done.stderr and not (tmp_path / "hypermapper_logfile.log").exists()

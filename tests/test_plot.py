@@ -56,8 +56,13 @@ def test_parallel_plot_of_a_perfect_tile_space(tmp_path):
 
     path = tmp_path / "tile.db"
     with Journal(path) as journal:
-        opt = Optimizer(Space([PerfectTile("tile", 64, 2), Integer("unroll", 1, 8)]), objectives=[Objective("t")],
-                        strategy="random", seed=0, journal=journal)
+        opt = Optimizer(
+            Space([PerfectTile("tile", 64, 2), Integer("unroll", 1, 8)]),
+            objectives=[Objective("t")],
+            strategy="random",
+            seed=0,
+            journal=journal,
+        )
         opt.optimize(lambda cfg: {"t": abs(cfg["tile"][1] - 8) + cfg["unroll"]}, 12)
     run = load_run(str(path))
     assert_png(plot.plot_parallel(run, tmp_path / "pc.png"))

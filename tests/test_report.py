@@ -35,8 +35,9 @@ def test_cli_report_and_plot(mo_journal, tmp_path):
     result = runner.invoke(cli, ["report", str(mo_journal), "-o", str(tmp_path / "rep.html")])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "rep.html").stat().st_size > 20_000
-    result = runner.invoke(cli, ["plot", str(mo_journal), "-o", str(tmp_path / "png"), "--kind", "pareto",
-                                 "--kind", "convergence"])
+    result = runner.invoke(
+        cli, ["plot", str(mo_journal), "-o", str(tmp_path / "png"), "--kind", "pareto", "--kind", "convergence"]
+    )
     assert result.exit_code == 0, result.output
     written = sorted(p.name for p in (tmp_path / "png").iterdir())
     assert written == ["convergence.png", "pareto_cycles_util.png"]
@@ -55,15 +56,22 @@ def test_optimize_a_multi_objective_scenario_then_report(tmp_path):
     import json
     import textwrap
 
-    (tmp_path / "bb.py").write_text(textwrap.dedent('''
+    (tmp_path / "bb.py").write_text(
+        textwrap.dedent("""
         def run(cfg):
             return {"cycles": 1000.0 / cfg["par"], "logic": 15.0 * cfg["par"] + cfg["tile"] / 8}
-    '''))
+    """)
+    )
     scenario = {
-        "name": "fpga", "budget": 10, "seed": 0, "strategy": "pareto_rf",
+        "name": "fpga",
+        "budget": 10,
+        "seed": 0,
+        "strategy": "pareto_rf",
         "strategy_options": {"n_estimators": 20},
-        "parameters": [{"name": "par", "type": "integer", "bounds": [1, 10]},
-                       {"name": "tile", "type": "ordinal", "values": [8, 16, 32, 64]}],
+        "parameters": [
+            {"name": "par", "type": "integer", "bounds": [1, 10]},
+            {"name": "tile", "type": "ordinal", "values": [8, 16, 32, 64]},
+        ],
         "objectives": ["cycles", {"name": "logic", "direction": "minimize"}],
         "output_constraints": ["logic <= 100"],
         "initial_design": {"size": 5},
@@ -111,8 +119,9 @@ def test_report_of_a_run_with_logged_metrics_shows_its_dag(tmp_path):
         return {"y": y, "comp.m": 3 * c["a"], "comp.lat": 1.0 / (1.0 + y)}
 
     with Journal(tmp_path / "run.db") as journal:
-        Optimizer(Space([Real("a", 0, 1), Real("b", 0, 1)]), objectives=["y"], strategy="random", seed=0,
-                  journal=journal).optimize(box, 12)
+        Optimizer(
+            Space([Real("a", 0, 1), Real("b", 0, 1)]), objectives=["y"], strategy="random", seed=0, journal=journal
+        ).optimize(box, 12)
     text = build_report(tmp_path / "run.db", tmp_path / "r.html").read_text()
     assert "DAG of logged metrics (BoGraph)" in text and "effective dimension" in text
     assert "Logged metrics (2)" in text and "comp.m" in text
@@ -127,7 +136,12 @@ def test_report_of_a_perfect_tile_space(tmp_path):
     from bayestune.storage import Journal
 
     with Journal(tmp_path / "tile.db") as journal:
-        Optimizer(Space([PerfectTile("tile", 64, 2), Integer("unroll", 1, 8)]), objectives=["t"], strategy="random",
-                  seed=0, journal=journal).optimize(lambda c: {"t": abs(c["tile"][1] - 8) + c["unroll"]}, 12)
+        Optimizer(
+            Space([PerfectTile("tile", 64, 2), Integer("unroll", 1, 8)]),
+            objectives=["t"],
+            strategy="random",
+            seed=0,
+            journal=journal,
+        ).optimize(lambda c: {"t": abs(c["tile"][1] - 8) + c["unroll"]}, 12)
     text = build_report(tmp_path / "tile.db", tmp_path / "r.html").read_text()
     assert "<img" in text and "tile" in text

@@ -26,8 +26,10 @@ def write_scenario(tmp_path: Path) -> Path:
     (tmp_path / "bb.py").write_text("def run(c):\n    return (c['x'] - 11) ** 2 + 3 * (c['y'] - 4) ** 2\n")
     data = {
         "name": "bowl",
-        "parameters": [{"name": "x", "type": "integer", "bounds": [0, 20]},
-                       {"name": "y", "type": "integer", "bounds": [0, 9]}],
+        "parameters": [
+            {"name": "x", "type": "integer", "bounds": [0, 20]},
+            {"name": "y", "type": "integer", "bounds": [0, 9]},
+        ],
         "objectives": ["cost"],
         "budget": BUDGET,
         "seed": 5,
@@ -86,8 +88,9 @@ def test_a_run_resumes_alike_from_the_cli_and_from_python(tmp_path, monkeypatch)
 def test_python_resume_defaults_come_from_the_journal_and_explicit_values_win():
     space = Space([Integer("x", 0, 50)])
     journal = MemoryJournal()
-    first = Optimizer(space, objectives=["t"], strategy="annealing", strategy_options={"cooling": 0.5}, seed=9,
-                      journal=journal)
+    first = Optimizer(
+        space, objectives=["t"], strategy="annealing", strategy_options={"cooling": 0.5}, seed=9, journal=journal
+    )
     first.optimize(lambda c: float(c["x"]), 4)
     assert journal.get_meta(run_meta.META_BUDGET) == 4
     again = Optimizer(space, objectives=["t"], journal=journal, resume=True)

@@ -14,8 +14,8 @@ from bayestune.settings import ExperimentalOptionWarning, RenamedOptionWarning, 
 
 @dataclass(frozen=True)
 class Inner(Settings):
-    size: int = 3       # how big
-    name: str = "a"     # what it is called
+    size: int = 3  # how big
+    name: str = "a"  # what it is called
 
     def rules(self) -> list[Rule]:
         return [self.at_least("size", 1)]
@@ -51,14 +51,20 @@ def test_a_group_is_a_mapping_over_the_owners_defaults():
     assert load({}) == Outer()
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"inner": {"sise": 2}}, r"unknown option\(s\) \['inner.sise'\] for thing 'x'; allowed: \['inner.name', 'inner.size'\]"),
-    ({"inner": {"size": 0}}, r"`size >= 1` \(an integer\) must hold, but got inner.size=0"),
-    ({"inner": {"size": "2"}}, r"wrong type: inner.size='2'"),
-    ({"inner": 3}, r"option group inner must be a mapping"),
-    ({"rate": 2.0}, r"`0 <= rate <= 1` must hold, but got rate=2.0"),
-    ({"inner_size": 2, "inner": {"size": 4}}, r"inner.size is given twice \(also by its old name 'inner_size'\)"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (
+            {"inner": {"sise": 2}},
+            r"unknown option\(s\) \['inner.sise'\] for thing 'x'; allowed: \['inner.name', 'inner.size'\]",
+        ),
+        ({"inner": {"size": 0}}, r"`size >= 1` \(an integer\) must hold, but got inner.size=0"),
+        ({"inner": {"size": "2"}}, r"wrong type: inner.size='2'"),
+        ({"inner": 3}, r"option group inner must be a mapping"),
+        ({"rate": 2.0}, r"`0 <= rate <= 1` must hold, but got rate=2.0"),
+        ({"inner_size": 2, "inner": {"size": 4}}, r"inner.size is given twice \(also by its old name 'inner_size'\)"),
+    ],
+)
 def test_bad_options_are_refused_by_their_dotted_name(options, message):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -29,16 +29,30 @@ def run(config):
     unroll = config["unroll"]
     return {"time": 10.0 / unroll, "checksum": 41.0 if unroll == 9 else 42.0}
 '''
-MEASUREMENT = {"warmup": 1, "repeats": 3, "early_abort": True, "remeasure_top": 2, "remeasure_rounds": 6,
-               "check": {"expected": {"checksum": 42}}}
+MEASUREMENT = {
+    "warmup": 1,
+    "repeats": 3,
+    "early_abort": True,
+    "remeasure_top": 2,
+    "remeasure_rounds": 6,
+    "check": {"expected": {"checksum": 42}},
+}
 
 
 def write_scenario(tmp_path: Path, **extra) -> Path:
     (tmp_path / "kernel.py").write_text(textwrap.dedent(KERNEL))
-    data = {"name": "kernel", "parameters": [{"name": "unroll", "type": "integer", "bounds": [1, 9]}],
-            "objectives": ["time"], "budget": 9, "seed": 0, "strategy": "cot_random",
-            "initial_design": {"size": 3}, "blackbox": {"python": "kernel.py:run"}, "measurement": MEASUREMENT,
-            **extra}
+    data = {
+        "name": "kernel",
+        "parameters": [{"name": "unroll", "type": "integer", "bounds": [1, 9]}],
+        "objectives": ["time"],
+        "budget": 9,
+        "seed": 0,
+        "strategy": "cot_random",
+        "initial_design": {"size": 3},
+        "blackbox": {"python": "kernel.py:run"},
+        "measurement": MEASUREMENT,
+        **extra,
+    }
     path = tmp_path / "kernel.json"
     path.write_text(json.dumps(data))
     return path
@@ -67,9 +81,11 @@ def test_tune_records_the_measurement_and_remeasures_the_top_k(tmp_path: Path) -
     assert result.remeasured.winner.trial_id == result.best.trial_id == result.search_best.trial_id
     baseline = result.remeasured.baseline
     assert baseline is not None and result.optimizer.trials[baseline.trial_id - 1].config == {"unroll": 5}
-    assert notes == [f"confirming: re-measuring the best 2 and the default configuration (trial {baseline.trial_id}) "
-                     "in 6 interleaved rounds (18 evaluations; `measurement: {remeasure_top: 0}` or --no-confirm "
-                     "turns it off)"]
+    assert notes == [
+        f"confirming: re-measuring the best 2 and the default configuration (trial {baseline.trial_id}) "
+        "in 6 interleaved rounds (18 evaluations; `measurement: {remeasure_top: 0}` or --no-confirm "
+        "turns it off)"
+    ]
     with Journal.open(tmp_path / "run.db") as journal:
         confirmed = run_meta.stored_confirmation(journal.meta())
     assert confirmed["winner"]["trial_id"] == result.best.trial_id and confirmed["baseline"]["rounds"] == 6
@@ -117,8 +133,9 @@ def test_a_resumed_tune_seeds_the_early_abort_incumbent(tmp_path: Path, monkeypa
     assert notes[0] == f"resuming {tmp_path / 'run.db'}: 4 of 9 evaluations done"
 
 
-def test_a_scenario_record_runs_and_the_journal_defaults_like_the_cli(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_scenario_record_runs_and_the_journal_defaults_like_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     scenario = load_scenario(str(write_scenario(tmp_path, measurement={"repeats": 2})))
     result = bayestune.tune(scenario, budget=3)
@@ -139,12 +156,15 @@ def test_an_interrupted_or_failing_run_is_said_in_the_result(tmp_path: Path, mon
     assert result.interrupted and result.remeasured is None
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"resume": True, "force": True}, "resume and force exclude each other"),
-    ({"budget": 0}, "budget must be a positive integer"),
-    ({"execution": {"workerz": 2}}, "execution: unknown key(s) ['workerz']"),
-    ({"execution": {"workers": 0}}, "execution workers must be a positive integer, but got 0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"resume": True, "force": True}, "resume and force exclude each other"),
+        ({"budget": 0}, "budget must be a positive integer"),
+        ({"execution": {"workerz": 2}}, "execution: unknown key(s) ['workerz']"),
+        ({"execution": {"workers": 0}}, "execution workers must be a positive integer, but got 0"),
+    ],
+)
 def test_bad_arguments_name_the_field(tmp_path: Path, kwargs: dict, message: str) -> None:
     with pytest.raises(BayestuneError) as info:
         tune(write_scenario(tmp_path), tmp_path / "run.db", **kwargs)
@@ -159,17 +179,30 @@ def test_a_scenario_must_be_a_record_or_a_file() -> None:
 
 def test_execution_picks_the_backend_as_the_cli_does() -> None:
     scenario = Scenario("s", Space([Integer("x", 0, 3)]), batch=4, time_limit=60.0)
-    assert Execution().loop_options(scenario) == {"backend": "serial", "workers": None, "dask_client": None,
-                                                  "batch": 4, "stop_after_failures": 10, "time_limit": 60.0}
+    assert Execution().loop_options(scenario) == {
+        "backend": "serial",
+        "workers": None,
+        "dask_client": None,
+        "batch": 4,
+        "stop_after_failures": 10,
+        "time_limit": 60.0,
+    }
     assert Execution(workers=3).backend == "pool" and Execution(workers=1).backend == "serial"
     assert Execution(dask="tcp://host:8786", workers=2).loop_options(scenario)["workers"] == 2
 
 
 def test_import_bayestune_does_not_load_tune_until_asked() -> None:
-    code = ("import sys, bayestune; light = 'bayestune.tuning' not in sys.modules; "
-            "from bayestune import tune; print(light, tune.__module__)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "PYTHONPATH": str(Path(bayestune.__file__).parents[1])})
+    code = (
+        "import sys, bayestune; light = 'bayestune.tuning' not in sys.modules; "
+        "from bayestune import tune; print(light, tune.__module__)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(Path(bayestune.__file__).parents[1])},
+    )
     assert out.stdout.split() == ["True", "bayestune.tuning"]
 
 
@@ -193,9 +226,9 @@ def test_a_run_that_searched_on_gets_a_fresh_confirmation(tmp_path: Path) -> Non
     assert {e.trial_id for e in resumed.remeasured.estimates} == new_ids
 
 
-
-def test_a_hypermapper_scenario_leaves_its_sample_csv_and_resumes_from_one(tmp_path: Path,
-                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_hypermapper_scenario_leaves_its_sample_csv_and_resumes_from_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Where the peer writes it (<application_name>_output_samples.csv), in its header; a file with
     resume_optimization tells that CSV's evaluations first."""
     from dataclasses import replace as with_
@@ -204,9 +237,13 @@ def test_a_hypermapper_scenario_leaves_its_sample_csv_and_resumes_from_one(tmp_p
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bb.py").write_text("def run(config):\n    return {'value': (config['x'] - 3) ** 2}\n")
-    hm = {"application_name": "toy", "optimization_objectives": ["value"], "optimization_iterations": 4,
-          "design_of_experiment": {"number_of_samples": 3},
-          "input_parameters": {"x": {"parameter_type": "integer", "values": [0, 9]}}}
+    hm = {
+        "application_name": "toy",
+        "optimization_objectives": ["value"],
+        "optimization_iterations": 4,
+        "design_of_experiment": {"number_of_samples": 3},
+        "input_parameters": {"x": {"parameter_type": "integer", "values": [0, 9]}},
+    }
 
     def run(data: dict, journal: str) -> TuneResult:
         (tmp_path / "toy.json").write_text(json.dumps(data))
@@ -219,7 +256,7 @@ def test_a_hypermapper_scenario_leaves_its_sample_csv_and_resumes_from_one(tmp_p
     assert lines[0].startswith("x,value") and len(lines) == 1 + first.optimizer.n_evaluated
     (tmp_path / "old.csv").write_text(first.peer_csv.read_text())
     resumed = run({**hm, "resume_optimization": True, "resume_optimization_data": "old.csv"}, "b.db")
-    told = [t.config["x"] for t in resumed.optimizer.trials[:first.optimizer.n_evaluated]]
+    told = [t.config["x"] for t in resumed.optimizer.trials[: first.optimizer.n_evaluated]]
     assert told == [t.config["x"] for t in first.optimizer.trials]  # the CSV's rows first, as the peer does
 
 
@@ -231,7 +268,10 @@ def test_a_default_run_races_and_a_resumed_one_learns_the_noise_from_its_journal
     first = tune(scenario, tmp_path / "run.db", budget=4, announce=notes.append)
     repeats = [len(t.repeats["time"]) for t in first.optimizer.trials]
     assert repeats == [3, 1, 1, 1]  # the probe, then one run each: the black box is deterministic
-    assert notes[0].startswith("measuring by racing") and notes[1] == "racing: 6 run(s) of 4 configuration(s); " \
-        "the black box is quiet: one run per configuration after the probe"
+    assert (
+        notes[0].startswith("measuring by racing")
+        and notes[1]
+        == "racing: 6 run(s) of 4 configuration(s); the black box is quiet: one run per configuration after the probe"
+    )
     resumed = tune(scenario, tmp_path / "run.db", resume=True, budget=6)
     assert [len(t.repeats["time"]) for t in resumed.optimizer.trials] == [3, 1, 1, 1, 1, 1]

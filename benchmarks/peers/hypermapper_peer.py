@@ -66,8 +66,10 @@ MAX_FREE_PROPOSALS_PER_EVALUATION = 20
 
 def hypermapper_available() -> str | None:
     if importlib.util.find_spec("hypermapper") is None:
-        return ("hypermapper is not installed (it needs its own venv: python -m venv --system-site-packages V "
-                "&& V/bin/pip install hypermapper; run the benchmark with V/bin/python)")
+        return (
+            "hypermapper is not installed (it needs its own venv: python -m venv --system-site-packages V "
+            "&& V/bin/pip install hypermapper; run the benchmark with V/bin/python)"
+        )
     return None
 
 
@@ -91,8 +93,10 @@ def hypermapper_parameter(p: Any) -> dict[str, Any]:
     if isinstance(p, Categorical):
         return {"parameter_type": "categorical", "values": [str(v) for v in p.values]}
     if _is_permutation(p):
-        return {"parameter_type": "categorical",
-                "values": ["-".join(map(str, q)) for q in itertools.permutations(range(p.n))]}
+        return {
+            "parameter_type": "categorical",
+            "values": ["-".join(map(str, q)) for q in itertools.permutations(range(p.n))],
+        }
     raise TypeError(f"no HyperMapper mapping for parameter {p!r}")
 
 
@@ -159,17 +163,31 @@ class _TooManyFreeProposals(Exception):
     pass
 
 
-def scenario(name: str, parameters: Mapping[str, Any], objectives: list[str], budget: int, workdir: str,
-             design_size: int = DESIGN_SIZE) -> dict[str, Any]:
+def scenario(
+    name: str,
+    parameters: Mapping[str, Any],
+    objectives: list[str],
+    budget: int,
+    workdir: str,
+    design_size: int = DESIGN_SIZE,
+) -> dict[str, Any]:
     """HyperMapper's scenario (see the module docstring)."""
     return {
-        "application_name": name, "optimization_objectives": objectives,
+        "application_name": name,
+        "optimization_objectives": objectives,
         "optimization_iterations": 100 * int(budget),  # we stop it (BudgetExhausted), not HyperMapper
-        "number_of_cpus": 1, "optimization_method": "bayesian_optimization", "run_directory": workdir,
-        "log_file": os.path.join(workdir, "hypermapper.log"), "output_data_file": os.path.join(workdir, "samples.csv"),
+        "number_of_cpus": 1,
+        "optimization_method": "bayesian_optimization",
+        "run_directory": workdir,
+        "log_file": os.path.join(workdir, "hypermapper.log"),
+        "output_data_file": os.path.join(workdir, "samples.csv"),
         "design_of_experiment": {"doe_type": "random sampling", "number_of_samples": int(design_size)},
-        "feasible_output": {"enable_feasible_predictor": True, "name": "Valid", "true_value": "True",
-                            "false_value": "False"},
+        "feasible_output": {
+            "enable_feasible_predictor": True,
+            "name": "Valid",
+            "true_value": "True",
+            "false_value": "False",
+        },
         "input_parameters": {n: hypermapper_parameter(p) for n, p in parameters.items()},
     }
 
@@ -242,6 +260,11 @@ class HyperMapperContender:
 
 
 register_strategy(
-    "hypermapper", lambda problem, seed: HyperMapperContender(), family="peer", available=hypermapper_available,
-    multi_objective=True, packages=("hypermapper",),
-    description="HyperMapper 2.2 Bayesian optimisation (random forests, feasibility classifier), 10 random samples")
+    "hypermapper",
+    lambda problem, seed: HyperMapperContender(),
+    family="peer",
+    available=hypermapper_available,
+    multi_objective=True,
+    packages=("hypermapper",),
+    description="HyperMapper 2.2 Bayesian optimisation (random forests, feasibility classifier), 10 random samples",
+)

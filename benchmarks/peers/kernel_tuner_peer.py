@@ -150,8 +150,9 @@ def kt_setup(problem: Problem) -> KTSetup:
         data = json.load(fh)
     keys = list(data["tune_params_keys"])
     tune_params = {k: list(data["tune_params"][k]) for k in keys}
-    known = frozenset(tuple(rec[k] for k in keys) for rec in data["cache"].values()
-                      if rec.get("time") != INVALID_MARKER)
+    known = frozenset(
+        tuple(rec[k] for k in keys) for rec in data["cache"].values() if rec.get("time") != INVALID_MARKER
+    )
     constants = {k: v[0] for k, v in tune_params.items() if len(v) == 1}
     stem = src.name[: -len(".json.gz")] if src.name.endswith(".json.gz") else src.stem
     dst = _copy_dir() / f"{stem}-{src.stat().st_mtime_ns}.json"
@@ -161,10 +162,16 @@ def kt_setup(problem: Problem) -> KTSetup:
             json.dump(data, fh)
         os.replace(tmp, dst)
     size = data.get("problem_size")
-    setup = KTSetup(cache_json=str(dst), kernel_name=data["kernel_name"],
-                    problem_size=tuple(size) if isinstance(size, list) else size, keys=keys,
-                    tune_params=tune_params, known_feasible=known, constants=constants,
-                    names=list(problem.space.names))
+    setup = KTSetup(
+        cache_json=str(dst),
+        kernel_name=data["kernel_name"],
+        problem_size=tuple(size) if isinstance(size, list) else size,
+        keys=keys,
+        tune_params=tune_params,
+        known_feasible=known,
+        constants=constants,
+        names=list(problem.space.names),
+    )
     _SETUPS[cache_key] = setup
     return setup
 
@@ -216,8 +223,9 @@ def seeded(seed: int):
         np.random.set_state(np_state)
 
 
-def run_kernel_tuner(setup: KTSetup, strategy: str, options: Mapping[str, Any], max_fevals: int,
-                     seed: int, fix_failure_cost: bool = True) -> list[dict[str, Any]]:
+def run_kernel_tuner(
+    setup: KTSetup, strategy: str, options: Mapping[str, Any], max_fevals: int, seed: int, fix_failure_cost: bool = True
+) -> list[dict[str, Any]]:
     """Kernel Tuner's results list (evaluation order, failures and repeats included)."""
     import kernel_tuner
     from constraint import FunctionConstraint
@@ -231,10 +239,19 @@ def run_kernel_tuner(setup: KTSetup, strategy: str, options: Mapping[str, Any], 
     with seeded(seed), fix, warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
         results, _env = kernel_tuner.tune_kernel(
-            setup.kernel_name, "", setup.problem_size, [], dict(setup.tune_params),
-            restrictions=[FunctionConstraint(in_known_set)], cache=setup.cache_json, simulation_mode=True,
-            strategy=strategy, strategy_options={**options, "max_fevals": int(max_fevals)},
-            quiet=True, verbose=False)
+            setup.kernel_name,
+            "",
+            setup.problem_size,
+            [],
+            dict(setup.tune_params),
+            restrictions=[FunctionConstraint(in_known_set)],
+            cache=setup.cache_json,
+            simulation_mode=True,
+            strategy=strategy,
+            strategy_options={**options, "max_fevals": int(max_fevals)},
+            quiet=True,
+            verbose=False,
+        )
     return [r for r in results if r]
 
 
@@ -245,8 +262,9 @@ def count_unique_known(setup: KTSetup, results: Sequence[Mapping[str, Any]]) -> 
 class KernelTunerContender:
     """One Kernel Tuner strategy, replayed in simulation mode and fed through the budget rules."""
 
-    def __init__(self, strategy: str, options: Mapping[str, Any] | None = None, *,
-                 fix_failure_cost: bool = True) -> None:
+    def __init__(
+        self, strategy: str, options: Mapping[str, Any] | None = None, *, fix_failure_cost: bool = True
+    ) -> None:
         self.strategy = strategy
         self.options = dict(options or {})
         self.fix_failure_cost = fix_failure_cost
@@ -261,8 +279,9 @@ class KernelTunerContender:
             results: list[dict[str, Any]] = []
             for attempt in range(MAX_RETRIES + 1):
                 try:
-                    results = run_kernel_tuner(setup, self.strategy, self.options, min(max_fevals, limit), seed,
-                                               self.fix_failure_cost)
+                    results = run_kernel_tuner(
+                        setup, self.strategy, self.options, min(max_fevals, limit), seed, self.fix_failure_cost
+                    )
                 except Exception as exc:  # noqa: BLE001 - recorded, then retried with a larger budget
                     notes.append(f"kernel tuner raised {type(exc).__name__}: {exc} (max_fevals {max_fevals})")
                     results = []
@@ -270,8 +289,10 @@ class KernelTunerContender:
                 if got >= budget or max_fevals >= limit:
                     break
                 if attempt < MAX_RETRIES:
-                    notes.append(f"kernel tuner stopped after {got} unique evaluations with max_fevals "
-                                 f"{max_fevals}; rerun with {2 * max_fevals}")
+                    notes.append(
+                        f"kernel tuner stopped after {got} unique evaluations with max_fevals "
+                        f"{max_fevals}; rerun with {2 * max_fevals}"
+                    )
                 max_fevals *= 2
             try:
                 for r in results:
@@ -281,8 +302,10 @@ class KernelTunerContender:
             finally:
                 _spread_ask_time(objective)
             if objective.n_counted < budget:
-                notes.append(f"shortfall: kernel tuner evaluated {objective.n_counted} unique configurations "
-                             f"of the budget {budget}")
+                notes.append(
+                    f"shortfall: kernel tuner evaluated {objective.n_counted} unique configurations "
+                    f"of the budget {budget}"
+                )
 
         trajectory = run_measured(problem, budget, drive)
         trajectory.notes = "; ".join(notes)
@@ -311,5 +334,10 @@ def _factory(name: str):
 
 for _name, (_strategy, _options) in KT_STRATEGIES.items():
     register_strategy(
-        _name, _factory(_name), family="peer", available=kernel_tuner_available, packages=("kernel_tuner",),
-        description=f"Kernel Tuner {_strategy} {_options or '(defaults)'} in simulation mode on the cache file")
+        _name,
+        _factory(_name),
+        family="peer",
+        available=kernel_tuner_available,
+        packages=("kernel_tuner",),
+        description=f"Kernel Tuner {_strategy} {_options or '(defaults)'} in simulation mode on the cache file",
+    )

@@ -145,7 +145,8 @@ class OpenTunerContender:
         def drive(objective: CountedObjective) -> None:
             with tempfile.TemporaryDirectory(prefix="opentuner_") as d:
                 args = opentuner.default_argparser().parse_args(
-                    ["--database", "sqlite:///" + os.path.join(d, "opentuner.db"), "--no-dups"])
+                    ["--database", "sqlite:///" + os.path.join(d, "opentuner.db"), "--no-dups"]
+                )
                 api = TuningRunManager(Interface(args=args), args)
                 try:
                     while not objective.exhausted and guard.allow():
@@ -174,8 +175,14 @@ class OpenTunerContender:
 
 
 register_strategy(
-    "opentuner", lambda problem, seed: OpenTunerContender(),
-    description=("OpenTuner default search (AUCBanditMetaTechniqueA) via TuningRunManager; Python/NumPy "
-                 "global RNGs seeded; known constraints not expressible: rejected proposals and hidden "
-                 "failures reported as ERROR results; ordinals as integer indices, permutations native"),
-    family="peer", available=_available, packages=("opentuner",))
+    "opentuner",
+    lambda problem, seed: OpenTunerContender(),
+    description=(
+        "OpenTuner default search (AUCBanditMetaTechniqueA) via TuningRunManager; Python/NumPy "
+        "global RNGs seeded; known constraints not expressible: rejected proposals and hidden "
+        "failures reported as ERROR results; ordinals as integer indices, permutations native"
+    ),
+    family="peer",
+    available=_available,
+    packages=("opentuner",),
+)

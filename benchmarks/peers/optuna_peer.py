@@ -123,8 +123,9 @@ class OptunaTPEContender:
     the study switches to ``TPESampler(n_startup_trials=0)`` over the whole history.
     """
 
-    def __init__(self, max_proposals: int = MAX_PROPOSALS, startup: str = "trials",
-                 max_seconds: float = MAX_SECONDS) -> None:
+    def __init__(
+        self, max_proposals: int = MAX_PROPOSALS, startup: str = "trials", max_seconds: float = MAX_SECONDS
+    ) -> None:
         if startup not in ("evaluations", "trials"):
             raise ValueError(f"startup must be 'evaluations' or 'trials', but got {startup!r}")
         self.max_proposals = max_proposals
@@ -206,11 +207,13 @@ class OptunaMultiObjectiveContender:
             return [trial.user_attrs.get("violation", 0.0)]
 
         if self.sampler == "tpe":
-            sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=MULTI_OBJECTIVE_POPULATION,
-                                                 constraints_func=violation)
+            sampler = optuna.samplers.TPESampler(
+                seed=seed, n_startup_trials=MULTI_OBJECTIVE_POPULATION, constraints_func=violation
+            )
         else:
-            sampler = optuna.samplers.NSGAIISampler(seed=seed, population_size=MULTI_OBJECTIVE_POPULATION,
-                                                    constraints_func=violation)
+            sampler = optuna.samplers.NSGAIISampler(
+                seed=seed, population_size=MULTI_OBJECTIVE_POPULATION, constraints_func=violation
+            )
         study = optuna.create_study(directions=[o.direction for o in problem.objectives], sampler=sampler)
         names = problem.objective_names
         guard = ProposalGuard(self.max_proposals)
@@ -240,14 +243,27 @@ def _tpe(problem: Problem, seed: int) -> OptunaTPEContender | OptunaMultiObjecti
 
 
 register_strategy(
-    "optuna_tpe", _tpe, multi_objective=True, packages=("optuna",),
-    description=("Optuna TPESampler (seed, n_startup_trials=10 = bayestune's design size, Optuna "
-                 "defaults otherwise; startup counts trials incl. rejected proposals); known constraints "
-                 "as trial constraints (c-TPE), rejected proposals told violation 1, hidden failures "
-                 "told as TrialState.FAIL; ordinals as integer indices, permutations as Lehmer codes; "
-                 "several objectives: see OptunaMultiObjectiveContender"),
-    family="peer", available=_available)
+    "optuna_tpe",
+    _tpe,
+    multi_objective=True,
+    packages=("optuna",),
+    description=(
+        "Optuna TPESampler (seed, n_startup_trials=10 = bayestune's design size, Optuna "
+        "defaults otherwise; startup counts trials incl. rejected proposals); known constraints "
+        "as trial constraints (c-TPE), rejected proposals told violation 1, hidden failures "
+        "told as TrialState.FAIL; ordinals as integer indices, permutations as Lehmer codes; "
+        "several objectives: see OptunaMultiObjectiveContender"
+    ),
+    family="peer",
+    available=_available,
+)
 register_strategy(
-    "optuna_nsga2", lambda problem, seed: OptunaMultiObjectiveContender("nsga2"), single_objective=False,
-    multi_objective=True, packages=("optuna",), family="peer", available=_available,
-    description="Optuna NSGAIISampler (seed, population 10), known constraints through constraints_func")
+    "optuna_nsga2",
+    lambda problem, seed: OptunaMultiObjectiveContender("nsga2"),
+    single_objective=False,
+    multi_objective=True,
+    packages=("optuna",),
+    family="peer",
+    available=_available,
+    description="Optuna NSGAIISampler (seed, population 10), known constraints through constraints_func",
+)

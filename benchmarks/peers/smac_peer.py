@@ -147,11 +147,16 @@ class SMACContender:
 
         Facade = BlackBoxFacade if self.facade == "bb" else HyperparameterOptimizationFacade
         cs = build_configspace(problem.space, seed=seed)
-        scenario = Scenario(cs, deterministic=True, n_trials=N_TRIALS, seed=seed,
-                            output_directory=outdir, name=f"{problem.name}_{self.facade}_{seed}")
+        scenario = Scenario(
+            cs,
+            deterministic=True,
+            n_trials=N_TRIALS,
+            seed=seed,
+            output_directory=outdir,
+            name=f"{problem.name}_{self.facade}_{seed}",
+        )
         design = Facade.get_initial_design(scenario, max_ratio=DESIGN_RATIO * budget / N_TRIALS)
-        return Facade(scenario, None, initial_design=design, overwrite=True,
-                      logging_level=logging.ERROR)
+        return Facade(scenario, None, initial_design=design, overwrite=True, logging_level=logging.ERROR)
 
     def run(self, problem: Problem, budget: int, seed: int) -> Trajectory:
         from smac.runhistory.dataclasses import TrialValue
@@ -192,14 +197,26 @@ class SMACContender:
         return guard.annotate(run_measured(problem, budget, drive), budget)
 
 
-_CONFIG = ("SMAC3 {facade} via ask/tell (seed, deterministic, SMAC defaults; Sobol initial design "
-           "min({k} x n_hyperparameters, 0.25 x budget)); known constraints not expressible in "
-           "ConfigSpace: rejected proposals and hidden failures told CRASHED with the worst cost "
-           "seen; ordinals -> OrdinalHyperparameter, permutations -> Lehmer-code integers")
+_CONFIG = (
+    "SMAC3 {facade} via ask/tell (seed, deterministic, SMAC defaults; Sobol initial design "
+    "min({k} x n_hyperparameters, 0.25 x budget)); known constraints not expressible in "
+    "ConfigSpace: rejected proposals and hidden failures told CRASHED with the worst cost "
+    "seen; ordinals -> OrdinalHyperparameter, permutations -> Lehmer-code integers"
+)
 
-register_strategy("smac_bb", lambda problem, seed: SMACContender("bb"),
-                  description=_CONFIG.format(facade="BlackBoxFacade (GP)", k=8),
-                  family="peer", available=_available, packages=("smac",))
-register_strategy("smac_hpo", lambda problem, seed: SMACContender("hpo"),
-                  description=_CONFIG.format(facade="HyperparameterOptimizationFacade (RF)", k=10),
-                  family="peer", available=_available, packages=("smac",))
+register_strategy(
+    "smac_bb",
+    lambda problem, seed: SMACContender("bb"),
+    description=_CONFIG.format(facade="BlackBoxFacade (GP)", k=8),
+    family="peer",
+    available=_available,
+    packages=("smac",),
+)
+register_strategy(
+    "smac_hpo",
+    lambda problem, seed: SMACContender("hpo"),
+    description=_CONFIG.format(facade="HyperparameterOptimizationFacade (RF)", k=10),
+    family="peer",
+    available=_available,
+    packages=("smac",),
+)

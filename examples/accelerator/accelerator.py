@@ -25,13 +25,13 @@ from collections.abc import Mapping
 from typing import Any
 
 M = N = K = 512
-DRAM_GBPS = 19.2          # one DDR4 channel
-BYTES = 2                 # fp16 operands
-LUTS_PER_MAC = 310        # one fp16 multiply-add
-DEVICE_LUTS = 1_182_000   # a large UltraScale+ part
-BRAM_BYTES = 4608         # one 36 Kb block
-DSP_AREA = 0.0021         # mm2 per multiply-add (incl. routing)
-BRAM_AREA = 0.0065        # mm2 per block
+DRAM_GBPS = 19.2  # one DDR4 channel
+BYTES = 2  # fp16 operands
+LUTS_PER_MAC = 310  # one fp16 multiply-add
+DEVICE_LUTS = 1_182_000  # a large UltraScale+ part
+BRAM_BYTES = 4608  # one 36 Kb block
+DSP_AREA = 0.0021  # mm2 per multiply-add (incl. routing)
+BRAM_AREA = 0.0065  # mm2 per block
 
 
 def evaluate(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -62,13 +62,17 @@ def evaluate(config: Mapping[str, Any]) -> dict[str, Any]:
 
     buffer_bytes = (tm * tk + tk * tn + tm * tn) * BYTES * (2 if double else 1)
     brams = math.ceil(buffer_bytes / BRAM_BYTES)
-    pipeline = 1.0 + max(0.0, clock - 200.0) / 300.0          # extra registers at high clocks
+    pipeline = 1.0 + max(0.0, clock - 200.0) / 300.0  # extra registers at high clocks
     luts = macs_per_cycle * LUTS_PER_MAC * pipeline + 20 * brams + 40_000
     area = macs_per_cycle * DSP_AREA * pipeline + brams * BRAM_AREA + 1.5
     # Timing closure: long wires across a large array limit the clock.
     fmax = 450.0 - 0.35 * (rows + cols) * math.sqrt(simd)
-    return {"latency_ms": latency_s * 1e3, "area_mm2": area, "lut_util": 100.0 * luts / DEVICE_LUTS,
-            "timing_met": clock <= fmax}
+    return {
+        "latency_ms": latency_s * 1e3,
+        "area_mm2": area,
+        "lut_util": 100.0 * luts / DEVICE_LUTS,
+        "timing_met": clock <= fmax,
+    }
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@ def _blur(hl: Any, size: int) -> Pipeline:
     blur_x, out = hl.Func("blur_x"), hl.Func("out")
     blur_x[x, y] = (inp[x, y] + inp[x + 1, y] + inp[x + 2, y]) / 3.0
     out[x, y] = (blur_x[x, y] + blur_x[x, y + 1] + blur_x[x, y + 2]) / 3.0
-    data = np.random.default_rng(0).random((size + 2, size + 2), dtype=np.float32)  # numpy (y, x) = Halide (x, y) transposed
+    data = np.random.default_rng(0).random(
+        (size + 2, size + 2), dtype=np.float32
+    )  # numpy (y, x) = Halide (x, y) transposed
     return Pipeline(output=out, funcs={"blur_x": blur_x, "out": out}, inputs=[(inp, data)], shape=(size, size))
 
 

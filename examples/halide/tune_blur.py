@@ -47,10 +47,16 @@ def main() -> None:
     journal = Journal(args.journal) if args.journal else None
     opt = Optimizer(tuner.space(), seed=args.seed, journal=journal, resume=resume)
     t0 = time.perf_counter()
-    best = opt.optimize(tuner, budget=args.budget,
-                        callback=lambda t: print(f"#{t.trial_id:2d} {t.status.value:7s} "
-                                                 f"{t.values.get('value', float('nan')):8.3f} ms "
-                                                 f"{(t.error or '')[:70]}  {dict(t.config)}", flush=True))
+    best = opt.optimize(
+        tuner,
+        budget=args.budget,
+        callback=lambda t: print(
+            f"#{t.trial_id:2d} {t.status.value:7s} "
+            f"{t.values.get('value', float('nan')):8.3f} ms "
+            f"{(t.error or '')[:70]}  {dict(t.config)}",
+            flush=True,
+        ),
+    )
     wall = time.perf_counter() - t0
     default = next((t for t in opt.trials if t.origin == "default"), None)
     print(f"\n{opt.n_evaluated} evaluations ({opt.n_failed} failed) in {wall:.0f} s wall")

@@ -25,8 +25,11 @@ from bayestune.trial import Trial
 
 def show(trial: Trial) -> None:
     metrics = sum("." in name for name in trial.values)
-    print(f"#{trial.trial_id:2d} {trial.status.value:6s} {trial.values.get('tps', float('nan')):8.1f} TPS "
-          f"({metrics} logged metrics) {(trial.error or '')[:90]}", flush=True)
+    print(
+        f"#{trial.trial_id:2d} {trial.status.value:6s} {trial.values.get('tps', float('nan')):8.1f} TPS "
+        f"({metrics} logged metrics) {(trial.error or '')[:90]}",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -37,8 +40,11 @@ def main() -> None:
     ap.add_argument("--duration", type=int, default=8, help="seconds of pgbench measured per evaluation")
     ap.add_argument("--warmup", type=int, default=3, help="seconds of pgbench run first, unmeasured")
     ap.add_argument("--scale", type=int, default=10, help="pgbench scale factor (x 100,000 accounts)")
-    ap.add_argument("--durability", action="store_true",
-                    help="also search synchronous_commit and full_page_writes (a crash may lose commits)")
+    ap.add_argument(
+        "--durability",
+        action="store_true",
+        help="also search synchronous_commit and full_page_writes (a crash may lose commits)",
+    )
     ap.add_argument("--journal", default=None, help="SQLite journal file (resume a killed run)")
     args = ap.parse_args()
 
@@ -47,21 +53,30 @@ def main() -> None:
     resume = bool(args.journal) and Path(args.journal).exists()
     journal = Journal(args.journal) if args.journal else None
     with tuner:
-        options = {"relearn": {"budget": args.budget}} if args.strategy == "bograph" else None  # relearns every quarter of it
-        opt = Optimizer(tuner.space(), objectives=[tuner.objective()], strategy=args.strategy,
-                        strategy_options=options, seed=args.seed, journal=journal, resume=resume)
+        options = (
+            {"relearn": {"budget": args.budget}} if args.strategy == "bograph" else None
+        )  # relearns every quarter of it
+        opt = Optimizer(
+            tuner.space(),
+            objectives=[tuner.objective()],
+            strategy=args.strategy,
+            strategy_options=options,
+            seed=args.seed,
+            journal=journal,
+            resume=resume,
+        )
         start = time.perf_counter()
         best = opt.optimize(tuner, budget=args.budget, callback=show)
         wall = time.perf_counter() - start
     default = next((t for t in opt.trials if t.origin == "default"), None)
-    print(f"\n{opt.n_evaluated} evaluations ({opt.n_failed} failed) in {wall:.0f} s, PostgreSQL "
-          f"{tuner.server_version}")
+    print(f"\n{opt.n_evaluated} evaluations ({opt.n_failed} failed) in {wall:.0f} s, PostgreSQL {tuner.server_version}")
     if default is not None and default.feasible:
         print(f"default configuration: {default.values['tps']:.1f} TPS")
     if best is not None:
         print(f"best found:            {best.values['tps']:.1f} TPS  {dict(best.config)}")
-        print("(one noisy pgbench run each: re-measure both before trusting the gap; "
-              "benchmarks/postgres_tuning.py does)")
+        print(
+            "(one noisy pgbench run each: re-measure both before trusting the gap; benchmarks/postgres_tuning.py does)"
+        )
 
 
 if __name__ == "__main__":

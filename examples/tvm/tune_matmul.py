@@ -18,6 +18,7 @@ def matmul_module(n: int):
     """C = A @ B as a TensorIR module (TVM's TE front end)."""
     tvm = load_tvm()
     from tvm import te
+
     a = te.placeholder((n, n), name="A")
     b = te.placeholder((n, n), name="B")
     k = te.reduce_axis((0, n), name="k")
@@ -36,26 +37,39 @@ def main() -> None:
 
     tvm = load_tvm()
     from tvm.s_tir import Schedule
+
     target = {"kind": "llvm", "num-cores": 2}
     mod = matmul_module(args.size)
     with tempfile.TemporaryDirectory() as work_dir:
-        outcome = tune(mod, target, work_dir, args.trials, strategy=args.strategy, seed=args.seed,
-                       num_trials_per_iter=args.per_iter, initial_design=min(16, args.trials // 2))
+        outcome = tune(
+            mod,
+            target,
+            work_dir,
+            args.trials,
+            strategy=args.strategy,
+            seed=args.seed,
+            num_trials_per_iter=args.per_iter,
+            initial_design=min(16, args.trials // 2),
+        )
     best = outcome.best_so_far(len(outcome.measurements))
     failed = sum(m.seconds is None for m in outcome.measurements)
     print(f"{len(outcome.measurements)} candidates measured ({failed} failed) in {outcome.seconds:.1f} s")
     if outcome.record is not None:
         rec = outcome.record
-        print(f"space: {rec.spaces.space.names}; {rec.skipped_invalid} refused before building, "
-              f"{rec.reused} answered from earlier measurements")
+        print(
+            f"space: {rec.spaces.space.names}; {rec.skipped_invalid} refused before building, "
+            f"{rec.reused} answered from earlier measurements"
+        )
         print(f"best decisions: {rec.best.config}")
     if best is None:
         raise SystemExit("no candidate ran successfully")
     seconds, (a, b, c) = measure(best.schedule, target)
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-3)
     untuned, _ = measure(Schedule(mod), target)
-    print(f"tuned: {seconds * 1e3:.2f} ms (measured during tuning {best.seconds * 1e3:.2f} ms); "
-          f"untuned: {untuned * 1e3:.2f} ms; result matches numpy")
+    print(
+        f"tuned: {seconds * 1e3:.2f} ms (measured during tuning {best.seconds * 1e3:.2f} ms); "
+        f"untuned: {untuned * 1e3:.2f} ms; result matches numpy"
+    )
     del tvm
 
 

@@ -28,11 +28,26 @@ from bayestune.space import (
 from bayestune.trial import Result, Trial, TrialStatus
 
 __all__ = [
-    "BayestuneError", "Categorical", "ConstraintError", "EvaluationError", "InfeasibleSpaceError",
-    "Integer", "JournalError", "Ordinal", "PerfectTile", "Permutation", "Real", "Result", "ScenarioError", "Space",
-    "SpaceError", "Trial", "TrialStatus", "__version__", "tune",
+    "BayestuneError",
+    "Categorical",
+    "ConstraintError",
+    "EvaluationError",
+    "InfeasibleSpaceError",
+    "Integer",
+    "JournalError",
+    "Ordinal",
+    "PerfectTile",
+    "Permutation",
+    "Real",
+    "Result",
+    "ScenarioError",
+    "Space",
+    "SpaceError",
+    "Trial",
+    "TrialStatus",
+    "__version__",
+    "tune",
 ]
-
 
 
 def __getattr__(name: str) -> Any:

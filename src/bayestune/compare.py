@@ -43,8 +43,12 @@ class Trace:
 def best_so_far(run: Run, objective: Objective) -> np.ndarray:
     """The best feasible value of ``objective`` after each evaluation of ``run``."""
     sign = 1.0 if objective.minimize else -1.0
-    values = [sign * t.values[objective.name] if t.feasible and math.isfinite(t.values.get(objective.name, math.nan))
-              else math.inf for t in run.trials]
+    values = [
+        sign * t.values[objective.name]
+        if t.feasible and math.isfinite(t.values.get(objective.name, math.nan))
+        else math.inf
+        for t in run.trials
+    ]
     running = np.minimum.accumulate(np.asarray(values, dtype=float)) if values else np.empty(0)
     return np.where(np.isfinite(running), sign * running, np.nan)
 
@@ -60,8 +64,10 @@ def load_traces(journals: Sequence[str], objective: str | None = None) -> tuple[
     for path, run, label in zip(journals, runs, labels):
         own = _objective(run, chosen.name, path)
         if own.minimize != chosen.minimize:
-            raise BayestuneError(f"journal {path!r} {own.direction}s {own.name!r}, but {journals[0]!r} "
-                                 f"{chosen.direction}s it; compare runs of one goal")
+            raise BayestuneError(
+                f"journal {path!r} {own.direction}s {own.name!r}, but {journals[0]!r} "
+                f"{chosen.direction}s it; compare runs of one goal"
+            )
         n_failed = sum(1 for t in run.trials if not t.feasible)
         winner = confirmed_winner(run.meta, own.name)
         confirmed = math.nan if winner is None or winner.get("value") is None else float(winner["value"])
@@ -117,9 +123,17 @@ def summary_rows(objective: Objective, traces: Sequence[Trace]) -> list[dict]:
         confirmed = sign * t.confirmed if math.isfinite(t.confirmed) else math.inf
         return (not math.isfinite(t.confirmed), confirmed, sign * t.best if math.isfinite(t.best) else math.inf)
 
-    return [{"run": t.label, "evaluations": len(t.best_so_far), "failed": t.n_failed, "best": t.best,
-             "confirmed": t.confirmed, "to_within": evaluations_to_reach(t, objective, target)}
-            for t in sorted(traces, key=rank)]
+    return [
+        {
+            "run": t.label,
+            "evaluations": len(t.best_so_far),
+            "failed": t.n_failed,
+            "best": t.best,
+            "confirmed": t.confirmed,
+            "to_within": evaluations_to_reach(t, objective, target),
+        }
+        for t in sorted(traces, key=rank)
+    ]
 
 
 def plot_comparison(objective: Objective, traces: Sequence[Trace], path: str | os.PathLike) -> Path:

@@ -30,6 +30,7 @@ class TqdmLogHandler(logging.Handler):
         except Exception:  # noqa: BLE001 - logging must never stop a run
             self.handleError(record)
 
+
 @contextlib.contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """Treat SIGTERM (batch schedulers, ``kill``) like Ctrl-C while a run is going, and make
@@ -51,8 +52,10 @@ def sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
         signal.signal(signal.SIGINT, previous_int)
 
-def run_with_progress(optimizer: Any, evaluator: Any, budget: int | None, scenario: Any, execution: dict[str, Any], *,
-                      show_progress: bool) -> bool:
+
+def run_with_progress(
+    optimizer: Any, evaluator: Any, budget: int | None, scenario: Any, execution: dict[str, Any], *, show_progress: bool
+) -> bool:
     """The evaluation loop under a progress bar; True if stopped by Ctrl-C/SIGTERM.
 
     Worker processes get a recipe to rebuild the scenario's evaluator, this process the evaluator itself.
@@ -65,8 +68,15 @@ def run_with_progress(optimizer: Any, evaluator: Any, budget: int | None, scenar
 
     objective = scenario.objectives[0]
     initial = optimizer.n_evaluated if budget is None else min(optimizer.n_evaluated, budget)
-    bar = tqdm(total=budget, initial=initial, desc=scenario.name, unit="eval",
-               file=sys.stderr, dynamic_ncols=True, disable=None if show_progress else True)
+    bar = tqdm(
+        total=budget,
+        initial=initial,
+        desc=scenario.name,
+        unit="eval",
+        file=sys.stderr,
+        dynamic_ncols=True,
+        disable=None if show_progress else True,
+    )
 
     lines = show_progress and not is_terminal(sys.stderr)  # piped (CI, nohup): one line per evaluation
     seen: list[Any] = []
@@ -85,8 +95,13 @@ def run_with_progress(optimizer: Any, evaluator: Any, budget: int | None, scenar
 
     try:
         with sigterm_as_interrupt():
-            run(optimizer, evaluator if execution["backend"] == "serial" else ScenarioFactory(scenario), budget,
-                callback=on_trial, **execution)
+            run(
+                optimizer,
+                evaluator if execution["backend"] == "serial" else ScenarioFactory(scenario),
+                budget,
+                callback=on_trial,
+                **execution,
+            )
     except KeyboardInterrupt:
         return True
     finally:
@@ -94,6 +109,7 @@ def run_with_progress(optimizer: Any, evaluator: Any, budget: int | None, scenar
     if seen and show_progress:
         click.echo(f"time: {format_breakdown(time_breakdown(seen))}", err=True)
     return False
+
 
 def is_terminal(stream: Any) -> bool:
     try:
@@ -112,7 +128,10 @@ def progress_line(trial: Any, objective: str, done: int, budget: int | None, bes
         what = f"failed ({trial.failure_kind}): {first_line(trial.error, 80)}"
     count = f"{done}" if budget is None else f"{min(done, budget)}/{budget}"
     timings = format_breakdown(trial.timings, shares=False) if getattr(trial, "timings", None) else ""
-    return f"[{count}] trial {trial.trial_id} {what} | best {objective}={best_text}" + (f" | {timings}" if timings else "")
+    return f"[{count}] trial {trial.trial_id} {what} | best {objective}={best_text}" + (
+        f" | {timings}" if timings else ""
+    )
+
 
 def first_line(text: str | None, limit: int = 100) -> str:
     line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""

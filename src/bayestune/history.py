@@ -43,8 +43,14 @@ class History:
 
     @classmethod
     def empty(cls, space: Space, objectives: Sequence[Objective]) -> History:
-        return cls(space, list(objectives), np.empty((0, space.width)), np.empty((0, len(objectives))),
-                   np.empty(0, dtype=bool), np.empty((0, space.width)))
+        return cls(
+            space,
+            list(objectives),
+            np.empty((0, space.width)),
+            np.empty((0, len(objectives))),
+            np.empty(0, dtype=bool),
+            np.empty((0, space.width)),
+        )
 
     @property
     def n(self) -> int:
@@ -64,8 +70,9 @@ class History:
         return self.Y * signs
 
 
-def draw_unseen(space: Space, history: History, n: int, rng: np.random.Generator, *,
-                method: str = "cot", use_prior: bool = False) -> np.ndarray:
+def draw_unseen(
+    space: Space, history: History, n: int, rng: np.random.Generator, *, method: str = "cot", use_prior: bool = False
+) -> np.ndarray:
     """``n`` feasible, distinct rows never evaluated nor pending.
 
     Small spaces are enumerated so the last unseen configurations are still found; large
@@ -76,8 +83,7 @@ def draw_unseen(space: Space, history: History, n: int, rng: np.random.Generator
     if count is not None and count <= 200_000:
         if len(seen) >= count:
             return np.empty((0, space.width))
-        if ((count <= 4 * (len(seen) + n) or count <= 20_000)
-                and (all_rows := space.enumerate(limit=count)) is not None):
+        if (count <= 4 * (len(seen) + n) or count <= 20_000) and (all_rows := space.enumerate(limit=count)) is not None:
             keys = space.row_keys(all_rows)
             unseen = np.array([k not in seen for k in keys])
             rows = all_rows[unseen]
@@ -102,8 +108,15 @@ def draw_unseen(space: Space, history: History, n: int, rng: np.random.Generator
     return np.array(out).reshape(-1, space.width)
 
 
-def top_up(space: Space, history: History, chosen: Sequence[np.ndarray] | np.ndarray, seen: set[bytes], n: int,
-           rng: np.random.Generator, **draw_options: Any) -> np.ndarray:
+def top_up(
+    space: Space,
+    history: History,
+    chosen: Sequence[np.ndarray] | np.ndarray,
+    seen: set[bytes],
+    n: int,
+    rng: np.random.Generator,
+    **draw_options: Any,
+) -> np.ndarray:
     """``chosen`` rows, completed to ``n`` with random feasible rows outside ``seen``.
 
     Every strategy ends a batch this way when its own proposals run short (a small or

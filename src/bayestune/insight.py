@@ -30,8 +30,15 @@ from bayestune.space.inference import infer_space
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FEASIBILITY", "IMPORTANCE_METHODS", "Run", "feature_importance", "infer_space", "load_run",
-           "run_importance"]
+__all__ = [
+    "FEASIBILITY",
+    "IMPORTANCE_METHODS",
+    "Run",
+    "feature_importance",
+    "infer_space",
+    "load_run",
+    "run_importance",
+]
 
 IMPORTANCE_METHODS = ("rf", "gp")
 #: Name of the pseudo-objective whose importances explain feasibility.
@@ -43,14 +50,22 @@ FEASIBILITY = "feasible"
 def _block_sums(encoder: Any, per_column: np.ndarray) -> dict[str, float]:
     out = {}
     for b in encoder.blocks:
-        out[b.name] = float(np.sum(per_column[b.start:b.start + b.width]))
+        out[b.name] = float(np.sum(per_column[b.start : b.start + b.width]))
     total = sum(out.values())
     return {k: (v / total if total > 0 else 0.0) for k, v in out.items()}
 
 
-def feature_importance(space: Space, X: np.ndarray, Y: np.ndarray, objectives: Sequence[Objective],
-                       feasible: np.ndarray | None = None, *, method: str = "rf", include_feasibility: bool = True,
-                       seed: int = 0) -> dict[str, dict[str, float]]:
+def feature_importance(
+    space: Space,
+    X: np.ndarray,
+    Y: np.ndarray,
+    objectives: Sequence[Objective],
+    feasible: np.ndarray | None = None,
+    *,
+    method: str = "rf",
+    include_feasibility: bool = True,
+    seed: int = 0,
+) -> dict[str, dict[str, float]]:
     """Importance of each parameter for each objective: ``{objective: {parameter: share}}``.
 
     Parameters with a single value are left out. ``include_feasibility`` adds

@@ -20,8 +20,21 @@ from bayestune.exceptions import EvaluationError
 #: The statistics a measurement policy can report (computed by :mod:`bayestune.measurement.statistics`).
 STATISTICS = ("median", "min", "mean")
 #: Keys of a scenario's ``measurement`` section and of its ``check``.
-MEASUREMENT_KEYS = ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort",
-                    "max_failure_share", "race", "remeasure_top", "remeasure_rounds", "baseline", "check")
+MEASUREMENT_KEYS = (
+    "warmup",
+    "repeats",
+    "statistic",
+    "max_repeats",
+    "precision",
+    "confidence",
+    "early_abort",
+    "max_failure_share",
+    "race",
+    "remeasure_top",
+    "remeasure_rounds",
+    "baseline",
+    "check",
+)
 #: The confirmation a single-objective run ends with when its scenario does not set
 #: ``remeasure_top``: the best 2 and the baseline in 6 interleaved rounds (18 evaluations), the
 #: fewest rounds that bound the median's 95 % interval. (With racing, the best 4 or 6 measured no
@@ -66,28 +79,46 @@ class MeasurementPolicy:
                 rule = ">= 0" if name == "warmup" else ">= 1"
                 raise EvaluationError(f"measurement {name} must be an integer {rule}, but got {value!r}")
         if self.statistic not in STATISTICS:
-            raise EvaluationError(f"measurement statistic must be one of {list(STATISTICS)}, "
-                                  f"but got {self.statistic!r}")
+            raise EvaluationError(
+                f"measurement statistic must be one of {list(STATISTICS)}, but got {self.statistic!r}"
+            )
         if self.max_repeats is not None:
-            if isinstance(self.max_repeats, bool) or not isinstance(self.max_repeats, int) \
-                    or self.max_repeats < self.repeats:
-                raise EvaluationError(f"`max_repeats >= repeats` must hold, but got (max_repeats={self.max_repeats!r}, "
-                                      f"repeats={self.repeats})")
+            if (
+                isinstance(self.max_repeats, bool)
+                or not isinstance(self.max_repeats, int)
+                or self.max_repeats < self.repeats
+            ):
+                raise EvaluationError(
+                    f"`max_repeats >= repeats` must hold, but got (max_repeats={self.max_repeats!r}, "
+                    f"repeats={self.repeats})"
+                )
             if self.precision is None:
-                raise EvaluationError("max_repeats needs a precision to reach (e.g. 0.02 for ±2 %); "
-                                      "for a fixed number of runs set repeats instead")
-        if self.precision is not None and (isinstance(self.precision, bool)
-                                           or not isinstance(self.precision, (int, float)) or not self.precision > 0):
-            raise EvaluationError(f"measurement precision must be a positive fraction (0.02 = ±2 %), "
-                                  f"but got {self.precision!r}")
-        if isinstance(self.confidence, bool) or not isinstance(self.confidence, (int, float)) \
-                or not 0 < self.confidence < 1:
+                raise EvaluationError(
+                    "max_repeats needs a precision to reach (e.g. 0.02 for ±2 %); "
+                    "for a fixed number of runs set repeats instead"
+                )
+        if self.precision is not None and (
+            isinstance(self.precision, bool) or not isinstance(self.precision, (int, float)) or not self.precision > 0
+        ):
+            raise EvaluationError(
+                f"measurement precision must be a positive fraction (0.02 = ±2 %), but got {self.precision!r}"
+            )
+        if (
+            isinstance(self.confidence, bool)
+            or not isinstance(self.confidence, (int, float))
+            or not 0 < self.confidence < 1
+        ):
             raise EvaluationError(f"measurement confidence must lie in (0, 1), but got {self.confidence!r}")
         if not isinstance(self.early_abort, bool):
             raise EvaluationError(f"measurement early_abort must be true or false, but got {self.early_abort!r}")
-        if isinstance(self.max_failure_share, bool) or not isinstance(self.max_failure_share, (int, float)) \
-                or not 0 <= self.max_failure_share < 1:
-            raise EvaluationError(f"measurement max_failure_share must lie in [0, 1), but got {self.max_failure_share!r}")
+        if (
+            isinstance(self.max_failure_share, bool)
+            or not isinstance(self.max_failure_share, (int, float))
+            or not 0 <= self.max_failure_share < 1
+        ):
+            raise EvaluationError(
+                f"measurement max_failure_share must lie in [0, 1), but got {self.max_failure_share!r}"
+            )
 
     @property
     def most_runs(self) -> int:
@@ -121,11 +152,13 @@ class CorrectnessCheck:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise EvaluationError(f"check {name} must be a number >= 0, but got {value!r}")
         if isinstance(self.function, str) and ":" not in self.function:
-            raise EvaluationError(f'check function must be "module:function" or "path/to/file.py:function", '
-                                  f"but got {self.function!r}")
+            raise EvaluationError(
+                f'check function must be "module:function" or "path/to/file.py:function", but got {self.function!r}'
+            )
         if self.function is not None and not isinstance(self.function, str) and not callable(self.function):
-            raise EvaluationError(f"check function must be a function (config, values) -> bool or reason, "
-                                  f"but got {self.function!r}")
+            raise EvaluationError(
+                f"check function must be a function (config, values) -> bool or reason, but got {self.function!r}"
+            )
         if not self.expected and self.function is None:
             raise EvaluationError("a correctness check needs 'expected' outputs, a 'function', or both")
 
@@ -160,15 +193,19 @@ class MeasurementSpec:
         if self.race is not None and not isinstance(self.race, bool):
             raise EvaluationError(f"measurement race must be true or false, but got {self.race!r}")
         if self.race and self.has_repeat_rule:
-            raise EvaluationError("measurement race: true chooses the repeats itself; drop repeats, max_repeats, "
-                                  "precision and early_abort, or set race: false to use them")
+            raise EvaluationError(
+                "measurement race: true chooses the repeats itself; drop repeats, max_repeats, "
+                "precision and early_abort, or set race: false to use them"
+            )
         for name, least in (("remeasure_top", 0), ("remeasure_rounds", 1)):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
                 raise EvaluationError(f"measurement {name} must be an integer >= {least}, but got {value!r}")
         if not (self.baseline is None or self.baseline == "default" or isinstance(self.baseline, Mapping)):
-            raise EvaluationError(f'measurement baseline must be "default", a configuration (an object of parameter '
-                                  f"values) or null, but got {self.baseline!r}")
+            raise EvaluationError(
+                f'measurement baseline must be "default", a configuration (an object of parameter '
+                f"values) or null, but got {self.baseline!r}"
+            )
 
     @property
     def has_repeat_rule(self) -> bool:
@@ -192,14 +229,24 @@ class MeasurementSpec:
     def from_dict(cls, data: Mapping[str, Any]) -> MeasurementSpec:
         """The record of a ``measurement`` section; EvaluationError naming an unknown or bad key."""
         _known(data, MEASUREMENT_KEYS, "measurement")
-        policy_keys = ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort",
-                       "max_failure_share")
+        policy_keys = (
+            "warmup",
+            "repeats",
+            "statistic",
+            "max_repeats",
+            "precision",
+            "confidence",
+            "early_abort",
+            "max_failure_share",
+        )
         policy = MeasurementPolicy(**{k: data[k] for k in policy_keys if k in data})
         check = None
         if "check" in data:
             raw = data["check"]
             if not isinstance(raw, Mapping):
-                raise EvaluationError(f"measurement check must be an object with keys {list(CHECK_KEYS)}, but got {raw!r}")
+                raise EvaluationError(
+                    f"measurement check must be an object with keys {list(CHECK_KEYS)}, but got {raw!r}"
+                )
             _known(raw, CHECK_KEYS, "measurement.check")
             check = CorrectnessCheck(**dict(raw))
         extra = {k: data[k] for k in ("remeasure_top", "remeasure_rounds", "baseline", "race") if k in data}
@@ -209,8 +256,16 @@ class MeasurementSpec:
         """The section :meth:`from_dict` reads back, without the keys left at their defaults."""
         out: dict[str, Any] = {}
         default = MeasurementPolicy()
-        for name in ("warmup", "repeats", "statistic", "max_repeats", "precision", "confidence", "early_abort",
-                     "max_failure_share"):
+        for name in (
+            "warmup",
+            "repeats",
+            "statistic",
+            "max_repeats",
+            "precision",
+            "confidence",
+            "early_abort",
+            "max_failure_share",
+        ):
             if getattr(self.policy, name) != getattr(default, name):
                 out[name] = getattr(self.policy, name)
         for name in ("race", "remeasure_top", "remeasure_rounds"):

@@ -28,7 +28,8 @@ class Objective:
             raise ScenarioError(f"objective name must be a non-empty string, but got {self.name!r}")
         if self.direction not in DIRECTIONS:
             raise ScenarioError(
-                f"objective {self.name!r}: direction must be one of {list(DIRECTIONS)}, but got {self.direction!r}")
+                f"objective {self.name!r}: direction must be one of {list(DIRECTIONS)}, but got {self.direction!r}"
+            )
 
     @property
     def minimize(self) -> bool:
@@ -69,6 +70,8 @@ class OutputConstraint:
 
 def parse_output_constraints(expressions: Sequence[str]) -> tuple[OutputConstraint, ...]:
     if isinstance(expressions, str):
-        raise ScenarioError(f"output_constraints must be a list of expressions, but got the single string "
-                            f"{expressions!r}; wrap it in a list")
+        raise ScenarioError(
+            f"output_constraints must be a list of expressions, but got the single string "
+            f"{expressions!r}; wrap it in a list"
+        )
     return tuple(OutputConstraint(e) for e in expressions)

@@ -70,11 +70,21 @@ class Optimizer:
     journal: pass it again to resume.
     """
 
-    def __init__(self, space: Space, *, objectives: Sequence[Objective | str] = ("value",),
-                 strategy: str | Strategy | None = None, strategy_options: Mapping[str, Any] | None = None,
-                 design: DesignSpec | None = None, seed: int | None = None, journal: TrialJournal | None = None,
-                 resume: bool = False, feasible_output: str | None = None,
-                 output_constraints: Sequence[str] = (), transfer: TransferSpec | Sequence[Any] | None = None) -> None:
+    def __init__(
+        self,
+        space: Space,
+        *,
+        objectives: Sequence[Objective | str] = ("value",),
+        strategy: str | Strategy | None = None,
+        strategy_options: Mapping[str, Any] | None = None,
+        design: DesignSpec | None = None,
+        seed: int | None = None,
+        journal: TrialJournal | None = None,
+        resume: bool = False,
+        feasible_output: str | None = None,
+        output_constraints: Sequence[str] = (),
+        transfer: TransferSpec | Sequence[Any] | None = None,
+    ) -> None:
         self.space = space
         self.objectives = _as_objectives(objectives)
         self.journal: TrialJournal = MemoryJournal() if journal is None else journal
@@ -82,8 +92,12 @@ class Optimizer:
             run_meta.check_objectives(self.journal, self.objectives)
             given = run_meta.Settings(strategy, strategy_options, seed, design)
             settings = run_meta.resumed_settings(self.journal, given)
-            strategy, strategy_options, seed, design = (settings.strategy, settings.strategy_options,
-                                                        settings.seed, settings.design)
+            strategy, strategy_options, seed, design = (
+                settings.strategy,
+                settings.strategy_options,
+                settings.seed,
+                settings.design,
+            )
         self.design = design or DesignSpec()
         self.seed = seed
         self.rng = np.random.default_rng(seed)
@@ -109,26 +123,35 @@ class Optimizer:
         existing = self.journal.trials()
         if existing and not resume:
             raise BayestuneError(
-                f"the journal already holds {len(existing)} trials; pass resume=True to continue that run")
+                f"the journal already holds {len(existing)} trials; pass resume=True to continue that run"
+            )
         if resume:
             self._load_journal()
         else:
-            run_meta.describe_run(self.journal, objectives=self.objectives, space=space,
-                                  strategy=getattr(self.strategy, "name", type(self.strategy).__name__),
-                                  strategy_options=strategy_options, seed=seed,
-                                  design=self.design, output_constraints=self.output_constraints)
+            run_meta.describe_run(
+                self.journal,
+                objectives=self.objectives,
+                space=space,
+                strategy=getattr(self.strategy, "name", type(self.strategy).__name__),
+                strategy_options=strategy_options,
+                seed=seed,
+                design=self.design,
+                output_constraints=self.output_constraints,
+            )
 
     def transfer_note(self) -> str | None:
         """What the run read from its prior runs and how it uses them, for the user (None: no transfer)."""
         if self.transfer is None:
             return None
         runs = self._prior_runs
-        uses = {"auto": "to open the initial design with their best configurations while this run's measurements "
-                        "rank those above its other design points (else the cold design), and as the GP's prior "
-                        "mean, weighted by how well they rank this run's results",
-                "model": "as the GP's prior mean, weighted by how well they rank this run's results",
-                "design": "to open the initial design with their best configurations",
-                "both": "to open the initial design with their best configurations and as the GP's prior mean"}
+        uses = {
+            "auto": "to open the initial design with their best configurations while this run's measurements "
+            "rank those above its other design points (else the cold design), and as the GP's prior "
+            "mean, weighted by how well they rank this run's results",
+            "model": "as the GP's prior mean, weighted by how well they rank this run's results",
+            "design": "to open the initial design with their best configurations",
+            "both": "to open the initial design with their best configurations and as the GP's prior mean",
+        }
         listed = ", ".join(f"{r.name} ({len(r.y)} trials, {r.n_feasible} feasible)" for r in runs)
         note = f"transfer: read {len(runs)} prior run(s): {listed}; used {uses.get(self.transfer.mode, self.transfer.mode)}"
         decision = self.transfer_decision()
@@ -158,15 +181,24 @@ class Optimizer:
         if spec.mode != "design":
             use = getattr(self.strategy, "use_transfer", None)
             if use is None:
-                raise BayestuneError(f"strategy {getattr(self.strategy, 'name', self.strategy)!r} cannot use a "
-                                     "transfer model; use transfer mode 'design' (a warm-start design only)")
+                raise BayestuneError(
+                    f"strategy {getattr(self.strategy, 'name', self.strategy)!r} cannot use a "
+                    "transfer model; use transfer mode 'design' (a warm-start design only)"
+                )
             use(runs)
         return spec, runs
 
     # ---- construction from a scenario --------------------------------------------------
     @classmethod
-    def from_scenario(cls, scenario: Scenario, *, journal: TrialJournal | None = None, resume: bool = False,
-                      strategy: str | None = None, seed: int | None = None) -> Optimizer:
+    def from_scenario(
+        cls,
+        scenario: Scenario,
+        *,
+        journal: TrialJournal | None = None,
+        resume: bool = False,
+        strategy: str | None = None,
+        seed: int | None = None,
+    ) -> Optimizer:
         """The optimizer ``scenario`` describes; ``strategy`` and ``seed`` override it.
 
         Resuming, what is not overridden continues as the journal's run started, then falls
@@ -179,12 +211,19 @@ class Optimizer:
         options = settings.strategy_options
         if options is None and strategy == scenario.strategy:
             options = scenario.strategy_options
-        return cls(scenario.space, objectives=scenario.objectives, strategy=strategy, strategy_options=options,
-                   design=settings.design or scenario.design,
-                   seed=scenario.seed if settings.seed is None else settings.seed,
-                   journal=journal, resume=resume, feasible_output=scenario.feasible_output,
-                   output_constraints=scenario.output_constraints,
-                   transfer=scenario.transfer.resolved(scenario.base_dir) if scenario.transfer else None)
+        return cls(
+            scenario.space,
+            objectives=scenario.objectives,
+            strategy=strategy,
+            strategy_options=options,
+            design=settings.design or scenario.design,
+            seed=scenario.seed if settings.seed is None else settings.seed,
+            journal=journal,
+            resume=resume,
+            feasible_output=scenario.feasible_output,
+            output_constraints=scenario.output_constraints,
+            transfer=scenario.transfer.resolved(scenario.base_dir) if scenario.transfer else None,
+        )
 
     def _load_journal(self) -> None:
         lost = self.journal.abandon_pending()
@@ -243,8 +282,17 @@ class Optimizer:
         Y = np.array(self._Y).reshape(-1, len(self.objectives))
         pending = [space.to_matrix([cfg])[0] for _, cfg in self._pending.values()]
         P = np.array(pending).reshape(-1, space.width)
-        return History(space, self.objectives, X, Y, np.array(self._feasible, dtype=bool), P, set(self._seen),
-                       metrics=[t.values for t in self._trials], repeats=[t.repeats for t in self._trials])
+        return History(
+            space,
+            self.objectives,
+            X,
+            Y,
+            np.array(self._feasible, dtype=bool),
+            P,
+            set(self._seen),
+            metrics=[t.values for t in self._trials],
+            repeats=[t.repeats for t in self._trials],
+        )
 
     # ---- ask -------------------------------------------------------------------------
     def ask(self, n: int = 1) -> list[dict[str, Any]]:
@@ -269,17 +317,20 @@ class Optimizer:
                 default = self.space.default_config()
                 X = self.space.to_matrix([default])
                 if not self.space.is_feasible(X)[0]:
-                    broken = [c.expression for c in self.space.constraints if not c.evaluate(
-                        self.space.columns(X))[0]]
-                    logger.warning("the default configuration %s breaks the known constraint(s) %s: not evaluated",
-                                   default, broken)
+                    broken = [c.expression for c in self.space.constraints if not c.evaluate(self.space.columns(X))[0]]
+                    logger.warning(
+                        "the default configuration %s breaks the known constraint(s) %s: not evaluated", default, broken
+                    )
                 elif self.space.row_keys(X)[0] not in self._seen:
                     out.append((default, Origin.DEFAULT))
             planned = self.design.size - len(out) - self.n_evaluated - self.n_pending
             if planned > 0:  # the whole design at once, so LHS/maximin can spread it
                 rows = self._warm_start(planned, out)
-                rows.extend(initial_design(self.space, planned - len(rows), self.rng,
-                                           self._history_with(out, rows), self.design.method))
+                rows.extend(
+                    initial_design(
+                        self.space, planned - len(rows), self.rng, self._history_with(out, rows), self.design.method
+                    )
+                )
                 self._design_rows = list(rows)
         while len(out) < n and self._in_design_phase(len(out)):
             history = self._history_with(out)
@@ -362,8 +413,11 @@ class Optimizer:
             try:
                 ok = c.holds(res.values)
             except KeyError as exc:
-                return Result.failure(f"output constraint {c.expression!r} needs output(s) {exc.args[0]}, "
-                                      f"but the black box reported {sorted(res.values)}", FailureKind.PARSE)
+                return Result.failure(
+                    f"output constraint {c.expression!r} needs output(s) {exc.args[0]}, "
+                    f"but the black box reported {sorted(res.values)}",
+                    FailureKind.PARSE,
+                )
             if not ok:
                 return replace(res, feasible=False, kind=FailureKind.OUTPUT_CONSTRAINT)  # repeats, timings kept
         return res
@@ -378,9 +432,15 @@ class Optimizer:
         self._seen.add(key)
 
     # ---- the whole loop --------------------------------------------------------------
-    def optimize(self, blackbox: Callable[[dict[str, Any]], Any], budget: int, *,
-                 callback: Callable[[Trial], None] | None = None, time_limit: float | None = None,
-                 stop_after_failures: int | None = DEFAULT_STOP_AFTER_FAILURES) -> Trial | None:
+    def optimize(
+        self,
+        blackbox: Callable[[dict[str, Any]], Any],
+        budget: int,
+        *,
+        callback: Callable[[Trial], None] | None = None,
+        time_limit: float | None = None,
+        stop_after_failures: int | None = DEFAULT_STOP_AFTER_FAILURES,
+    ) -> Trial | None:
         """Evaluate ``blackbox`` in this process until ``budget`` evaluations are journaled (or,
         with ``time_limit``, until that many wall-clock seconds have passed); return the best trial.
 
@@ -390,5 +450,6 @@ class Optimizer:
         :class:`~bayestune.execution.AllFailedError` quoting the most common error; None or 0
         spends the whole budget whatever happens.
         """
-        return run_loop(self, blackbox, budget, callback=callback, time_limit=time_limit,
-                        stop_after_failures=stop_after_failures)
+        return run_loop(
+            self, blackbox, budget, callback=callback, time_limit=time_limit, stop_after_failures=stop_after_failures
+        )

@@ -34,17 +34,31 @@ def field_comments(cls: type) -> dict[str, str]:
         except (OSError, TypeError):
             continue
         above: list[str] = []
-        for line in lines:
+        for i, line in enumerate(lines):
             comment = _COMMENT.match(line)
             if comment:
                 above.append(comment.group(1).strip())
                 continue
             match = _FIELD.match(line)
             if match and match.group(1) in klass.__dict__.get("__annotations__", {}):
-                doc = (match.group("doc") or "").strip() or " ".join(above)
+                doc = (match.group("doc") or "").strip() or _wrapped_comment(lines, i) or " ".join(above)
                 out[match.group(1)] = doc
             above = []
     return out
+
+
+def _wrapped_comment(lines: list[str], i: int) -> str:
+    """The comment inside a default the formatter wrapped in parentheses (``x: int = (`` ...
+    ``value  # doc`` ... ``)``), or ''."""
+    if not lines[i].rstrip().endswith("("):
+        return ""
+    parts: list[str] = []
+    for line in lines[i + 1 :]:
+        if line.strip().startswith(")"):
+            break
+        if "#" in line:
+            parts.append(line.split("#", 1)[1].strip())
+    return " ".join(parts)
 
 
 def option_rows(cls: type[Settings], prefix: str = "", base: Settings | None = None) -> list[tuple[str, str, str]]:
@@ -62,20 +76,25 @@ def option_rows(cls: type[Settings], prefix: str = "", base: Settings | None = N
             rows.append((f"{prefix}{f.name}", "", summary))
             rows.extend(option_rows(group, f"{prefix}{f.name}.", value))
         else:
-            rows.append((f"{prefix}{f.name}", f"`{value!r}`".replace("|", "\\|"),
-                         comments.get(f.name, "").replace("|", "\\|")))
+            rows.append(
+                (f"{prefix}{f.name}", f"`{value!r}`".replace("|", "\\|"), comments.get(f.name, "").replace("|", "\\|"))
+            )
     return rows
 
 
 def reference() -> str:
     """The whole reference as Markdown."""
-    out = ["# Strategy options", "",
-           "Generated from the settings classes (`python -m bayestune.options_reference > docs/strategies.md`);",
-           "give them as `strategy_options` in a scenario, or `Optimizer(..., strategy_options={...})`. A group",
-           "is a mapping (`trust_region: {every: 3}`); the keys left out keep their defaults. Options of the",
-           "`experimental` group lost against the default in the project's benchmarks and warn when set;",
-           "the old flat names of earlier versions (`local_every`, `rf_trees`, ...) still load, with a warning",
-           "naming the new spelling.", ""]
+    out = [
+        "# Strategy options",
+        "",
+        "Generated from the settings classes (`python -m bayestune.options_reference > docs/strategies.md`);",
+        "give them as `strategy_options` in a scenario, or `Optimizer(..., strategy_options={...})`. A group",
+        "is a mapping (`trust_region: {every: 3}`); the keys left out keep their defaults. Options of the",
+        "`experimental` group lost against the default in the project's benchmarks and warn when set;",
+        "the old flat names of earlier versions (`local_every`, `rf_trees`, ...) still load, with a warning",
+        "naming the new spelling.",
+        "",
+    ]
     for name in available_strategies():
         if not _REGISTRY[name].__module__.startswith("bayestune."):
             continue  # registered from outside the package (benchmark contenders, a user's own)

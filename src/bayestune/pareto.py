@@ -30,8 +30,14 @@ import numpy as np
 from bayestune.exceptions import BayestuneError
 
 __all__ = [
-    "hypervolume", "hypervolume_mc", "hypervolume_trace", "pareto_mask", "pareto_trials",
-    "reference_point", "signs", "to_minimization",
+    "hypervolume",
+    "hypervolume_mc",
+    "hypervolume_trace",
+    "pareto_mask",
+    "pareto_trials",
+    "reference_point",
+    "signs",
+    "to_minimization",
 ]
 
 #: ``method="auto"`` slices exactly while ``n ** (M - 2)`` stays below this.
@@ -60,7 +66,8 @@ def signs(directions: Sequence[Any] | None, m: int) -> np.ndarray:
             minimize = False
         else:
             raise BayestuneError(
-                f"objective direction must be 'minimize', 'maximize', a boolean or an Objective, but got {d!r}")
+                f"objective direction must be 'minimize', 'maximize', a boolean or an Objective, but got {d!r}"
+            )
         out[j] = 1.0 if minimize else -1.0
     return out
 
@@ -179,8 +186,9 @@ def _objective_names_and_directions(objectives: Sequence[Any]) -> tuple[list[str
 
 
 # ---- reference point ---------------------------------------------------------------------------
-def reference_point(Y: Any, directions: Sequence[Any] | None = None, feasible: Any = None, *,
-                    offset: float = 0.1) -> np.ndarray:
+def reference_point(
+    Y: Any, directions: Sequence[Any] | None = None, feasible: Any = None, *, offset: float = 0.1
+) -> np.ndarray:
     """A reference point just beyond the worst value of each objective on the front.
 
     Per objective: the front's worst value moved outwards by ``offset`` times the front's
@@ -241,8 +249,16 @@ def _prepare(Y: Any, reference: Any, directions: Sequence[Any] | None, feasible:
     return S[keep], ref
 
 
-def hypervolume(Y: Any, reference: Any, directions: Sequence[Any] | None = None, *, feasible: Any = None,
-                method: str = "auto", n_samples: int = MC_SAMPLES, seed: int = 0) -> float:
+def hypervolume(
+    Y: Any,
+    reference: Any,
+    directions: Sequence[Any] | None = None,
+    *,
+    feasible: Any = None,
+    method: str = "auto",
+    n_samples: int = MC_SAMPLES,
+    seed: int = 0,
+) -> float:
     """Hypervolume dominated by the (feasible) rows of ``Y`` and bounded by ``reference``.
 
     ``method``: ``"exact"``, ``"mc"`` (Monte Carlo with ``n_samples`` uniform samples) or
@@ -279,8 +295,15 @@ def _hv_mc(P: np.ndarray, ref: np.ndarray, n_samples: int, seed: int) -> tuple[f
     return box * frac, box * float(np.sqrt(frac * (1.0 - frac) / n_samples))
 
 
-def hypervolume_mc(Y: Any, reference: Any, directions: Sequence[Any] | None = None, *, feasible: Any = None,
-                   n_samples: int = MC_SAMPLES, seed: int = 0) -> tuple[float, float]:
+def hypervolume_mc(
+    Y: Any,
+    reference: Any,
+    directions: Sequence[Any] | None = None,
+    *,
+    feasible: Any = None,
+    n_samples: int = MC_SAMPLES,
+    seed: int = 0,
+) -> tuple[float, float]:
     """Monte-Carlo hypervolume estimate and its standard error."""
     P, ref = _prepare(Y, reference, directions, feasible)
     if not len(P):
@@ -288,8 +311,9 @@ def hypervolume_mc(Y: Any, reference: Any, directions: Sequence[Any] | None = No
     return _hv_mc(P, ref, n_samples, seed)
 
 
-def hypervolume_trace(Y: Any, reference: Any, directions: Sequence[Any] | None = None, *,
-                      feasible: Any = None) -> np.ndarray:
+def hypervolume_trace(
+    Y: Any, reference: Any, directions: Sequence[Any] | None = None, *, feasible: Any = None
+) -> np.ndarray:
     """Hypervolume of the first ``k`` rows for k = 1..N (evaluation order): a convergence curve."""
     S = to_minimization(Y, directions)
     n = len(S)

@@ -39,8 +39,9 @@ def _cells(line: str) -> list[str]:
 class PeerSession:
     """One client-server run: see the module docstring."""
 
-    def __init__(self, scenario: Scenario, reader: TextIO, writer: TextIO, *, seed: int | None = None,
-                 write_samples: bool = True) -> None:
+    def __init__(
+        self, scenario: Scenario, reader: TextIO, writer: TextIO, *, seed: int | None = None, write_samples: bool = True
+    ) -> None:
         self.scenario, self.reader, self.writer = scenario, reader, writer
         self.optimizer = Optimizer.from_scenario(scenario, seed=seed)
         self.samples = scenario.peer_samples if write_samples else None
@@ -88,8 +89,14 @@ class PeerSession:
         where = f"the client's answer to request {self.requests}"
         header = self._line(where, "its header")
         rows = [(k + 2, _cells(self._line(where, f"row {k + 1} of {n}"))) for k in range(n)]
-        return read_table(where, _cells(header), rows, parameters=self.parameters,
-                          objectives=self.scenario.objective_names, feasible_column=self.scenario.feasible_output)
+        return read_table(
+            where,
+            _cells(header),
+            rows,
+            parameters=self.parameters,
+            objectives=self.scenario.objective_names,
+            feasible_column=self.scenario.feasible_output,
+        )
 
     def _line(self, where: str, what: str) -> str:
         line = self.reader.readline()
@@ -98,8 +105,9 @@ class PeerSession:
         return line
 
 
-def serve(scenario: Scenario, reader: TextIO, writer: TextIO, *, seed: int | None = None,
-          write_samples: bool = True) -> Optimizer:
+def serve(
+    scenario: Scenario, reader: TextIO, writer: TextIO, *, seed: int | None = None, write_samples: bool = True
+) -> Optimizer:
     """Run ``scenario`` as the peers' client-server mode over ``reader``/``writer`` and return the
     optimizer; the peer's sample CSV (``scenario.peer_samples``) is rewritten after each request
     unless ``write_samples`` is False."""

@@ -133,16 +133,31 @@ def plot_pareto(run: Run, path: str | os.PathLike, *, x: str | None = None, y: s
     ax.scatter(Y[dominated, i], Y[dominated, j], s=16, color=_FEASIBLE, alpha=0.6, label=f"feasible ({int(ok.sum())})")
     if front.any():
         F = Y[front][:, [i, j]]
-        ax.scatter(F[:, 0], F[:, 1], s=38, color=_FRONT, edgecolor="black", linewidth=0.6, zorder=4,
-                   label=f"Pareto front ({int(front.sum())})")
+        ax.scatter(
+            F[:, 0],
+            F[:, 1],
+            s=38,
+            color=_FRONT,
+            edgecolor="black",
+            linewidth=0.6,
+            zorder=4,
+            label=f"Pareto front ({int(front.sum())})",
+        )
         if len(run.objectives) == 2:  # the attainment line: the region the front dominates
             S = to_minimization(F, [run.objectives[i], run.objectives[j]])
             order = np.argsort(S[:, 0])
             ax.step(F[order, 0], F[order, 1], where="post", color=_FRONT, lw=1.4, zorder=3)
     measured_bad = ~feasible & np.isfinite(Y[:, i]) & np.isfinite(Y[:, j])
     if measured_bad.any():
-        ax.scatter(Y[measured_bad, i], Y[measured_bad, j], s=30, marker="x", color=_INFEASIBLE, zorder=5,
-                   label=f"infeasible ({int(measured_bad.sum())})")
+        ax.scatter(
+            Y[measured_bad, i],
+            Y[measured_bad, j],
+            s=30,
+            marker="x",
+            color=_INFEASIBLE,
+            zorder=5,
+            label=f"infeasible ({int(measured_bad.sum())})",
+        )
     n_failed = int((~feasible & ~measured_bad).sum())
     if n_failed:
         ax.plot([], [], " ", label=f"failed, no values ({n_failed})")
@@ -158,8 +173,9 @@ def plot_pareto(run: Run, path: str | os.PathLike, *, x: str | None = None, y: s
 
 
 # ---- feature importance ------------------------------------------------------------------
-def plot_importance(importance: Mapping[str, Mapping[str, float]], path: str | os.PathLike, *,
-                    title: str = "feature importance") -> Path:
+def plot_importance(
+    importance: Mapping[str, Mapping[str, float]], path: str | os.PathLike, *, title: str = "feature importance"
+) -> Path:
     """Horizontal bars: one group per parameter, one bar per objective (shares sum to 1)."""
     targets = list(importance)
     params: list[str] = []
@@ -168,8 +184,9 @@ def plot_importance(importance: Mapping[str, Mapping[str, float]], path: str | o
     fig = _figure(6.8, 0.45 * max(1, len(params)) * max(1, len(targets)) ** 0.5 + 1.6)
     ax = fig.add_subplot(1, 1, 1)
     if not targets or not params:
-        ax.text(0.5, 0.5, "not enough feasible evaluations to estimate importances", ha="center",
-                transform=ax.transAxes)
+        ax.text(
+            0.5, 0.5, "not enough feasible evaluations to estimate importances", ha="center", transform=ax.transAxes
+        )
         ax.set_axis_off()
         return _save(fig, path)
     height = 0.8 / len(targets)
@@ -269,14 +286,21 @@ def plot_parallel(run: Run, path: str | os.PathLike, *, color_by: str | None = N
     ax.set_xlim(-0.2, len(labels) - 0.4)
     ax.set_ylim(-0.05, 1.05)
     extra = ", Pareto front orange" if front.any() else ""
-    ax.set_title(f"parallel coordinates: colour = {obj.name} (dark = better){extra}; grey dashed = infeasible",
-                 fontsize=9)
+    ax.set_title(
+        f"parallel coordinates: colour = {obj.name} (dark = better){extra}; grey dashed = infeasible", fontsize=9
+    )
     return _save(fig, path)
 
 
 # ---- everything at once ------------------------------------------------------------------
-def plot_run(run: Run, directory: str | os.PathLike, kinds: Sequence[str] = PLOT_KINDS, *,
-             importance: Mapping[str, Mapping[str, float]] | None = None, prefix: str = "") -> dict[str, list[Path]]:
+def plot_run(
+    run: Run,
+    directory: str | os.PathLike,
+    kinds: Sequence[str] = PLOT_KINDS,
+    *,
+    importance: Mapping[str, Mapping[str, float]] | None = None,
+    prefix: str = "",
+) -> dict[str, list[Path]]:
     """Write the requested kinds of plot into ``directory``; returns kind -> files."""
     unknown = sorted(set(kinds) - set(PLOT_KINDS))
     if unknown:
@@ -287,7 +311,7 @@ def plot_run(run: Run, directory: str | os.PathLike, kinds: Sequence[str] = PLOT
         out["convergence"] = [plot_convergence(run, directory / f"{prefix}convergence.png")]
     if "pareto" in kinds and len(run.objectives) > 1:
         names = run.names
-        pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]][:6]
+        pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]][:6]
         out["pareto"] = [plot_pareto(run, directory / f"{prefix}pareto_{a}_{b}.png", x=a, y=b) for a, b in pairs]
     if "importance" in kinds:
         imp = importance if importance is not None else run_importance(run)

@@ -65,8 +65,10 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], numeric: Seque
     thead = f"<thead><tr>{head}</tr></thead>" if any(headers) else ""
     body = []
     for row in rows:
-        cells = "".join(f'<td class="num">{_esc(display(c))}</td>' if num else f"<td>{_esc(display(c))}</td>"
-                        for c, num in zip(row, numeric))
+        cells = "".join(
+            f'<td class="num">{_esc(display(c))}</td>' if num else f"<td>{_esc(display(c))}</td>"
+            for c, num in zip(row, numeric)
+        )
         body.append(f"<tr>{cells}</tr>")
     return f"<table>{thead}<tbody>{''.join(body)}</tbody></table>"
 
@@ -79,8 +81,10 @@ def _image(path: Path, alt: str) -> str:
 def _trial_rows(trials: Sequence[Trial], run: Run) -> tuple[list[str], list[list[Any]], list[bool]]:
     params = run.space.names
     headers = ["trial", *run.names, *params]
-    rows = [[t.trial_id, *[t.values.get(n, math.nan) for n in run.names], *[t.config.get(p, "") for p in params]]
-            for t in trials]
+    rows = [
+        [t.trial_id, *[t.values.get(n, math.nan) for n in run.names], *[t.config.get(p, "") for p in params]]
+        for t in trials
+    ]
     numeric = [True] * (1 + len(run.names)) + [False] * len(params)
     return headers, rows, numeric
 
@@ -128,22 +132,36 @@ def _remeasurement_section(journal_path: str, run: Run) -> list[str]:
     remeasurements = [r for r in remeasurements if r.round >= first]
     policy = stored_measurement(run.meta).policy
     baseline = (stored_confirmation(run.meta) or {}).get("baseline") or {}
-    outcome = summarise_rounds(remeasurements, run.trials, run.objectives[0], statistic=policy.statistic,
-                               confidence=policy.confidence, baseline_id=baseline.get("trial_id"),
-                               max_failure_share=policy.max_failure_share)
-    rows = [[e.trial_id, e.searched_value, e.value, e.low, e.high, len(e.samples), e.failures]
-            for e in outcome.estimates]
+    outcome = summarise_rounds(
+        remeasurements,
+        run.trials,
+        run.objectives[0],
+        statistic=policy.statistic,
+        confidence=policy.confidence,
+        baseline_id=baseline.get("trial_id"),
+        max_failure_share=policy.max_failure_share,
+    )
+    rows = [
+        [e.trial_id, e.searched_value, e.value, e.low, e.high, len(e.samples), e.failures] for e in outcome.estimates
+    ]
     headers = ["trial", "searched", policy.statistic, "low", "high", "rounds", "failed"]
     winner = outcome.winner
-    verdict = (f"confirmed winner: trial {winner.trial_id}" if winner is not None
-               else "no winner: every candidate failed a re-measurement")
+    verdict = (
+        f"confirmed winner: trial {winner.trial_id}"
+        if winner is not None
+        else "no winner: every candidate failed a re-measurement"
+    )
     if winner is not None and outcome.baseline is not None and outcome.speedup is not None:
         value, low, high = outcome.speedup
-        verdict += (f"; speedup over the baseline (trial {outcome.baseline.trial_id}): {display(value)}x"
-                    + (f" [{display(low)}, {display(high)}]" if math.isfinite(low) and math.isfinite(high) else ""))
-    return [f"<h2>Re-measured in {outcome.rounds} interleaved rounds ({_esc(outcome.objective)}, "
-            f"{policy.confidence:.0%} interval)</h2>",
-            _table(headers, rows, [True] * len(headers)), f"<p>{_esc(verdict)}</p>"]
+        verdict += f"; speedup over the baseline (trial {outcome.baseline.trial_id}): {display(value)}x" + (
+            f" [{display(low)}, {display(high)}]" if math.isfinite(low) and math.isfinite(high) else ""
+        )
+    return [
+        f"<h2>Re-measured in {outcome.rounds} interleaved rounds ({_esc(outcome.objective)}, "
+        f"{policy.confidence:.0%} interval)</h2>",
+        _table(headers, rows, [True] * len(headers)),
+        f"<p>{_esc(verdict)}</p>",
+    ]
 
 
 def _dag_section(run: Run, tmp: Path) -> list[str]:
@@ -161,24 +179,45 @@ def _dag_section(run: Run, tmp: Path) -> list[str]:
     for m in logged[:MAX_ROWS]:
         v = [t.values[m] for t in feasible if m in t.values]
         rows.append([m, len(v), best[0].values.get(m, math.nan) if best else math.nan, min(v), max(v)])
-    parts = [f"<h2>Logged metrics ({len(logged)})</h2>",
-             _table(["metric", "evaluations", f"at the best {run.names[0]}", "min", "max"], rows,
-                    [False, True, True, True, True])]
+    parts = [
+        f"<h2>Logged metrics ({len(logged)})</h2>",
+        _table(
+            ["metric", "evaluations", f"at the best {run.names[0]}", "min", "max"],
+            rows,
+            [False, True, True, True, True],
+        ),
+    ]
     try:
         graph = graph_of_run(run)
         path = draw_dag(graph.dag, tmp / "dag.png", quality=graph.fit_quality())
     except (BayestuneError, ImportError) as exc:
         return parts + ["<h2>DAG of logged metrics</h2>", f'<p class="muted">not drawn: {_esc(exc)}</p>']
     stand_ins = graph.summary.stand_ins if graph.summary is not None else {}
-    aside = [f"<h3>Set aside: never parents of {_esc(graph.target)}</h3>",
-             _table(["metric", "why"], [[n, why] for n, why in stand_ins.items()], [False, False])] if stand_ins else []
-    return parts + ["<h2>DAG of logged metrics (BoGraph)</h2>", _image(path, "DAG"),
-                    f'<p class="muted">effective dimension {graph.effective_dimension}: the most inputs any node '
-                    "model has; R² is each node's leave-one-out fit on its parents</p>", *aside]
+    aside = (
+        [
+            f"<h3>Set aside: never parents of {_esc(graph.target)}</h3>",
+            _table(["metric", "why"], [[n, why] for n, why in stand_ins.items()], [False, False]),
+        ]
+        if stand_ins
+        else []
+    )
+    return parts + [
+        "<h2>DAG of logged metrics (BoGraph)</h2>",
+        _image(path, "DAG"),
+        f'<p class="muted">effective dimension {graph.effective_dimension}: the most inputs any node '
+        "model has; R² is each node's leave-one-out fit on its parents</p>",
+        *aside,
+    ]
 
 
-def build_report(journal_path: str | os.PathLike, out_path: str | os.PathLike, *, space: Space | None = None,
-                 title: str | None = None, importance_method: str = "rf") -> Path:
+def build_report(
+    journal_path: str | os.PathLike,
+    out_path: str | os.PathLike,
+    *,
+    space: Space | None = None,
+    title: str | None = None,
+    importance_method: str = "rf",
+) -> Path:
     """Write the HTML report of the run in ``journal_path`` to ``out_path``; returns the path."""
     from bayestune import plot
 
@@ -186,14 +225,18 @@ def build_report(journal_path: str | os.PathLike, out_path: str | os.PathLike, *
     stored = run.meta.get("scenario")
     scenario: Mapping[str, Any] = stored if isinstance(stored, Mapping) else {}
     title = title or f"bayestune report: {scenario.get('name') or Path(journal_path).stem}"
-    parts = [f"<h1>{_esc(title)}</h1>",
-             f'<p class="muted">written {time.strftime("%Y-%m-%d %H:%M:%S")} from {_esc(journal_path)}</p>',
-             "<h2>Run</h2>", _summary(run, str(journal_path))]
+    parts = [
+        f"<h1>{_esc(title)}</h1>",
+        f'<p class="muted">written {time.strftime("%Y-%m-%d %H:%M:%S")} from {_esc(journal_path)}</p>',
+        "<h2>Run</h2>",
+        _summary(run, str(journal_path)),
+    ]
 
     if len(run.objectives) > 1:
         front = pareto_trials(run.trials, run.objectives)
-        parts.append(f"<h2>Pareto set ({len(front)} feasible, non-dominated configuration"
-                     f"{'s' if len(front) != 1 else ''})</h2>")
+        parts.append(
+            f"<h2>Pareto set ({len(front)} feasible, non-dominated configuration{'s' if len(front) != 1 else ''})</h2>"
+        )
         if len(front) > MAX_ROWS:
             parts.append(f'<p class="muted">the first {MAX_ROWS} by {_esc(run.names[0])}</p>')
         parts.append(_table(*_trial_rows(front[:MAX_ROWS], run)) if front else "<p>no feasible evaluation</p>")
@@ -228,8 +271,10 @@ def build_report(journal_path: str | os.PathLike, out_path: str | os.PathLike, *
             params = list(dict.fromkeys(p for t in targets for p in importance[t]))
             rows = [[p, *[f"{importance[t].get(p, 0.0):.3f}" for t in targets]] for p in params]
             parts.append(_table(["parameter", *targets], rows, [False, *[True] * len(targets)]))
-            parts.append('<p class="muted">shares sum to 1 per objective; "feasible" explains which parameters '
-                         "separate successful from failed or infeasible evaluations</p>")
+            parts.append(
+                '<p class="muted">shares sum to 1 per objective; "feasible" explains which parameters '
+                "separate successful from failed or infeasible evaluations</p>"
+            )
         else:
             parts.append("<p>not enough feasible evaluations</p>")
         parts.extend(_image(p, "importance") for p in files.get("importance", []))
@@ -240,12 +285,16 @@ def build_report(journal_path: str | os.PathLike, out_path: str | os.PathLike, *
     failures = [t for t in run.trials if t.status is TrialStatus.FAILED][:20]
     if failures:
         parts.append("<h2>Failures (first 20)</h2>")
-        rows = [[t.trial_id, t.failure_kind or "", (t.error or "").strip().splitlines()[0][:160] if t.error else ""]
-                for t in failures]
+        rows = [
+            [t.trial_id, t.failure_kind or "", (t.error or "").strip().splitlines()[0][:160] if t.error else ""]
+            for t in failures
+        ]
         parts.append(_table(["trial", "kind", "error"], rows, [True, False, False]))
 
-    page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_esc(title)}</title>"
-            f"<style>{_CSS}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
+    page = (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{_esc(title)}</title>'
+        f"<style>{_CSS}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n"
+    )
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page, encoding="utf-8")

@@ -56,9 +56,17 @@ def objectives_meta(objectives: Sequence[Objective]) -> list[dict[str, Any]]:
     return [{"name": o.name, "minimize": o.minimize} for o in objectives]
 
 
-def describe_run(journal: TrialJournal, *, objectives: Sequence[Objective], space: Space, strategy: str,
-                 strategy_options: Mapping[str, Any] | None, seed: int | None, design: DesignSpec,
-                 output_constraints: Sequence[OutputConstraint] = ()) -> None:
+def describe_run(
+    journal: TrialJournal,
+    *,
+    objectives: Sequence[Objective],
+    space: Space,
+    strategy: str,
+    strategy_options: Mapping[str, Any] | None,
+    seed: int | None,
+    design: DesignSpec,
+    output_constraints: Sequence[OutputConstraint] = (),
+) -> None:
     """Write what a new run is into ``journal`` (a value that cannot be stored is skipped and logged)."""
     entries = {
         META_OUTPUT_CONSTRAINTS: [c.expression for c in output_constraints],
@@ -86,8 +94,9 @@ def record_budget(journal: TrialJournal, budget: int) -> None:
 
 def record_scenario(journal: TrialJournal, scenario: Scenario) -> None:
     """Where a run started from a scenario file came from."""
-    journal.set_meta(META_SCENARIO, {"name": scenario.name, "source": scenario.source,
-                                     "parameters": list(scenario.space.names)})
+    journal.set_meta(
+        META_SCENARIO, {"name": scenario.name, "source": scenario.source, "parameters": list(scenario.space.names)}
+    )
 
 
 def record_measurement(journal: TrialJournal, measurement: MeasurementSpec | None) -> None:
@@ -100,18 +109,39 @@ def record_confirmation(journal: TrialJournal, outcome: Any) -> None:
     """Keep what the confirmation declared (a ``Remeasured``) with the run: the winner's trial and
     value with its interval, the baseline's, and the speedup with its interval. The rounds
     themselves are the journal's re-measurements; this names which of them is the baseline."""
+
     def number(x: float) -> float | None:  # JSON has no infinity: an unknown bound is null
         return float(x) if math.isfinite(x) else None
 
     def estimate(e: Any) -> dict[str, Any] | None:
-        return None if e is None else {"trial_id": e.trial_id, "value": number(e.value), "low": number(e.low),
-                                       "high": number(e.high), "rounds": len(e.samples)}
+        return (
+            None
+            if e is None
+            else {
+                "trial_id": e.trial_id,
+                "value": number(e.value),
+                "low": number(e.low),
+                "high": number(e.high),
+                "rounds": len(e.samples),
+            }
+        )
 
-    journal.set_meta(META_CONFIRMATION, to_jsonable({
-        "objective": outcome.objective, "statistic": outcome.statistic, "confidence": outcome.confidence,
-        "rounds": outcome.rounds, "winner": estimate(outcome.winner), "baseline": estimate(outcome.baseline),
-        "speedup": None if outcome.speedup is None else dict(zip(("value", "low", "high"),
-                                                                 map(number, outcome.speedup)))}))
+    journal.set_meta(
+        META_CONFIRMATION,
+        to_jsonable(
+            {
+                "objective": outcome.objective,
+                "statistic": outcome.statistic,
+                "confidence": outcome.confidence,
+                "rounds": outcome.rounds,
+                "winner": estimate(outcome.winner),
+                "baseline": estimate(outcome.baseline),
+                "speedup": None
+                if outcome.speedup is None
+                else dict(zip(("value", "low", "high"), map(number, outcome.speedup))),
+            }
+        ),
+    )
 
 
 def stored_confirmation(meta: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -164,8 +194,10 @@ def check_objectives(journal: TrialJournal, objectives: Sequence[Objective]) -> 
     """JournalError when a resumed run optimises other objectives than the journal's."""
     stored = journal.get_meta(META_OBJECTIVES)
     if stored is not None and stored != objectives_meta(objectives):
-        raise JournalError(f"journal {getattr(journal, 'path', '')!r} was written for objectives {stored}, "
-                           f"but this run has {objectives_meta(objectives)}; use another journal")
+        raise JournalError(
+            f"journal {getattr(journal, 'path', '')!r} was written for objectives {stored}, "
+            f"but this run has {objectives_meta(objectives)}; use another journal"
+        )
 
 
 def check_space(journal: TrialJournal, space: Space) -> None:
@@ -190,7 +222,8 @@ def check_space(journal: TrialJournal, space: Space) -> None:
     raise JournalError(
         f"journal {getattr(journal, 'path', '')!r} was recorded with a different search space ("
         f"{'; '.join(parts) or 'parameter order'}); resume with the scenario the run started with, "
-        "or start a new journal")
+        "or start a new journal"
+    )
 
 
 def _short(spec: Mapping[str, Any]) -> str:
@@ -237,7 +270,7 @@ class Run:
 
     space: Space
     objectives: list[Objective]
-    trials: list[Trial]          # finished trials, in evaluation order
+    trials: list[Trial]  # finished trials, in evaluation order
     meta: dict[str, Any]
 
     @property
@@ -357,7 +390,8 @@ def _open_locked(path: Path, lock: RunLock, *, resume: bool, force: bool) -> tup
         if n_rows and not force:
             raise JournalError(
                 f"journal {str(path)!r} already holds {n_rows} trial(s) of an earlier run; "
-                "continue it with --resume or start over with --force (deletes it)")
+                "continue it with --resume or start over with --force (deletes it)"
+            )
         if n_rows:
             delete_journal(path)
             note = f"--force: deleted the earlier run's journal {path}"

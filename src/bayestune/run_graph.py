@@ -31,7 +31,14 @@ def graph_of_run(run: Any, *, seed: int = 0) -> FittedGraph:
     X, Y, feasible = run.matrix()
     if int(feasible.sum()) < 3:
         raise BayestuneError(f"a DAG needs at least 3 feasible evaluations, but the run has {int(feasible.sum())}")
-    history = History(run.space, run.objectives, X, Y, feasible, np.empty((0, run.space.width)),
-                      metrics=[t.values for t in run.trials])
+    history = History(
+        run.space,
+        run.objectives,
+        X,
+        Y,
+        feasible,
+        np.empty((0, run.space.width)),
+        metrics=[t.values for t in run.trials],
+    )
     strategy = BoGraph(run.space, run.objectives[:1], np.random.default_rng(seed), **options)
     return strategy.fit_graph(history)

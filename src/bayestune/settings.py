@@ -52,7 +52,7 @@ def _type_fits(value: Any, hint: Any) -> bool:
     """Whether ``value`` suits an option annotated ``hint`` (numbers stay numbers, ``True`` is
     no integer); annotations other than bool/int/float/str/None are left to the rules."""
     union = typing.get_origin(hint) in (typing.Union, types.UnionType)
-    for t in (typing.get_args(hint) if union else (hint,)):
+    for t in typing.get_args(hint) if union else (hint,):
         if t not in (bool, int, float, str, type(None)):
             return True
         if (t is type(None) and value is None) or (t is bool and isinstance(value, (bool, np.bool_))):
@@ -81,41 +81,58 @@ class Settings:
     EXPERIMENTAL: ClassVar[bool] = False
 
     @classmethod
-    def from_options(cls: type[_S], owner: str, options: Mapping[str, Any], *, base: _S | None = None,
-                     path: str = "") -> _S:
+    def from_options(
+        cls: type[_S], owner: str, options: Mapping[str, Any], *, base: _S | None = None, path: str = ""
+    ) -> _S:
         """The settings for ``options`` over ``base`` (default: the class defaults); unknown
         keys, wrong types and broken rules are rejected by their dotted name. ``owner`` names
         what the options belong to in messages (``"strategy 'bo'"``)."""
         if not isinstance(options, Mapping):
-            raise BayestuneError(f"{owner}: option group {path.rstrip('.') or 'options'} must be a mapping of "
-                                 f"option names to values, but got {options!r}")
+            raise BayestuneError(
+                f"{owner}: option group {path.rstrip('.') or 'options'} must be a mapping of "
+                f"option names to values, but got {options!r}"
+            )
         options = cls.translate(owner, dict(options), path)
         allowed = sorted(f.name for f in fields(cls))
         unknown = sorted(set(options) - set(allowed))
         if unknown:
-            raise BayestuneError(f"unknown option(s) {[path + k for k in unknown]} for {owner}; allowed: "
-                                 f"{[path + k for k in allowed]}")
+            raise BayestuneError(
+                f"unknown option(s) {[path + k for k in unknown]} for {owner}; allowed: {[path + k for k in allowed]}"
+            )
         hints = typing.get_type_hints(cls)
         current = base if base is not None else cls()
         values: dict[str, Any] = {}
         for key, value in options.items():
             group = group_type(hints[key])
             if group is not None:
-                values[key] = value if isinstance(value, group) else group.from_options(
-                    owner, value if value is not None else {}, base=getattr(current, key), path=f"{path}{key}.")
+                values[key] = (
+                    value
+                    if isinstance(value, group)
+                    else group.from_options(
+                        owner, value if value is not None else {}, base=getattr(current, key), path=f"{path}{key}."
+                    )
+                )
             elif not _type_fits(value, hints.get(key, Any)):
-                raise BayestuneError(f"{owner}: option(s) of the wrong type: {path}{key}={value!r} "
-                                     f"(expected {hints[key]})")
+                raise BayestuneError(
+                    f"{owner}: option(s) of the wrong type: {path}{key}={value!r} (expected {hints[key]})"
+                )
             else:
                 values[key] = value
         settings = replace(current, **values)
         if cls.EXPERIMENTAL:
             default = cls()
-            changed = [f.name for f in fields(cls) if f.name in options and getattr(settings, f.name) != getattr(default, f.name)]
+            changed = [
+                f.name
+                for f in fields(cls)
+                if f.name in options and getattr(settings, f.name) != getattr(default, f.name)
+            ]
             if changed:
-                warnings.warn(f"{owner}: experimental option(s) {[path + k for k in changed]} set; they lost against "
-                              "the default in this project's benchmarks and may change or go",
-                              ExperimentalOptionWarning, stacklevel=3)
+                warnings.warn(
+                    f"{owner}: experimental option(s) {[path + k for k in changed]} set; they lost against "
+                    "the default in this project's benchmarks and may change or go",
+                    ExperimentalOptionWarning,
+                    stacklevel=3,
+                )
         settings.check(owner, path)
         return settings
 
@@ -126,8 +143,9 @@ class Settings:
         for old in [k for k in options if k in cls.RENAMED]:
             new = cls.RENAMED[old]
             put_option(options, new, options.pop(old), owner, path, old=old)
-            warnings.warn(f"{owner}: option {path}{old!r} is now spelled {path}{new!r}", RenamedOptionWarning,
-                          stacklevel=4)
+            warnings.warn(
+                f"{owner}: option {path}{old!r} is now spelled {path}{new!r}", RenamedOptionWarning, stacklevel=4
+            )
         return options
 
     def check(self, owner: str, path: str = "") -> None:
@@ -135,12 +153,12 @@ class Settings:
         try:
             checks = self.rules()
         except TypeError as exc:  # e.g. a string where a number belongs: "x" >= 10
-            raise BayestuneError(f"{owner}: an option of {path.rstrip('.') or 'the options'} has the wrong type "
-                                 f"({exc})") from None
+            raise BayestuneError(
+                f"{owner}: an option of {path.rstrip('.') or 'the options'} has the wrong type ({exc})"
+            ) from None
         for key, holds, rule in checks:
             if not holds:
-                raise BayestuneError(f"{owner}: {rule} must hold, but got {path}{key}="
-                                     f"{self._value_of(key)!r}")
+                raise BayestuneError(f"{owner}: {rule} must hold, but got {path}{key}={self._value_of(key)!r}")
 
     def _value_of(self, dotted: str) -> Any:
         value: Any = self
@@ -164,8 +182,16 @@ class Settings:
         return key, ok, f"`{key} >= {low}`" + (" (an integer)" if integer else "")
 
 
-def put_option(options: dict[str, Any], dotted: str, value: Any, owner: str = "options", path: str = "", *,
-               old: str | None = None, replace_given: bool = False) -> None:
+def put_option(
+    options: dict[str, Any],
+    dotted: str,
+    value: Any,
+    owner: str = "options",
+    path: str = "",
+    *,
+    old: str | None = None,
+    replace_given: bool = False,
+) -> None:
     """Set ``options[a][b] = value`` for ``dotted="a.b"`` in place, copying the groups it
     enters; an option already given there is an error (given twice, once under ``old``) unless
     ``replace_given`` (a reader whose later key wins)."""
@@ -182,6 +208,7 @@ def put_option(options: dict[str, Any], dotted: str, value: Any, owner: str = "o
         target[g] = existing = dict(existing)
         target = existing
     if leaf in target and not replace_given:
-        raise BayestuneError(f"{owner}: option {path}{dotted} is given twice" + (f" (also by its old name {old!r})"
-                                                                                  if old else ""))
+        raise BayestuneError(
+            f"{owner}: option {path}{dotted} is given twice" + (f" (also by its old name {old!r})" if old else "")
+        )
     target[leaf] = value

@@ -17,9 +17,9 @@ class TrialStatus(str, enum.Enum):
     """Lifecycle of an evaluation. PENDING rows in a journal are in flight (or lost in a crash)."""
 
     PENDING = "pending"
-    OK = "ok"            # measured and feasible
+    OK = "ok"  # measured and feasible
     INFEASIBLE = "infeasible"  # measured, but the black box or an output constraint says infeasible
-    FAILED = "failed"    # crashed, timed out, produced garbage / NaN: a hidden-constraint failure
+    FAILED = "failed"  # crashed, timed out, produced garbage / NaN: a hidden-constraint failure
 
     @property
     def is_finished(self) -> bool:
@@ -131,7 +131,8 @@ def coerce_result(raw: Any, objectives: Sequence[str], feasible_key: str | None 
         if len(raw) != len(objectives):
             return Result.failure(
                 f"black box returned {len(raw)} values but the scenario has objectives {list(objectives)}",
-                FailureKind.PARSE)
+                FailureKind.PARSE,
+            )
         try:
             result = Result(values={o: float(v) for o, v in zip(objectives, raw)})
         except (TypeError, ValueError):
@@ -148,8 +149,9 @@ def coerce_result(raw: Any, objectives: Sequence[str], feasible_key: str | None 
         return result
     missing = [o for o in objectives if o not in result.values]
     if missing:
-        return Result.failure(f"black box output lacks objective(s) {missing}; got {sorted(result.values)}",
-                              FailureKind.PARSE)
+        return Result.failure(
+            f"black box output lacks objective(s) {missing}; got {sorted(result.values)}", FailureKind.PARSE
+        )
     bad = {o: result.values[o] for o in objectives if not math.isfinite(result.values[o])}
     if bad:
         return Result.failure(f"objective value is not finite: {bad}", FailureKind.NAN)
@@ -181,7 +183,7 @@ class Trial:
     values: Mapping[str, float] = field(default_factory=dict)
     error: str | None = None
     failure_kind: str | None = None
-    started_at: float | None = None   # unix time
+    started_at: float | None = None  # unix time
     finished_at: float | None = None  # unix time
     batch: int | None = None
     attempt: int = 1

@@ -63,8 +63,9 @@ class Execution:
     time_limit: float | None = None
 
     def __post_init__(self) -> None:
-        if self.workers is not None and (isinstance(self.workers, bool) or not isinstance(self.workers, int)
-                                         or self.workers < 1):
+        if self.workers is not None and (
+            isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1
+        ):
             raise BayestuneError(f"execution workers must be a positive integer, but got {self.workers!r}")
 
     @classmethod
@@ -89,10 +90,14 @@ class Execution:
     def loop_options(self, scenario: Scenario) -> dict[str, Any]:
         """The keyword arguments of :func:`bayestune.execution.run` for ``scenario``."""
         backend = self.backend
-        return {"backend": backend, "workers": self.workers if backend != "serial" else None,
-                "dask_client": self.dask, "batch": self.batch if self.batch is not None else scenario.batch,
-                "stop_after_failures": self.stop_after_failures,
-                "time_limit": self.time_limit if self.time_limit is not None else scenario.time_limit}
+        return {
+            "backend": backend,
+            "workers": self.workers if backend != "serial" else None,
+            "dask_client": self.dask,
+            "batch": self.batch if self.batch is not None else scenario.batch,
+            "stop_after_failures": self.stop_after_failures,
+            "time_limit": self.time_limit if self.time_limit is not None else scenario.time_limit,
+        }
 
 
 @dataclass(frozen=True)
@@ -134,10 +139,20 @@ class TuneResult:
         return self.optimizer.best
 
 
-def tune(scenario: Scenario | str | os.PathLike[str], journal_path: str | os.PathLike[str] | None = None, *,
-         budget: int | None = None, resume: bool = False, force: bool = False, strategy: str | None = None,
-         seed: int | None = None, execution: Execution | Mapping[str, Any] | None = None, progress: bool = False,
-         announce: Callable[[str], None] | None = None, confirm: bool = True) -> TuneResult:
+def tune(
+    scenario: Scenario | str | os.PathLike[str],
+    journal_path: str | os.PathLike[str] | None = None,
+    *,
+    budget: int | None = None,
+    resume: bool = False,
+    force: bool = False,
+    strategy: str | None = None,
+    seed: int | None = None,
+    execution: Execution | Mapping[str, Any] | None = None,
+    progress: bool = False,
+    announce: Callable[[str], None] | None = None,
+    confirm: bool = True,
+) -> TuneResult:
     """Run ``scenario`` (a :class:`~bayestune.scenario.Scenario` or a scenario file) to its end,
     journaled in ``journal_path`` (default: :func:`default_journal_path`).
 
@@ -150,8 +165,9 @@ def tune(scenario: Scenario | str | os.PathLike[str], journal_path: str | os.Pat
     scenario's ``measurement`` section sizes it).
     """
     if resume and force:
-        raise BayestuneError("resume and force exclude each other: resume continues the journal's run, "
-                             "force deletes it")
+        raise BayestuneError(
+            "resume and force exclude each other: resume continues the journal's run, force deletes it"
+        )
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
         raise BayestuneError(f"budget must be a positive integer (or None: the scenario's), but got {budget!r}")
     scenario = _as_scenario(scenario)
@@ -169,8 +185,10 @@ def tune(scenario: Scenario | str | os.PathLike[str], journal_path: str | os.Pat
                 run_meta.check_space(journal, scenario.space)
             budget = budget or (run_meta.stored_budget(journal) if resumed else None) or scenario.budget
             if budget is None and loop_options["time_limit"] is None:
-                raise BayestuneError("the scenario's budget is null (no evaluation limit) and no time limit is "
-                                     "set: give a budget or a time limit")
+                raise BayestuneError(
+                    "the scenario's budget is null (no evaluation limit) and no time limit is "
+                    "set: give a budget or a time limit"
+                )
             optimizer = _start(scenario, journal, evaluator, resumed=resumed, strategy=strategy, seed=seed)
             note = optimizer.transfer_note()
             if note:
@@ -179,8 +197,9 @@ def tune(scenario: Scenario | str | os.PathLike[str], journal_path: str | os.Pat
                 announce(f"resuming {path}: {optimizer.n_evaluated} of {budget or 'unlimited'} evaluations done")
             if isinstance(evaluator, RacingEvaluator):
                 announce(evaluator.note())
-            result = _search(TuneResult(optimizer, scenario, path, budget, resumed), evaluator, loop_options,
-                             progress=progress)
+            result = _search(
+                TuneResult(optimizer, scenario, path, budget, resumed), evaluator, loop_options, progress=progress
+            )
             if isinstance(evaluator, RacingEvaluator) and evaluator.configurations:
                 announce(evaluator.summary())
             decision = optimizer.transfer_decision()
@@ -208,15 +227,28 @@ def _as_scenario(scenario: Any) -> Scenario:
     raise BayestuneError(f"scenario must be a Scenario or the path of a scenario file, but got {scenario!r}")
 
 
-def _start(scenario: Scenario, journal: TrialJournal, evaluator: Evaluator, *, resumed: bool,
-           strategy: str | None, seed: int | None) -> Optimizer:
+def _start(
+    scenario: Scenario,
+    journal: TrialJournal,
+    evaluator: Evaluator,
+    *,
+    resumed: bool,
+    strategy: str | None,
+    seed: int | None,
+) -> Optimizer:
     """The optimizer of the run; a new run's scenario and measurement section recorded in its journal."""
     optimizer = Optimizer.from_scenario(scenario, journal=journal, resume=resumed, strategy=strategy, seed=seed)
     best = optimizer.best
     name = optimizer.objectives[0].name
-    seed_incumbent(evaluator, best.values.get(name) if best is not None else None,
-                   [t.repeats.get(name) or (t.values[name],) for t in optimizer.trials
-                    if t.status is TrialStatus.OK and name in t.values])
+    seed_incumbent(
+        evaluator,
+        best.values.get(name) if best is not None else None,
+        [
+            t.repeats.get(name) or (t.values[name],)
+            for t in optimizer.trials
+            if t.status is TrialStatus.OK and name in t.values
+        ],
+    )
     if not resumed:
         run_meta.record_scenario(journal, scenario)
         run_meta.record_measurement(journal, scenario.measurement)
@@ -226,13 +258,13 @@ def _start(scenario: Scenario, journal: TrialJournal, evaluator: Evaluator, *, r
     return optimizer
 
 
-def _search(result: TuneResult, evaluator: Evaluator, loop_options: dict[str, Any], *,
-            progress: bool) -> TuneResult:
+def _search(result: TuneResult, evaluator: Evaluator, loop_options: dict[str, Any], *, progress: bool) -> TuneResult:
     """The evaluation loop up to the budget (or time limit); Ctrl-C/SIGTERM and an all-failed
     start end it early, and the result says so."""
     try:
-        interrupted = run_with_progress(result.optimizer, evaluator, result.budget, result.scenario, loop_options,
-                                        show_progress=progress)
+        interrupted = run_with_progress(
+            result.optimizer, evaluator, result.budget, result.scenario, loop_options, show_progress=progress
+        )
     except AllFailedError as exc:
         return replace(result, stopped_early=str(exc))
     return replace(result, interrupted=True) if interrupted else result
@@ -247,8 +279,9 @@ def _peer_csv(result: TuneResult) -> TuneResult:
     return replace(result, peer_csv=samples.write(result.optimizer.trials))
 
 
-def _confirm(result: TuneResult, journal: TrialJournal, evaluator: Evaluator,
-             announce: Callable[[str], None]) -> TuneResult:
+def _confirm(
+    result: TuneResult, journal: TrialJournal, evaluator: Evaluator, announce: Callable[[str], None]
+) -> TuneResult:
     """The confirmation of a finished single-objective search: the best few and the baseline
     re-measured in interleaved rounds (:mod:`bayestune.measurement.remeasure`), so the winner a
     run reports, its interval and its speedup over the baseline are what the machine delivers,
@@ -266,14 +299,24 @@ def _confirm(result: TuneResult, journal: TrialJournal, evaluator: Evaluator,
     objective = scenario.objectives[0]
     ranked = journal.best(objective.name, minimize=objective.minimize, k=top)
     count = len({t.trial_id for t in ranked} | ({baseline.trial_id} if baseline is not None else set()))
-    announce(f"confirming: re-measuring the best {top}{why} in {rounds} interleaved rounds "
-             f"({count * rounds} evaluations; `measurement: {{remeasure_top: 0}}` or --no-confirm turns it off)")
+    announce(
+        f"confirming: re-measuring the best {top}{why} in {rounds} interleaved rounds "
+        f"({count * rounds} evaluations; `measurement: {{remeasure_top: 0}}` or --no-confirm turns it off)"
+    )
     try:
         with sigterm_as_interrupt():
-            outcome = remeasure_top(journal, for_remeasurement(evaluator), scenario.objectives[0], k=top,
-                                    rounds=rounds, statistic=spec.policy.statistic,
-                                    confidence=spec.policy.confidence, space=scenario.space, baseline=baseline,
-                                    max_failure_share=spec.policy.max_failure_share)
+            outcome = remeasure_top(
+                journal,
+                for_remeasurement(evaluator),
+                scenario.objectives[0],
+                k=top,
+                rounds=rounds,
+                statistic=spec.policy.statistic,
+                confidence=spec.policy.confidence,
+                space=scenario.space,
+                baseline=baseline,
+                max_failure_share=spec.policy.max_failure_share,
+            )
     except KeyboardInterrupt:
         return replace(result, remeasure_interrupted=True)
     run_meta.record_confirmation(journal, outcome)

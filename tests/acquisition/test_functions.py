@@ -17,12 +17,17 @@ from bayestune.exceptions import BayestuneError
 def test_ei_matches_integral(mu, sigma, best):
     def integrand(f):
         return max(best - f, 0.0) * stats.norm.pdf(f, mu, sigma)
+
     reference, _ = integrate.quad(integrand, mu - 12 * sigma, mu + 12 * sigma, points=[best], limit=200)
-    assert expected_improvement(np.array([mu]), np.array([sigma]), best, xi=0.0)[0] == pytest.approx(reference, abs=1e-9)
+    assert expected_improvement(np.array([mu]), np.array([sigma]), best, xi=0.0)[0] == pytest.approx(
+        reference, abs=1e-9
+    )
 
 
 def test_ei_closed_form_at_zero():
-    assert expected_improvement(np.array([0.0]), np.array([1.0]), 0.0, xi=0.0)[0] == pytest.approx(1 / np.sqrt(2 * np.pi))
+    assert expected_improvement(np.array([0.0]), np.array([1.0]), 0.0, xi=0.0)[0] == pytest.approx(
+        1 / np.sqrt(2 * np.pi)
+    )
 
 
 def test_pi_and_lcb_closed_forms():

@@ -36,8 +36,9 @@ def ei(mu: float, sigma: float, best: float, xi: float) -> float:
 
 def scorer(classifier=None, rng=None, **kwargs):
     options = {"acquisition": "ei", "parameter": 0.0, "n_obs": 10, "prior_beta": 10.0, **kwargs}
-    return acquisition_scorer(SPACE, FeatureEncoder(SPACE), Posterior(), classifier,
-                              rng or np.random.default_rng(0), **options)
+    return acquisition_scorer(
+        SPACE, FeatureEncoder(SPACE), Posterior(), classifier, rng or np.random.default_rng(0), **options
+    )
 
 
 def test_ei_on_the_latent_posterior():
@@ -57,8 +58,9 @@ def test_ei_times_p_feasible_with_the_drawn_threshold():
 
 
 def test_the_threshold_rules_out_unlikely_candidates():
-    rng = next(np.random.default_rng(s) for s in range(100)
-               if np.random.default_rng(s).choice(FEASIBILITY_THRESHOLDS) >= 0.01)
+    rng = next(
+        np.random.default_rng(s) for s in range(100) if np.random.default_rng(s).choice(FEASIBILITY_THRESHOLDS) >= 0.01
+    )
     assert scorer(Classifier(), rng)(X)[0] == -np.inf
 
 
@@ -78,8 +80,17 @@ def test_lcb_is_shifted_positive_and_ranks_low_means_first():
 def test_the_prior_weight_fades_with_observations():
     space = Space([Real("x", 0.0, 1.0, prior="decay")])
     for n_obs in (5, 50):
-        score = acquisition_scorer(space, FeatureEncoder(space), Posterior(), None, np.random.default_rng(0),
-                                   acquisition="pi", parameter=0.0, n_obs=n_obs, prior_beta=10.0)(X)
+        score = acquisition_scorer(
+            space,
+            FeatureEncoder(space),
+            Posterior(),
+            None,
+            np.random.default_rng(0),
+            acquisition="pi",
+            parameter=0.0,
+            n_obs=n_obs,
+            prior_beta=10.0,
+        )(X)
         plain = scorer(acquisition="pi", n_obs=n_obs)(X)
         assert np.allclose(score / plain, space.prior_weight(X) ** (10.0 / n_obs))
 
@@ -98,8 +109,9 @@ class Draws:
 
 
 def test_a_sampling_posterior_is_scored_by_monte_carlo_ei():
-    score = acquisition_scorer(SPACE, FeatureEncoder(SPACE), Draws(), None, np.random.default_rng(0),
-                               parameter=0.0, n_obs=10, prior_beta=10.0)(X)
+    score = acquisition_scorer(
+        SPACE, FeatureEncoder(SPACE), Draws(), None, np.random.default_rng(0), parameter=0.0, n_obs=10, prior_beta=10.0
+    )(X)
     expected = [np.mean(np.maximum(0.5 - (x + np.array([-1.0, 1.0])), 0.0)) for x in X[:, 0]]
     assert np.allclose(score, expected, atol=1e-8)
 
@@ -107,21 +119,33 @@ def test_a_sampling_posterior_is_scored_by_monte_carlo_ei():
 def test_a_sampling_posterior_gets_the_same_feasibility_and_prior_weights():
     """What bograph lacked before the shared scorer: P(feasible) with the ε cut, and piBO."""
     space = Space([Real("x", 0.0, 1.0, prior={"mean": 0.9, "std": 0.1})])
-    plain = acquisition_scorer(space, FeatureEncoder(space), Draws(), None, np.random.default_rng(0),
-                               parameter=0.0, n_obs=10, prior_beta=10.0)(X)
-    flat = acquisition_scorer(SPACE, FeatureEncoder(SPACE), Draws(), None, np.random.default_rng(0),
-                              parameter=0.0, n_obs=10, prior_beta=10.0)(X)
+    plain = acquisition_scorer(
+        space, FeatureEncoder(space), Draws(), None, np.random.default_rng(0), parameter=0.0, n_obs=10, prior_beta=10.0
+    )(X)
+    flat = acquisition_scorer(
+        SPACE, FeatureEncoder(SPACE), Draws(), None, np.random.default_rng(0), parameter=0.0, n_obs=10, prior_beta=10.0
+    )(X)
     weights = space.prior_weight(X) ** (10.0 / 10)
     assert np.allclose(plain, flat * weights)
     rng = np.random.default_rng(0)
     epsilon = float(np.random.default_rng(0).choice(FEASIBILITY_THRESHOLDS))
-    weighted = acquisition_scorer(SPACE, FeatureEncoder(SPACE), Draws(), Classifier(), rng,
-                                  parameter=0.0, n_obs=10, prior_beta=10.0)(X)
+    weighted = acquisition_scorer(
+        SPACE, FeatureEncoder(SPACE), Draws(), Classifier(), rng, parameter=0.0, n_obs=10, prior_beta=10.0
+    )(X)
     p = Classifier().predict_proba(X)
     assert np.allclose(np.where(p <= epsilon, -np.inf, flat * p), weighted)
 
 
 def test_a_sampling_posterior_takes_only_expected_improvement():
     with pytest.raises(ValueError, match="Monte-Carlo EI"):
-        acquisition_scorer(SPACE, FeatureEncoder(SPACE), Draws(), None, np.random.default_rng(0),
-                           acquisition="lcb", parameter=2.0, n_obs=10, prior_beta=10.0)
+        acquisition_scorer(
+            SPACE,
+            FeatureEncoder(SPACE),
+            Draws(),
+            None,
+            np.random.default_rng(0),
+            acquisition="lcb",
+            parameter=2.0,
+            n_obs=10,
+            prior_beta=10.0,
+        )

@@ -28,9 +28,9 @@ def test_counted_objective_applies_the_fair_rules():
     other = dict(ok, p10=32)
     bad = {f"p{i}": 1 for i in range(1, 11)}
     f = CountedObjective(problem, budget=2)
-    assert f(bad).kind == "invalid"          # outside the known-feasible set: free
+    assert f(bad).kind == "invalid"  # outside the known-feasible set: free
     assert f(ok).feasible
-    assert f(ok).feasible                     # repeat: free
+    assert f(ok).feasible  # repeat: free
     assert f(other).feasible
     with pytest.raises(BudgetExhausted):
         f(dict(ok, p10=64))
@@ -58,7 +58,9 @@ def test_a_peer_is_just_another_registry_entry():
 
     register_strategy("test_peer", lambda problem, seed: FixedOrderPeer(), description="test")
     try:
-        tr = STRATEGIES["test_peer"].factory(bp.get_problem("sparse_chain"), 0).run(bp.get_problem("sparse_chain"), 7, 0)
+        tr = (
+            STRATEGIES["test_peer"].factory(bp.get_problem("sparse_chain"), 0).run(bp.get_problem("sparse_chain"), 7, 0)
+        )
         assert len(tr.evaluations) == 7 and tr.rejected == 1 and tr.repeats >= 6
     finally:
         del STRATEGIES["test_peer"]
@@ -75,21 +77,42 @@ def test_failures_count_towards_the_budget():
 def test_run_resume_and_report(tmp_path):
     out = tmp_path / "r.jsonl"
     logs = []
-    new = run_benchmarks(["sparse_chain", "branin_mixed"], ["random", "local"], [5, 12], [0, 1], out,
-                         command="python -m benchmarks run ...", log=logs.append)
+    new = run_benchmarks(
+        ["sparse_chain", "branin_mixed"],
+        ["random", "local"],
+        [5, 12],
+        [0, 1],
+        out,
+        command="python -m benchmarks run ...",
+        log=logs.append,
+    )
     assert len(new) == 8 and not any(r["error"] for r in new)
     records = load_records(out)
     assert len(records) == 8
     r = records[0]
-    for key in ("values", "feasible", "failure_kinds", "ask_s", "eval_s", "configs", "strategy_s", "peak_rss_mb",
-                "optimum", "budgets", "command", "versions"):
+    for key in (
+        "values",
+        "feasible",
+        "failure_kinds",
+        "ask_s",
+        "eval_s",
+        "configs",
+        "strategy_s",
+        "peak_rss_mb",
+        "optimum",
+        "budgets",
+        "command",
+        "versions",
+    ):
         assert key in r
     assert r["n_evaluations"] == 12 and r["budgets"] == [5, 12]
     # resume: nothing left to do; a torn last line is ignored
     with open(out, "a") as fh:
         fh.write('{"problem": "spar')
-    assert run_benchmarks(["sparse_chain", "branin_mixed"], ["random", "local"], [5, 12], [0, 1], out,
-                          log=logs.append) == []
+    assert (
+        run_benchmarks(["sparse_chain", "branin_mixed"], ["random", "local"], [5, 12], [0, 1], out, log=logs.append)
+        == []
+    )
     assert any("resuming" in m for m in logs)
     # a larger budget re-runs; the report then uses the longer run
     again = run_benchmarks(["sparse_chain"], ["random"], [5, 15], [0], out, log=logs.append)
@@ -98,11 +121,22 @@ def test_run_resume_and_report(tmp_path):
     assert len(res.values("sparse_chain", "random")[0]) == 15
     assert res.budgets == [5, 12, 15] and res.strategies == ["local", "random"]
     plots = tmp_path / "plots" if importlib.util.find_spec("matplotlib") else None
-    path = write_report([str(out)], tmp_path / "R.md", plots=str(plots) if plots else None, reference="local",
-                        command="python -m benchmarks report ...")
+    path = write_report(
+        [str(out)],
+        tmp_path / "R.md",
+        plots=str(plots) if plots else None,
+        reference="local",
+        command="python -m benchmarks report ...",
+    )
     text = path.read_text()
-    for heading in ("## Commands", "## Best / optimum", "## Evaluations `local` needs", "## Mean deviation factor",
-                    "## Win fractions", "## Time and memory"):
+    for heading in (
+        "## Commands",
+        "## Best / optimum",
+        "## Evaluations `local` needs",
+        "## Mean deviation factor",
+        "## Win fractions",
+        "## Time and memory",
+    ):
         assert heading in text
     assert "python -m benchmarks run ..." in text and "sparse_chain" in text
     if plots:
@@ -120,8 +154,24 @@ def test_strategy_errors_are_recorded_not_raised(tmp_path):
 
 def test_cli_run_and_report(tmp_path, capsys):
     out = tmp_path / "c.jsonl"
-    assert main(["run", "--problems", "forrester_2d", "--strategies", "random", "--budgets", "4,8",
-                 "--seeds", "2", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--problems",
+                "forrester_2d",
+                "--strategies",
+                "random",
+                "--budgets",
+                "4,8",
+                "--seeds",
+                "2",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["seed"] for r in lines] == [0, 1]
     assert lines[0]["command"].startswith("python -m benchmarks run --problems forrester_2d")
@@ -149,7 +199,10 @@ def test_variant_names_carry_strategy_options_and_design():
     from benchmarks.contenders import make_contender, parse_variant
 
     assert parse_variant("bo:experimental.epsilon=0.1+trust_region.every=3+design=maximin+design_size=20") == (
-        "bo", {"experimental": {"epsilon": 0.1}, "trust_region": {"every": 3}}, {"method": "maximin", "size": 20})
+        "bo",
+        {"experimental": {"epsilon": 0.1}, "trust_region": {"every": 3}},
+        {"method": "maximin", "size": 20},
+    )
     assert parse_variant("bo:local_every=3") == ("bo", {"local_every": 3}, {})  # old names still load
     assert resolve_strategies("bo:model=rf,random") == ["bo:model=rf", "random"]
     contender = make_contender("bo:model=rf+design_default=false", bp.get_problem("sparse_chain"), 0)
@@ -168,8 +221,24 @@ def test_report_mdf_points_option(tmp_path):
     from benchmarks.results_report import table_mdf
 
     out = tmp_path / "m.jsonl"
-    assert main(["run", "--problems", "forrester_2d,sparse_chain", "--strategies", "random,local",
-                 "--budgets", "4,8", "--seeds", "2", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--problems",
+                "forrester_2d,sparse_chain",
+                "--strategies",
+                "random,local",
+                "--budgets",
+                "4,8",
+                "--seeds",
+                "2",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     default, chosen = tmp_path / "D.md", tmp_path / "C.md"
     assert main(["report", str(out), "--out", str(default), "--plots", ""]) == 0
     assert main(["report", str(out), "--out", str(chosen), "--plots", "", "--mdf-points", "4,8"]) == 0
@@ -185,9 +254,27 @@ def test_report_with_a_variant_as_reference_tabulates_it_against_the_others(tmp_
     """``report --reference bo:x=y``: the variant is the reference of the main tables (wins, MDF),
     not only of the issue-17 section."""
     out = tmp_path / "v.jsonl"
-    assert main(["run", "--problems", "forrester_2d", "--strategies", "random,genetic:mutation_rate=0.5",
-                 "--budgets", "4,8", "--seeds", "2", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--problems",
+                "forrester_2d",
+                "--strategies",
+                "random,genetic:mutation_rate=0.5",
+                "--budgets",
+                "4,8",
+                "--seeds",
+                "2",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     report = tmp_path / "R.md"
-    assert main(["report", str(out), "--out", str(report), "--plots", "", "--reference", "genetic:mutation_rate=0.5"]) == 0
+    assert (
+        main(["report", str(out), "--out", str(report), "--plots", "", "--reference", "genetic:mutation_rate=0.5"]) == 0
+    )
     wins = report.read_text().split("## Win fractions", 1)[1].split("\n## ", 1)[0]
     assert "| random | 2 |" in wins

@@ -7,8 +7,15 @@ import pytest
 
 from benchmarks import problems as bp
 
-GPU_FILES = ["convolution-v2_RTX_3090", "convolution_A100", "convolution_MI250X", "dedispersion_A100",
-             "dedispersion_W6600", "gemm_RTX_3090", "pnpoly_RTX_3090"]
+GPU_FILES = [
+    "convolution-v2_RTX_3090",
+    "convolution_A100",
+    "convolution_MI250X",
+    "dedispersion_A100",
+    "dedispersion_W6600",
+    "gemm_RTX_3090",
+    "pnpoly_RTX_3090",
+]
 needs_data = pytest.mark.skipif(not bp.data_dir().is_dir(), reason=f"no GPU data in {bp.data_dir()}")
 
 

@@ -16,8 +16,18 @@ from benchmarks.result_set import Results
 def record(problem, strategy, seed, final, kind="gpu"):
     """A 100-evaluation run whose best is 2.0 until evaluation 50, then ``final`` (optimum 1.0)."""
     values = [2.0] * 50 + [final] * 50
-    return {"problem": problem, "strategy": strategy, "seed": seed, "budget": 100, "budgets": [20, 40, 60, 100],
-            "values": values, "feasible": [True] * 100, "kind": kind, "optimum": 1.0, "optimum_source": "cache"}
+    return {
+        "problem": problem,
+        "strategy": strategy,
+        "seed": seed,
+        "budget": 100,
+        "budgets": [20, 40, 60, 100],
+        "values": values,
+        "feasible": [True] * 100,
+        "kind": kind,
+        "optimum": 1.0,
+        "optimum_source": "cache",
+    }
 
 
 def runs():
@@ -59,8 +69,18 @@ def short_record(problem, strategy, seed, final, kind="halide"):
     """A 60-evaluation run (budgets 20/40/60, like the Halide runs) whose best is 2.0 until
     evaluation 30, then ``final``; no known optimum (run-best)."""
     values = [2.0] * 30 + [final] * 30
-    return {"problem": problem, "strategy": strategy, "seed": seed, "budget": 60, "budgets": [20, 40, 60],
-            "values": values, "feasible": [True] * 60, "kind": kind, "optimum": None, "optimum_source": None}
+    return {
+        "problem": problem,
+        "strategy": strategy,
+        "seed": seed,
+        "budget": 60,
+        "budgets": [20, 40, 60],
+        "values": values,
+        "feasible": [True] * 60,
+        "kind": kind,
+        "optimum": None,
+        "optimum_source": None,
+    }
 
 
 def mixed_runs():
@@ -87,8 +107,11 @@ def test_per_space_budgets_read_a_short_space_at_the_budgets_it_reached():
     spaces = ["g1", "g2", "g3", "s1", "h1"]
     plan = space_plan(res, ["bo", "bo:epsilon=0.1"], spaces, [20, 60, 100], per_space_budgets=True)
     assert plan["h1"] == ([20, 60], {0, 1}) and plan["g1"] == ([20, 60, 100], {0, 1})
-    row = next(line for line in table_ablations(res, "bo", spaces, [20, 60, 100], per_space_budgets=True)
-               if line.startswith("| `bo:e"))
+    row = next(
+        line
+        for line in table_ablations(res, "bo", spaces, [20, 60, 100], per_space_budgets=True)
+        if line.startswith("| `bo:e")
+    )
     cells = row.split(" | ")
     assert cells[1:3] == ["5", "2"]
     assert "(3/2, n 5," in cells[4] and "(3/1, n 4," in cells[5]  # @60: h1 and s1 worse; @100: h1 absent

@@ -20,8 +20,11 @@ def test_the_helper_declares_the_spaces_the_caches_were_recorded_in(name, factor
     assert space.to_spec() == RECORDED[name]["spec"]
     assert space.count_feasible() == RECORDED[name]["feasible"]
     lines = (ROOT / "benchmarks" / "results" / f"{name}.cache.jsonl").read_text().splitlines()
-    configs = [{k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(json.loads(ln)["key"]).items()}
-               for ln in lines if ln.strip()]
+    configs = [
+        {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(json.loads(ln)["key"]).items()}
+        for ln in lines
+        if ln.strip()
+    ]
     X = space.to_matrix([space.validate_config(c) for c in configs])
     assert space.is_feasible(X).all()
 
@@ -90,4 +93,3 @@ def test_a_blur_schedule_compiles_runs_and_is_correct():
         evaluator.close()
     assert result.feasible, result.error
     assert 0 < result.values["time"] < 1000
-

@@ -50,8 +50,14 @@ def test_heteroscedastic_bo_runs_end_to_end_on_the_live_kernel_with_repeats(smal
 
     evaluator = KernelTunerEvaluator(small, iterations=3)
     try:
-        opt = Optimizer(evaluator.space.space, objectives=["time"], strategy="bo",
-                        strategy_options={"noise": "heteroscedastic"}, design=DesignSpec(size=3), seed=0)
+        opt = Optimizer(
+            evaluator.space.space,
+            objectives=["time"],
+            strategy="bo",
+            strategy_options={"noise": "heteroscedastic"},
+            design=DesignSpec(size=3),
+            seed=0,
+        )
         best = opt.optimize(MeasuredEvaluator(evaluator, MeasurementPolicy(repeats=2)), 5)
     finally:
         evaluator.close()

@@ -11,8 +11,17 @@ from benchmarks import long_runs
 
 
 def record(problem, strategy, seed, values, configs=None, optimum=1.0):
-    r = {"problem": problem, "strategy": strategy, "seed": seed, "budget": len(values), "optimum": optimum,
-         "objectives": ["time"], "values": values, "ask_s": [0.01] * len(values), "error": None}
+    r = {
+        "problem": problem,
+        "strategy": strategy,
+        "seed": seed,
+        "budget": len(values),
+        "optimum": optimum,
+        "objectives": ["time"],
+        "values": values,
+        "ask_s": [0.01] * len(values),
+        "error": None,
+    }
     if configs is not None:
         r["configs"] = configs
     return r
@@ -28,16 +37,18 @@ def test_first_difference_reads_configurations_when_both_have_them():
 
 
 def test_summary_geo_means_spaces_and_reports_the_parting_point():
-    records = [record("p", "bo", 0, [4.0, 2.0, 1.0, 1.0], configs=list("abcd")),
-               record("p", long_runs.UNCAPPED, 0, [4.0, 2.0, 1.5, 1.0], configs=list("abed")),
-               record("q", "bo", 0, [None, 9.0, 4.0, 4.0], optimum=2.0),
-               record("q", "bo", 1, [8.0, 8.0, 2.0, 2.0], optimum=2.0),
-               record("p", "random", 0, [4.0, 4.0, 4.0, 2.0])]
+    records = [
+        record("p", "bo", 0, [4.0, 2.0, 1.0, 1.0], configs=list("abcd")),
+        record("p", long_runs.UNCAPPED, 0, [4.0, 2.0, 1.5, 1.0], configs=list("abed")),
+        record("q", "bo", 0, [None, 9.0, 4.0, 4.0], optimum=2.0),
+        record("q", "bo", 1, [8.0, 8.0, 2.0, 2.0], optimum=2.0),
+        record("p", "random", 0, [4.0, 4.0, 4.0, 2.0]),
+    ]
     text = long_runs.summary(records, [2, 4], cap=1)
     lines = text.splitlines()
     bo = next(line for line in lines if line.startswith("| bo |"))
     # @2: p 2.0, q mean(4.5, 4.0) = 4.25 -> sqrt(8.5); @4: p 1.0, q mean(2.0, 1.0) = 1.5
-    assert bo.split(" | ")[3:5] == [f"{8.5 ** 0.5:.4f} (2)", f"{1.5 ** 0.5:.4f} (2) |"]
+    assert bo.split(" | ")[3:5] == [f"{8.5**0.5:.4f} (2)", f"{1.5**0.5:.4f} (2) |"]
     assert lines.index(bo) < lines.index(next(line for line in lines if line.startswith(f"| {long_runs.UNCAPPED} |")))
     assert "| p | 0 | 3 | 2.0000 / 2.0000 | 1.0000 / 1.0000 |" in lines  # they part at evaluation 3
     assert "1 part within the first 2 evaluations" not in text and "0 part within the first 2" in text
@@ -76,8 +87,9 @@ def test_suggestion_seconds_by_window_around_the_cap():
 
 def test_main_writes_the_tables_and_one_compact_run_per_cell(tmp_path):
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    first.write_text("".join(json.dumps(r) + "\n" for r in (record("p", "bo", 0, [3.0, 2.0]),
-                                                            record("p", "random", 0, [3.0, 3.0]))))
+    first.write_text(
+        "".join(json.dumps(r) + "\n" for r in (record("p", "bo", 0, [3.0, 2.0]), record("p", "random", 0, [3.0, 3.0])))
+    )
     second.write_text(json.dumps(record("p", "bo", 0, [3.0, 2.0, 1.0])) + "\n")  # the same cell, run longer
     out, packed = tmp_path / "summary.md", tmp_path / "runs.jsonl.gz"
     args = [str(first), str(second), "--budgets", "2,3", "--out", str(out), "--compact", str(packed)]

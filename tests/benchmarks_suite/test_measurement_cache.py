@@ -21,8 +21,11 @@ def test_measurement_cache_measures_each_configuration_once_across_instances(tmp
     from bayestune.trial import Result
     from benchmarks.halide_problems import MeasurementCache
 
-    answers = {1: Result(values={"time": 2.5, "compile_s": 0.1}), 2: Result.failure("bad schedule", "compile"),
-               3: Result.failure("the Halide server stopped answering; restarted", "timeout")}
+    answers = {
+        1: Result(values={"time": 2.5, "compile_s": 0.1}),
+        2: Result.failure("bad schedule", "compile"),
+        3: Result.failure("the Halide server stopped answering; restarted", "timeout"),
+    }
     path = tmp_path / "c.jsonl"
     box = _CountingBox(answers)
     cache = MeasurementCache(box, path)

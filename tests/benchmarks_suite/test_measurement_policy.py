@@ -13,8 +13,15 @@ from benchmarks.measurement_policy import judge, main, markdown, parse_seeds, si
 
 
 def arm(declared: str | None, seconds: float, evaluations: int) -> dict:
-    return {"declared": declared, "declared_value": 1.0, "winner_interval": None, "evaluations": evaluations,
-            "runs_per_schedule": [1], "seconds": seconds, "time_breakdown": {"compile": 1.0, "run": seconds - 1.0}}
+    return {
+        "declared": declared,
+        "declared_value": 1.0,
+        "winner_interval": None,
+        "evaluations": evaluations,
+        "runs_per_schedule": [1],
+        "seconds": seconds,
+        "time_breakdown": {"compile": 1.0, "run": seconds - 1.0},
+    }
 
 
 def test_judge_names_the_true_best_its_regret_and_near_misses() -> None:
@@ -29,13 +36,28 @@ def test_judge_names_the_true_best_its_regret_and_near_misses() -> None:
 
 def test_the_table_counts_hits_and_the_cost_ratio(tmp_path: Path) -> None:
     truth = {"a": 1.0, "b": 1.1}
-    records = [{"pipeline": "p", "seed": s, "pool": ["a", "b"], "truth_rounds": 30, "truth_median": truth,
-                "true_best": "a", "load_average": [2.0 + s, 1.0, 1.0], "plain": judge(arm("b", 10, 5), truth),
-                "policy": judge(arm("a", 30, 20), truth)} for s in (0, 1)]
+    records = [
+        {
+            "pipeline": "p",
+            "seed": s,
+            "pool": ["a", "b"],
+            "truth_rounds": 30,
+            "truth_median": truth,
+            "true_best": "a",
+            "load_average": [2.0 + s, 1.0, 1.0],
+            "plain": judge(arm("b", 10, 5), truth),
+            "policy": judge(arm("a", 30, 20), truth),
+        }
+        for s in (0, 1)
+    ]
     records[1]["load_average_start"] = [5.0, 1.0, 1.0]
     text = markdown(records)
     assert "| p | 2 | 0/2 | 2/2 | 0/2 | 2/2 | 10.0 % | 0.0 % | 10 | 30 | 3.0x | 5 | 20 | 2 x 30 | 2-5 |" in text
-    assert "true best in 2/2 with the policy vs 0/2 without" in text and "sign test p = 0.50" in text and "(3.0x the wall-clock time" in text
+    assert (
+        "true best in 2/2 with the policy vs 0/2 without" in text
+        and "sign test p = 0.50" in text
+        and "(3.0x the wall-clock time" in text
+    )
     assert "| p | 1 | no | yes | 10.0 % | 0.0 % | 10 | 30 | - | 1 | - | 5.0 / 3.0 |" in text
     assert "- plain: compile 2, run 18" in text
     path = tmp_path / "r.jsonl"

@@ -56,8 +56,8 @@ def test_evaluations_to_reach():
 
 
 def test_evaluations_needed_uses_mean_curves():
-    a = [[5, 4, 3, 2, 1], [5, 3, 3, 1, 1]]      # mean curve 5, 3.5, 3, 1.5, 1
-    peer = [[6, 5, 4, 4, 3], [6, 6, 5, 3, 3]]   # best at 5: 3 and 3 -> target 3
+    a = [[5, 4, 3, 2, 1], [5, 3, 3, 1, 1]]  # mean curve 5, 3.5, 3, 1.5, 1
+    peer = [[6, 5, 4, 4, 3], [6, 6, 5, 3, 3]]  # best at 5: 3 and 3 -> target 3
     r = metrics.evaluations_needed(a, peer, 5)
     assert r["target"] == 3 and r["k"] == 3 and r["factor"] == pytest.approx(5 / 3)
     # a peer with failures: best at 4 is 4 and 5 -> target 4.5; A reaches 5 >= ... 3.5 at k=2
@@ -103,8 +103,13 @@ def test_mdf_end_to_end_from_trajectories():
     # two problems, optimum 1; MAE over points [1, 2]
     a_runs = {"p": [[2, 1]], "q": [[3, 1]]}
     b_runs = {"p": [[2, 2]], "q": [[1, 1]]}
-    table = {p: {"A": metrics.mean_absolute_error(a_runs[p][0], 1.0, [1, 2]),
-                 "B": metrics.mean_absolute_error(b_runs[p][0], 1.0, [1, 2])} for p in ("p", "q")}
+    table = {
+        p: {
+            "A": metrics.mean_absolute_error(a_runs[p][0], 1.0, [1, 2]),
+            "B": metrics.mean_absolute_error(b_runs[p][0], 1.0, [1, 2]),
+        }
+        for p in ("p", "q")
+    }
     assert table == {"p": {"A": 0.5, "B": 1.0}, "q": {"A": 1.0, "B": 0.0}}
     mdf = metrics.mean_deviation_factors(table)
     # p: mean .75 -> A 2/3, B 4/3; q: mean .5 -> A 2, B 0
@@ -152,8 +157,7 @@ def test_baco_thirds_of_a_budget():
 
 def test_leave_one_out_chooses_on_the_other_spaces_only():
     # "tuned" wins on x and y, loses badly on z: left out z it is chosen and scored there.
-    scores = {"default": {"x": 0.10, "y": 0.10, "z": 0.10},
-              "tuned": {"x": 0.05, "y": 0.05, "z": 0.40}}
+    scores = {"default": {"x": 0.10, "y": 0.10, "z": 0.10}, "tuned": {"x": 0.05, "y": 0.05, "z": 0.40}}
     chosen = metrics.leave_one_out(scores, ["x", "y", "z"])
     assert chosen["z"] == ("tuned", 0.40)
     assert chosen["x"][0] == "default"  # on y and z the default is better on average

@@ -34,9 +34,9 @@ def test_budget_rules_hold_for_several_objectives():
     calls: list = []
     objective = CountedObjective(_toy(calls), budget=3)
     assert objective({"x": 2, "y": 1}).values == {"f1": 2.0, "f2": 9.0}
-    objective({"x": 2, "y": 1})                    # repeat: free, same answer
+    objective({"x": 2, "y": 1})  # repeat: free, same answer
     assert objective({"x": 9, "y": 9}).kind == "invalid"  # outside the known constraints: free
-    assert objective({"x": 0, "y": 3}).kind == "crash"    # a failure counts
+    assert objective({"x": 0, "y": 3}).kind == "crash"  # a failure counts
     objective({"x": 5, "y": 0})
     with pytest.raises(BudgetExhausted):
         objective({"x": 6, "y": 0})
@@ -106,8 +106,11 @@ def test_harness_skips_pairs_that_do_not_fit_and_reports_hypervolume(tmp_path):
     out = tmp_path / "mo.jsonl"
     messages: list[str] = []
     records = run_benchmarks(["zdt_mixed", "taco_like"], ["random", "bo"], [12], [0], out, log=messages.append)
-    assert {(r["problem"], r["strategy"]) for r in records} == {("zdt_mixed", "random"), ("taco_like", "random"),
-                                                                 ("taco_like", "bo")}
+    assert {(r["problem"], r["strategy"]) for r in records} == {
+        ("zdt_mixed", "random"),
+        ("taco_like", "random"),
+        ("taco_like", "bo"),
+    }
     assert any("skipping bo on zdt_mixed" in m for m in messages)
     mo = next(r for r in records if r["problem"] == "zdt_mixed")
     assert mo["objectives"] == ["f1", "f2"] and mo["n_evaluations"] == 12
@@ -120,8 +123,24 @@ def test_harness_skips_pairs_that_do_not_fit_and_reports_hypervolume(tmp_path):
 
 def test_multiobjective_command_runs_and_reports_through_the_harness(tmp_path, capsys):
     out = tmp_path / "mo.jsonl"
-    assert mo_main(["run", "--problems", "zdt_mixed", "--strategies", "random", "--seeds", "2", "--budget", "12",
-                    "--out", str(out)]) == 0
+    assert (
+        mo_main(
+            [
+                "run",
+                "--problems",
+                "zdt_mixed",
+                "--strategies",
+                "random",
+                "--seeds",
+                "2",
+                "--budget",
+                "12",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     records = load_records(out)
     assert [(r["strategy"], r["seed"], r["budget"]) for r in records] == [("random", 0, 12), ("random", 1, 12)]
     assert mo_main(["report", str(out), "--out", str(tmp_path / "mo.md"), "--plots", ""]) == 0
@@ -142,8 +161,7 @@ def test_unavailable_peer_is_skipped_with_its_reason(tmp_path):
     if why is None:
         pytest.skip("optuna is installed here: the skip path is not exercised")
     messages: list[str] = []
-    assert run_benchmarks(["zdt_mixed"], ["optuna_nsga2"], [10], [0], tmp_path / "x.jsonl",
-                          log=messages.append) == []
+    assert run_benchmarks(["zdt_mixed"], ["optuna_nsga2"], [10], [0], tmp_path / "x.jsonl", log=messages.append) == []
     assert any("optuna" in m and "skipping strategy" in m for m in messages)
 
 
@@ -230,7 +248,7 @@ def test_optuna_multiobjective_contender_tells_what_the_rules_decided(monkeypatc
     assert [list(t[1]) for t in ok] == [e.value for e in trajectory.evaluations if e.feasible]
     rejected = [t for t in told if t[0] == 1.0]
     assert rejected and all(len(t[1]) == 2 for t in rejected)  # placeholders: the worst values seen
-    assert all(t[2] == "FAIL" for t in told if t[0] is None)   # rejected before any feasible value
+    assert all(t[2] == "FAIL" for t in told if t[0] is None)  # rejected before any feasible value
 
 
 def test_hypermapper_contender_with_several_objectives(monkeypatch):
@@ -273,10 +291,21 @@ def test_hypermapper_contender_with_several_objectives(monkeypatch):
 
 
 def test_seed_limits_run_a_slow_strategy_on_fewer_seeds(tmp_path):
-    records = run_benchmarks(["zdt_mixed"], ["random", "cot_random"], [5], [0, 1, 2], tmp_path / "r.jsonl",
-                             seed_limits={"cot_random": 1}, log=lambda m: None)
+    records = run_benchmarks(
+        ["zdt_mixed"],
+        ["random", "cot_random"],
+        [5],
+        [0, 1, 2],
+        tmp_path / "r.jsonl",
+        seed_limits={"cot_random": 1},
+        log=lambda m: None,
+    )
     assert sorted((r["strategy"], r["seed"]) for r in records) == [
-        ("cot_random", 0), ("random", 0), ("random", 1), ("random", 2)]
+        ("cot_random", 0),
+        ("random", 0),
+        ("random", 1),
+        ("random", 2),
+    ]
 
 
 def test_halide_problems_share_one_black_box_per_pipeline(monkeypatch, tmp_path):

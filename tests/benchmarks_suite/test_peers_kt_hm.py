@@ -17,8 +17,13 @@ from benchmarks.peers import hypermapper_peer as hm
 from benchmarks.peers import kernel_tuner_peer as ktp
 
 SMALL_GPU = "pnpoly_RTX_3090"  # the smallest cache; 318 recorded failures
-KT_NAMES = ("kt_bayes_opt", "kt_bayes_opt_multi_advanced", "kt_bayes_opt_ei", "kt_genetic_algorithm",
-            "kt_random_sample")
+KT_NAMES = (
+    "kt_bayes_opt",
+    "kt_bayes_opt_multi_advanced",
+    "kt_bayes_opt_ei",
+    "kt_genetic_algorithm",
+    "kt_random_sample",
+)
 
 
 #: A 576-configuration slice of the pnpoly cache (MIT, see tests/data/replay/README.md), in the
@@ -112,8 +117,13 @@ def test_kt_shortfall_is_rerun_then_recorded(gpu, monkeypatch):
     assert "rerun with 24" in tr.notes and "shortfall" not in tr.notes
 
     calls.clear()
-    monkeypatch.setattr(ktp, "run_kernel_tuner", lambda setup, strategy, options, max_fevals, seed, fix=True:
-                        calls.append(max_fevals) or real(setup, strategy, options, 5, seed, fix))
+    monkeypatch.setattr(
+        ktp,
+        "run_kernel_tuner",
+        lambda setup, strategy, options, max_fevals, seed, fix=True: (
+            calls.append(max_fevals) or real(setup, strategy, options, 5, seed, fix)
+        ),
+    )
     tr = make_contender("kt_random_sample", problem, 0).run(problem, 12, 0)
     assert calls == [12, 24, 48] and len(tr.evaluations) == 5
     assert "shortfall: kernel tuner evaluated 5 unique configurations of the budget 12" in tr.notes
@@ -140,9 +150,14 @@ def test_kt_bayes_opt_failure_fix_is_scoped(monkeypatch):
 
 # ---- HyperMapper -------------------------------------------------------------------------------
 MAPPED = [
-    Real("r", -2.0, 3.0), Real("rl", 1e-3, 10.0, log=True), Integer("i", -5, 7), Integer("il", 1, 4096, log=True),
-    Ordinal("o", [1, 2, 4, 8, 16, 32], log=True), Ordinal("of", [0.1, 0.25, 0.5]),
-    Categorical("c", ["a", 3, True, 2.5]), Permutation("p", 4),
+    Real("r", -2.0, 3.0),
+    Real("rl", 1e-3, 10.0, log=True),
+    Integer("i", -5, 7),
+    Integer("il", 1, 4096, log=True),
+    Ordinal("o", [1, 2, 4, 8, 16, 32], log=True),
+    Ordinal("of", [0.1, 0.25, 0.5]),
+    Categorical("c", ["a", 3, True, 2.5]),
+    Permutation("p", 4),
 ]
 
 

@@ -15,17 +15,19 @@ BUDGET = 12
 
 
 def _mixed_space() -> Space:
-    return Space([
-        Real("lr", 1e-4, 1.0, log=True),
-        Real("x", -2.0, 3.0),
-        Integer("n", 1, 1024, log=True),
-        Integer("k", 0, 9),
-        Ordinal("tile", [1, 2, 4, 8, 16], log=True),
-        Categorical("mode", ["a", "b", "c"]),
-        Categorical("flag", [True, False]),
-        Categorical("num", [0.5, 3]),
-        Permutation("order", 4),
-    ])
+    return Space(
+        [
+            Real("lr", 1e-4, 1.0, log=True),
+            Real("x", -2.0, 3.0),
+            Integer("n", 1, 1024, log=True),
+            Integer("k", 0, 9),
+            Ordinal("tile", [1, 2, 4, 8, 16], log=True),
+            Categorical("mode", ["a", "b", "c"]),
+            Categorical("flag", [True, False]),
+            Categorical("num", [0.5, 3]),
+            Permutation("order", 4),
+        ]
+    )
 
 
 def _check_run(strategy: str, problem_name: str, seed: int = 3):

@@ -8,10 +8,21 @@ from benchmarks import transfer
 
 def test_table_reports_medians_and_weights(tmp_path, capsys):
     out = tmp_path / "t.jsonl"
-    lines = [{"target": "dedispersion_W6600", "source": "dedispersion_A100", "method": m, "seed": s, "budget": 40,
-              "ratio": [2.0] * 5 + [1.5] * 15 + [1.0] * 20, "optimum": 1.0, "wall_s": 1.0,
-              "weights": [[0.0, 0.1], [0.5, 0.3]] if m != "cold" else []}
-             for m in ("cold", "model") for s in range(3)]
+    lines = [
+        {
+            "target": "dedispersion_W6600",
+            "source": "dedispersion_A100",
+            "method": m,
+            "seed": s,
+            "budget": 40,
+            "ratio": [2.0] * 5 + [1.5] * 15 + [1.0] * 20,
+            "optimum": 1.0,
+            "wall_s": 1.0,
+            "weights": [[0.0, 0.1], [0.5, 0.3]] if m != "cold" else [],
+        }
+        for m in ("cold", "model")
+        for s in range(3)
+    ]
     out.write_text("".join(json.dumps(r) + "\n" for r in lines))
     transfer.table(argparse.Namespace(results=str(out)))
     text = capsys.readouterr().out
@@ -31,8 +42,18 @@ def test_the_unrelated_source_keeps_the_values_but_not_their_places():
 
 
 def _record(method, seed, ratio, target="blur_2048", source="blur_1024", **extra):
-    return {"target": target, "source": source, "method": method, "seed": seed, "budget": len(ratio),
-            "ratio": ratio, "optimum": 1.0, "wall_s": 1.0, "weights": [], **extra}
+    return {
+        "target": target,
+        "source": source,
+        "method": method,
+        "seed": seed,
+        "budget": len(ratio),
+        "ratio": ratio,
+        "optimum": 1.0,
+        "wall_s": 1.0,
+        "weights": [],
+        **extra,
+    }
 
 
 def test_summary_reports_evaluations_to_the_thresholds_and_the_unrelated_cost(tmp_path, capsys):
@@ -42,8 +63,9 @@ def test_summary_reports_evaluations_to_the_thresholds_and_the_unrelated_cost(tm
     unrelated = [2.0] * 10 + [1.2] * 30  # 1.05x never
     lines = [_record("cold", s, cold) for s in range(3)]
     lines += [_record("auto", s, auto, gate={"open": True, "picks": 5, "closed_at": None}) for s in range(3)]
-    lines += [_record("auto_unrelated", s, unrelated, gate={"open": False, "picks": 1, "closed_at": 2})
-              for s in range(3)]
+    lines += [
+        _record("auto_unrelated", s, unrelated, gate={"open": False, "picks": 1, "closed_at": 2}) for s in range(3)
+    ]
     out.write_text("".join(json.dumps(r) + "\n" for r in lines))
     transfer.summary(argparse.Namespace(results=str(out)))
     text = capsys.readouterr().out

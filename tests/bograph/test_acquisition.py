@@ -28,7 +28,7 @@ def test_mc_ei_matches_the_closed_form_of_a_gaussian():
 
 
 def test_sampling_runs_in_topological_order_through_formulas():
-    m = MarginalNode("m").fit({}, np.array([1.0, 3.0]))            # mean 2, std 1
+    m = MarginalNode("m").fit({}, np.array([1.0, 3.0]))  # mean 2, std 1
     y = FormulaNode(Formula("y", "m * x")).fit({"m": np.ones(2), "x": np.ones(2)}, np.ones(2))
     post = DagPosterior(["m", "y"], {"m": m, "y": y}, "y")
     Z = np.array([[0.0, 0.0], [1.0, 0.0]])

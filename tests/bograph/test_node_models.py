@@ -29,13 +29,13 @@ def test_gp_node_samples_spread_with_the_draws():
     x = np.linspace(0, 1, 8).reshape(-1, 1)
     node = GPNode("y", ["x"], BLOCKS, seed=0, light=True).fit({"x": x}, np.exp(x[:, 0]))
     far = node.sample({"x": np.array([[[0.5]]])}, np.array([[-2.0], [0.0], [2.0]]))
-    assert far[0, 0] < far[1, 0] < far[2, 0] and np.all(far > 0)   # log-transformed positive node
+    assert far[0, 0] < far[1, 0] < far[2, 0] and np.all(far > 0)  # log-transformed positive node
 
 
 def test_formula_node_is_exact():
     node = FormulaNode(Formula("edp", "power * latency**2"))
     p, lat = np.array([1.0, 2.0]), np.array([3.0, 1.0])
-    node.fit({"power": p, "latency": lat}, p * lat ** 2)
+    node.fit({"power": p, "latency": lat}, p * lat**2)
     assert node.fit_quality() == pytest.approx(1.0)
     assert np.allclose(node.sample({"power": p, "latency": lat}, 0.0), [9.0, 2.0])
 

@@ -14,8 +14,13 @@ def _logs(n: int = 20, seed: int = 0) -> tuple[dict[str, np.ndarray], np.ndarray
     rng = np.random.default_rng(seed)
     a = rng.normal(size=n)
     # noise enough that no two metrics are functions of each other (the stand-in test's business)
-    return {"cpu.l1.miss": a + 0.2 * rng.normal(size=n), "cpu.l1.hit": -a + 0.2 * rng.normal(size=n),
-            "cpu.l2.miss": rng.normal(size=n), "const": np.full(n, 3.0), "power": np.exp(a)}, a
+    return {
+        "cpu.l1.miss": a + 0.2 * rng.normal(size=n),
+        "cpu.l1.hit": -a + 0.2 * rng.normal(size=n),
+        "cpu.l2.miss": rng.normal(size=n),
+        "const": np.full(n, 3.0),
+        "power": np.exp(a),
+    }, a
 
 
 def test_groups_share_one_factor_and_constants_are_dropped():
@@ -74,8 +79,12 @@ def _pgbench_like(n: int = 12, seed: int = 0) -> tuple[np.ndarray, dict[str, np.
     tps up to a little noise, the block reads do not."""
     rng = np.random.default_rng(seed)
     tps = rng.uniform(300.0, 3000.0, n)
-    return tps, {"latency_ms": 4000.0 / tps, "Database.xact_commit": 8.0 * tps + rng.normal(size=n),
-                 "Database.blks_read": rng.uniform(1e3, 1e5, n), "Bgwriter.buffers_clean": rng.uniform(0, 50, n)}
+    return tps, {
+        "latency_ms": 4000.0 / tps,
+        "Database.xact_commit": 8.0 * tps + rng.normal(size=n),
+        "Database.blks_read": rng.uniform(1e3, 1e5, n),
+        "Bgwriter.buffers_clean": rng.uniform(0, 50, n),
+    }
 
 
 def test_functions_of_the_objective_are_set_aside_with_the_reason():
@@ -101,11 +110,13 @@ def test_stand_ins_are_not_looked_for_below_the_minimum_rows_or_when_off():
 def test_of_metrics_that_are_functions_of_each_other_one_is_kept():
     rng = np.random.default_rng(2)
     a = rng.uniform(1.0, 2.0, 15)
-    logs = {"x.a": a, "x.a_cubed": a ** 3, "x.coarse": np.floor(a * 20) / 20, "y.other": rng.normal(size=15)}
+    logs = {"x.a": a, "x.a_cubed": a**3, "x.coarse": np.floor(a * 20) / 20, "y.other": rng.normal(size=15)}
     s = summarise(logs)  # no objective: only the duplicates
     # the most distinct values is kept (a, a³ tie: by name); the rounded copy has fewer
-    assert s.stand_ins == {"x.a_cubed": "a function of x.a (rank correlation +1.0000)",
-                           "x.coarse": s.stand_ins["x.coarse"]}
+    assert s.stand_ins == {
+        "x.a_cubed": "a function of x.a (rank correlation +1.0000)",
+        "x.coarse": s.stand_ins["x.coarse"],
+    }
     assert s.stand_ins["x.coarse"].startswith("a function of x.a (rank correlation +0.99")
     assert summarise(logs, protected=["x.a_cubed"]).stand_ins.keys() == {"x.a", "x.coarse"}
 

@@ -65,17 +65,31 @@ def step(model, *, every=0, feasibility=None):
     rng = np.random.default_rng(0)
     candidates = EnumeratedCandidates(SPACE, 10_000)
     scorer = CountingScorer(SPACE, rng, ScoringChoice(), candidates)
-    return BOStep(SPACE, rng, target=lambda h: h.signed_Y()[:, 0], model=model, scorer=scorer,
-                  schedule=ProposalSchedule(TrustRegionSettings(every=every)),
-                  feasibility=feasibility or FeasibilitySettings(), search=AcquisitionSearchSettings(),
-                  candidates=candidates)
+    return BOStep(
+        SPACE,
+        rng,
+        target=lambda h: h.signed_Y()[:, 0],
+        model=model,
+        scorer=scorer,
+        schedule=ProposalSchedule(TrustRegionSettings(every=every)),
+        feasibility=feasibility or FeasibilitySettings(),
+        search=AcquisitionSearchSettings(),
+        candidates=candidates,
+    )
 
 
 def history(rows, values, feasible=None):
     X = np.array(rows, dtype=float)
     feasible = np.ones(len(X), bool) if feasible is None else np.array(feasible)
-    return History(SPACE, [Objective("t")], X, np.array(values, dtype=float).reshape(-1, 1), feasible,
-                   np.empty((0, SPACE.width)), seen=set(SPACE.row_keys(X)))
+    return History(
+        SPACE,
+        [Objective("t")],
+        X,
+        np.array(values, dtype=float).reshape(-1, 1),
+        feasible,
+        np.empty((0, SPACE.width)),
+        seen=set(SPACE.row_keys(X)),
+    )
 
 
 H = history([[0, 0], [5, 5], [10, 3]], [3.0, 2.0, 1.0])
@@ -120,10 +134,15 @@ def test_a_trust_region_turn_changes_one_parameter_of_the_incumbent():
     assert s.schedule.local_picks == 1 and int(np.sum(row != incumbent)) == 1
 
 
-@pytest.mark.parametrize("mode, feasible, classified", [
-    ("auto", [True, True, True], False), ("auto", [True, False, True], True),
-    (True, [True, True, True], True), (False, [True, False, True], False),
-])
+@pytest.mark.parametrize(
+    "mode, feasible, classified",
+    [
+        ("auto", [True, True, True], False),
+        ("auto", [True, False, True], True),
+        (True, [True, True, True], True),
+        (False, [True, False, True], False),
+    ],
+)
 def test_feasibility_classifier_by_mode(mode, feasible, classified, monkeypatch):
     seen = []
     s = step(Model(), feasibility=FeasibilitySettings(model=mode))
@@ -131,4 +150,3 @@ def test_feasibility_classifier_by_mode(mode, feasible, classified, monkeypatch)
     monkeypatch.setattr(s, "_classifier", lambda h, t: seen.append(original(h, t)) or seen[-1])
     s.suggest(history([[0, 0], [5, 5], [10, 3]], [3.0, 2.0, 1.0], feasible), 1)
     assert (seen[0] is not None) == classified
-

@@ -62,7 +62,9 @@ def test_one_training_set_per_suggestion_shared_by_the_surrogate_and_the_classif
 
 def test_below_the_default_cap_the_fit_is_the_uncapped_one():
     h = history(30)
-    fits = [SurrogateFactory(SPACE, np.random.default_rng(0), choice, "t").fit(h, h.Y[:, 0])
-            for choice in (ModelChoice(), ModelChoice(max_training_points=None))]
+    fits = [
+        SurrogateFactory(SPACE, np.random.default_rng(0), choice, "t").fit(h, h.Y[:, 0])
+        for choice in (ModelChoice(), ModelChoice(max_training_points=None))
+    ]
     assert ModelChoice().max_training_points == 500
     assert np.array_equal(fits[0].fitted.hyperparameters_, fits[1].fitted.hyperparameters_)

@@ -21,8 +21,9 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shuti
 CHROMEDRIVER = shutil.which("chromedriver")
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None,
-                       reason="no headless browser: apt-get install chromium chromium-driver"),
+    pytest.mark.skipif(
+        CHROMIUM is None or CHROMEDRIVER is None, reason="no headless browser: apt-get install chromium chromium-driver"
+    ),
 ]
 WIDTH, HEIGHT = 1280, 900
 INITIAL, APPENDED = 4, 6
@@ -34,8 +35,15 @@ def browser():
 
     options = Options()
     options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                f"--window-size={WIDTH},{HEIGHT}", "--hide-scrollbars", "--force-device-scale-factor=1"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        f"--window-size={WIDTH},{HEIGHT}",
+        "--hide-scrollbars",
+        "--force-device-scale-factor=1",
+    ):
         options.add_argument(arg)
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
 
@@ -57,8 +65,12 @@ def test_the_page_follows_a_live_run(tmp_path, serve_journal):
             for t in range(INITIAL + 1, INITIAL + APPENDED + 1):
                 trial = journal.start(config(t, 0.05 * t))
                 done.wait(0.3)
-                journal.finish(trial, Result({"runtime": 10.0 / t}) if t < INITIAL + APPENDED
-                               else Result.failure("boom: kernel crashed", "crash"))
+                journal.finish(
+                    trial,
+                    Result({"runtime": 10.0 / t})
+                    if t < INITIAL + APPENDED
+                    else Result.failure("boom: kernel crashed", "crash"),
+                )
         lock.release()
 
     writer = threading.Thread(target=append, daemon=True)
@@ -71,8 +83,9 @@ def test_the_page_follows_a_live_run(tmp_path, serve_journal):
         WebDriverWait(driver, 120).until(lambda d: d.execute_script(rows) == INITIAL)
         assert driver.find_element(By.ID, "state").text == "running"
         may_append.set()
-        WebDriverWait(driver, 120).until(lambda d: d.execute_script(rows) == INITIAL + APPENDED
-                                         and d.find_element(By.ID, "state").text == "finished")
+        WebDriverWait(driver, 120).until(
+            lambda d: d.execute_script(rows) == INITIAL + APPENDED and d.find_element(By.ID, "state").text == "finished"
+        )
         writer.join(30)
         assert "failed 1" in driver.find_element(By.ID, "counts").text
         assert "boom: kernel crashed" in driver.find_element(By.ID, "failures").text

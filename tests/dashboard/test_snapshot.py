@@ -15,8 +15,13 @@ from tests.export.conftest import config, write_journal
 
 
 def test_snapshot_of_a_finished_run(tmp_path):
-    rows = [(config(1, 0.0), {"runtime": 5.0}), (config(2, 0.0), None), (config(3, 0.0), {"runtime": 2.0}),
-            (config(4, 0.0), {"runtime": 3.0}), (config(5, 0.0), {"runtime": 1.0})]
+    rows = [
+        (config(1, 0.0), {"runtime": 5.0}),
+        (config(2, 0.0), None),
+        (config(3, 0.0), {"runtime": 2.0}),
+        (config(4, 0.0), {"runtime": 3.0}),
+        (config(5, 0.0), {"runtime": 1.0}),
+    ]
     path = write_journal(tmp_path / "r.db", rows)
     view = RunView(str(path), importance_interval=0)
     state = view.snapshot()
@@ -38,8 +43,12 @@ def test_the_best_panel_shows_the_confirmed_winner(tmp_path):
     from bayestune.run import META_CONFIRMATION
 
     rows = [(config(1, 0.0), {"runtime": 5.0}), (config(2, 0.0), {"runtime": 1.0}), (config(3, 0.0), {"runtime": 1.1})]
-    meta = {META_CONFIRMATION: {"objective": "runtime", "winner": {"trial_id": 3, "value": 1.2, "low": 1.15,
-                                                                    "high": 1.25, "rounds": 6}}}
+    meta = {
+        META_CONFIRMATION: {
+            "objective": "runtime",
+            "winner": {"trial_id": 3, "value": 1.2, "low": 1.15, "high": 1.25, "rounds": 6},
+        }
+    }
     best = RunView(str(write_journal(tmp_path / "r.db", rows, meta=meta))).snapshot()["best"]
     assert best["trial"] == 3 and best["value"] == 1.1
     assert best["confirmed"] == {"value": 1.2, "low": 1.15, "high": 1.25, "rounds": 6}
@@ -55,8 +64,11 @@ def test_snapshot_never_writes_the_journal(tmp_path):
 
 def test_pareto_ids_of_a_multi_objective_run(tmp_path):
     objectives = (Objective("runtime"), Objective("energy"))
-    rows = [(config(1, 0.0), {"runtime": 1.0, "energy": 9.0}), (config(2, 0.0), {"runtime": 3.0, "energy": 3.0}),
-            (config(3, 0.0), {"runtime": 2.0, "energy": 2.0})]
+    rows = [
+        (config(1, 0.0), {"runtime": 1.0, "energy": 9.0}),
+        (config(2, 0.0), {"runtime": 3.0, "energy": 3.0}),
+        (config(3, 0.0), {"runtime": 2.0, "energy": 2.0}),
+    ]
     state = RunView(str(write_journal(tmp_path / "mo.db", rows, objectives=objectives))).snapshot()
     assert state["pareto"] == [1, 3]
 

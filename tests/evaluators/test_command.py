@@ -23,17 +23,20 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ne
 
 
 # ---- parse_output ------------------------------------------------------------------------
-@pytest.mark.parametrize("stdout, values", [
-    ('compiling...\n{"runtime": 1.5, "power": 3}\n', {"runtime": 1.5, "power": 3.0}),
-    ("runtime: 2.5\n", {"runtime": 2.5}),
-    ("runtime = 2.5e-3\n", {"runtime": 0.0025}),
-    ("runtime: 3.2 ms\nnoise: text here\n", {"runtime": 3.2}),
-    ("runtime: 4\nruntime: 4\n", {"runtime": 4.0}),  # the same value twice is no ambiguity
-    ("warming up\n\n  7.25  \n\n", {"runtime": 7.25}),
-    ("run 3 of 3: took\n12.5ms\n", {"runtime": 12.5}),
-    ("3.2 ms\n", {"runtime": 3.2}),
-    ("-4\n", {"runtime": -4.0}),
-])
+@pytest.mark.parametrize(
+    "stdout, values",
+    [
+        ('compiling...\n{"runtime": 1.5, "power": 3}\n', {"runtime": 1.5, "power": 3.0}),
+        ("runtime: 2.5\n", {"runtime": 2.5}),
+        ("runtime = 2.5e-3\n", {"runtime": 0.0025}),
+        ("runtime: 3.2 ms\nnoise: text here\n", {"runtime": 3.2}),
+        ("runtime: 4\nruntime: 4\n", {"runtime": 4.0}),  # the same value twice is no ambiguity
+        ("warming up\n\n  7.25  \n\n", {"runtime": 7.25}),
+        ("run 3 of 3: took\n12.5ms\n", {"runtime": 12.5}),
+        ("3.2 ms\n", {"runtime": 3.2}),
+        ("-4\n", {"runtime": -4.0}),
+    ],
+)
 def test_parse_single_objective_forms(stdout, values):
     result = parse_output(stdout, ["runtime"])
     assert result.status is TrialStatus.OK, result.error
@@ -45,12 +48,15 @@ def test_parse_multi_objective_key_value_lines_keep_extra_metrics():
     assert dict(result.values) == {"latency": 4.0, "energy": 0.5, "cache_misses": 1200.0}
 
 
-@pytest.mark.parametrize("stdout", [
-    '{"runtime": 1.0, "feasible": false}',
-    '{"runtime": 1.0, "Valid": "False"}',
-    "runtime: 1.0\nValid: False",
-    "feasible = false",
-])
+@pytest.mark.parametrize(
+    "stdout",
+    [
+        '{"runtime": 1.0, "feasible": false}',
+        '{"runtime": 1.0, "Valid": "False"}',
+        "runtime: 1.0\nValid: False",
+        "feasible = false",
+    ],
+)
 def test_parse_feasibility_flag(stdout):
     assert parse_output(stdout, ["runtime"]).status is TrialStatus.INFEASIBLE
 
@@ -66,13 +72,19 @@ def test_parse_non_finite_is_nan_failure(stdout):
     assert result.status is TrialStatus.FAILED and result.kind == "nan"
 
 
-@pytest.mark.parametrize("stdout, why", [
-    ("fast 8 b\n", "echoing its own arguments"),      # a black box printing its configuration
-    ("took 3.2 ms\n", "echoing its own arguments"),   # say which number: 'runtime: 3.2 ms'
-    ('{"runtime": true}\n', "true/false, not numbers"),
-    ("runtime: 1\nruntime: 4\n", "'runtime' is given twice with different values ('1', then the line 'runtime: 4')"),
-    ("feasible: true\nruntime: 2\nfeasible: false\n", "'feasible' is given twice"),
-])
+@pytest.mark.parametrize(
+    "stdout, why",
+    [
+        ("fast 8 b\n", "echoing its own arguments"),  # a black box printing its configuration
+        ("took 3.2 ms\n", "echoing its own arguments"),  # say which number: 'runtime: 3.2 ms'
+        ('{"runtime": true}\n', "true/false, not numbers"),
+        (
+            "runtime: 1\nruntime: 4\n",
+            "'runtime' is given twice with different values ('1', then the line 'runtime: 4')",
+        ),
+        ("feasible: true\nruntime: 2\nfeasible: false\n", "'feasible' is given twice"),
+    ],
+)
 def test_parse_refuses_what_it_would_have_to_guess(stdout, why):
     result = parse_output(stdout, ["runtime"])
     assert result.status is TrialStatus.FAILED and result.kind == "parse" and why in result.error
@@ -133,13 +145,15 @@ def test_permutation_and_format_spec_rendering():
 
 def test_hostile_values_are_passed_literally(tmp_path):
     script = tmp_path / "record.py"
-    script.write_text("import json, sys\n"
-                      "open(sys.argv[1], 'a').write(json.dumps(sys.argv[2:]) + '\\n')\n"
-                      "print(1.0)\n")
+    script.write_text("import json, sys\nopen(sys.argv[1], 'a').write(json.dumps(sys.argv[2:]) + '\\n')\nprint(1.0)\n")
     log = tmp_path / "argv.jsonl"
-    ev = CommandEvaluator(f"{PY} {shlex.quote(str(script))} {shlex.quote(str(log))} {{v}} {{w}}", ["y"],
-                          parameter_names=["v", "w"], workdir=tmp_path)
-    hostile = ["a; rm -rf /", "$(touch pwned1)", "`touch pwned2`", "it's \"quoted\"", "x\ny", "*", "", "-rf"]
+    ev = CommandEvaluator(
+        f"{PY} {shlex.quote(str(script))} {shlex.quote(str(log))} {{v}} {{w}}",
+        ["y"],
+        parameter_names=["v", "w"],
+        workdir=tmp_path,
+    )
+    hostile = ["a; rm -rf /", "$(touch pwned1)", "`touch pwned2`", 'it\'s "quoted"', "x\ny", "*", "", "-rf"]
     for value in hostile:
         result = ev.evaluate({"v": value, "w": "b && touch pwned3"})
         assert result.status is TrialStatus.OK, result
@@ -176,17 +190,19 @@ def test_construction_checks_timeout_workdir_and_memory_limit(tmp_path):
 
 
 def test_workdir_and_env(tmp_path):
-    ev = CommandEvaluator('echo "$PWD"; echo "value: $BT_SCALE"', ["value"], workdir=tmp_path,
-                          env={"BT_SCALE": 4})
+    ev = CommandEvaluator('echo "$PWD"; echo "value: $BT_SCALE"', ["value"], workdir=tmp_path, env={"BT_SCALE": 4})
     assert ev.evaluate({}).values == {"value": 4.0}
-    ev = CommandEvaluator("pwd >&2; basename \"$(pwd)\" | grep -q {name} && echo 1", ["v"],
-                          parameter_names=["name"], workdir=tmp_path)
+    ev = CommandEvaluator(
+        'pwd >&2; basename "$(pwd)" | grep -q {name} && echo 1', ["v"], parameter_names=["name"], workdir=tmp_path
+    )
     assert ev.evaluate({"name": tmp_path.name}).status is TrialStatus.OK
 
 
 def test_non_zero_exit_is_crash_with_code_and_stderr_tail():
-    ev = CommandEvaluator("echo runtime: 1; for i in $(seq 500); do echo noise $i >&2; done; "
-                          "echo 'fatal: tile too big' >&2; exit 3", ["runtime"])
+    ev = CommandEvaluator(
+        "echo runtime: 1; for i in $(seq 500); do echo noise $i >&2; done; echo 'fatal: tile too big' >&2; exit 3",
+        ["runtime"],
+    )
     result = ev.evaluate({})
     assert result.status is TrialStatus.FAILED and result.kind == "crash"
     assert "exited with code 3" in result.error
@@ -195,8 +211,7 @@ def test_non_zero_exit_is_crash_with_code_and_stderr_tail():
 
 
 def test_killed_by_signal_is_crash_naming_the_signal():
-    result = CommandEvaluator(f"{PY} -c 'import os, signal; os.kill(os.getpid(), signal.SIGSEGV)'",
-                              ["y"]).evaluate({})
+    result = CommandEvaluator(f"{PY} -c 'import os, signal; os.kill(os.getpid(), signal.SIGSEGV)'", ["y"]).evaluate({})
     assert result.kind == "crash" and "SIGSEGV" in result.error
 
 
@@ -254,9 +269,10 @@ def test_memory_limit_turns_a_large_allocation_into_a_crash():
     result = CommandEvaluator(allocate, ["y"], memory_limit_mb=300).evaluate({})
     assert result.status is TrialStatus.FAILED and result.kind == "crash"
     assert "MemoryError" in result.error
-    small = CommandEvaluator(f"{PY} -c 'b = bytearray(10 * 1024 ** 2); print(len(b))'", ["y"],
-                             memory_limit_mb=300).evaluate({})
-    assert small.values == {"y": float(10 * 1024 ** 2)}
+    small = CommandEvaluator(
+        f"{PY} -c 'b = bytearray(10 * 1024 ** 2); print(len(b))'", ["y"], memory_limit_mb=300
+    ).evaluate({})
+    assert small.values == {"y": float(10 * 1024**2)}
 
 
 def test_ctrl_c_kills_the_running_command(tmp_path, monkeypatch):
@@ -294,10 +310,21 @@ def test_custom_feasible_output_name_is_read():
 
 
 # ---- never a wrong number, never a stuck or stray command ---------------------------
-@pytest.mark.parametrize("line", [
-    "[GPU 0]", "12,345", "+- 0.3", "1.5 +- 0.3", "1.5 ± 0.3", "CI 1.4-1.6", "run 3 of 3: took 12.5ms",
-    "\x00\x01\x7f 3", "\ufffd\ufffd 3", "min 1.0 max 2.0",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[GPU 0]",
+        "12,345",
+        "+- 0.3",
+        "1.5 +- 0.3",
+        "1.5 ± 0.3",
+        "CI 1.4-1.6",
+        "run 3 of 3: took 12.5ms",
+        "\x00\x01\x7f 3",
+        "\ufffd\ufffd 3",
+        "min 1.0 max 2.0",
+    ],
+)
 def test_an_ambiguous_last_line_is_a_parse_failure_quoting_it(line):
     """Before: '[GPU 0]' -> 0.0, '12,345' -> 345, '+- 0.3' -> 0.3, 'CI 1.4-1.6' -> -1.6, garbage -> a number."""
     result = parse_output(f"warming up\n{line}\n", ["runtime"])
@@ -305,12 +332,19 @@ def test_an_ambiguous_last_line_is_a_parse_failure_quoting_it(line):
     assert repr(line) in result.error
 
 
-@pytest.mark.parametrize("options, stdout, values", [
-    ({"output_regex": r"mean (\S+) ms"}, "run 3 of 3: mean 12.5 ms (sd 0.3)\nbye\n", {"runtime": 12.5}),
-    ({"output_regex": r"t=(?P<runtime>\S+) p=(?P<power>\S+)"}, "t=1 p=2\nt=3 p=4\n", {"runtime": 3.0, "power": 4.0}),
-    ({"output_json": "stats.mean"}, '{"stats": {"mean": 2.5, "n": [1, 2]}}\n', {"runtime": 2.5}),
-    ({"output_json": {"runtime": "r.1"}}, 'log\n{"r": [9, 7.5]}\n', {"runtime": 7.5}),
-])
+@pytest.mark.parametrize(
+    "options, stdout, values",
+    [
+        ({"output_regex": r"mean (\S+) ms"}, "run 3 of 3: mean 12.5 ms (sd 0.3)\nbye\n", {"runtime": 12.5}),
+        (
+            {"output_regex": r"t=(?P<runtime>\S+) p=(?P<power>\S+)"},
+            "t=1 p=2\nt=3 p=4\n",
+            {"runtime": 3.0, "power": 4.0},
+        ),
+        ({"output_json": "stats.mean"}, '{"stats": {"mean": 2.5, "n": [1, 2]}}\n', {"runtime": 2.5}),
+        ({"output_json": {"runtime": "r.1"}}, 'log\n{"r": [9, 7.5]}\n', {"runtime": 7.5}),
+    ],
+)
 def test_a_declared_regex_or_json_field_reads_the_value(tmp_path, options, stdout, values):
     (tmp_path / "out.txt").write_text(stdout)
     objectives = [k for k in values if k != "power"]
@@ -320,12 +354,15 @@ def test_a_declared_regex_or_json_field_reads_the_value(tmp_path, options, stdou
     assert dict(result.values) == values
 
 
-@pytest.mark.parametrize("options, stdout, fragment", [
-    ({"output_regex": r"mean (\S+) ms"}, "no mean here\n", "matches nothing"),
-    ({"output_regex": r"mean (\S+) ms"}, "mean 1,5 ms\n", "not one number"),
-    ({"output_json": "stats.mean"}, '{"stats": {}}\n', "no field 'stats.mean'"),
-    ({"output_json": "stats.mean"}, "plain 3\n", "no JSON document"),
-])
+@pytest.mark.parametrize(
+    "options, stdout, fragment",
+    [
+        ({"output_regex": r"mean (\S+) ms"}, "no mean here\n", "matches nothing"),
+        ({"output_regex": r"mean (\S+) ms"}, "mean 1,5 ms\n", "not one number"),
+        ({"output_json": "stats.mean"}, '{"stats": {}}\n', "no field 'stats.mean'"),
+        ({"output_json": "stats.mean"}, "plain 3\n", "no JSON document"),
+    ],
+)
 def test_a_declared_rule_that_does_not_fit_is_a_parse_failure(tmp_path, options, stdout, fragment):
     (tmp_path / "out.txt").write_text(stdout)
     result = CommandEvaluator("cat out.txt #{x}", ["runtime"], workdir=tmp_path, **options).evaluate({"x": 1})
@@ -349,7 +386,7 @@ def test_placeholders_inside_quotes_are_refused(template):
 
 
 def test_placeholders_outside_quotes_stay_allowed(tmp_path):
-    ev = CommandEvaluator('echo "tile:" {c} \'x\' >/dev/null; echo {n}', ["t"], workdir=tmp_path)
+    ev = CommandEvaluator("echo \"tile:\" {c} 'x' >/dev/null; echo {n}", ["t"], workdir=tmp_path)
     assert ev.evaluate({"c": "x' ; touch pwned ; '", "n": 2}).values["t"] == 2.0
     assert not (tmp_path / "pwned").exists()
 
@@ -383,8 +420,9 @@ def _alive_soon(pid: int, seconds: float = 5.0) -> bool:
 @linux_only
 def test_a_timeout_sends_sigterm_first_so_the_command_can_clean_up(tmp_path):
     """Before: SIGKILL at once; a trap on TERM never ran."""
-    ev = CommandEvaluator("trap 'echo cleaned > done.txt; exit 1' TERM; sleep 30 & wait; echo {x}", ["t"],
-                          timeout=0.5, workdir=tmp_path)
+    ev = CommandEvaluator(
+        "trap 'echo cleaned > done.txt; exit 1' TERM; sleep 30 & wait; echo {x}", ["t"], timeout=0.5, workdir=tmp_path
+    )
     result = ev.evaluate({"x": 1})
     assert result.kind == "timeout" and "SIGTERM" in result.error
     assert (tmp_path / "done.txt").read_text().strip() == "cleaned"
@@ -401,8 +439,9 @@ def test_a_command_ignoring_sigterm_is_killed_after_the_grace_period(tmp_path):
 
 def test_stdout_is_capped_and_its_end_kept(tmp_path):
     """Before: 100 MB of output were held in memory (500 MB RSS)."""
-    ev = CommandEvaluator("head -c 3000000 /dev/zero | tr '\\0' 'x'; echo; echo {x}", ["t"], workdir=tmp_path,
-                          max_output_mb=1)
+    ev = CommandEvaluator(
+        "head -c 3000000 /dev/zero | tr '\\0' 'x'; echo; echo {x}", ["t"], workdir=tmp_path, max_output_mb=1
+    )
     result = ev.evaluate({"x": 4})
     assert result.values["t"] == 4.0
     with pytest.raises(EvaluationError, match="max_output_mb"):
@@ -419,10 +458,12 @@ def test_memory_limits_outside_a_sane_range_are_refused(limit):
 @pytest.mark.parametrize("launch", ["sleep", "setsid sleep"])
 def test_the_command_dies_with_the_process_that_started_it(tmp_path, launch):
     """Before: after kill -9 of the optimizer (or a pool worker) the command kept running."""
-    script = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[2] / 'src')!r})\n"
-              "from bayestune.evaluators import CommandEvaluator\n"
-              f"CommandEvaluator('echo $$ > sh.pid; {launch} 60 & echo $! > child.pid; wait; echo {{x}}', ['t'], "
-              f"workdir={str(tmp_path)!r}).evaluate({{'x': 1}})\n")
+    script = (
+        f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[2] / 'src')!r})\n"
+        "from bayestune.evaluators import CommandEvaluator\n"
+        f"CommandEvaluator('echo $$ > sh.pid; {launch} 60 & echo $! > child.pid; wait; echo {{x}}', ['t'], "
+        f"workdir={str(tmp_path)!r}).evaluate({{'x': 1}})\n"
+    )
     parent = subprocess.Popen([sys.executable, "-c", script])
     deadline = time.monotonic() + 20
     while not (tmp_path / "child.pid").exists() or not (tmp_path / "child.pid").read_text().strip():
@@ -475,8 +516,9 @@ def test_without_a_subreaper_the_process_group_is_still_stopped(tmp_path, monkey
     assert CommandEvaluator("echo {x}", ["t"], memory_limit_mb=300).evaluate({"x": 3}).values == {"t": 3.0}
 
 
-@pytest.mark.parametrize("stdout, feasible", [("feasible: false\n", False), ("Valid: True\nruntime: 2\n", True),
-                                              ("feasible: no\n", False)])
+@pytest.mark.parametrize(
+    "stdout, feasible", [("feasible: false\n", False), ("Valid: True\nruntime: 2\n", True), ("feasible: no\n", False)]
+)
 def test_a_feasibility_flag_reads_as_true_or_false(stdout, feasible):
     assert parse_output(stdout, ["runtime"]).feasible is feasible
 

@@ -22,8 +22,9 @@ def table(tmp_path, text=TABLE):
 
 
 def evaluator(tmp_path, text=TABLE, feasible="Valid"):
-    return CsvTableEvaluator(table(tmp_path, text), ["ALMs", "Cycles"], parameter_names=["B", "OP", "x1873"],
-                             feasible_column=feasible)
+    return CsvTableEvaluator(
+        table(tmp_path, text), ["ALMs", "Cycles"], parameter_names=["B", "OP", "x1873"], feasible_column=feasible
+    )
 
 
 def test_a_configuration_gets_its_rows_outputs_matched_by_value(tmp_path):
@@ -53,14 +54,19 @@ def test_cells_and_values_meet_on_one_key():
     assert cell_key("fast") == "fast" and cell_key("nan") == "nan"
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("B,OP,x1873,ALMs,Valid\n96,1,false,3,true\n", "lacks the column(s) ['Cycles']"),
-    ("B,OP,x1873,ALMs,Cycles,Valid\n96,1,false,3\n", "line 2: 4 cell(s), but the header has 6"),
-    ("B,OP,x1873,ALMs,Cycles,Valid\n", "has no rows"),
-    ("B,OP,x1873,ALMs,Cycles,Valid\n96,1,false,3,4,maybe\n", "neither true nor false"),
-    ("B,OP,x1873,ALMs,Cycles,Valid\n96,1,false,3,4,true\n96.0,1,false,3,5,true\n",
-     "line 3: the configuration {'B': 96.0, 'OP': 1.0, 'x1873': 'false'} is already in the table with other outputs"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("B,OP,x1873,ALMs,Valid\n96,1,false,3,true\n", "lacks the column(s) ['Cycles']"),
+        ("B,OP,x1873,ALMs,Cycles,Valid\n96,1,false,3\n", "line 2: 4 cell(s), but the header has 6"),
+        ("B,OP,x1873,ALMs,Cycles,Valid\n", "has no rows"),
+        ("B,OP,x1873,ALMs,Cycles,Valid\n96,1,false,3,4,maybe\n", "neither true nor false"),
+        (
+            "B,OP,x1873,ALMs,Cycles,Valid\n96,1,false,3,4,true\n96.0,1,false,3,5,true\n",
+            "line 3: the configuration {'B': 96.0, 'OP': 1.0, 'x1873': 'false'} is already in the table with other outputs",
+        ),
+    ],
+)
 def test_a_bad_table_is_a_clear_error(tmp_path, text, fragment):
     with pytest.raises(EvaluationError) as info:
         evaluator(tmp_path, text)
@@ -80,11 +86,18 @@ def test_a_native_scenarios_table_black_box_is_taken_from_its_directory(tmp_path
 
     (tmp_path / "runs").mkdir()
     table(tmp_path / "runs")
-    scenario = {"name": "t", "budget": 3, "objectives": ["ALMs", "Cycles"], "feasible_output": "Valid",
-                "parameters": [{"name": "B", "type": "ordinal", "values": [96, 192]},
-                               {"name": "OP", "type": "ordinal", "values": [1, 2]},
-                               {"name": "x1873", "type": "categorical", "values": ["false", "true"]}],
-                "blackbox": {"table": "table.csv"}}
+    scenario = {
+        "name": "t",
+        "budget": 3,
+        "objectives": ["ALMs", "Cycles"],
+        "feasible_output": "Valid",
+        "parameters": [
+            {"name": "B", "type": "ordinal", "values": [96, 192]},
+            {"name": "OP", "type": "ordinal", "values": [1, 2]},
+            {"name": "x1873", "type": "categorical", "values": ["false", "true"]},
+        ],
+        "blackbox": {"table": "table.csv"},
+    }
     (tmp_path / "runs" / "s.json").write_text(json.dumps(scenario))
     with make_evaluator(load_scenario(tmp_path / "runs" / "s.json")) as ev:
         assert ev({"B": 96, "OP": 1, "x1873": "false"}).values == {"ALMs": 1000.0, "Cycles": 5e6}

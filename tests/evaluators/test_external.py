@@ -26,8 +26,9 @@ from bayestune.trial import TrialStatus
 CLIENTS = Path(__file__).parent / "clients"
 BASH_CLIENT = f"bash {CLIENTS / 'quadratic.sh'}"
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
-needs_bash = pytest.mark.skipif(shutil.which("bash") is None or shutil.which("awk") is None,
-                                reason="needs bash and awk")
+needs_bash = pytest.mark.skipif(
+    shutil.which("bash") is None or shutil.which("awk") is None, reason="needs bash and awk"
+)
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups")
 
 pytestmark = posix_only
@@ -77,20 +78,49 @@ def test_nan_objective_is_a_failed_evaluation_not_a_protocol_error():
 
 # ---- malformed answers -----------------------------------------------------------------------
 @needs_node
-@pytest.mark.parametrize("mode, kind, fragments", [
-    ("unknown-header", "protocol",
-     ["line 4 of the tool's stdout (the answer's header)", "column(s) ['bogus'] are unknown",
-      "expected a header of the parameters ['x', 'y']"]),
-    ("wrong-columns", "protocol",
-     ["line 5 of the tool's stdout (row 1 of 2)", "expected 4 comma-separated values", "but got 5"]),
-    ("non-numeric", "protocol", ["line 5 of the tool's stdout (row 1 of 2)", "column 'value'",
-                                 "expected a number, but got 'fast'"]),
-    ("missing-row", "timeout", ["timed out after 1 s (2 configuration(s) x 0.5 s)", "waiting for row 2 of 2",
-                                "after line 5 of the tool's stdout"]),
-    ("hang", "timeout", ["waiting for the answer's header"]),
-    ("exit", "crash", ["expected the answer's header at line 4 of the tool's stdout",
-                       "exited with code 3", "giving up on purpose"]),
-])
+@pytest.mark.parametrize(
+    "mode, kind, fragments",
+    [
+        (
+            "unknown-header",
+            "protocol",
+            [
+                "line 4 of the tool's stdout (the answer's header)",
+                "column(s) ['bogus'] are unknown",
+                "expected a header of the parameters ['x', 'y']",
+            ],
+        ),
+        (
+            "wrong-columns",
+            "protocol",
+            ["line 5 of the tool's stdout (row 1 of 2)", "expected 4 comma-separated values", "but got 5"],
+        ),
+        (
+            "non-numeric",
+            "protocol",
+            ["line 5 of the tool's stdout (row 1 of 2)", "column 'value'", "expected a number, but got 'fast'"],
+        ),
+        (
+            "missing-row",
+            "timeout",
+            [
+                "timed out after 1 s (2 configuration(s) x 0.5 s)",
+                "waiting for row 2 of 2",
+                "after line 5 of the tool's stdout",
+            ],
+        ),
+        ("hang", "timeout", ["waiting for the answer's header"]),
+        (
+            "exit",
+            "crash",
+            [
+                "expected the answer's header at line 4 of the tool's stdout",
+                "exited with code 3",
+                "giving up on purpose",
+            ],
+        ),
+    ],
+)
 def test_malformed_answers_fail_the_batch_naming_line_and_expectation(tmp_path, mode, kind, fragments):
     starts = tmp_path / "starts"
     with external(node_client(mode, starts), timeout=0.5) as ev:
@@ -155,8 +185,10 @@ def test_unrequested_and_duplicated_rows_and_bad_feasibility(tmp_path):
 
 def test_declared_metrics_and_custom_feasibility_column(tmp_path):
     script = tmp_path / "tool.sh"
-    script.write_text("while read r; do case $r in End*) exit 0;; esac; read h; read row; "
-                      "echo 'value,ok,power'; echo '2.5,true,30'; done\n")
+    script.write_text(
+        "while read r; do case $r in End*) exit 0;; esac; read h; read row; "
+        "echo 'value,ok,power'; echo '2.5,true,30'; done\n"
+    )
     ev = external(f"bash {script}", metrics=["power"], feasible_column="ok")
     with ev:
         (r,) = ev.evaluate_batch([{"x": 1, "y": 2}])
@@ -166,8 +198,10 @@ def test_declared_metrics_and_custom_feasibility_column(tmp_path):
 def test_request_text_quotes_permutations_and_keeps_floats_exact(tmp_path):
     log = tmp_path / "request.txt"
     script = tmp_path / "tool.sh"
-    script.write_text(f"read r; read h; read row; printf '%s\\n%s\\n%s\\n' \"$r\" \"$h\" \"$row\" > {log}; "
-                      "echo 'v'; echo '1'; read end\n")
+    script.write_text(
+        f'read r; read h; read row; printf \'%s\\n%s\\n%s\\n\' "$r" "$h" "$row" > {log}; '
+        "echo 'v'; echo '1'; read end\n"
+    )
     ev = ExternalEvaluator(f"bash {script}", ["v"], parameter_names=["order", "alpha", "name"], timeout=2)
     with ev:
         (r,) = ev.evaluate_batch([{"order": (2, 0, 1), "alpha": 0.1, "name": "a b"}])
@@ -187,8 +221,10 @@ def test_external_evaluator_pickles_as_its_settings():
 def write_scenario(tmp_path: Path, command: str, **extra) -> Path:
     data = {
         "name": "ext",
-        "parameters": [{"name": "x", "type": "integer", "bounds": [0, 20]},
-                       {"name": "y", "type": "integer", "bounds": [0, 5]}],
+        "parameters": [
+            {"name": "x", "type": "integer", "bounds": [0, 20]},
+            {"name": "y", "type": "integer", "bounds": [0, 5]},
+        ],
         "objectives": ["value"],
         "budget": 12,
         "seed": 3,
@@ -241,8 +277,10 @@ def test_external_tools_in_a_process_pool_one_per_worker(tmp_path):
 
 def test_any_metric_columns_are_kept_with_star(tmp_path):
     script = tmp_path / "tool.sh"
-    script.write_text("while read r; do case $r in End*) exit 0;; esac; read h; read row; "
-                      "echo 'value,Valid,cpu.cycles,cache.misses'; echo '2.5,True,1e6,42'; done\n")
+    script.write_text(
+        "while read r; do case $r in End*) exit 0;; esac; read h; read row; "
+        "echo 'value,Valid,cpu.cycles,cache.misses'; echo '2.5,True,1e6,42'; done\n"
+    )
     ev = external(f"bash {script}", metrics="*")
     with ev:
         (r,) = ev.evaluate_batch([{"x": 1, "y": 2}])

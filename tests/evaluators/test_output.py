@@ -28,8 +28,10 @@ def test_flatten_keeps_top_level_fields_as_they_are():
 
 def test_command_logs_travel_to_journal_csv_and_run(tmp_path):
     script = tmp_path / "box.py"
-    script.write_text("import json, sys\nx = int(sys.argv[1])\n"
-                      "print(json.dumps({'t': (x - 3) ** 2 + 1, 'mem': {'reads': 10 * x, 'writes': x + 1}}))\n")
+    script.write_text(
+        "import json, sys\nx = int(sys.argv[1])\n"
+        "print(json.dumps({'t': (x - 3) ** 2 + 1, 'mem': {'reads': 10 * x, 'writes': x + 1}}))\n"
+    )
     space = Space([Integer("x", 0, 6)])
     evaluator = CommandEvaluator(f"{sys.executable} {script} {{x}}", ["t"], parameter_names=["x"], timeout=30)
     path = tmp_path / "run.db"

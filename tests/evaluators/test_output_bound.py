@@ -14,8 +14,10 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ho
 
 def test_a_flood_of_stdout_is_bounded_on_disk_and_its_end_still_read(tmp_path):
     # The command reports, as its objective, the megabytes its own stdout file takes on disk.
-    probe = ("head -c 200000000 /dev/zero; sleep 0.5; echo; "
-             "echo \"disk_mb: $(( $(stat -L -c '%b*%B' /proc/$$/fd/1) / 1000000 ))\"; echo runtime: 1 #{x}")
+    probe = (
+        "head -c 200000000 /dev/zero; sleep 0.5; echo; "
+        "echo \"disk_mb: $(( $(stat -L -c '%b*%B' /proc/$$/fd/1) / 1000000 ))\"; echo runtime: 1 #{x}"
+    )
     ev = CommandEvaluator(probe, ["runtime"], workdir=tmp_path, timeout=60, max_output_mb=1)
     result = ev.evaluate({"x": 1})
     assert result.error is None, result.error

@@ -13,12 +13,47 @@ from bayestune.evaluators.base import evaluate_safely
 from bayestune.evaluators.command import CommandEvaluator
 from bayestune.evaluators.output import OutputRule, parse_output
 
-_BITS = st.sampled_from(["runtime", ": ", "=", " ", "\n", "\r", "1.5", "-3", "1e999", "nan", "inf", "{", "}", "[", "]",
-                         '"runtime"', '"logs"', ",", "feasible", "true", "false", "0x10", "1,000", "\x00", "é", "\t",
-                         "energy", "{\"runtime\": ", "9" * 400, "#"])
+_BITS = st.sampled_from(
+    [
+        "runtime",
+        ": ",
+        "=",
+        " ",
+        "\n",
+        "\r",
+        "1.5",
+        "-3",
+        "1e999",
+        "nan",
+        "inf",
+        "{",
+        "}",
+        "[",
+        "]",
+        '"runtime"',
+        '"logs"',
+        ",",
+        "feasible",
+        "true",
+        "false",
+        "0x10",
+        "1,000",
+        "\x00",
+        "é",
+        "\t",
+        "energy",
+        '{"runtime": ',
+        "9" * 400,
+        "#",
+    ]
+)
 _STDOUT = st.one_of(st.text(max_size=300), st.lists(_BITS, max_size=60).map("".join))
-RULES = [None, OutputRule(regex=r"runtime[:=]\s*(\S+)"), OutputRule(json_fields={"runtime": "runtime"}),
-         OutputRule(json_fields={"runtime": "logs.runtime"})]
+RULES = [
+    None,
+    OutputRule(regex=r"runtime[:=]\s*(\S+)"),
+    OutputRule(json_fields={"runtime": "runtime"}),
+    OutputRule(json_fields={"runtime": "logs.runtime"}),
+]
 
 
 def _check(result) -> None:

@@ -110,7 +110,9 @@ def test_load_file_function_relative_to_base_dir(tmp_path):
     sub = tmp_path / "bench"
     sub.mkdir()
     _write(sub / "helper.py", "SCALE = 10\n")
-    _write(sub / "blackbox.py", """
+    _write(
+        sub / "blackbox.py",
+        """
         from dataclasses import dataclass
         import helper  # a sibling module: the file's directory is importable while it loads
 
@@ -120,7 +122,8 @@ def test_load_file_function_relative_to_base_dir(tmp_path):
 
         def run(config):
             return Cost(helper.SCALE).scale * config["x"]
-        """)
+        """,
+    )
     before = set(sys.modules)
     fn = load_callable("bench/blackbox.py:run", base_dir=tmp_path)
     assert CallableEvaluator(fn, ["y"]).evaluate({"x": 2}).values == {"y": 20.0}
@@ -141,14 +144,17 @@ def test_dotted_attribute():
     assert load_callable("collections:OrderedDict.fromkeys")(["a"]) == {"a": None}
 
 
-@pytest.mark.parametrize("target, fragment", [
-    ("no_such_module_abc:run", "cannot import module 'no_such_module_abc'"),
-    ("math:no_such_function", "has no attribute 'no_such_function'"),
-    ("math:pi", "is not callable"),
-    ("math", "must look like"),
-    (":run", "needs both"),
-    ("missing/file.py:run", "does not exist"),
-])
+@pytest.mark.parametrize(
+    "target, fragment",
+    [
+        ("no_such_module_abc:run", "cannot import module 'no_such_module_abc'"),
+        ("math:no_such_function", "has no attribute 'no_such_function'"),
+        ("math:pi", "is not callable"),
+        ("math", "must look like"),
+        (":run", "needs both"),
+        ("missing/file.py:run", "does not exist"),
+    ],
+)
 def test_errors_name_the_target(target, fragment, tmp_path):
     with pytest.raises(EvaluationError) as info:
         load_callable(target, base_dir=tmp_path)

@@ -35,8 +35,14 @@ def _cache(tmp_path, times, *, gz=True, drop_fields=False):
         if not drop_fields:
             rec.update({"block_x": bx, "tile": tile, "precision": prec, "unused": 7})
         records[key] = rec
-    data = {"device_name": "TestGPU", "kernel_name": "k", "problem_size": [1024], "tune_params_keys": KEYS,
-            "tune_params": PARAMS, "cache": records}
+    data = {
+        "device_name": "TestGPU",
+        "kernel_name": "k",
+        "problem_size": [1024],
+        "tune_params_keys": KEYS,
+        "tune_params": PARAMS,
+        "cache": records,
+    }
     path = tmp_path / ("k_TestGPU.json.gz" if gz else "k_TestGPU.json")
     opener = gzip.open if gz else open
     with opener(path, "wt", encoding="utf-8") as fh:
@@ -46,12 +52,12 @@ def _cache(tmp_path, times, *, gz=True, drop_fields=False):
 
 def _times():
     times = {c: 1.0 + i for i, c in enumerate(itertools.product([32, 64, 128], [1, 2], ["half", "float"]))}
-    times[(32, 1, "half")] = 0.5                      # the optimum
+    times[(32, 1, "half")] = 0.5  # the optimum
     times[(64, 1, "half")] = "CompilationFailedConfig"
     times[(64, 2, "half")] = "RuntimeFailedConfig"
-    times[(128, 1, "float")] = 1e20                   # very old failure encoding
-    times[(128, 2, "float")] = "InvalidConfig"        # violates the kernel's restrictions
-    del times[(128, 2, "half")]                       # absent: excluded by a known restriction
+    times[(128, 1, "float")] = 1e20  # very old failure encoding
+    times[(128, 2, "float")] = "InvalidConfig"  # violates the kernel's restrictions
+    del times[(128, 2, "half")]  # absent: excluded by a known restriction
     return times
 
 
@@ -62,10 +68,17 @@ def test_values_failures_and_optimum(tmp_path, gz):
     ok = ev.evaluate({"block_x": 32, "tile": 1, "precision": "half"})
     assert ok.feasible and ok.values["time"] == 0.5 and ok.values["compile_time"] == 12.5
     assert problem.optimum == 0.5
-    kinds = {cfg: ev.evaluate(dict(zip(["block_x", "tile", "precision"], cfg))).kind
-             for cfg in [(64, 1, "half"), (64, 2, "half"), (128, 1, "float"), (128, 2, "float"), (128, 2, "half")]}
-    assert kinds == {(64, 1, "half"): "compile", (64, 2, "half"): "runtime", (128, 1, "float"): "runtime",
-                     (128, 2, "float"): "invalid", (128, 2, "half"): "invalid"}
+    kinds = {
+        cfg: ev.evaluate(dict(zip(["block_x", "tile", "precision"], cfg))).kind
+        for cfg in [(64, 1, "half"), (64, 2, "half"), (128, 1, "float"), (128, 2, "float"), (128, 2, "half")]
+    }
+    assert kinds == {
+        (64, 1, "half"): "compile",
+        (64, 2, "half"): "runtime",
+        (128, 1, "float"): "runtime",
+        (128, 2, "float"): "invalid",
+        (128, 2, "half"): "invalid",
+    }
     assert problem.n_failing == 4 and problem.n_known_feasible == 10
 
 
@@ -121,9 +134,19 @@ def test_unreadable_files_give_clear_errors(tmp_path):
         load_kernel_tuner_cache(partial)
 
 
-@pytest.mark.parametrize("values, log", [
-    ([1, 2, 4, 8, 16], True), ([16, 32, 64, 128], True), ([16, 32, 48, 64, 80, 96, 112, 128], False),
-    ([1, 2, 3, 4], False), ([0, 1], False), ([0, 2, 4, 8], False), ([1, 2], False), ([0.5, 1, 2, 4], True)])
+@pytest.mark.parametrize(
+    "values, log",
+    [
+        ([1, 2, 4, 8, 16], True),
+        ([16, 32, 64, 128], True),
+        ([16, 32, 48, 64, 80, 96, 112, 128], False),
+        ([1, 2, 3, 4], False),
+        ([0, 1], False),
+        ([0, 2, 4, 8], False),
+        ([1, 2], False),
+        ([0.5, 1, 2, 4], True),
+    ],
+)
 def test_log_scale_only_for_geometric_looking_value_lists(values, log):
     assert log_scale_suits(values) is log
     assert parameter_for_values("p", values).log is log

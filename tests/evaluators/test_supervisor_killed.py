@@ -15,8 +15,9 @@ from bayestune.evaluators import command as command_module
 from bayestune.evaluators.command import CommandEvaluator
 from bayestune.evaluators.processes import subreaper_available
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not subreaper_available(),
-                                reason="the supervisor is Linux only")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not subreaper_available(), reason="the supervisor is Linux only"
+)
 
 
 def _alive(pid: int) -> bool:
@@ -38,8 +39,9 @@ def test_a_killed_supervisor_leaves_no_setsid_descendant(tmp_path, monkeypatch):
 
     monkeypatch.setattr(command_module, "CommandProcesses", spy)
     pids = tmp_path / "pids.txt"
-    ev = CommandEvaluator(f"setsid sleep 60 & echo $! >> {pids}; sleep 60; echo {{x}}", ["y"], workdir=tmp_path,
-                          timeout=60)
+    ev = CommandEvaluator(
+        f"setsid sleep 60 & echo $! >> {pids}; sleep 60; echo {{x}}", ["y"], workdir=tmp_path, timeout=60
+    )
 
     def kill_supervisor():
         deadline = time.monotonic() + 20

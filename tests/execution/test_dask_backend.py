@@ -48,8 +48,9 @@ def cluster():
     # allowed-failures=0: the scheduler reports a killed worker's task at once instead of
     # retrying it itself, so the runner's own resubmission is what is tested.
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                      dashboard_address=None, silence_logs=40) as local:
+        with distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None, silence_logs=40
+        ) as local:
             yield local
 
 
@@ -63,8 +64,9 @@ def client(cluster):
 def write_blackbox(tmp_path: Path, mode: str, kill_x: int = 3) -> tuple[str, Path]:
     calls = tmp_path / "calls.txt"
     path = tmp_path / "bb.py"
-    path.write_text(textwrap.dedent(BLACKBOX.format(calls=str(calls), marker=str(tmp_path / "killed"),
-                                                    mode=mode, kill_x=kill_x)))
+    path.write_text(
+        textwrap.dedent(BLACKBOX.format(calls=str(calls), marker=str(tmp_path / "killed"), mode=mode, kill_x=kill_x))
+    )
     return f"{path}:run", calls
 
 
@@ -123,8 +125,7 @@ def test_setup_error_on_the_worker_stops_the_run(tmp_path, client):
     target, _ = write_blackbox(tmp_path, mode="never")
     opt = Optimizer(Space([Integer("x", 0, 9)]), strategy="cot_random", seed=0)
     with pytest.raises(EvaluationError, match="could not build the evaluator"):
-        run(opt, CallableFactory(target.replace(":run", ":missing"), ["value"]), 4, backend="dask",
-            dask_client=client)
+        run(opt, CallableFactory(target.replace(":run", ":missing"), ["value"]), 4, backend="dask", dask_client=client)
 
 
 def test_bad_client_is_rejected():
@@ -141,9 +142,19 @@ def test_cli_dask_option_runs_on_the_cluster(tmp_path, cluster, monkeypatch):
 
     monkeypatch.chdir(tmp_path)
     scenario = tmp_path / "s.json"
-    scenario.write_text(json.dumps({
-        "name": "d", "parameters": [{"name": "x", "type": "integer", "bounds": [0, 50]}], "objectives": ["t"],
-        "budget": 6, "seed": 1, "strategy": "cot_random", "blackbox": {"command": "echo t: {x}", "timeout": 10}}))
+    scenario.write_text(
+        json.dumps(
+            {
+                "name": "d",
+                "parameters": [{"name": "x", "type": "integer", "bounds": [0, 50]}],
+                "objectives": ["t"],
+                "budget": 6,
+                "seed": 1,
+                "strategy": "cot_random",
+                "blackbox": {"command": "echo t: {x}", "timeout": 10},
+            }
+        )
+    )
     out = CliRunner().invoke(cli, ["optimize", str(scenario), "--dask", cluster.scheduler_address, "--no-progress"])
     assert out.exit_code == 0, out.output
     with Journal.open(tmp_path / "s.journal.db") as journal:
@@ -156,8 +167,9 @@ def test_losing_the_scheduler_stops_the_run_with_one_line_and_a_resumable_journa
 
     from bayestune.execution.dask_backend import SchedulerLost
 
-    local = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1",
-                                     dashboard_address=None, silence_logs=50)
+    local = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1", dashboard_address=None, silence_logs=50
+    )
     journal = Journal(tmp_path / "run.db")
     opt = Optimizer(Space([Integer("x", 0, 99)]), strategy="cot_random", seed=2, journal=journal)
     factory = CommandFactory("sleep 0.3; echo {x}", ["value"], timeout=30)

@@ -28,8 +28,9 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_losing_every_worker_warns_and_stops_the_run_resumably(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(dask_backend, "WORKER_CHECK_SECONDS", 0.5)
     monkeypatch.setattr(dask_backend, "NO_WORKERS_PATIENCE_SECONDS", 3.0)
-    local = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1",
-                                     dashboard_address=None, silence_logs=50)
+    local = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1", dashboard_address=None, silence_logs=50
+    )
     try:
         journal = Journal(tmp_path / "run.db")
         opt = Optimizer(Space([Integer("x", 0, 99)]), strategy="cot_random", seed=2, journal=journal)

@@ -162,14 +162,16 @@ def test_pool_keeps_workers_busy_asynchronously_and_never_exceeds_the_budget(tmp
     calls = tmp_path / "calls.txt"
     space = Space([Integer("x", 0, 40), Categorical("sleep", [0.05, 0.6])])
     target = tmp_path / "timed.py"
-    target.write_text(textwrap.dedent(f'''
+    target.write_text(
+        textwrap.dedent(f"""
         import time
         def run(config):
             with open({str(calls)!r}, "a") as f:
                 f.write(str(config["x"]) + "\\n")
             time.sleep(config["sleep"])
             return config["x"] + config["sleep"]
-    '''))
+    """)
+    )
     with Journal(tmp_path / "pool.db") as journal:
         opt = Optimizer(space, strategy="cot_random", seed=4, journal=journal, design=DesignSpec(size=3))
         run(opt, CallableFactory(f"{target}:run", ["value"]), 11, backend="pool", workers=3)
@@ -180,8 +182,7 @@ def test_pool_keeps_workers_busy_asynchronously_and_never_exceeds_the_budget(tmp
     fast = [t for t in trials if t.config["sleep"] == 0.05]
     assert slow and fast
     # asynchronous: while one slow evaluation ran, other workers finished and were refilled
-    overlapped = max(sum(s.started_at <= f.started_at and f.finished_at <= s.finished_at for f in fast)
-                     for s in slow)
+    overlapped = max(sum(s.started_at <= f.started_at and f.finished_at <= s.finished_at for f in fast) for s in slow)
     assert overlapped >= 2
 
 
@@ -225,9 +226,14 @@ def test_pool_setup_error_in_the_worker_stops_the_run(tmp_path):
 
 @posix_only
 def test_scenario_factory_builds_the_command_in_each_worker(tmp_path):
-    scenario = Scenario("cmd", small_space(10), blackbox=BlackBoxSpec("command", "echo $(( ({x} - 3) * ({x} - 3) ))",
-                                                                      timeout=5),
-                        source=str(tmp_path / "s.json"), strategy="cot_random", seed=0)
+    scenario = Scenario(
+        "cmd",
+        small_space(10),
+        blackbox=BlackBoxSpec("command", "echo $(( ({x} - 3) * ({x} - 3) ))", timeout=5),
+        source=str(tmp_path / "s.json"),
+        strategy="cot_random",
+        seed=0,
+    )
     opt = Optimizer.from_scenario(scenario)
     best = run(opt, ScenarioFactory(scenario), 10, backend="pool", workers=2)
     assert opt.n_evaluated == 10 and best.values["value"] == 0.0
@@ -237,8 +243,13 @@ def test_scenario_factory_builds_the_command_in_each_worker(tmp_path):
 @pytest.mark.parametrize("strategy", ["random", "cot_random", "bo"])
 def test_ask_n_returns_distinct_configurations_in_the_design_and_after(strategy):
     space = Space([Integer("x", 0, 9), Categorical("c", ["a", "b"])])
-    opt = Optimizer(space, strategy=strategy, seed=0, design=DesignSpec(size=5),
-                    strategy_options={"n_samples": 300, "n_starts": 3} if strategy == "bo" else None)
+    opt = Optimizer(
+        space,
+        strategy=strategy,
+        seed=0,
+        design=DesignSpec(size=5),
+        strategy_options={"n_samples": 300, "n_starts": 3} if strategy == "bo" else None,
+    )
     seen = set()
     for n in (5, 4, 6):  # the design, then the strategy, then nearly all that is left
         batch = opt.ask(n)
@@ -255,8 +266,9 @@ def test_bo_batches_are_spread_not_clustered(seed):
     """Kriging believer: each batch point is planned knowing the earlier ones, so a batch does not
     collapse onto one acquisition maximum (points would be ~1e-3 apart then)."""
     space = Space([Real("x", 0, 1), Real("y", 0, 1)])
-    opt = Optimizer(space, strategy="bo", seed=seed, design=DesignSpec(size=8),
-                    strategy_options={"n_samples": 500, "n_starts": 4})
+    opt = Optimizer(
+        space, strategy="bo", seed=seed, design=DesignSpec(size=8), strategy_options={"n_samples": 500, "n_starts": 4}
+    )
     for c in opt.ask(8):
         opt.tell(c, (c["x"] - 0.3) ** 2 + (c["y"] - 0.7) ** 2)
     batch = np.array([[c["x"], c["y"]] for c in opt.ask(4)])
@@ -298,8 +310,15 @@ def test_fault_injection_200_evaluations_all_journaled_and_the_optimizer_lives(t
     assert time.monotonic() - t0 < 40
     # a model-based strategy learns from all of it (the 3 asked above were lost in flight)
     with Journal(tmp_path / "faults.db") as journal:
-        bo = Optimizer(space, objectives=["runtime"], strategy="bo", seed=1, journal=journal, resume=True,
-                       strategy_options={"n_samples": 300, "n_starts": 3, "max_training_points": 60})
+        bo = Optimizer(
+            space,
+            objectives=["runtime"],
+            strategy="bo",
+            seed=1,
+            journal=journal,
+            resume=True,
+            strategy_options={"n_samples": 300, "n_starts": 3, "max_training_points": 60},
+        )
         assert bo.n_evaluated == 200 and bo.n_failed == 200 - kinds["ok"]
         (config,) = bo.ask(1)
         assert 0 <= config["x"] <= 99
@@ -309,7 +328,8 @@ def test_fault_injection_200_evaluations_all_journaled_and_the_optimizer_lives(t
 def test_fault_injection_python_black_box_in_a_pool(tmp_path):
     """Crashes that take the worker down, exceptions, NaN, junk return values and successes."""
     source = tmp_path / "faulty.py"
-    source.write_text(textwrap.dedent('''
+    source.write_text(
+        textwrap.dedent("""
         import math, os
         def run(config):
             k = (config["x"] * 7 + config["y"] * 3) % 6
@@ -322,7 +342,8 @@ def test_fault_injection_python_black_box_in_a_pool(tmp_path):
             if k == 3:
                 return "fast"
             return config["x"] + config["y"]
-    '''))
+    """)
+    )
     space = Space([Integer("x", 0, 30), Integer("y", 0, 30)])
     opt = Optimizer(space, strategy="cot_random", seed=3)
     run(opt, CallableFactory(f"{source}:run", ["value"]), 40, backend="pool", workers=2)
@@ -361,7 +382,10 @@ def test_a_run_of_failures_with_no_success_stops_early_naming_the_error():
 
     opt = Optimizer(Space([Integer("x", 0, 1000)]), strategy="random", seed=0)
     evaluate, calls = _failing_after(0)
-    with pytest.raises(AllFailedError, match=r"(?s)first 4 evaluations .* all failed.*4 of 4 failures, kind exception.*cannot find -lfoo"):
+    with pytest.raises(
+        AllFailedError,
+        match=r"(?s)first 4 evaluations .* all failed.*4 of 4 failures, kind exception.*cannot find -lfoo",
+    ):
         run(opt, evaluate, 50, stop_after_failures=4)
     assert len(calls) == 4 and opt.n_evaluated == 4
 

@@ -19,11 +19,16 @@ needs_cc = pytest.mark.skipif(CC is None, reason="no C compiler (cc, gcc or clan
 
 def compile_and_run(tmp_path, header: str, main_body: str) -> list[str]:
     (tmp_path / "tuned.h").write_text(header)
-    (tmp_path / "main.c").write_text('#include <stdio.h>\n#include "tuned.h"\n#include "tuned.h"\n'
-                                     f"int main(void) {{\n{main_body}\n    return 0;\n}}\n")
+    (tmp_path / "main.c").write_text(
+        '#include <stdio.h>\n#include "tuned.h"\n#include "tuned.h"\n'
+        f"int main(void) {{\n{main_body}\n    return 0;\n}}\n"
+    )
     exe = tmp_path / "main"
-    build = subprocess.run([CC, "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-o", str(exe),
-                            str(tmp_path / "main.c")], capture_output=True, text=True)
+    build = subprocess.run(
+        [CC, "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-o", str(exe), str(tmp_path / "main.c")],
+        capture_output=True,
+        text=True,
+    )
     assert build.returncode == 0, build.stderr + "\n" + header
     return subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.splitlines()
 

@@ -42,15 +42,19 @@ def _check_c_header(header: str, prefix: str = "tuned") -> None:
         assert "/*" not in comment and "*" not in comment.replace("\n *", "")
     directives = [line for line in code.split("\n") if line.lstrip().startswith("#")]
     for line in directives:
-        assert re.fullmatch(rf"#(ifndef|define|endif /\*) {prefix.upper()}_\w*.*|#include <string.h>|"
-                            rf"#define {prefix.upper()}_\w+ .*", line), line
+        assert re.fullmatch(
+            rf"#(ifndef|define|endif /\*) {prefix.upper()}_\w*.*|#include <string.h>|"
+            rf"#define {prefix.upper()}_\w+ .*",
+            line,
+        ), line
 
 
 def _check_python(module: str, names: list[str]) -> None:
     tree = ast.parse(module)
     for node in tree.body:
         assert isinstance(node, (ast.Assign, ast.FunctionDef)) or (
-            isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)), ast.dump(node)
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        ), ast.dump(node)
     scope: dict = {}
     exec(compile(tree, "<export>", "exec"), scope)  # noqa: S102 - the point is to run what was exported
     assert [o for o, _ in scope["OBJECTIVES"]] == names[:1]
@@ -77,9 +81,13 @@ def test_the_python_module_keeps_hostile_names_as_data():
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(objective=_NAMES, parameter=_NAMES, key_field=st.one_of(st.just(""), _NAMES), source=_NAMES,
-       value=st.one_of(st.integers(-2**70, 2**70), st.floats(), _NAMES,
-                       st.permutations([0, 1, 2]).map(tuple)))
+@given(
+    objective=_NAMES,
+    parameter=_NAMES,
+    key_field=st.one_of(st.just(""), _NAMES),
+    source=_NAMES,
+    value=st.one_of(st.integers(-(2**70), 2**70), st.floats(), _NAMES, st.permutations([0, 1, 2]).map(tuple)),
+)
 def test_fuzzed_names_and_values_export_safely(objective, parameter, key_field, source, value):
     table = _table(objective, parameter, key_field, source, value)
     for fmt in ("c-header", "python", "json", "csv"):

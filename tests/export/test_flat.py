@@ -15,7 +15,13 @@ def test_json_and_csv_hold_exact_values(tmp_path, device_journals):
     doc = json.loads(render(table, "json"))
     assert doc["key_fields"] == ["device"] and doc["selection"] == "best"
     assert [(e["key"]["device"], e["rank"]) for e in doc["entries"]] == [
-        ("A100", 1), ("A100", 2), ("MI250X", 1), ("MI250X", 2), ("V100", 1), ("V100", 2)]
+        ("A100", 1),
+        ("A100", 2),
+        ("MI250X", 1),
+        ("MI250X", 2),
+        ("V100", 1),
+        ("V100", 2),
+    ]
     assert doc["entries"][0]["config"]["rank"] == [2, 0, 1]
     rows = list(csv.reader(io.StringIO(render(table, "csv"))))
     assert rows[0] == ["device", "rank_", "trial", "größe", "_Pass", "default", "rank", "runtime"]

@@ -19,7 +19,7 @@ def import_file(path):
 
 
 def test_literals_round_trip():
-    for value in (0.1, 1 / 3, 1e-300, -0.0, "it's \"q\"\n", (1, 0, 2), (7,), True, None):
+    for value in (0.1, 1 / 3, 1e-300, -0.0, 'it\'s "q"\n', (1, 0, 2), (7,), True, None):
         assert eval(literal(value)) == value  # noqa: S307 - our own literal
     assert eval(literal({"a": [1, 2]})) == {"a": (1, 2)}  # noqa: S307
     assert math.isnan(eval(literal(float("nan")), {}))  # noqa: S307

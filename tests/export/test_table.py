@@ -14,8 +14,13 @@ from tests.export.conftest import config, write_journal
 
 
 def test_one_run_exports_its_best_and_top_k_distinct(tmp_path):
-    rows = [(config(8, 0.5), {"runtime": 3.0}), (config(4, 0.25), {"runtime": 1.0}),
-            (config(4, 0.25), {"runtime": 1.5}), (config(16, 0.125), {"runtime": 2.0}), (config(2, 0.0), None)]
+    rows = [
+        (config(8, 0.5), {"runtime": 3.0}),
+        (config(4, 0.25), {"runtime": 1.0}),
+        (config(4, 0.25), {"runtime": 1.5}),
+        (config(16, 0.125), {"runtime": 2.0}),
+        (config(2, 0.0), None),
+    ]
     path = write_journal(tmp_path / "r.db", rows)
     best = read_table([str(path)])
     assert [(e.rank, e.trial_id, e.values["runtime"]) for e in best.entries] == [(1, 2, 1.0)]
@@ -26,8 +31,12 @@ def test_one_run_exports_its_best_and_top_k_distinct(tmp_path):
 
 def test_a_multi_objective_run_exports_its_pareto_set(tmp_path):
     objectives = (Objective("runtime"), Objective("energy"))
-    rows = [(config(1, 0.0), {"runtime": 1.0, "energy": 9.0}), (config(2, 0.0), {"runtime": 2.0, "energy": 2.0}),
-            (config(3, 0.0), {"runtime": 3.0, "energy": 3.0}), (config(4, 0.0), {"runtime": 9.0, "energy": 1.0})]
+    rows = [
+        (config(1, 0.0), {"runtime": 1.0, "energy": 9.0}),
+        (config(2, 0.0), {"runtime": 2.0, "energy": 2.0}),
+        (config(3, 0.0), {"runtime": 3.0, "energy": 3.0}),
+        (config(4, 0.0), {"runtime": 9.0, "energy": 1.0}),
+    ]
     table = read_table([str(write_journal(tmp_path / "mo.db", rows, objectives=objectives))])
     assert table.pareto and [e.trial_id for e in table.entries] == [1, 2, 4]
     assert [e.rank for e in table.entries] == [1, 2, 3]
@@ -57,13 +66,16 @@ def test_nearest_key_matches_exactly_then_falls_back(device_journals):
         nearest_key(table, {"device": "A100", "n": "big"})
 
 
-@pytest.mark.parametrize("keys, message", [
-    (["device=A100"], "1 --key value"),
-    (["device=A100", "device=A100", "device=A100"], "same key"),
-    (["device=A100", "gpu=B", "device=C"], "keyed by"),
-    (["device=A100", "device=2", "device=C"], "mixes numbers and text"),
-    (["device", "device=B", "device=C"], "FIELD=VALUE"),
-])
+@pytest.mark.parametrize(
+    "keys, message",
+    [
+        (["device=A100"], "1 --key value"),
+        (["device=A100", "device=A100", "device=A100"], "same key"),
+        (["device=A100", "gpu=B", "device=C"], "keyed by"),
+        (["device=A100", "device=2", "device=C"], "mixes numbers and text"),
+        (["device", "device=B", "device=C"], "FIELD=VALUE"),
+    ],
+)
 def test_bad_keys_are_named(device_journals, keys, message):
     with pytest.raises(BayestuneError, match=message):
         read_table([str(p) for p in device_journals.values()], keys=keys)
@@ -95,9 +107,17 @@ def test_the_confirmed_winner_is_exported_first(tmp_path):
     from bayestune.export.table import best_trials
     from bayestune.run import META_CONFIRMATION, load_run
 
-    rows = [(config(8, 0.1), {"runtime": 1.0}), (config(16, 0.2), {"runtime": 1.1}), (config(32, 0.3), {"runtime": 3.0})]
-    meta = {META_CONFIRMATION: {"objective": "runtime", "winner": {"trial_id": 2, "value": 1.05, "low": 1.0,
-                                                                    "high": 1.1, "rounds": 6}}}
+    rows = [
+        (config(8, 0.1), {"runtime": 1.0}),
+        (config(16, 0.2), {"runtime": 1.1}),
+        (config(32, 0.3), {"runtime": 3.0}),
+    ]
+    meta = {
+        META_CONFIRMATION: {
+            "objective": "runtime",
+            "winner": {"trial_id": 2, "value": 1.05, "low": 1.0, "high": 1.1, "rounds": 6},
+        }
+    }
     confirmed = best_trials(load_run(write_journal(tmp_path / "c.db", rows, meta=meta)), top=2)
     assert [t.trial_id for t in confirmed] == [2, 1]
     plain = best_trials(load_run(write_journal(tmp_path / "p.db", rows)), top=2)

@@ -40,11 +40,25 @@ def write_cache(path):
             continue
         failure = failure_of(bx, by, unroll)
         t = failure if failure else recorded_time(bx, by, unroll)
-        cache[f"{bx},{by},{unroll},{arch}"] = {**p, "time": t, "times": [t] * 3 if not failure else t,
-                                               "compile_time": 100.0, "verification_time": 0,
-                                               "benchmark_time": 10.0, "strategy_time": 0, "framework_time": 0,
-                                               "timestamp": "2026-11-24 00:00:00"}
-    data = {"device_name": "Simulated", "kernel_name": "toy", "problem_size": [1024], "tune_params_keys": list(TUNE_PARAMS),
-            "tune_params": TUNE_PARAMS, "objective": "time", "cache": cache}
+        cache[f"{bx},{by},{unroll},{arch}"] = {
+            **p,
+            "time": t,
+            "times": [t] * 3 if not failure else t,
+            "compile_time": 100.0,
+            "verification_time": 0,
+            "benchmark_time": 10.0,
+            "strategy_time": 0,
+            "framework_time": 0,
+            "timestamp": "2026-11-24 00:00:00",
+        }
+    data = {
+        "device_name": "Simulated",
+        "kernel_name": "toy",
+        "problem_size": [1024],
+        "tune_params_keys": list(TUNE_PARAMS),
+        "tune_params": TUNE_PARAMS,
+        "objective": "time",
+        "cache": cache,
+    }
     path.write_text(json.dumps(data))
     return path

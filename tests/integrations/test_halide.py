@@ -30,13 +30,21 @@ from bayestune.space import Categorical, Ordinal, Permutation
 from bayestune.trial import FailureKind
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "halide"
-needs_halide = pytest.mark.skipif(importlib.util.find_spec("halide") is None,
-                                  reason="halide is not installed (pip install -e '.[halide]' in the bayestune checkout)")
+needs_halide = pytest.mark.skipif(
+    importlib.util.find_spec("halide") is None,
+    reason="halide is not installed (pip install -e '.[halide]' in the bayestune checkout)",
+)
 
-KNOBS = [Split("out", "y", "yo", "yi", (4, 8, 16)), Split("out", "x", "xo", "xi", (8, 16, 32, 64)),
-         Reorder("out", ("xi", "yi", "xo", "yo"), default=(3, 2, 1, 0)), Vectorize("out", "xi", (1, 8)),
-         Parallel("out", "yo"), Unroll("out", "yi", (1, 2)),
-         ComputeAt("blur_x", "out", ("inline", "root", "xo")), StoreAt("blur_x", "out", ("same", "root"))]
+KNOBS = [
+    Split("out", "y", "yo", "yi", (4, 8, 16)),
+    Split("out", "x", "xo", "xi", (8, 16, 32, 64)),
+    Reorder("out", ("xi", "yi", "xo", "yo"), default=(3, 2, 1, 0)),
+    Vectorize("out", "xi", (1, 8)),
+    Parallel("out", "yo"),
+    Unroll("out", "yi", (1, 2)),
+    ComputeAt("blur_x", "out", ("inline", "root", "xo")),
+    StoreAt("blur_x", "out", ("same", "root")),
+]
 
 
 def test_knobs_become_parameters_of_the_right_type():
@@ -74,7 +82,6 @@ class _Recorder:
     def __getattr__(self, call):
         return lambda *args: self.log.append((self.name, call, tuple(str(a) for a in args)))
 
-
     def update(self, index):
         return _Recorder(self.log, f"{self.name}.update({index})")
 
@@ -87,14 +94,27 @@ class _FakeHl:
 def test_apply_schedule_calls_in_declared_order_with_reorder_innermost_first():
     log = []
     funcs = {"out": _Recorder(log, "out"), "blur_x": _Recorder(log, "blur_x")}
-    cfg = {"out_split_y": 8, "out_split_x": 32, "out_order": (0, 3, 1, 2), "out_vectorize_xi": 1,
-           "out_parallel_yo": True, "out_unroll_yi": 2, "blur_x_compute_at": "xo", "blur_x_store_at": "root"}
+    cfg = {
+        "out_split_y": 8,
+        "out_split_x": 32,
+        "out_order": (0, 3, 1, 2),
+        "out_vectorize_xi": 1,
+        "out_parallel_yo": True,
+        "out_unroll_yi": 2,
+        "blur_x_compute_at": "xo",
+        "blur_x_store_at": "root",
+    }
     apply_schedule(_FakeHl, funcs, KNOBS, cfg)
-    assert log == [("out", "split", ("y", "yo", "yi", "8")), ("out", "split", ("x", "xo", "xi", "32")),
-                   # positions xi=0 (outermost), yi=3 (innermost), xo=1, yo=2 -> innermost first: yi, yo, xo, xi
-                   ("out", "reorder", ("yi", "yo", "xo", "xi")),
-                   ("out", "parallel", ("yo",)), ("out", "unroll", ("yi", "2")),
-                   ("blur_x", "compute_at", ("out", "xo")), ("blur_x", "store_root", ())]
+    assert log == [
+        ("out", "split", ("y", "yo", "yi", "8")),
+        ("out", "split", ("x", "xo", "xi", "32")),
+        # positions xi=0 (outermost), yi=3 (innermost), xo=1, yo=2 -> innermost first: yi, yo, xo, xi
+        ("out", "reorder", ("yi", "yo", "xo", "xi")),
+        ("out", "parallel", ("yo",)),
+        ("out", "unroll", ("yi", "2")),
+        ("blur_x", "compute_at", ("out", "xo")),
+        ("blur_x", "store_root", ()),
+    ]
     with pytest.raises(KeyError, match="lacks"):
         apply_schedule(_FakeHl, funcs, KNOBS, {})
 
@@ -115,8 +135,11 @@ DEPENDENT = [
 
 
 def _dependent_space():
-    return knob_space(DEPENDENT, parameters=[Categorical("vec", ["x", "k"])],
-                      parameter_order=["vector", "tile", "order", "par", "place", "ksplit", "vec"])
+    return knob_space(
+        DEPENDENT,
+        parameters=[Categorical("vec", ["x", "k"])],
+        parameter_order=["vector", "tile", "order", "par", "place", "ksplit", "vec"],
+    )
 
 
 def test_knobs_sharing_a_parameter_make_one_and_fixed_knobs_none():
@@ -138,11 +161,17 @@ def test_dependent_knobs_follow_the_other_choices():
     # order: xi at position 2 (innermost), y at 0 (outermost), xo at 1 -> inner tile loop of (xo, y) is xo
     cfg = {"tile": 8, "order": (2, 0, 1), "vector": 8, "par": True, "place": "tile", "ksplit": 4, "vec": "k"}
     apply_schedule(_FakeHl, funcs, DEPENDENT, cfg, rvars={"k": "R:k$x"})
-    assert log == [("out", "split", ("x", "xo", "xi", "8")), ("out", "reorder", ("xi", "xo", "y")),
-                   ("out", "vectorize", ("xi", "8")), ("out", "parallel", ("y",)),
-                   ("f", "compute_at", ("out", "xo")), ("f", "vectorize", ("x", "8")),
-                   ("f.update(0)", "split", ("R:k$x", "R:ko", "R:ki", "4")),
-                   ("f.update(0)", "vectorize", ("R:ki", "8")), ("out", "reorder", ("y", "xo", "xi"))]
+    assert log == [
+        ("out", "split", ("x", "xo", "xi", "8")),
+        ("out", "reorder", ("xi", "xo", "y")),
+        ("out", "vectorize", ("xi", "8")),
+        ("out", "parallel", ("y",)),
+        ("f", "compute_at", ("out", "xo")),
+        ("f", "vectorize", ("x", "8")),
+        ("f.update(0)", "split", ("R:k$x", "R:ko", "R:ki", "4")),
+        ("f.update(0)", "vectorize", ("R:ki", "8")),
+        ("out", "reorder", ("y", "xo", "xi")),
+    ]
     log.clear()
     apply_schedule(_FakeHl, funcs, DEPENDENT, dict(cfg, place="inline", vec="x"), rvars={"k": "R:k$x"})
     assert [entry for entry in log if entry[0].startswith("f")] == [("f", "compute_inline", ())]
@@ -161,8 +190,9 @@ def test_a_loop_naming_a_missing_reorder_is_refused():
 # ------------------------------------------------------------------ live (Halide installed)
 @pytest.fixture(scope="module")
 def tuner(tmp_path_factory):
-    return HalideTuner("blur:build_small", KNOBS, timeout=60, repeats=3, paths=[EXAMPLE],
-                       workdir=tmp_path_factory.mktemp("hl"))
+    return HalideTuner(
+        "blur:build_small", KNOBS, timeout=60, repeats=3, paths=[EXAMPLE], workdir=tmp_path_factory.mktemp("hl")
+    )
 
 
 @needs_halide
@@ -182,18 +212,21 @@ def test_failures_have_distinct_kinds(tuner, tmp_path):
     tuner.ensure_reference()
     cfg = tuner.space().default_config()
     # schedule error: vectorize a Var the Func does not have (raised at the scheduling call)
-    bad = HalideTuner("blur:build_small", KNOBS + [Vectorize("out", "zz", (8,))], timeout=60, paths=[EXAMPLE],
-                      workdir=tuner.workdir)
+    bad = HalideTuner(
+        "blur:build_small", KNOBS + [Vectorize("out", "zz", (8,))], timeout=60, paths=[EXAMPLE], workdir=tuner.workdir
+    )
     r = bad(dict(cfg, out_vectorize_zz=8))
     assert (r.kind, r.error.split(":")[0]) == (FailureKind.SCHEDULE, "schedule error"), r.error
     # compile error: compute_at a loop the consumer does not have (accepted, refused by compile_jit)
-    bad = HalideTuner("blur:build_small", [ComputeAt("blur_x", "out", ("nope",))], timeout=60, paths=[EXAMPLE],
-                      workdir=tuner.workdir)
+    bad = HalideTuner(
+        "blur:build_small", [ComputeAt("blur_x", "out", ("nope",))], timeout=60, paths=[EXAMPLE], workdir=tuner.workdir
+    )
     r = bad({"blur_x_compute_at": "nope"})
     assert (r.kind, r.error.split(":")[0]) == (FailureKind.COMPILE, "compile error"), r.error
     # realize error: a split larger than the image reads the input out of bounds
-    big = HalideTuner("blur:build_small", [Split("out", "x", "xo", "xi", (512,))], timeout=60, paths=[EXAMPLE],
-                      workdir=tuner.workdir)
+    big = HalideTuner(
+        "blur:build_small", [Split("out", "x", "xo", "xi", (512,))], timeout=60, paths=[EXAMPLE], workdir=tuner.workdir
+    )
     r = big({"out_split_x": 512})
     assert r.kind == FailureKind.RUNTIME and "buffer" in r.error.lower(), r.error
     # wrong output: the same schedule against a corrupted reference
@@ -221,21 +254,28 @@ def test_missing_builder_module_is_a_crash(tmp_path):
 @needs_halide
 def test_full_unroll_compile_is_killed_at_the_limit(tmp_path):
     """A 256 x 64 full unroll makes Halide compile for minutes; the worker is killed at 5 s."""
-    knobs = [Split("out", "y", "yo", "yi", (64,)), Split("out", "x", "xo", "xi", (256,)),
-             Unroll("out", "xi", (256,)), Unroll("out", "yi", (64,))]
+    knobs = [
+        Split("out", "y", "yo", "yi", (64,)),
+        Split("out", "x", "xo", "xi", (256,)),
+        Unroll("out", "xi", (256,)),
+        Unroll("out", "yi", (64,)),
+    ]
     HalideTuner("blur:build", knobs, timeout=120, paths=[EXAMPLE], workdir=tmp_path).ensure_reference()  # not under 5 s
     t = HalideTuner("blur:build", knobs, timeout=5, paths=[EXAMPLE], workdir=tmp_path)
     m = t.measure({"out_split_y": 64, "out_split_x": 256, "out_unroll_xi": 256, "out_unroll_yi": 64})
     assert m.stage == "timeout" and 5 <= m.wall_s < 15, m
 
 
-@pytest.mark.parametrize("answer, error", [
-    ('{"stage": "ok"}', "ok without a finite run_ms (got None)"),
-    ('{"stage": "ok", "run_ms": "fast"}', "ok without a finite run_ms (got 'fast')"),
-    ('{"stage": "ok", "run_ms": NaN}', "ok without a finite run_ms (got nan)"),
-    ('[1, 2]', "answer has no stage: [1, 2]"),
-    ('{"run_ms": 3.0}', "answer has no stage"),
-])
+@pytest.mark.parametrize(
+    "answer, error",
+    [
+        ('{"stage": "ok"}', "ok without a finite run_ms (got None)"),
+        ('{"stage": "ok", "run_ms": "fast"}', "ok without a finite run_ms (got 'fast')"),
+        ('{"stage": "ok", "run_ms": NaN}', "ok without a finite run_ms (got nan)"),
+        ("[1, 2]", "answer has no stage: [1, 2]"),
+        ('{"run_ms": 3.0}', "answer has no stage"),
+    ],
+)
 def test_a_malformed_worker_answer_is_a_crash_not_an_exception(tmp_path, answer, error):
     """The worker's last stdout line is read as its answer; one without a stage or an ok
     without a run time is a crash (an ok without run_ms used to raise TypeError)."""

@@ -11,14 +11,21 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("halide") is None,
-                                reason="halide is not installed (pip install -e '.[halide]' in the bayestune checkout)")
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("halide") is None,
+    reason="halide is not installed (pip install -e '.[halide]' in the bayestune checkout)",
+)
 
 
 def _run(*args):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]))
-    return subprocess.run([sys.executable, str(ROOT / "examples" / "halide" / "tune_blur.py"), *args],
-                          capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "halide" / "tune_blur.py"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 def test_example_tunes_and_resumes(tmp_path):

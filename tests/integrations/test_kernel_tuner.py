@@ -14,7 +14,9 @@ from bayestune.integrations.kernel_tuner import COMPILE, VERIFICATION, Bayestune
 from bayestune.storage import Journal
 from bayestune.trial import FailureKind, TrialStatus
 
-kernel_tuner = pytest.importorskip("kernel_tuner", reason="kernel_tuner is not installed (pip install -e '.[kernel-tuner]' in the bayestune checkout)")
+kernel_tuner = pytest.importorskip(
+    "kernel_tuner", reason="kernel_tuner is not installed (pip install -e '.[kernel-tuner]' in the bayestune checkout)"
+)
 
 RESTRICTIONS = ["bx*by<=256", restriction_callable]
 
@@ -22,8 +24,11 @@ RESTRICTIONS = ["bx*by<=256", restriction_callable]
 def _valid() -> list[tuple]:
     import itertools
 
-    return [v for v in itertools.product(*TUNE_PARAMS.values())
-            if restriction_string(dict(zip(TUNE_PARAMS, v))) and restriction_callable(*v)]
+    return [
+        v
+        for v in itertools.product(*TUNE_PARAMS.values())
+        if restriction_string(dict(zip(TUNE_PARAMS, v))) and restriction_callable(*v)
+    ]
 
 
 # ---- simulation mode -------------------------------------------------------------------------------
@@ -32,9 +37,20 @@ def _tune(cache, strategy, max_fevals=20, **kwargs):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return kernel_tuner.tune_kernel("toy", "", (1024,), [], dict(TUNE_PARAMS), restrictions=list(RESTRICTIONS),
-                                        cache=str(cache), simulation_mode=True, strategy=strategy,
-                                        strategy_options={"max_fevals": max_fevals}, quiet=True, **kwargs)
+        return kernel_tuner.tune_kernel(
+            "toy",
+            "",
+            (1024,),
+            [],
+            dict(TUNE_PARAMS),
+            restrictions=list(RESTRICTIONS),
+            cache=str(cache),
+            simulation_mode=True,
+            strategy=strategy,
+            strategy_options={"max_fevals": max_fevals},
+            quiet=True,
+            **kwargs,
+        )
 
 
 def _configs(results: Sequence[dict[str, Any]]) -> list[tuple]:
@@ -46,7 +62,9 @@ def test_simulation_mode_spends_max_fevals_on_valid_configurations_and_survives_
     results, env = _tune(sim_cache, strategy, max_fevals=25)
     configs = _configs(results)
     assert len(configs) == 25 and len(set(configs)) == 25
-    assert all(restriction_string({"bx": bx, "by": by}) and restriction_callable(bx, by, u, 80) for bx, by, u in configs)
+    assert all(
+        restriction_string({"bx": bx, "by": by}) and restriction_callable(bx, by, u, 80) for bx, by, u in configs
+    )
     assert strategy.optimizer_.n_evaluated == 25
     failed = [t for t in strategy.optimizer_.trials if t.status is TrialStatus.FAILED]
     expected = {c for c in configs if failure_of(*c)}
@@ -79,23 +97,38 @@ def test_tune_kernel_T1_runs_the_class_from_a_custom_search_method_path(sim_cach
     t1 = {
         "General": {"BenchmarkName": "toy", "OutputFormat": "JSON"},
         "ConfigurationSpace": {
-            "TuningParameters": [{"Name": k, "Type": "int", "Values": json.dumps(v), "Default": v[0]}
-                                 for k, v in TUNE_PARAMS.items()],
-            "Conditions": [{"Parameters": ["bx", "by"], "Expression": "bx*by<=256"},
-                           {"Parameters": ["bx", "by"], "Expression": "by<=4*bx"}],
+            "TuningParameters": [
+                {"Name": k, "Type": "int", "Values": json.dumps(v), "Default": v[0]} for k, v in TUNE_PARAMS.items()
+            ],
+            "Conditions": [
+                {"Parameters": ["bx", "by"], "Expression": "bx*by<=256"},
+                {"Parameters": ["bx", "by"], "Expression": "by<=4*bx"},
+            ],
         },
-        "KernelSpecification": {"Language": "CUDA", "BenchmarkName": "toy", "KernelName": "toy",
-                                "KernelFile": str(tmp_path / "toy.cu"), "GlobalSizeType": "CUDA",
-                                "LocalSize": {"X": "bx", "Y": "by", "Z": "1"},
-                                "GlobalSize": {"X": "1024", "Y": "1", "Z": "1"}, "ProblemSize": [1024],
-                                "Device": {"Name": "Simulated"}, "Arguments": []},
+        "KernelSpecification": {
+            "Language": "CUDA",
+            "BenchmarkName": "toy",
+            "KernelName": "toy",
+            "KernelFile": str(tmp_path / "toy.cu"),
+            "GlobalSizeType": "CUDA",
+            "LocalSize": {"X": "bx", "Y": "by", "Z": "1"},
+            "GlobalSize": {"X": "1024", "Y": "1", "Z": "1"},
+            "ProblemSize": [1024],
+            "Device": {"Name": "Simulated"},
+            "Arguments": [],
+        },
     }
     (tmp_path / "toy.cu").write_text("__global__ void toy() {}\n")
     t1_path = tmp_path / "toy_t1.json"
     t1_path.write_text(json.dumps(t1))
     results, _env = kernel_tuner.tune_kernel_T1(
-        t1_path, cache_filepath=sim_cache, simulation_mode=True, output_T4=False, strategy="BayestuneStrategy",
-        strategy_options={"custom_search_method_path": str(strategy_file), "max_fevals": 12, "seed": 2})
+        t1_path,
+        cache_filepath=sim_cache,
+        simulation_mode=True,
+        output_T4=False,
+        strategy="BayestuneStrategy",
+        strategy_options={"custom_search_method_path": str(strategy_file), "max_fevals": 12, "seed": 2},
+    )
     assert len(results) == 12 and len(set(_configs(results))) == 12
 
 
@@ -132,15 +165,21 @@ def _options(tmp_path, cache: dict, max_fevals: int):
     from kernel_tuner import util
     from kernel_tuner.interface import Options
 
-    return Options(objective="time", objective_higher_is_better=False, cache=cache,
-                   cachefile=str(tmp_path / "live.json"), budget=util.TuningBudget(None, max_fevals))
+    return Options(
+        objective="time",
+        objective_higher_is_better=False,
+        cache=cache,
+        cachefile=str(tmp_path / "live.json"),
+        budget=util.TuningBudget(None, max_fevals),
+    )
 
 
 def test_failures_and_timeouts_are_caught_per_configuration_and_cached(tmp_path):
     cache: dict = {}
     runner = _Runner()
-    strategy = BayestuneStrategy(seed=0, journal=None, config_timeout=0.5,
-                                 defaults={"bx": 64, "by": 1, "unroll": 0})  # a broken default first
+    strategy = BayestuneStrategy(
+        seed=0, journal=None, config_timeout=0.5, defaults={"bx": 64, "by": 1, "unroll": 0}
+    )  # a broken default first
     results = strategy.tune(_Searchspace(), runner, _options(tmp_path, cache, 40))
     assert len(results) == 40 and len(runner.ran) == 40
     kinds = {(r["bx"], r["by"]): r.get("bayestune_failure") for r in results}
@@ -164,8 +203,10 @@ def test_timeout_stops_a_slow_configuration(tmp_path):
 
 
 def test_warm_start_tells_the_cache_for_free_and_journals_beside_it(tmp_path):
-    cache = {f"{bx},{by},{u},80": {"bx": bx, "by": by, "unroll": u, "arch": 80, "time": recorded_time(bx, by, u)}
-             for bx, by, u in [(16, 4, 1), (8, 2, 0), (4, 4, 1)]}
+    cache = {
+        f"{bx},{by},{u},80": {"bx": bx, "by": by, "unroll": u, "arch": 80, "time": recorded_time(bx, by, u)}
+        for bx, by, u in [(16, 4, 1), (8, 2, 0), (4, 4, 1)]
+    }
     runner = _Runner()
     strategy = BayestuneStrategy(seed=0)  # journal "auto": beside the cache file
     options = _options(tmp_path, dict(cache), 5)
@@ -194,8 +235,9 @@ def test_time_limit_ends_the_run(tmp_path):
     options = _options(tmp_path, {}, 1000)
     options["budget"] = util.TuningBudget(time_limit=1.0, max_fevals=1000)
     started = time.perf_counter()
-    BayestuneStrategy(seed=0, journal=None, defaults={"bx": 16, "by": 4, "unroll": 1}).tune(_Searchspace(), runner,
-                                                                                        options)
+    BayestuneStrategy(seed=0, journal=None, defaults={"bx": 16, "by": 4, "unroll": 1}).tune(
+        _Searchspace(), runner, options
+    )
     assert 2 <= len(runner.ran) <= 6 and time.perf_counter() - started < 8
 
 
@@ -242,21 +284,30 @@ kernel_tuner.tune_kernel("toy", "", (1024,), [], dict(TUNE_PARAMS), restrictions
 # ---- objectives and device options from Kernel Tuner's own arguments ---------------------------------
 def test_a_metric_objective_that_is_higher_is_better_is_maximised(sim_cache):
     strategy = BayestuneStrategy(seed=2)
-    results, env = _tune(sim_cache, strategy, max_fevals=20, metrics={"speed": lambda p: 100.0 / p["time"]},
-                         objective="speed", objective_higher_is_better=True)
+    results, env = _tune(
+        sim_cache,
+        strategy,
+        max_fevals=20,
+        metrics={"speed": lambda p: 100.0 / p["time"]},
+        objective="speed",
+        objective_higher_is_better=True,
+    )
     (objective,) = strategy.optimizer_.objectives
     assert (objective.name, objective.minimize) == ("speed", False)
     ok = [t for t in strategy.optimizer_.trials if t.feasible]
-    assert ok and all(t.values["speed"] == pytest.approx(100.0 / recorded_time(t.config["bx"], t.config["by"],
-                                                                                t.config["unroll"])) for t in ok)
+    assert ok and all(
+        t.values["speed"] == pytest.approx(100.0 / recorded_time(t.config["bx"], t.config["by"], t.config["unroll"]))
+        for t in ok
+    )
     assert strategy.optimizer_.best.values["speed"] == max(t.values["speed"] for t in ok)
     assert env["best_config"]["speed"] == pytest.approx(strategy.optimizer_.best.values["speed"])
 
 
 def test_several_objectives_are_searched_together(sim_cache):
     strategy = BayestuneStrategy(seed=2)
-    results, _ = _tune(sim_cache, strategy, max_fevals=15, metrics={"threads": "bx*by"},
-                       objectives={"time": False, "threads": True})
+    results, _ = _tune(
+        sim_cache, strategy, max_fevals=15, metrics={"threads": "bx*by"}, objectives={"time": False, "threads": True}
+    )
     assert [(o.name, o.minimize) for o in strategy.optimizer_.objectives] == [("time", True), ("threads", False)]
     assert strategy.optimizer_.strategy.name == "parego" and len(results) == 15
     ok = [t for t in strategy.optimizer_.trials if t.feasible]
@@ -277,8 +328,9 @@ def test_objective_options_are_read_in_every_form_kernel_tuner_stores_them():
     from bayestune.integrations.kernel_tuner import kernel_tuner_objectives
 
     assert kernel_tuner_objectives(Options(objective="time", objective_higher_is_better=False)) == [("time", False)]
-    assert kernel_tuner_objectives(Options(objective=["time", "GFLOP/s"], objective_higher_is_better=[False, True])) \
-        == [("time", False), ("GFLOP/s", True)]
+    assert kernel_tuner_objectives(
+        Options(objective=["time", "GFLOP/s"], objective_higher_is_better=[False, True])
+    ) == [("time", False), ("GFLOP/s", True)]
     with pytest.raises(BayestuneError, match="one direction each"):
         kernel_tuner_objectives(Options(objective=["time", "GFLOP/s"], objective_higher_is_better=[False]))
 
@@ -288,11 +340,14 @@ def test_device_options_come_from_tune_kernels_own_arguments():
     from bayestune.integrations.kernel_tuner import tune_kernel_device_options
 
     namespace = {"__name__": "kernel_tuner.interface", "read": tune_kernel_device_options}
-    exec("def tune_kernel(device, platform):\n"
-         "    device_options = {'device': device, 'platform': platform, 'compiler': None, 'quiet': True}\n"
-         "    return strategy_tune()\n"
-         "def strategy_tune():\n"
-         "    return read(None)\n", namespace)
+    exec(
+        "def tune_kernel(device, platform):\n"
+        "    device_options = {'device': device, 'platform': platform, 'compiler': None, 'quiet': True}\n"
+        "    return strategy_tune()\n"
+        "def strategy_tune():\n"
+        "    return read(None)\n",
+        namespace,
+    )
     assert namespace["tune_kernel"](2, 1) == {"device": 2, "platform": 1, "compiler": None}
     assert tune_kernel_device_options(None) == {"device": 0, "platform": 0, "compiler": None, "compiler_options": None}
 
@@ -305,8 +360,9 @@ def test_caches_of_other_devices_open_the_design(sim_cache, tmp_path):
     devices = tmp_path / "devices"
     devices.mkdir()
     write_cache(devices / "other_gpu.json")
-    (devices / "unrelated.json").write_text(json.dumps({"cache": {}, "tune_params_keys": ["block"],
-                                                        "tune_params": {"block": [1, 2]}}))
+    (devices / "unrelated.json").write_text(
+        json.dumps({"cache": {}, "tune_params_keys": ["block"], "tune_params": {"block": [1, 2]}})
+    )
     strategy = BayestuneStrategy(seed=0, journal=None, prior_caches=[devices], transfer_mode="design")
     results, _ = _tune(sim_cache, strategy, max_fevals=12)
     prior = strategy.optimizer_._prior_runs

@@ -64,9 +64,19 @@ def test_compile_errors_wrong_answers_and_hung_kernels_do_not_abort_the_run(tmp_
     c = np.zeros_like(a)
     strategy = BayestuneStrategy(seed=0, config_timeout=8, defaults={"block_size_x": 64})
     results, _env = kernel_tuner.tune_kernel(
-        "vector_add", BROKEN_VECTOR_ADD, int(n), [c, a, b, n], {"block_size_x": [4, 8, 16, 32, 64]}, lang="OpenCL",
-        answer=[a + b, None, None, None], cache=str(tmp_path / "vadd.json"), iterations=2, strategy=strategy,
-        strategy_options={"max_fevals": 5}, quiet=True)
+        "vector_add",
+        BROKEN_VECTOR_ADD,
+        int(n),
+        [c, a, b, n],
+        {"block_size_x": [4, 8, 16, 32, 64]},
+        lang="OpenCL",
+        answer=[a + b, None, None, None],
+        cache=str(tmp_path / "vadd.json"),
+        iterations=2,
+        strategy=strategy,
+        strategy_options={"max_fevals": 5},
+        quiet=True,
+    )
     kinds = {r["block_size_x"]: r.get("bayestune_failure") for r in results}
     assert kinds == {4: None, 8: FailureKind.TIMEOUT, 16: VERIFICATION, 32: None, 64: COMPILE}
     statuses = {t.config["block_size_x"]: t.status for t in strategy.optimizer_.trials}
@@ -84,13 +94,16 @@ def test_the_opencl_device_in_use_is_found_from_the_runners_context():
     platforms = cl.get_platforms()
     p = len(platforms) - 1
     d = len(platforms[p].get_devices()) - 1
-    backend = SimpleNamespace(ctx=cl.Context(devices=[platforms[p].get_devices()[d]]), compiler=None,
-                              compiler_options=["-cl-fast-relaxed-math"])
+    backend = SimpleNamespace(
+        ctx=cl.Context(devices=[platforms[p].get_devices()[d]]),
+        compiler=None,
+        compiler_options=["-cl-fast-relaxed-math"],
+    )
     options = tune_kernel_device_options(SimpleNamespace(dev=SimpleNamespace(dev=backend)))
     assert options == {"device": d, "platform": p, "compiler": None, "compiler_options": ["-cl-fast-relaxed-math"]}
 
 
-NO_GUARD_SCRIPT = '''
+NO_GUARD_SCRIPT = """
 import numpy as np
 import kernel_tuner
 from bayestune.integrations.kernel_tuner import BayestuneStrategy
@@ -110,7 +123,7 @@ results, env = kernel_tuner.tune_kernel(
     strategy=BayestuneStrategy(seed=0, config_timeout=60, journal=None), strategy_options={{"max_fevals": 4}},
     quiet=True)
 print("evaluated", len(results))
-'''
+"""
 
 
 @pytest.mark.parametrize("verify", [False, True], ids=["plain", "verify-defined-in-the-script"])
@@ -121,12 +134,14 @@ def test_a_script_without_a_main_guard_runs(tmp_path, verify):
     import subprocess
 
     script = tmp_path / "tune.py"
-    script.write_text(NO_GUARD_SCRIPT.format(
-        source=str(EXAMPLE / "matmul.cl"),
-        verify_def="def my_verify(answer, result, atol=None):\n    return True" if verify else "",
-        verify_arg="verify=my_verify," if verify else ""))
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240,
-                          cwd=tmp_path)
+    script.write_text(
+        NO_GUARD_SCRIPT.format(
+            source=str(EXAMPLE / "matmul.cl"),
+            verify_def="def my_verify(answer, result, atol=None):\n    return True" if verify else "",
+            verify_arg="verify=my_verify," if verify else "",
+        )
+    )
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "evaluated 4" in proc.stdout
-    assert ("put the call under `if __name__ == \"__main__\":`" in proc.stderr) == verify
+    assert ('put the call under `if __name__ == "__main__":`' in proc.stderr) == verify

@@ -19,8 +19,11 @@ from bayestune.trial import FailureKind
 
 
 def _valid() -> list[tuple]:
-    return [v for v in itertools.product(*TUNE_PARAMS.values())
-            if restriction_string(dict(zip(TUNE_PARAMS, v))) and restriction_callable(*v)]
+    return [
+        v
+        for v in itertools.product(*TUNE_PARAMS.values())
+        if restriction_string(dict(zip(TUNE_PARAMS, v))) and restriction_callable(*v)
+    ]
 
 
 def test_space_uses_log_ordinals_drops_constants_and_keeps_exactly_the_valid_set():
@@ -47,5 +50,3 @@ def test_failure_kinds_from_markers_and_exceptions():
     assert classify_exception(RuntimeError("Kernel result verification failed for: bx=4")) == VERIFICATION
     assert classify_exception(RuntimeError("CL_OUT_OF_RESOURCES")) == FailureKind.RUNTIME
     assert classify_exception(ConfigTimeout("late")) == FailureKind.TIMEOUT
-
-

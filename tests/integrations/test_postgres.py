@@ -137,8 +137,10 @@ def test_statistics_become_dotted_numeric_metrics():
     assert metrics["Tables.pgbench_accounts.n_tup_upd"] == 100
     assert metrics["Tables.pgbench_accounts.heap_blks_hit"] == 300
     assert metrics["Indexes.pgbench_accounts_pkey.idx_blks_hit"] == 250
-    assert not any(name.endswith(("datid", "datname", "relid", "stats_reset", "checksum_failures", "last_vacuum"))
-                   for name in metrics)
+    assert not any(
+        name.endswith(("datid", "datname", "relid", "stats_reset", "checksum_failures", "last_vacuum"))
+        for name in metrics
+    )
 
 
 def test_checkpointer_counters_have_the_same_names_before_and_after_postgresql_17():
@@ -170,16 +172,21 @@ def test_a_program_past_its_time_is_killed_with_its_group(tmp_path):
 
 def test_a_failing_program_is_reported_with_its_output():
     with pytest.raises(server.StepFailed, match="probe exited with status 3: oops"):
-        server.run_program([sys.executable, "-c", "print('oops'); raise SystemExit(3)"], server.ServerUser("me"),
-                           step="probe", timeout=30)
+        server.run_program(
+            [sys.executable, "-c", "print('oops'); raise SystemExit(3)"],
+            server.ServerUser("me"),
+            step="probe",
+            timeout=30,
+        )
 
 
 def test_programs_start_outside_a_working_directory_the_server_account_cannot_enter(tmp_path, monkeypatch):
     private = tmp_path / "private"
     private.mkdir(mode=0o700)
     monkeypatch.chdir(private)
-    out = server.run_program([sys.executable, "-c", "import os; print(os.getcwd())"], server.ServerUser("me"),
-                             step="probe", timeout=30)
+    out = server.run_program(
+        [sys.executable, "-c", "import os; print(os.getcwd())"], server.ServerUser("me"), step="probe", timeout=30
+    )
     assert out.strip() == "/"
 
 
@@ -246,8 +253,9 @@ def test_the_optimizer_maximises_tps(tuner):
 
 @live
 def test_a_workload_script_runs_on_the_real_server_with_a_warm_up():
-    t = PostgresTuner(workload=Pgbench(scale=1, clients=2, threads=1, duration=1, warmup=1, builtin="",
-                                       script=REPORT_QUERY))
+    t = PostgresTuner(
+        workload=Pgbench(scale=1, clients=2, threads=1, duration=1, warmup=1, builtin="", script=REPORT_QUERY)
+    )
     try:
         result = t(t.space().default_config())
         assert result.status is TrialStatus.OK, result.error

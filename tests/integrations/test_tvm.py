@@ -13,8 +13,10 @@ import pytest
 
 from bayestune.trial import FailureKind
 
-needs_tvm = pytest.mark.skipif(importlib.util.find_spec("tvm") is None,
-                               reason="Apache TVM is not installed (pip install -e '.[tvm]' in the bayestune checkout)")
+needs_tvm = pytest.mark.skipif(
+    importlib.util.find_spec("tvm") is None,
+    reason="Apache TVM is not installed (pip install -e '.[tvm]' in the bayestune checkout)",
+)
 
 
 def test_importing_the_integration_does_not_import_tvm():
@@ -26,8 +28,10 @@ def test_importing_the_integration_does_not_import_tvm():
 @pytest.fixture(scope="module")
 def matmul():
     from bayestune.integrations.tvm import load_tvm
+
     tvm = load_tvm()
     from tvm import te
+
     a, b = te.placeholder((64, 64), name="A"), te.placeholder((64, 64), name="B")
     k = te.reduce_axis((0, 64), name="k")
     c = te.compute((64, 64), lambda i, j: te.sum(a[i, k] * b[k, j], axis=k), name="C")
@@ -37,6 +41,7 @@ def matmul():
 @needs_tvm
 def test_a_few_trials_through_metaschedule_give_a_correct_kernel(matmul, tmp_path):
     from bayestune.integrations.tvm import measure, tune
+
     target = {"kind": "llvm", "num-cores": 2}
     outcome = tune(matmul, target, tmp_path, 6, num_trials_per_iter=3, initial_design=3, seed=1)
     assert len(outcome.measurements) == 6
@@ -56,10 +61,17 @@ def test_a_few_trials_through_metaschedule_give_a_correct_kernel(matmul, tmp_pat
 @needs_tvm
 def test_invalid_decisions_are_known_infeasible_without_a_build(matmul, tmp_path):
     from bayestune.integrations.tvm import BayestuneSearchStrategy, load_tvm
+
     load_tvm()
     from tvm.s_tir import meta_schedule as ms
-    ctx = ms.TuneContext(mod=matmul, target=load_tvm().target.Target({"kind": "llvm", "num-cores": 2}),
-                         space_generator="post-order-apply", search_strategy="replay-trace", task_name="t")
+
+    ctx = ms.TuneContext(
+        mod=matmul,
+        target=load_tvm().target.Target({"kind": "llvm", "num-cores": 2}),
+        space_generator="post-order-apply",
+        search_strategy="replay-trace",
+        task_name="t",
+    )
     strategy = BayestuneSearchStrategy("random", seed=0)
     strategy._initialize_with_tune_context(ctx)
     strategy.pre_tuning(4, 2, ctx.generate_design_space())
@@ -75,8 +87,10 @@ def test_invalid_decisions_are_known_infeasible_without_a_build(matmul, tmp_path
 @needs_tvm
 def test_runner_errors_become_hidden_constraint_failures():
     from bayestune.integrations.tvm import load_tvm
+
     load_tvm()
     from bayestune.integrations.tvm.strategy import failure_kind
+
     assert failure_kind("LocalBuilder: Timeout, killed after 2 seconds") == FailureKind.TIMEOUT
     assert failure_kind("LocalBuilder: An exception occurred\nTraceback ...") == FailureKind.COMPILE
     assert failure_kind("LocalRunner: An exception occurred\nsegfault") == FailureKind.RUNTIME
@@ -87,8 +101,10 @@ TARGET = {"kind": "llvm", "num-cores": 2}
 
 def small_matmul(n: int) -> object:
     from bayestune.integrations.tvm import load_tvm
+
     tvm = load_tvm()
     from tvm import te
+
     a, b = te.placeholder((n, n), name="A"), te.placeholder((n, n), name="B")
     k = te.reduce_axis((0, n), name="k")
     c = te.compute((n, n), lambda i, j: te.sum(a[i, k] * b[k, j], axis=k), name="C")
@@ -96,13 +112,16 @@ def small_matmul(n: int) -> object:
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bayestune", *args], capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "bayestune", *args], capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 @needs_tvm
 def test_a_run_keeps_a_journal_that_show_export_and_resume_read(matmul, tmp_path):
     from bayestune.integrations.tvm import tune
     from bayestune.storage.journal import Journal
+
     outcome = tune(matmul, TARGET, tmp_path / "w", 4, num_trials_per_iter=2, initial_design=2, seed=0)
     assert outcome.journal == tmp_path / "w" / "bayestune.journal.db" and outcome.journal.is_file()
     shown = cli("show", str(outcome.journal), "--top", "2")
@@ -127,13 +146,15 @@ def test_a_run_keeps_a_journal_that_show_export_and_resume_read(matmul, tmp_path
 def test_a_run_of_tvms_own_search_is_journaled_too(matmul, tmp_path):
     from bayestune.integrations.tvm import tune
     from bayestune.storage.journal import Journal
+
     outcome = tune(matmul, TARGET, tmp_path, 3, num_trials_per_iter=3, strategy="replay-trace")
     journal = Journal(outcome.journal)
     try:
         trials = journal.trials()
         assert journal.get_meta("strategy") == "replay-trace"
         assert sorted(t.values["run_secs"] for t in trials if t.feasible) == pytest.approx(
-            sorted(m.seconds for m in outcome.measurements if m.seconds is not None))
+            sorted(m.seconds for m in outcome.measurements if m.seconds is not None)
+        )
         assert len(trials) == len(outcome.measurements) == 3
     finally:
         journal.close()
@@ -149,8 +170,11 @@ def test_bayestunes_own_errors_come_out_unchanged_and_no_worker_is_left(matmul, 
 
     from bayestune.exceptions import BayestuneError
     from bayestune.integrations.tvm import tune
+
     bad = {"max_training_points": 250, "experimental": {"memory_policy": "nope"}}
-    with pytest.raises(BayestuneError, match=r"memory_policy in \['mixed'.*got experimental.memory_policy='nope'") as info:
+    with pytest.raises(
+        BayestuneError, match=r"memory_policy in \['mixed'.*got experimental.memory_policy='nope'"
+    ) as info:
         tune(matmul, TARGET, tmp_path, 4, num_trials_per_iter=2, strategy_options=bad)
     assert type(info.value) is BayestuneError  # not TVM's RuntimeError around it
     assert psutil.Process().children(recursive=True) == []
@@ -163,8 +187,10 @@ def test_builds_use_the_api_tvm_does_not_deprecate(matmul):
     import warnings
 
     from bayestune.integrations.tvm import load_tvm, measure
+
     load_tvm()
     from tvm.s_tir import Schedule
+
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
         seconds, _ = measure(Schedule(matmul), TARGET, repeat=1, number=1)
@@ -174,23 +200,38 @@ def test_builds_use_the_api_tvm_does_not_deprecate(matmul):
 @needs_tvm
 def test_prior_runs_from_journals_and_metaschedule_databases(matmul, tmp_path):
     from bayestune.integrations.tvm import tune
+
     source = tune(matmul, TARGET, tmp_path / "bo", 4, num_trials_per_iter=2, initial_design=2, seed=3)
     best = source.record.best.config
     # mode `both`: the source's best configuration opens the initial design
-    warm = tune(matmul, TARGET, tmp_path / "warm", 2, num_trials_per_iter=2, initial_design=2, seed=4,
-                prior_runs=[str(tmp_path / "b*")], transfer_mode="both", journal=None)
+    warm = tune(
+        matmul,
+        TARGET,
+        tmp_path / "warm",
+        2,
+        num_trials_per_iter=2,
+        initial_design=2,
+        seed=4,
+        prior_runs=[str(tmp_path / "b*")],
+        transfer_mode="both",
+        journal=None,
+    )
     assert best in [t.config for t in warm.record.trials[:2]]
     assert "bayestune.journal.db: 4 trial(s) of a bayestune journal" in warm.record.transfer_note
     # a MetaSchedule work directory holding records of two operators: the other one's are refused
     shared = tmp_path / "shared"
     tune(small_matmul(32), TARGET, shared, 2, num_trials_per_iter=2, strategy="replay-trace", journal=None)
     tune(matmul, TARGET, shared, 3, num_trials_per_iter=3, strategy="replay-trace", journal=None)
-    read = tune(matmul, TARGET, tmp_path / "read", 2, num_trials_per_iter=2, initial_design=2,
-                prior_runs=[shared], journal=None)
+    read = tune(
+        matmul, TARGET, tmp_path / "read", 2, num_trials_per_iter=2, initial_design=2, prior_runs=[shared], journal=None
+    )
     note = read.record.transfer_note
     assert "database_tuning_record.json: 3 record(s) of this operator read, 2 of other operators refused" in note
     from bayestune.exceptions import BayestuneError
+
     other = tmp_path / "other"
     tune(small_matmul(32), TARGET, other, 2, num_trials_per_iter=2, strategy="replay-trace", journal=None)
     with pytest.raises(BayestuneError, match=r"no record of this operator \(2 record\(s\), 2 of other operators"):
-        tune(matmul, TARGET, tmp_path / "x", 2, num_trials_per_iter=2, prior_runs=[other / "database_tuning_record.json"])
+        tune(
+            matmul, TARGET, tmp_path / "x", 2, num_trials_per_iter=2, prior_runs=[other / "database_tuning_record.json"]
+        )

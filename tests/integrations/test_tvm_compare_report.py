@@ -11,9 +11,20 @@ def _run(strategy, seed, seconds, elapsed):
     for i, s in enumerate(seconds, 1):
         if s is not None and s < best:
             best, improvements[str(i)] = s, f"schedule-{strategy}-{i}"
-    return {"operator": "softmax", "strategy": strategy, "seed": seed, "per_iter": 16, "trials": len(seconds),
-            "wall_seconds": elapsed[-1], "seconds": seconds, "elapsed": elapsed, "failed": 0,
-            "improvements": improvements, "load_start": 2.0, "load_end": 3.0}
+    return {
+        "operator": "softmax",
+        "strategy": strategy,
+        "seed": seed,
+        "per_iter": 16,
+        "trials": len(seconds),
+        "wall_seconds": elapsed[-1],
+        "seconds": seconds,
+        "elapsed": elapsed,
+        "failed": 0,
+        "improvements": improvements,
+        "load_start": 2.0,
+        "load_end": 3.0,
+    }
 
 
 BO = _run("bo", 0, [5.0] * 15 + [3.0] + [None] * 16 + [2.0] * 32, [float(i) for i in range(1, 65)])
@@ -29,12 +40,13 @@ def test_picks_at_a_trial_count_and_at_a_wall_time():
 
 
 def test_the_report_compares_the_remeasured_picks_with_the_untuned_kernel():
-    final = [{"key": ["softmax", "untuned"], "fastest": 2.5e-3, "rounds": 30, "number": 5, "load_min": 1.0,
-              "load_max": 2.0},
-             {"key": ["softmax", "bo", 0, "16"], "fastest": 3.1e-3},
-             {"key": ["softmax", "bo", 0, "33"], "fastest": 2.1e-3},
-             {"key": ["softmax", "evolutionary", 0, "1"], "fastest": 4.2e-3},
-             {"key": ["softmax", "evolutionary", 0, "17"], "fastest": 1.2e-3}]
+    final = [
+        {"key": ["softmax", "untuned"], "fastest": 2.5e-3, "rounds": 30, "number": 5, "load_min": 1.0, "load_max": 2.0},
+        {"key": ["softmax", "bo", 0, "16"], "fastest": 3.1e-3},
+        {"key": ["softmax", "bo", 0, "33"], "fastest": 2.1e-3},
+        {"key": ["softmax", "evolutionary", 0, "1"], "fastest": 4.2e-3},
+        {"key": ["softmax", "evolutionary", 0, "17"], "fastest": 1.2e-3},
+    ]
     runs = [{**BO, "seconds": [s and s * 1e-3 for s in BO["seconds"]]}, EVO]
     text = report(runs, final)
     assert "| softmax | 2.500 | bo | 1 | 3.100 | 3.100 | 2.100 | 2.100 | 0.84 | 1/1 | 64 |" in text
@@ -48,6 +60,7 @@ def test_stripped_runs_keep_what_the_report_needs(tmp_path):
     import json
 
     from benchmarks.tvm_compare import main
+
     (tmp_path / "runs.jsonl").write_text(json.dumps(BO) + "\n")
     main(["strip", str(tmp_path / "runs.jsonl"), "--out", str(tmp_path / "small.jsonl")])
     small = json.loads((tmp_path / "small.jsonl").read_text())

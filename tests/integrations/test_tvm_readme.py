@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 README = Path(__file__).resolve().parents[2] / "examples" / "tvm" / "README.md"
-needs_tvm = pytest.mark.skipif(importlib.util.find_spec("tvm") is None,
-                               reason="Apache TVM is not installed (pip install -e '.[tvm]' in the bayestune checkout)")
+needs_tvm = pytest.mark.skipif(
+    importlib.util.find_spec("tvm") is None,
+    reason="Apache TVM is not installed (pip install -e '.[tvm]' in the bayestune checkout)",
+)
 
 
 def python_block() -> str:
@@ -27,6 +29,7 @@ def named_strategies(block: str) -> list[str]:
     """The strategy names the block mentions (in code or comment), bayestune's and TVM's."""
     from bayestune.integrations.tvm import TVM_STRATEGIES
     from bayestune.strategies import available_strategies
+
     known = set(TVM_STRATEGIES) | set(available_strategies())
     return [n for n in dict.fromkeys(re.findall(r'"([\w-]+)"', block)) if n in known]
 
@@ -42,13 +45,17 @@ def test_the_block_names_bayestunes_and_tvms_strategies():
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_the_readme_block_runs_for_every_strategy_it_names(strategy, tmp_path):
     block = python_block()
-    code = block.replace('strategy="bo"', f'strategy="{strategy}"').replace(
-        '"work", 64,', '"work", 4,').replace("num_trials_per_iter=16", "num_trials_per_iter=2")
+    code = (
+        block.replace('strategy="bo"', f'strategy="{strategy}"')
+        .replace('"work", 64,', '"work", 4,')
+        .replace("num_trials_per_iter=16", "num_trials_per_iter=2")
+    )
     assert '"work", 4,' in code and "num_trials_per_iter=2" in code
     src = str(Path(__file__).resolve().parents[2] / "src")
     env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=False,
-                         timeout=900)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=900
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     assert re.search(r"^best \d+\.\d{3} ms of 4: \[", out.stdout, flags=re.MULTILINE), out.stdout[-2000:]
     assert re.search(r"^\{'design': \d, 'tile_i': \(", out.stdout, flags=re.MULTILINE), out.stdout[-2000:]

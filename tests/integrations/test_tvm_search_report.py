@@ -7,10 +7,22 @@ from benchmarks.tvm_search import checkpoint_to_reach, report, trials_to_reach
 
 def _record(workload, variant, seed, remeasured_ms, trajectory_ms):
     at = {str(c): min(trajectory_ms[:c]) * 1e-3 for c in (16, 32, 64, 128)}
-    return {"workload": workload, "variant": variant, "seed": seed, "trials": 128, "per_iter": 16,
-            "wall_seconds": 60.0, "failed": 0, "refused_before_build": 0, "reused": 0, "best_at": at,
-            "remeasured_at": {str(c): v * 1e-3 for c, v in zip((16, 32, 64, 128), remeasured_ms)},
-            "trajectory": [t * 1e-3 for t in trajectory_ms], "load_start": 1.0, "load_end": 1.5}
+    return {
+        "workload": workload,
+        "variant": variant,
+        "seed": seed,
+        "trials": 128,
+        "per_iter": 16,
+        "wall_seconds": 60.0,
+        "failed": 0,
+        "refused_before_build": 0,
+        "reused": 0,
+        "best_at": at,
+        "remeasured_at": {str(c): v * 1e-3 for c, v in zip((16, 32, 64, 128), remeasured_ms)},
+        "trajectory": [t * 1e-3 for t in trajectory_ms],
+        "load_start": 1.0,
+        "load_end": 1.5,
+    }
 
 
 def test_reach_helpers():
@@ -42,11 +54,23 @@ def test_report_uses_the_interleaved_remeasurement_when_there_is_one(tmp_path):
     import json
 
     from benchmarks.tvm_search import main
-    runs = [_record("matmul", "evolutionary", 0, [3.0, 2.5, 2.2, 2.0], [2.0] * 128),
-            _record("matmul", "bo", 0, [2.8, 1.9, 1.9, 1.9], [2.0] * 128)]
-    final = [{"workload": "matmul", "variant": v, "seed": 0, "final_at": {str(c): x * 1e-3 for c, x in zip(
-        (16, 32, 64, 128), xs)}, "final_median_at": {}, "rounds": 15, "number": 10}
-        for v, xs in (("evolutionary", [1.5, 1.5, 1.5, 1.4]), ("bo", [1.6, 1.6, 1.3, 1.3]))]
+
+    runs = [
+        _record("matmul", "evolutionary", 0, [3.0, 2.5, 2.2, 2.0], [2.0] * 128),
+        _record("matmul", "bo", 0, [2.8, 1.9, 1.9, 1.9], [2.0] * 128),
+    ]
+    final = [
+        {
+            "workload": "matmul",
+            "variant": v,
+            "seed": 0,
+            "final_at": {str(c): x * 1e-3 for c, x in zip((16, 32, 64, 128), xs)},
+            "final_median_at": {},
+            "rounds": 15,
+            "number": 10,
+        }
+        for v, xs in (("evolutionary", [1.5, 1.5, 1.5, 1.4]), ("bo", [1.6, 1.6, 1.3, 1.3]))
+    ]
     (tmp_path / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
     (tmp_path / "final.jsonl").write_text("".join(json.dumps(r) + "\n" for r in final))
     main(["report", str(tmp_path / "runs.jsonl"), str(tmp_path / "final.jsonl"), "--out", str(tmp_path / "r.md")])

@@ -34,8 +34,7 @@ def test_replays_batch_tools_and_several_objectives_are_raced_only_when_asked(tm
 
 
 def test_check_inside_policy_and_function_loaded_from_the_scenario_dir(tmp_path: Path) -> None:
-    (tmp_path / "checks.py").write_text("def even(config, values):\n"
-                                        "    return values['time'] % 2 == 0 or 'odd time'\n")
+    (tmp_path / "checks.py").write_text("def even(config, values):\n    return values['time'] % 2 == 0 or 'odd time'\n")
     inner = CallableEvaluator(lambda c: float(c["x"]), ["time"])
     spec = MeasurementSpec.from_dict({"warmup": 1, "repeats": 2, "check": {"function": "checks.py:even"}})
     wrapped = measured(inner, spec, base_dir=tmp_path)

@@ -31,8 +31,10 @@ def test_expected_outputs_within_tolerance() -> None:
     wrong = checked.evaluate({"unroll": 8})
     assert wrong.status is TrialStatus.FAILED and wrong.kind == FailureKind.VERIFICATION
     assert wrong.error == "wrong answer: output 'checksum' is 41.0, expected 42.0 (rtol 1e-06, atol 0.0)"
-    assert evaluator(CorrectnessCheck(expected={"checksum": 42.0}, atol=1.0)).evaluate({"unroll": 8}).status \
+    assert (
+        evaluator(CorrectnessCheck(expected={"checksum": 42.0}, atol=1.0)).evaluate({"unroll": 8}).status
         is TrialStatus.OK
+    )
 
 
 def test_missing_output_is_a_wrong_answer() -> None:
@@ -44,9 +46,14 @@ def test_check_function_verdicts() -> None:
     def reason(config: dict, values: dict) -> Any:
         return None if values["checksum"] == 42 else f"sum {values['checksum']} for unroll {config['unroll']}"
 
-    assert evaluator(CorrectnessCheck(function=reason)).evaluate({"unroll": 8}).error == "wrong answer: sum 41.0 for unroll 8"
-    assert evaluator(CorrectnessCheck(function=lambda c, v: False)).evaluate({"unroll": 1}).error == \
-        "wrong answer: the check function rejected the output"
+    assert (
+        evaluator(CorrectnessCheck(function=reason)).evaluate({"unroll": 8}).error
+        == "wrong answer: sum 41.0 for unroll 8"
+    )
+    assert (
+        evaluator(CorrectnessCheck(function=lambda c, v: False)).evaluate({"unroll": 1}).error
+        == "wrong answer: the check function rejected the output"
+    )
     broken = evaluator(CorrectnessCheck(function=lambda c, v: 1 / 0)).evaluate({"unroll": 1})
     assert broken.kind == FailureKind.VERIFICATION and "ZeroDivisionError" in broken.error
 
@@ -59,12 +66,15 @@ def test_a_wrong_answer_is_never_the_best() -> None:
     assert wrong.failure_kind == FailureKind.VERIFICATION
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({}, "needs .expected. outputs, a .function., or both"),
-    ({"expected": {"crc": "x"}}, "expected output 'crc' must be a finite number"),
-    ({"expected": {"crc": 1.0}, "rtol": -1}, "check rtol must be a number >= 0"),
-    ({"function": 3}, "check function must be a function"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({}, "needs .expected. outputs, a .function., or both"),
+        ({"expected": {"crc": "x"}}, "expected output 'crc' must be a finite number"),
+        ({"expected": {"crc": 1.0}, "rtol": -1}, "check rtol must be a number >= 0"),
+        ({"function": 3}, "check function must be a function"),
+    ],
+)
 def test_bad_checks_are_named(kwargs: dict, message: str) -> None:
     with pytest.raises(EvaluationError, match=message):
         CorrectnessCheck(**kwargs)

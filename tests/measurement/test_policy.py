@@ -77,8 +77,9 @@ def test_early_abort_when_clearly_worse_than_the_incumbent() -> None:
 
 def test_early_abort_respects_maximisation() -> None:
     policy = MeasurementPolicy(repeats=6, statistic="mean", early_abort=True)
-    evaluator = MeasuredEvaluator(Scripted({"low": [1.0, 1.01, 0.99, 1.0, 1.0, 1.0]}), policy, minimize=False,
-                                  incumbent=50.0)
+    evaluator = MeasuredEvaluator(
+        Scripted({"low": [1.0, 1.01, 0.99, 1.0, 1.0, 1.0]}), policy, minimize=False, incumbent=50.0
+    )
     assert len(evaluator.evaluate({"name": "low"}).repeats["time"]) < 6
     assert evaluator.incumbent == 50.0
 
@@ -94,15 +95,18 @@ def test_a_failed_or_infeasible_run_is_the_result() -> None:
     assert MeasuredEvaluator(inner, policy).evaluate({"name": "i"}).status is TrialStatus.INFEASIBLE
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"repeats": 0}, "repeats must be an integer >= 1, but got 0"),
-    ({"warmup": -1}, "warmup must be an integer >= 0, but got -1"),
-    ({"statistic": "p90"}, "statistic must be one of"),
-    ({"repeats": 5, "max_repeats": 3, "precision": 0.1}, r"`max_repeats >= repeats` must hold"),
-    ({"max_repeats": 3}, "max_repeats needs a precision"),
-    ({"precision": 0}, "precision must be a positive fraction"),
-    ({"confidence": 1.0}, r"confidence must lie in \(0, 1\)"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"repeats": 0}, "repeats must be an integer >= 1, but got 0"),
+        ({"warmup": -1}, "warmup must be an integer >= 0, but got -1"),
+        ({"statistic": "p90"}, "statistic must be one of"),
+        ({"repeats": 5, "max_repeats": 3, "precision": 0.1}, r"`max_repeats >= repeats` must hold"),
+        ({"max_repeats": 3}, "max_repeats needs a precision"),
+        ({"precision": 0}, "precision must be a positive fraction"),
+        ({"confidence": 1.0}, r"confidence must lie in \(0, 1\)"),
+    ],
+)
 def test_bad_policies_are_named(kwargs: dict, message: str) -> None:
     with pytest.raises(EvaluationError, match=message):
         MeasurementPolicy(**kwargs)

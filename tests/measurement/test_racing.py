@@ -18,8 +18,13 @@ from bayestune.trial import FailureKind, Result, TrialStatus
 class Box(Evaluator):
     """``truth(config) * noise`` per call, or what ``answer`` returns; counts calls per configuration."""
 
-    def __init__(self, truth: Callable[[Mapping[str, Any]], float], sigma: float = 0.0, seed: int = 0,
-                 answer: Callable[[Mapping[str, Any], int], Any] | None = None) -> None:
+    def __init__(
+        self,
+        truth: Callable[[Mapping[str, Any]], float],
+        sigma: float = 0.0,
+        seed: int = 0,
+        answer: Callable[[Mapping[str, Any], int], Any] | None = None,
+    ) -> None:
         super().__init__(["time"])
         self.truth, self.sigma, self.answer = truth, sigma, answer
         self.rng = np.random.default_rng(seed)
@@ -44,8 +49,9 @@ def test_a_quiet_box_costs_only_the_probe() -> None:
     for x in range(1, 8):
         assert racer.evaluate({"x": -x / 10}).repeats["time"] == (1.0 - x / 10,)  # new bests too: no noise
     assert sum(box.calls.values()) == PROBE_RUNS + 7
-    assert racer.summary() == ("racing: 10 run(s) of 8 configuration(s); the black box is quiet: one run per "
-                               "configuration after the probe")
+    assert racer.summary() == (
+        "racing: 10 run(s) of 8 configuration(s); the black box is quiet: one run per configuration after the probe"
+    )
 
 
 def test_noisy_contenders_are_repeated_and_clear_losers_are_not() -> None:

@@ -76,9 +76,14 @@ def test_summary_without_rounds_has_no_winner() -> None:
     assert summarise_rounds([], [], Objective("time")).winner is None
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [({"k": 0}, "k must be an integer >= 1"),
-                                                  ({"rounds": 0}, "rounds must be an integer >= 1"),
-                                                  ({"statistic": "max"}, "statistic must be one of")])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"k": 0}, "k must be an integer >= 1"),
+        ({"rounds": 0}, "rounds must be an integer >= 1"),
+        ({"statistic": "max"}, "statistic must be one of"),
+    ],
+)
 def test_bad_settings_are_named(kwargs: dict, message: str) -> None:
     with pytest.raises(EvaluationError, match=message):
         remeasure_top(MemoryJournal(), Drifting({}), Objective("time"), **kwargs)
@@ -89,8 +94,10 @@ def test_a_candidate_that_failed_a_round_now_and_then_can_still_win() -> None:
     from bayestune.trial import Remeasurement, Trial, TrialStatus
 
     def rounds(trial_id, values):
-        return [Remeasurement(trial_id, n, {} if v is None else {"time": v}, "crash" if v is None else None, 0.0)
-                for n, v in enumerate(values, start=1)]
+        return [
+            Remeasurement(trial_id, n, {} if v is None else {"time": v}, "crash" if v is None else None, 0.0)
+            for n, v in enumerate(values, start=1)
+        ]
 
     trials = [Trial(i, {"x": i}, TrialStatus.OK, {"time": 1.0}) for i in (1, 2)]
     flaky = rounds(1, [1.0, None, 1.0, 1.0, 1.0, 1.0]) + rounds(2, [2.0] * 6)

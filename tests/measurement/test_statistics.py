@@ -47,16 +47,22 @@ def test_mean_interval_is_students_t() -> None:
 
 
 @pytest.mark.parametrize("n", [6, 8, 12, 20])
-@pytest.mark.parametrize("draw, median", [(lambda rng, n: rng.lognormal(0.0, 0.5, n), 1.0),
-                                          (lambda rng, n: rng.exponential(1.0, n), math.log(2)),
-                                          (lambda rng, n: rng.normal(5.0, 1.0, n), 5.0)])
+@pytest.mark.parametrize(
+    "draw, median",
+    [
+        (lambda rng, n: rng.lognormal(0.0, 0.5, n), 1.0),
+        (lambda rng, n: rng.exponential(1.0, n), math.log(2)),
+        (lambda rng, n: rng.normal(5.0, 1.0, n), 5.0),
+    ],
+)
 def test_median_interval_covers_the_true_median_as_often_as_it_claims(n, draw, median) -> None:
     """Simulated coverage within 2 points of the nominal 95 % (the plain order-statistic pair
     claimed 95 % and covered 99.2 % with 8 runs)."""
     rng = np.random.default_rng(n)
     reps = 3000
-    hits = sum(low <= median <= high for low, high in
-               (confidence_interval(draw(rng, n), "median", 0.95) for _ in range(reps)))
+    hits = sum(
+        low <= median <= high for low, high in (confidence_interval(draw(rng, n), "median", 0.95) for _ in range(reps))
+    )
     assert abs(hits / reps - 0.95) <= 0.02
 
 
@@ -89,8 +95,10 @@ def test_relative_half_width() -> None:
     assert 0 < tight < loose
 
 
-@pytest.mark.parametrize("statistic, confidence, expected", [("median", 0.9, 5), ("median", 0.95, 6),
-                                                             ("median", 0.99, 8), ("mean", 0.95, 2), ("min", 0.99, 2)])
+@pytest.mark.parametrize(
+    "statistic, confidence, expected",
+    [("median", 0.9, 5), ("median", 0.95, 6), ("median", 0.99, 8), ("mean", 0.95, 2), ("min", 0.99, 2)],
+)
 def test_runs_for_interval_is_the_first_count_with_a_bounded_interval(statistic, confidence, expected) -> None:
     rng = np.random.default_rng(0)
     assert runs_for_interval(statistic, confidence) == expected

@@ -8,15 +8,25 @@ from bayestune.space import Categorical, Ordinal, Permutation, Real, Space
 
 
 def space_():
-    return Space([Ordinal("t", [1, 2, 4, 8], log=True), Real("r", 2.0, 4.0), Categorical("c", ["a", "b", "c"]),
-                  Permutation("p", 3), Ordinal("fixed", [5])])
+    return Space(
+        [
+            Ordinal("t", [1, 2, 4, 8], log=True),
+            Real("r", 2.0, 4.0),
+            Categorical("c", ["a", "b", "c"]),
+            Permutation("p", 3),
+            Ordinal("fixed", [5]),
+        ]
+    )
 
 
 def test_blocks_describe_the_features_and_single_values_are_dropped():
     encoder = FeatureEncoder(space_())
     assert [(b.name, b.kind, b.start, b.width, b.metric) for b in encoder.blocks] == [
-        ("t", "numeric", 0, 1, "euclidean"), ("r", "numeric", 1, 1, "euclidean"),
-        ("c", "categorical", 2, 1, "hamming"), ("p", "permutation", 3, 3, "spearman")]
+        ("t", "numeric", 0, 1, "euclidean"),
+        ("r", "numeric", 1, 1, "euclidean"),
+        ("c", "categorical", 2, 1, "hamming"),
+        ("p", "permutation", 3, 3, "spearman"),
+    ]
     assert encoder.width == 6
 
 
@@ -58,6 +68,7 @@ def test_log_scale_of_an_ordinal_with_zero_falls_back_to_linear_and_bad_scales_a
 
 def test_distinct_ordinal_scales_drops_warpings_that_change_no_feature():
     from bayestune.models.encoding import distinct_ordinal_scales
+
     pow2 = Space([Ordinal("t", [1, 2, 4, 8], log=True)])
     assert distinct_ordinal_scales(pow2, [None, "log", "linear", "index"]) == [None, "linear"]
     even = Space([Ordinal("e", [0, 2, 4, 6])])  # linear rule, equally spaced, log impossible

@@ -25,7 +25,7 @@ def test_mean_ignores_failures_and_variance_shrinks_at_them():
     mu, sd = posterior.predict_latent(F)
     mu_plain, sd_plain = mean_model.predict_latent(F)
     assert np.allclose(mu, mu_plain)
-    assert sd[1] < 0.2 * sd_plain[1]          # next to two failures
+    assert sd[1] < 0.2 * sd_plain[1]  # next to two failures
     assert sd[0] == pytest.approx(sd_plain[0], rel=0.05)  # far from them
     assert posterior.best_y_latent_ == mean_model.best_y_latent_
 

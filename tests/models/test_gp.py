@@ -1,6 +1,5 @@
 """GaussianProcess: agreement with scikit-learn, analytic gradients, fitting, degenerate data."""
 
-
 import numpy as np
 import pytest
 from scipy import stats
@@ -41,16 +40,16 @@ def test_fixed_hyperparameters_match_sklearn():
     ls, s2, noise = [0.3, 0.7, 2.0], 1.7, 0.01
 
     gp = GaussianProcess(
-        numeric_blocks(3), log_transform_y=False,
+        numeric_blocks(3),
+        log_transform_y=False,
         fixed_hyperparameters={"lengthscales": ls, "outputscale": s2, "noise": noise},
     ).fit(X, y)
     y_std = (y - y.mean()) / y.std()
     np.testing.assert_allclose(gp.y_latent_, y_std)
 
-    kernel = (
-        kernels.ConstantKernel(s2, "fixed") * kernels.Matern(length_scale=ls, nu=2.5, length_scale_bounds="fixed")
-        + kernels.WhiteKernel(noise, "fixed")
-    )
+    kernel = kernels.ConstantKernel(s2, "fixed") * kernels.Matern(
+        length_scale=ls, nu=2.5, length_scale_bounds="fixed"
+    ) + kernels.WhiteKernel(noise, "fixed")
     ref = sk.GaussianProcessRegressor(kernel=kernel, optimizer=None, normalize_y=False, alpha=0.0).fit(X, y_std)
     assert gp.log_marginal_likelihood() == pytest.approx(ref.log_marginal_likelihood_value_, abs=1e-6)
 
@@ -68,9 +67,7 @@ def test_fixed_hyperparameters_match_sklearn():
 
     # Same parametrisation (log σ², log ℓ, log noise), so the gradients must agree too;
     # sklearn only differentiates non-fixed hyperparameters, so rebuild the kernel with bounds.
-    free_kernel = (
-        kernels.ConstantKernel(s2) * kernels.Matern(length_scale=ls, nu=2.5) + kernels.WhiteKernel(noise)
-    )
+    free_kernel = kernels.ConstantKernel(s2) * kernels.Matern(length_scale=ls, nu=2.5) + kernels.WhiteKernel(noise)
     theta_ref = free_kernel.theta  # [log σ², log ℓ_1..3, log noise]
     ref_free = sk.GaussianProcessRegressor(kernel=free_kernel, optimizer=None, alpha=0.0).fit(X, y_std)
     _, g_ref = ref_free.log_marginal_likelihood(theta_ref, eval_gradient=True)
@@ -127,8 +124,10 @@ def test_fit_gives_relevant_parameters_shorter_lengthscales():
     p = np.argsort(rng.random((n, 4)), axis=1)
     F = np.hstack([x, c, p]).astype(float)
     blocks = [
-        FeatureBlock("relevant", "numeric", 0), FeatureBlock("irrelevant", "numeric", 1),
-        FeatureBlock("cat_irrelevant", "categorical", 2), FeatureBlock("perm", "permutation", 3, 4),
+        FeatureBlock("relevant", "numeric", 0),
+        FeatureBlock("irrelevant", "numeric", 1),
+        FeatureBlock("cat_irrelevant", "categorical", 2),
+        FeatureBlock("perm", "permutation", 3, 4),
     ]
     y = np.sin(6 * x[:, 0]) + 0.8 * (p[:, 0] - 1.5) + 0.01 * rng.normal(size=n)
     gp = GaussianProcess(blocks, seed=0).fit(F, y)
@@ -263,8 +262,9 @@ HETERO_FIXED = {"lengthscales": 0.2, "outputscale": 1.0, "noise": 1e-6}
 
 
 def hetero_gp(variances, fixed=HETERO_FIXED):
-    return GaussianProcess(numeric_blocks(1), log_transform_y=False, fixed_hyperparameters=fixed,
-                           seed=0).fit(HETERO_X, HETERO_Y, noise_variances=variances)
+    return GaussianProcess(numeric_blocks(1), log_transform_y=False, fixed_hyperparameters=fixed, seed=0).fit(
+        HETERO_X, HETERO_Y, noise_variances=variances
+    )
 
 
 def test_heteroscedastic_posterior_trusts_low_noise_points_more():
@@ -322,11 +322,14 @@ def test_heteroscedastic_gradient_matches_finite_differences():
     np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-5 * max(1.0, np.abs(fd).max()))
 
 
-@pytest.mark.parametrize("v, match", [
-    (np.zeros(5), "one entry per observation"),
-    (np.array([0.1, -0.1, 0, 0, 0, 0]), ">= 0"),
-    (np.array([0.1, np.inf, 0, 0, 0, 0]), ">= 0"),
-])
+@pytest.mark.parametrize(
+    "v, match",
+    [
+        (np.zeros(5), "one entry per observation"),
+        (np.array([0.1, -0.1, 0, 0, 0, 0]), ">= 0"),
+        (np.array([0.1, np.inf, 0, 0, 0, 0]), ">= 0"),
+    ],
+)
 def test_bad_noise_variances_are_rejected(v, match):
     with pytest.raises(ValueError, match=match):
         hetero_gp(v)

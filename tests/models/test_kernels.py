@@ -27,6 +27,8 @@ def _single_blas_thread():
     threadpoolctl = pytest.importorskip("threadpoolctl")
     with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
         yield
+
+
 METRICS = ("spearman", "kendall", "hamming")
 
 
@@ -40,9 +42,7 @@ def brute_force_d2(metric: str, a: np.ndarray, b: np.ndarray) -> float:
     if metric == "spearman":
         return float(np.sum((a - b) ** 2)) / (n * (n * n - 1) / 3)
     if metric == "kendall":
-        disc = sum(
-            1 for i in range(n) for j in range(i + 1, n) if (a[i] - a[j]) * (b[i] - b[j]) < 0
-        )
+        disc = sum(1 for i in range(n) for j in range(i + 1, n) if (a[i] - a[j]) * (b[i] - b[j]) < 0)
         return disc / (n * (n - 1) / 2)
     return float(np.sum(a != b)) / n
 
@@ -92,13 +92,15 @@ def mixed_blocks() -> list[FeatureBlock]:
 
 
 def random_mixed(rng: np.random.Generator, n: int) -> np.ndarray:
-    return np.hstack([
-        rng.random((n, 1)),
-        rng.integers(0, 3, (n, 1)),
-        np.argsort(rng.random((n, 4)), axis=1),
-        np.argsort(rng.random((n, 3)), axis=1),
-        np.argsort(rng.random((n, 4)), axis=1),
-    ]).astype(float)
+    return np.hstack(
+        [
+            rng.random((n, 1)),
+            rng.integers(0, 3, (n, 1)),
+            np.argsort(rng.random((n, 4)), axis=1),
+            np.argsort(rng.random((n, 3)), axis=1),
+            np.argsort(rng.random((n, 4)), axis=1),
+        ]
+    ).astype(float)
 
 
 def test_embedding_fast_path_equals_per_block_sum():
@@ -153,13 +155,7 @@ def test_unsquarerooted_semimetric_is_not_psd(metric):
 
 def test_mixed_kernel_is_psd_over_a_full_grid():
     perms = all_permutations(4)
-    rows = [
-        [x, c, *p, *q]
-        for x in (0.0, 0.5, 1.0)
-        for c in (0, 1, 2)
-        for p in perms
-        for q in all_permutations(3)[::2]
-    ]
+    rows = [[x, c, *p, *q] for x in (0.0, 0.5, 1.0) for c in (0, 1, 2) for p in perms for q in all_permutations(3)[::2]]
     F = np.array(rows, dtype=float)
     blocks = [
         FeatureBlock("x", "numeric", 0),
@@ -208,8 +204,11 @@ def test_blocks_for_parameters_follow_unit_layout():
 def test_scaled_distances_reuse_the_training_side_and_match_the_one_shot_function():
     from bayestune.models.kernels import ScaledDistances
 
-    blocks = [FeatureBlock("x", "numeric", 0), FeatureBlock("c", "categorical", 1),
-              FeatureBlock("p", "permutation", 2, 3, "kendall")]
+    blocks = [
+        FeatureBlock("x", "numeric", 0),
+        FeatureBlock("c", "categorical", 1),
+        FeatureBlock("p", "permutation", 2, 3, "kendall"),
+    ]
     r = np.random.default_rng(0)
     B = np.column_stack([r.random(6), r.integers(0, 2, 6), np.tile([2.0, 0.0, 1.0], (6, 1))])
     A = np.column_stack([r.random(4), [0, 1, 2, 3], np.tile([0.0, 1.0, 2.0], (4, 1))])  # categories B never had

@@ -54,8 +54,14 @@ def test_weights_come_from_the_lattice_or_a_dirichlet_and_follow_the_rng():
 
 
 def test_repeat_variances_is_the_variance_of_the_mean_and_nan_without_repeats():
-    repeats = [{"t": (1.0, 2.0, 3.0)}, {"t": (5.0,)}, {}, {"t": (2.0, 2.0)}, {"other": (1.0, 9.0)},
-               {"t": (1.0, float("nan"), 3.0)}]
+    repeats = [
+        {"t": (1.0, 2.0, 3.0)},
+        {"t": (5.0,)},
+        {},
+        {"t": (2.0, 2.0)},
+        {"other": (1.0, 9.0)},
+        {"t": (1.0, float("nan"), 3.0)},
+    ]
     v = repeat_variances(repeats, "t")
     np.testing.assert_allclose(v[[0, 3, 5]], [1.0 / 3, 0.0, 1.0])
     assert np.isnan(v[[1, 2, 4]]).all()

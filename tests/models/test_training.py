@@ -42,11 +42,11 @@ def test_without_a_cap_or_below_it_every_row_is_kept():
 
 
 def test_failures_keep_their_share_at_most_half_and_the_feasible_rows_the_rest():
-    assert split_cap(500, 8000, 2000) == (100, 400)   # 20 %: their share
-    assert split_cap(500, 600, 9400) == (250, 250)    # mostly failed: at most half
-    assert split_cap(500, 100, 9900) == (400, 100)    # ... unless the feasible rows run short
+    assert split_cap(500, 8000, 2000) == (100, 400)  # 20 %: their share
+    assert split_cap(500, 600, 9400) == (250, 250)  # mostly failed: at most half
+    assert split_cap(500, 100, 9900) == (400, 100)  # ... unless the feasible rows run short
     assert split_cap(500, 10, 990) == (490, 10)
-    assert split_cap(500, 999, 1) == (1, 499)         # a single failure is never dropped
+    assert split_cap(500, 999, 1) == (1, 499)  # a single failure is never dropped
     assert split_cap(500, 1000, 0) == (0, 500)
     h = history()  # 40 feasible, 20 failed
     t = choose(h, 12)
@@ -61,7 +61,7 @@ def test_mixed_keeps_the_best_third_the_recent_third_and_spreads_the_rest():
     assert len(t.feasible) == 30 and len(t.failed) == 0
     kept = set(t.feasible.tolist())
     assert set(np.argsort(h.Y[:, 0], kind="stable")[:10].tolist()) <= kept  # 15..24 around the optimum
-    assert set(range(80, 90)) <= kept                                        # the most recent ten
+    assert set(range(80, 90)) <= kept  # the most recent ten
     # the rest covers the gaps the best and the recent rows leave (0..14 and 25..79) evenly
     assert min(kept) <= 3 and max(np.diff(sorted(kept))) <= 8
     assert np.array_equal(choose(h, 30).feasible, t.feasible)  # deterministic
@@ -119,11 +119,13 @@ def test_bo_caps_by_default_and_takes_a_memory_policy_only_with_its_window():
     assert strategy.surrogates.choice.max_training_points == DEFAULT_MAX_TRAINING_POINTS == 500
     uncapped = make_strategy("bo", SPACE, objectives, np.random.default_rng(0), {"max_training_points": None})
     assert uncapped.surrogates.choice.max_training_points is None
-    strategy = make_strategy("bo", SPACE, objectives, np.random.default_rng(0),
-                             {"max_training_points": 12, "memory_policy": "reset"})
+    strategy = make_strategy(
+        "bo", SPACE, objectives, np.random.default_rng(0), {"max_training_points": 12, "memory_policy": "reset"}
+    )
     assert len(strategy.suggest(history(), 2)) == 2
     with pytest.raises(BayestuneError, match="needs `max_training_points`"):
-        make_strategy("bo", SPACE, objectives, np.random.default_rng(0),
-                      {"max_training_points": None, "memory_policy": "lru"})
+        make_strategy(
+            "bo", SPACE, objectives, np.random.default_rng(0), {"max_training_points": None, "memory_policy": "lru"}
+        )
     with pytest.raises(BayestuneError, match="max_training_points >= 10"):
         make_strategy("bo", SPACE, objectives, np.random.default_rng(0), {"max_training_points": 5})

@@ -74,12 +74,15 @@ def test_close_to_scikit_learn_on_held_out_log_loss():
     assert ours < theirs * 1.1 + 0.01
 
 
-@pytest.mark.parametrize("X, y, match", [
-    (np.zeros(5), np.zeros(5), "shape"),
-    (np.zeros((5, 2)), np.zeros(4), "shape"),
-    (np.zeros((0, 2)), np.zeros(0), "shape"),
-    (np.zeros((3, 2)), np.array([0.0, 2.0, 1.0]), "0 or 1"),
-])
+@pytest.mark.parametrize(
+    "X, y, match",
+    [
+        (np.zeros(5), np.zeros(5), "shape"),
+        (np.zeros((5, 2)), np.zeros(4), "shape"),
+        (np.zeros((0, 2)), np.zeros(0), "shape"),
+        (np.zeros((3, 2)), np.array([0.0, 2.0, 1.0]), "0 or 1"),
+    ],
+)
 def test_bad_training_data_is_rejected(X, y, match):
     with pytest.raises(ValueError, match=match):
         ClassificationForest().fit(X, y)

@@ -18,12 +18,17 @@ T1_FILES = sorted(T1_DIR.glob("*.json"))
 NATIVE = {
     "name": "blur",
     "parameters": [
-        {"name": "tile_x", "type": "ordinal", "values": [1, 2, 4, 8, 16, 32], "log": True, "default": 8,
-         "prior": "decay"},
+        {
+            "name": "tile_x",
+            "type": "ordinal",
+            "values": [1, 2, 4, 8, 16, 32],
+            "log": True,
+            "default": 8,
+            "prior": "decay",
+        },
         {"name": "tile_y", "type": "integer", "bounds": [1, 64], "log": True, "default": 4, "prior": [2.0, 3.0]},
         {"name": "alpha", "type": "real", "bounds": [0.001, 1.0], "log": True, "prior": {"alpha": 2, "beta": 2}},
-        {"name": "mode", "type": "categorical", "values": ["a", "b", 3, True], "default": "b",
-         "prior": [1, 2, 3, 4]},
+        {"name": "mode", "type": "categorical", "values": ["a", "b", 3, True], "default": "b", "prior": [1, 2, 3, 4]},
         {"name": "order", "type": "permutation", "n": 4, "metric": "hamming", "default": [3, 2, 1, 0]},
     ],
     "constraints": ["tile_x * tile_y <= 256", "order[0] < order[1] or mode == 'a'"],
@@ -49,4 +54,3 @@ def error_of(data, source="x.json") -> ScenarioError:
     with pytest.raises(ScenarioError) as info:
         scenario_from_dict(data, source=source)
     return info.value
-

@@ -87,7 +87,8 @@ def test_duplicate_json_keys_keep_the_last_value_with_a_warning(tmp_path, caplog
     (tmp_path / "d.json").write_text(
         '{"application_name": "a", "optimization_objectives": ["t"], "optimization_iterations": 8,'
         ' "input_parameters": {"x": {"parameter_type": "integer", "values": [0, 3]},'
-        ' "x": {"parameter_type": "real", "values": [0, 1]}}, "optimization_iterations": 20}')
+        ' "x": {"parameter_type": "real", "values": [0, 1]}}, "optimization_iterations": 20}'
+    )
     with caplog.at_level("WARNING", logger="bayestune.scenario"):
         s = load_scenario(tmp_path / "d.json")
     assert s.budget == 10 + 20 and isinstance(s.space["x"], Real)
@@ -95,8 +96,9 @@ def test_duplicate_json_keys_keep_the_last_value_with_a_warning(tmp_path, caplog
 
 
 def test_duplicate_yaml_keys_are_errors(tmp_path):
-    (tmp_path / "d.yaml").write_text("parameters:\n  a: {type: real, bounds: [0, 1]}\n"
-                                     "  a: {type: integer, bounds: [0, 3]}\nobjectives: [t]\n")
+    (tmp_path / "d.yaml").write_text(
+        "parameters:\n  a: {type: real, bounds: [0, 1]}\n  a: {type: integer, bounds: [0, 3]}\nobjectives: [t]\n"
+    )
     with pytest.raises(ScenarioError, match=r"invalid YAML at line 3, column 3: found duplicate key 'a'"):
         load_scenario(tmp_path / "d.yaml")
 
@@ -117,8 +119,10 @@ def test_a_yaml_alias_bomb_is_refused_before_it_is_built(tmp_path):
         load_scenario(path)
 
 
-@pytest.mark.parametrize("suffix, text", [(".json", "[" * 5000 + "]" * 5000), (".json", "[" * 100 + "]" * 100),
-                                          (".yaml", "[" * 5000 + "]" * 5000)])
+@pytest.mark.parametrize(
+    "suffix, text",
+    [(".json", "[" * 5000 + "]" * 5000), (".json", "[" * 100 + "]" * 100), (".yaml", "[" * 5000 + "]" * 5000)],
+)
 def test_deeply_nested_files_are_refused_by_name(tmp_path, suffix, text):
     path = tmp_path / f"deep{suffix}"
     path.write_text(text)
@@ -128,8 +132,18 @@ def test_deeply_nested_files_are_refused_by_name(tmp_path, suffix, text):
 
 def test_a_t1_value_list_that_builds_too_many_values_is_refused(tmp_path):
     path = tmp_path / "t1.json"
-    path.write_text(json.dumps({"General": {"BenchmarkName": "t"}, "ConfigurationSpace": {
-        "TuningParameters": [{"Name": "x", "Type": "int", "Values": "sum([[1]*999999 for i in range(500)], [])"}],
-        "Conditions": []}}))
+    path.write_text(
+        json.dumps(
+            {
+                "General": {"BenchmarkName": "t"},
+                "ConfigurationSpace": {
+                    "TuningParameters": [
+                        {"Name": "x", "Type": "int", "Values": "sum([[1]*999999 for i in range(500)], [])"}
+                    ],
+                    "Conditions": [],
+                },
+            }
+        )
+    )
     with pytest.raises(ScenarioError, match="more than 1,000,000 values"):
         load_scenario(path)

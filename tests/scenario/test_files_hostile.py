@@ -21,9 +21,39 @@ def test_a_self_referencing_yaml_document_is_refused(tmp_path, text):
         load_scenario(path)
 
 
-_YAML_BITS = st.sampled_from(["&a ", "*a", "[", "]", "{", "}", ": ", ", ", "\n", "- ", "  ", "x", "1e3", "'",
-                              '"', "!!python/object ", "<<: ", "null", "name", "parameters", "objectives",
-                              "bounds", "type", "integer", "&b ", "*b", "\t", "#", "\r"])
+_YAML_BITS = st.sampled_from(
+    [
+        "&a ",
+        "*a",
+        "[",
+        "]",
+        "{",
+        "}",
+        ": ",
+        ", ",
+        "\n",
+        "- ",
+        "  ",
+        "x",
+        "1e3",
+        "'",
+        '"',
+        "!!python/object ",
+        "<<: ",
+        "null",
+        "name",
+        "parameters",
+        "objectives",
+        "bounds",
+        "type",
+        "integer",
+        "&b ",
+        "*b",
+        "\t",
+        "#",
+        "\r",
+    ]
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -48,13 +78,39 @@ def test_fuzzed_scenario_bytes_give_a_scenario_or_a_scenario_error(tmp_path, dat
         pass
 
 
-_KEYS = st.sampled_from(["name", "parameters", "objectives", "budget", "blackbox", "type", "bounds", "values",
-                         "command", "n", "seed", "strategy", "constraints", "default", "journal", "x"])
-_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
-                    st.text(max_size=12), st.sampled_from(["integer", "real", "categorical", "permutation",
-                                                           "ordinal", "echo {x}", "x > 1"]))
-_JSON = st.recursive(_LEAVES, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                      st.dictionaries(_KEYS, inner, max_size=5)), max_leaves=25)
+_KEYS = st.sampled_from(
+    [
+        "name",
+        "parameters",
+        "objectives",
+        "budget",
+        "blackbox",
+        "type",
+        "bounds",
+        "values",
+        "command",
+        "n",
+        "seed",
+        "strategy",
+        "constraints",
+        "default",
+        "journal",
+        "x",
+    ]
+)
+_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
+    st.sampled_from(["integer", "real", "categorical", "permutation", "ordinal", "echo {x}", "x > 1"]),
+)
+_JSON = st.recursive(
+    _LEAVES,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=5)),
+    max_leaves=25,
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -7,13 +7,22 @@ import pytest
 from bayestune.exceptions import ScenarioError
 from bayestune.scenario import format_key_handling, scenario_from_dict
 
-X = {"x1": {"parameter_type": "real", "values": [-5, 10], "parameter_default": 0},
-     "x2": {"parameter_type": "real", "values": [0, 15], "parameter_default": 0}}
+X = {
+    "x1": {"parameter_type": "real", "values": [-5, 10], "parameter_default": 0},
+    "x2": {"parameter_type": "real", "values": [0, 15], "parameter_default": 0},
+}
 
 
 def load(**top):
-    return scenario_from_dict({"application_name": "branin", "optimization_objectives": ["Value"],
-                               "input_parameters": top.pop("params", X), **top}, source="s.json")
+    return scenario_from_dict(
+        {
+            "application_name": "branin",
+            "optimization_objectives": ["Value"],
+            "input_parameters": top.pop("params", X),
+            **top,
+        },
+        source="s.json",
+    )
 
 
 def read_as(s) -> str:
@@ -28,27 +37,39 @@ def test_a_file_of_shared_keys_is_hypermappers_as_its_quick_start_example():
     assert s.strategy_options["model"] == "rf" and s.strategy_options["experimental"] == {"epsilon": 0.1}
 
 
-@pytest.mark.parametrize("top, peer, evidence", [
-    ({"baco_mode": {"mode": "default"}}, "BaCO", "baco_mode"),
-    ({"predict_noiseless": True}, "BaCO", "predict_noiseless"),
-    ({"params": {"p": {"parameter_type": "permutation", "values": [3]}}}, "BaCO", "permutation"),
-    ({"params": {"x": {"parameter_type": "integer", "values": [1, 64], "transform": "log"}}}, "BaCO",
-     "input_parameters.x.transform"),
-    ({"acquisition_function": "EI_PIBO"}, "BaCO", "acquisition_function = 'EI_PIBO'"),
-    ({"evaluations_per_optimization_iteration": 2}, "HyperMapper 2.0", "evaluations_per_optimization_iteration"),
-    ({"design_of_experiment": {"doe_type": "standard latin hypercube"}}, "HyperMapper 2.0", "latin"),
-    ({"prior_beta": 3}, "HyperMapper 2.0", "prior_beta"),
-    ({"design_of_experiment": {"allow_repetitions": False}}, "BaCO", "design_of_experiment.allow_repetitions"),
-    ({"feasible_output": {"feasibility_threshold": 0.1}}, "BaCO", "feasible_output.feasibility_threshold"),
-    ({"feasible_output": {"enable_feasible_predictor_grid_search_on_recall_and_precision": False}},
-     "HyperMapper 2.0", "feasible_output.enable_feasible_predictor_grid_search"),
-    ({"params": {"x": {"parameter_type": "real", "values": [0, 1], "custom_gaussian_prior_means": False}}},
-     "HyperMapper 2.0", "input_parameters.x.custom_gaussian_prior_means"),
-    ({"optimization_iterations": 6000}, "HyperMapper 2.0", "optimization_iterations > 5000"),
-    # both sides: the mode key decides
-    ({"hypermapper_mode": {"mode": "default"}, "predict_noiseless": True}, "HyperMapper 2.0", "also BaCO-only"),
-    ({"bayestune_read_as": "baco"}, "BaCO", "bayestune_read_as = 'baco'"),
-])
+@pytest.mark.parametrize(
+    "top, peer, evidence",
+    [
+        ({"baco_mode": {"mode": "default"}}, "BaCO", "baco_mode"),
+        ({"predict_noiseless": True}, "BaCO", "predict_noiseless"),
+        ({"params": {"p": {"parameter_type": "permutation", "values": [3]}}}, "BaCO", "permutation"),
+        (
+            {"params": {"x": {"parameter_type": "integer", "values": [1, 64], "transform": "log"}}},
+            "BaCO",
+            "input_parameters.x.transform",
+        ),
+        ({"acquisition_function": "EI_PIBO"}, "BaCO", "acquisition_function = 'EI_PIBO'"),
+        ({"evaluations_per_optimization_iteration": 2}, "HyperMapper 2.0", "evaluations_per_optimization_iteration"),
+        ({"design_of_experiment": {"doe_type": "standard latin hypercube"}}, "HyperMapper 2.0", "latin"),
+        ({"prior_beta": 3}, "HyperMapper 2.0", "prior_beta"),
+        ({"design_of_experiment": {"allow_repetitions": False}}, "BaCO", "design_of_experiment.allow_repetitions"),
+        ({"feasible_output": {"feasibility_threshold": 0.1}}, "BaCO", "feasible_output.feasibility_threshold"),
+        (
+            {"feasible_output": {"enable_feasible_predictor_grid_search_on_recall_and_precision": False}},
+            "HyperMapper 2.0",
+            "feasible_output.enable_feasible_predictor_grid_search",
+        ),
+        (
+            {"params": {"x": {"parameter_type": "real", "values": [0, 1], "custom_gaussian_prior_means": False}}},
+            "HyperMapper 2.0",
+            "input_parameters.x.custom_gaussian_prior_means",
+        ),
+        ({"optimization_iterations": 6000}, "HyperMapper 2.0", "optimization_iterations > 5000"),
+        # both sides: the mode key decides
+        ({"hypermapper_mode": {"mode": "default"}, "predict_noiseless": True}, "HyperMapper 2.0", "also BaCO-only"),
+        ({"bayestune_read_as": "baco"}, "BaCO", "bayestune_read_as = 'baco'"),
+    ],
+)
 def test_keys_and_values_only_one_schema_allows_tell_the_peer(top, peer, evidence):
     line = read_as(load(**top))
     assert line.startswith(f"read as {peer} (") and evidence in line, line
@@ -78,8 +99,13 @@ def test_each_peers_pibo_strength_and_decay():
 
 
 def test_hypermappers_own_keys_are_accepted():
-    s = load(prior_method="pibo", cma_es_sigma=0.2, cma_es_starting_points=1, cma_es_random_points=10000,
-             model_posterior_weight=10)
+    s = load(
+        prior_method="pibo",
+        cma_es_sigma=0.2,
+        cma_es_starting_points=1,
+        cma_es_random_points=10000,
+        model_posterior_weight=10,
+    )
     handled = {h.key: h.handling for h in s.key_handling}
     assert {handled[k] for k in ("prior_method", "cma_es_sigma", "model_posterior_weight")} == {"ignored"}
     s = load(prior_method="bopro", model_posterior_weight=3)  # BOPrO: bayestune runs piBO (warned)
@@ -92,8 +118,9 @@ def test_the_peers_sample_file_name_and_header():
     hm = load(timestamp="When").peer_samples
     assert (hm.path, hm.timestamp_column, hm.feasible_column) == ("branin_output_samples.csv", "When", None)
     assert hm.parameter_names == ("x1", "x2") and hm.objectives == ("Value",) and hm.resume_from is None
-    baco = load(baco_mode={"mode": "default"}, output_data_file="out.csv",
-                feasible_output={"enable_feasible_predictor": True}).peer_samples
+    baco = load(
+        baco_mode={"mode": "default"}, output_data_file="out.csv", feasible_output={"enable_feasible_predictor": True}
+    ).peer_samples
     assert (baco.path, baco.timestamp_column, baco.feasible_column) == ("out.csv", "timestamp", "Valid")
 
 
@@ -109,7 +136,10 @@ def test_resume_optimization_names_the_csv_each_peer_reads():
 def test_client_server_mode_is_read_and_exhaustive_method_evaluates_every_configuration():
     s = load(hypermapper_mode={"mode": "client-server"})
     assert "bayestune serve" in {h.key: h.detail for h in s.key_handling}["hypermapper_mode"]
-    ints = {"a": {"parameter_type": "integer", "values": [0, 9]}, "b": {"parameter_type": "ordinal", "values": [1, 2, 4]}}
+    ints = {
+        "a": {"parameter_type": "integer", "values": [0, 9]},
+        "b": {"parameter_type": "ordinal", "values": [1, 2, 4]},
+    }
     t = load(params=ints, optimization_method="exhaustive", baco_mode={"mode": "default"}, optimization_iterations=3)
     assert t.budget == 30 and t.strategy == "cot_random"
 
@@ -125,17 +155,25 @@ def test_hypermappers_exhaustive_mode_searches_as_usual_with_the_table_as_black_
     from bayestune.tuning import tune
 
     monkeypatch.chdir(tmp_path)
-    rows = ["a,b,v1,v2,Valid"] + [f"{a},{b},{a + b},{(5 - a) * b},{str(a != 1).lower()}"
-                                  for a in range(6) for b in (1, 2) if (a, b) != (4, 2)]
+    rows = ["a,b,v1,v2,Valid"] + [
+        f"{a},{b},{a + b},{(5 - a) * b},{str(a != 1).lower()}" for a in range(6) for b in (1, 2) if (a, b) != (4, 2)
+    ]
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "all.csv").write_text("\n".join(rows) + "\n")
     ints = {"a": {"parameter_type": "integer", "values": [0, 5]}, "b": {"parameter_type": "ordinal", "values": [1, 2]}}
-    s = scenario_from_dict({"application_name": "grid", "optimization_objectives": ["v1", "v2"],
-                            "input_parameters": ints, "optimization_iterations": 8, "run_directory": "out",
-                            "design_of_experiment": {"number_of_samples": 4},
-                            "feasible_output": {"enable_feasible_predictor": True},
-                            "hypermapper_mode": {"mode": "exhaustive", "exhaustive_search_file": "data/all.csv"}},
-                           source=str(tmp_path / "sub" / "grid.json"))
+    s = scenario_from_dict(
+        {
+            "application_name": "grid",
+            "optimization_objectives": ["v1", "v2"],
+            "input_parameters": ints,
+            "optimization_iterations": 8,
+            "run_directory": "out",
+            "design_of_experiment": {"number_of_samples": 4},
+            "feasible_output": {"enable_feasible_predictor": True},
+            "hypermapper_mode": {"mode": "exhaustive", "exhaustive_search_file": "data/all.csv"},
+        },
+        source=str(tmp_path / "sub" / "grid.json"),
+    )
     assert s.blackbox.kind == "table" and s.blackbox.target == str(tmp_path / "data" / "all.csv")
     assert s.budget == 12 and "mode 'exhaustive'" in {h.key: h.detail for h in s.key_handling}["hypermapper_mode"]
     result = tune(s, tmp_path / "grid.db", confirm=False, progress=False)
@@ -170,8 +208,9 @@ def test_baco_pibo_real_pulls_as_hard_as_in_baco_at_the_first_model_step():
     from bayestune.strategies import make_strategy
 
     prior = {"x": {"parameter_type": "real", "values": [0, 1], "prior": "gaussian", "prior_parameters": [0.3, 0.1]}}
-    s = load(params=prior, model_weight=300, baco_mode={"mode": "default"},
-             design_of_experiment={"number_of_samples": 10})
+    s = load(
+        params=prior, model_weight=300, baco_mode={"mode": "default"}, design_of_experiment={"number_of_samples": 10}
+    )
     bo = make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
     choice = bo.scorer.choice.prior
     assert choice.beta / choice.decay_n(10) == 300.0 and choice.beta / choice.decay_n(12) == 100.0
@@ -185,9 +224,15 @@ def test_a_hypermapper_batchs_picks_share_its_iteration_number(monkeypatch):
     from bayestune.optimizer import Optimizer
 
     prior = {"x": {"parameter_type": "integer", "values": [0, 99], "prior": "gaussian"}}
-    s = load(params=prior, prior_beta=8, evaluations_per_optimization_iteration=3, optimization_iterations=4,
-             epsilon_greedy_threshold=0, models={"model": "gaussian_process"},
-             design_of_experiment={"number_of_samples": 6})
+    s = load(
+        params=prior,
+        prior_beta=8,
+        evaluations_per_optimization_iteration=3,
+        optimization_iterations=4,
+        epsilon_greedy_threshold=0,
+        models={"model": "gaussian_process"},
+        design_of_experiment={"number_of_samples": 6},
+    )
     assert s.strategy_options["prior"] == {"beta": 8.0, "count": "model_steps", "design": 6, "batch": 3}
     seen = []
     original = scorer.acquisition_scorer

@@ -19,8 +19,10 @@ P_MIN = 1e-3
 
 
 def load_hm(params, **top):
-    return scenario_from_dict({"application_name": "app", "optimization_objectives": ["v"],
-                               "input_parameters": params, **top}, source="hm.json")
+    return scenario_from_dict(
+        {"application_name": "app", "optimization_objectives": ["v"], "input_parameters": params, **top},
+        source="hm.json",
+    )
 
 
 def raw_density(param, x):
@@ -28,14 +30,26 @@ def raw_density(param, x):
     return param.prior_weight(np.asarray(x, dtype=float).reshape(-1, 1)) / (param.high - param.low)
 
 
-@pytest.mark.parametrize("lo, hi, mean, std, transform", [
-    (0.0, 100.0, 50.0, 200.0, "none"),   # wide: flat-ish, never U-shaped
-    (0.0, 100.0, 10.0, 5.0, "none"),     # narrow, near the lower bound
-    (1.0, 1000.0, 100.0, 50.0, "log"),   # transform: log leaves the prior on the value scale
-])
+@pytest.mark.parametrize(
+    "lo, hi, mean, std, transform",
+    [
+        (0.0, 100.0, 50.0, 200.0, "none"),  # wide: flat-ish, never U-shaped
+        (0.0, 100.0, 10.0, 5.0, "none"),  # narrow, near the lower bound
+        (1.0, 1000.0, 100.0, 50.0, "log"),  # transform: log leaves the prior on the value scale
+    ],
+)
 def test_baco_gaussian_prior_is_a_normal_truncated_to_the_range(lo, hi, mean, std, transform):
-    s = load_hm({"x": {"parameter_type": "real", "values": [lo, hi], "prior": "gaussian",
-                       "prior_parameters": [mean, std], "transform": transform}})
+    s = load_hm(
+        {
+            "x": {
+                "parameter_type": "real",
+                "values": [lo, hi],
+                "prior": "gaussian",
+                "prior_parameters": [mean, std],
+                "transform": transform,
+            }
+        }
+    )
     x = s.space["x"]
     grid = np.linspace(lo, hi, 41)
     baco = stats.norm(mean, std).pdf(grid) / (stats.norm(mean, std).cdf(hi) - stats.norm(mean, std).cdf(lo))
@@ -71,7 +85,9 @@ def test_real_probability_list_is_the_interpolated_density():
 
 def test_unsorted_ordinal_prior_pairs_with_the_sorted_values_as_in_baco(caplog):
     with caplog.at_level("WARNING", logger="bayestune.scenario"):
-        s = load_hm({"t": {"parameter_type": "ordinal", "values": [16, 1, 4, 2, 8], "prior": [0.1, 0.1, 0.2, 0.3, 0.3]}})
+        s = load_hm(
+            {"t": {"parameter_type": "ordinal", "values": [16, 1, 4, 2, 8], "prior": [0.1, 0.1, 0.2, 0.3, 0.3]}}
+        )
     t = s.space["t"]
     assert t.values == [1, 2, 4, 8, 16] and "pairs with the sorted values" in caplog.text
     # BaCO: values = sorted(values); pdf(v) = distribution[index of v in the sorted values]
@@ -83,14 +99,15 @@ def test_unsorted_ordinal_prior_pairs_with_the_sorted_values_as_in_baco(caplog):
 
 
 def test_integer_probability_list_is_one_probability_per_integer():
-    s = load_hm({"k": {"parameter_type": "integer", "values": [3, 6], "prior": [4, 3, 2, 1],
-                       "transform": "log"}})
+    s = load_hm({"k": {"parameter_type": "integer", "values": [3, 6], "prior": [4, 3, 2, 1], "transform": "log"}})
     k = s.space["k"]
     np.testing.assert_allclose(k.prior_weight(k.grid()) / 4, [0.4, 0.3, 0.2, 0.1])
 
 
 def test_gaussian_on_an_integer_weights_each_value_by_the_normal_density():
-    s = load_hm({"k": {"parameter_type": "integer", "values": [0, 10], "prior": "gaussian", "prior_parameters": [2, 3]}})
+    s = load_hm(
+        {"k": {"parameter_type": "integer", "values": [0, 10], "prior": "gaussian", "prior_parameters": [2, 3]}}
+    )
     k = s.space["k"]
     dens = stats.norm(2, 3).pdf(np.arange(11))
     np.testing.assert_allclose(k.prior_weight(k.grid()) / 11, dens / dens.sum())
@@ -112,8 +129,10 @@ def test_baco_log_transform_draws_uniformly_and_log_scales_the_model_input(kind,
 
 
 def test_native_log_parameters_still_draw_log_uniformly():
-    s = scenario_from_dict({"parameters": [{"name": "x", "type": "real", "bounds": [1, 10000], "log": True}],
-                            "objectives": ["t"]}, source="n.json")
+    s = scenario_from_dict(
+        {"parameters": [{"name": "x", "type": "real", "bounds": [1, 10000], "log": True}], "objectives": ["t"]},
+        source="n.json",
+    )
     x = s.space["x"]
     assert x.sampling == "log-uniform" and "sampling" not in x.to_spec()
     draws = x.sample(np.random.default_rng(6), 3000)[:, 0]
@@ -123,9 +142,22 @@ def test_native_log_parameters_still_draw_log_uniformly():
 def test_native_sampling_key_round_trips():
     from bayestune.scenario import scenario_to_dict
 
-    s = scenario_from_dict({"parameters": [{"name": "x", "type": "real", "bounds": [1, 100], "log": True,
-                                            "sampling": "uniform", "prior": {"mean": 0.2, "std": 0.1}}],
-                            "objectives": ["t"]}, source="n.json")
+    s = scenario_from_dict(
+        {
+            "parameters": [
+                {
+                    "name": "x",
+                    "type": "real",
+                    "bounds": [1, 100],
+                    "log": True,
+                    "sampling": "uniform",
+                    "prior": {"mean": 0.2, "std": 0.1},
+                }
+            ],
+            "objectives": ["t"],
+        },
+        source="n.json",
+    )
     spec = scenario_to_dict(s)["parameters"][0]
     assert spec["sampling"] == "uniform" and spec["prior"] == {"mean": 0.2, "std": 0.1}
     assert scenario_from_dict(scenario_to_dict(s)).space["x"] == s.space["x"]
@@ -136,10 +168,17 @@ def test_prior_file_designs_uniformly_and_the_prior_weights_the_acquisition():
     95 % at that value), and the prior reaches the BO acquisition (piBO)."""
     from bayestune.strategies.bo import BayesianOptimization
 
-    s = load_hm({"t": {"parameter_type": "ordinal", "values": [1, 2, 4, 8, 16, 32, 64, 128],
-                       "prior": [0.93, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01]},
-                 "k": {"parameter_type": "integer", "values": [0, 63]}},
-                design_of_experiment={"number_of_samples": 40})
+    s = load_hm(
+        {
+            "t": {
+                "parameter_type": "ordinal",
+                "values": [1, 2, 4, 8, 16, 32, 64, 128],
+                "prior": [0.93, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01],
+            },
+            "k": {"parameter_type": "integer", "values": [0, 63]},
+        },
+        design_of_experiment={"number_of_samples": 40},
+    )
     assert s.design.method == "cot"
     history = History.empty(s.space, list(s.objectives))
     X = initial_design(s.space, s.design.size, np.random.default_rng(7), history, s.design.method)
@@ -158,9 +197,15 @@ def test_hypermapper_named_prior_on_an_ordinal_is_its_beta_mass_by_rank(shape):
     from bayestune.space.priors import BETA_SHAPES
 
     values = [1, 2, 4, 8, 16, 32, 64]
-    s = scenario_from_dict({"application_name": "a", "optimization_objectives": ["v"],
-                            "input_parameters": {"x": {"parameter_type": "ordinal", "values": values, "prior": shape}},
-                            "bayestune_read_as": "hypermapper"}, source="hm.json")
+    s = scenario_from_dict(
+        {
+            "application_name": "a",
+            "optimization_objectives": ["v"],
+            "input_parameters": {"x": {"parameter_type": "ordinal", "values": values, "prior": shape}},
+            "bayestune_read_as": "hypermapper",
+        },
+        source="hm.json",
+    )
     a, b = BETA_SHAPES[shape]
     # HyperMapper's OrdinalParameter.pdf: Beta cdf((i + 1) / n) - cdf(i / n) for the i-th sorted value
     expected = [stats.beta.cdf((i + 1) / 7, a, b) - stats.beta.cdf(i / 7, a, b) for i in range(7)]

@@ -24,8 +24,12 @@ def test_docs_peers_md_is_the_generated_table():
 def test_every_key_of_both_schemas_has_a_row():
     text = peers_markdown()
     missing = [k for k in sorted(BACO_KEYS | HYPERMAPPER_KEYS) if f"| `{k}` |" not in text]
-    nested = ([f"input_parameters.{k}" for k in PARAMETER_KEYS] + [f"design_of_experiment.{k}" for k in DOE_KEYS]
-              + [f"feasible_output.{k}" for k in FEASIBLE_KEYS] + [f"models.{k}" for k in MODEL_KEYS]
-              + [f"*_mode.{k}" for k in MODE_KEYS])
+    nested = (
+        [f"input_parameters.{k}" for k in PARAMETER_KEYS]
+        + [f"design_of_experiment.{k}" for k in DOE_KEYS]
+        + [f"feasible_output.{k}" for k in FEASIBLE_KEYS]
+        + [f"models.{k}" for k in MODEL_KEYS]
+        + [f"*_mode.{k}" for k in MODE_KEYS]
+    )
     missing += [k for k in nested if k not in NESTED or f"| `{k}` |" not in text]
     assert not missing, f"schema keys without a row in docs/peers.md: {missing}"

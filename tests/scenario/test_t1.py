@@ -25,7 +25,9 @@ def test_t1_files_build_spaces(path):
     assert s.name == raw["General"]["BenchmarkName"]
     assert s.space.names == [tp["Name"] for tp in tps]
     assert s.objective_names == ["time"] and s.objectives[0].minimize and s.blackbox is None
-    assert [c.expression for c in s.space.constraints] == [c["Expression"] for c in raw["ConfigurationSpace"]["Conditions"]]
+    assert [c.expression for c in s.space.constraints] == [
+        c["Expression"] for c in raw["ConfigurationSpace"]["Conditions"]
+    ]
     for p, tp in zip(s.space.parameters, tps):
         assert isinstance(p, Ordinal)  # every T1 parameter here is a numeric list
         assert p.values == sorted(p.values)
@@ -55,44 +57,109 @@ def test_t1_constraints_match_the_kernel_restrictions():
 
 
 def test_t1_strings_floats_and_unsorted_values():
-    s = scenario_from_dict({"General": {"BenchmarkName": "k"}, "ConfigurationSpace": {
-        "TuningParameters": [
-            {"Name": "algo", "Type": "string", "Values": "['naive', 'tiled']", "Default": "tiled"},
-            {"Name": "f", "Type": "float", "Values": "[0.5, 0.25, 1.0]", "Default": [0.5]},
-            {"Name": "b", "Type": "int", "Values": [256, 1, 16], "Default": 16},
-        ],
-        "Conditions": ["algo == 'tiled' or b <= 16"]}})
+    s = scenario_from_dict(
+        {
+            "General": {"BenchmarkName": "k"},
+            "ConfigurationSpace": {
+                "TuningParameters": [
+                    {"Name": "algo", "Type": "string", "Values": "['naive', 'tiled']", "Default": "tiled"},
+                    {"Name": "f", "Type": "float", "Values": "[0.5, 0.25, 1.0]", "Default": [0.5]},
+                    {"Name": "b", "Type": "int", "Values": [256, 1, 16], "Default": 16},
+                ],
+                "Conditions": ["algo == 'tiled' or b <= 16"],
+            },
+        }
+    )
     algo, f, b = s.space.parameters
     assert isinstance(algo, Categorical) and algo.values == ["naive", "tiled"] and algo.default == "tiled"
     assert f.values == [0.25, 0.5, 1.0] and f.log and f.default == 0.5
     assert b.values == [1, 16, 256] and b.log
 
 
-@pytest.mark.parametrize("text", [
-    "__import__('os').system('true')", "[open('/etc/passwd')]", "[x.real for x in [1]]",
-    "[i for i in range(10 ** 9)]", "'a' * 10 ** 9", "[1, 2",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "__import__('os').system('true')",
+        "[open('/etc/passwd')]",
+        "[x.real for x in [1]]",
+        "[i for i in range(10 ** 9)]",
+        "'a' * 10 ** 9",
+        "[1, 2",
+    ],
+)
 def test_t1_values_are_never_evaluated_unsafely(text):
-    err = error_of({"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "int", "Values": text}]}},
-                   source="t1.json")
+    err = error_of(
+        {"ConfigurationSpace": {"TuningParameters": [{"Name": "a", "Type": "int", "Values": text}]}}, source="t1.json"
+    )
     assert "t1.json: $.ConfigurationSpace.TuningParameters[0].Values: cannot read a list of values" in str(err)
 
 
-@pytest.mark.parametrize("tps, conds, path, fragment", [
-    ([{"Name": "a", "Type": "int", "Values": "[1, 2.5]"}], [], "$.ConfigurationSpace.TuningParameters[0].Values", "not an integer"),
-    ([{"Name": "a", "Type": "complex", "Values": "[1]"}], [], "$.ConfigurationSpace.TuningParameters[0].Type", 'but got "complex"'),
-    ([{"Name": "a", "Type": "int", "Values": "[1, 2]", "Default": 3}], [], "$.ConfigurationSpace.TuningParameters[0].Default", "but got 3"),
-    ([{"Name": "a", "Type": "int", "Values": "[1, 2, 2]"}], [], "$.ConfigurationSpace.TuningParameters[0].Values", "distinct"),
-    ([{"Name": "a", "Type": "int", "Values": "[]"}], [], "$.ConfigurationSpace.TuningParameters[0].Values", "at least one value"),
-    ([{"Name": "a", "Values": "[1]"}, {"Name": "a", "Values": "[2]"}], [], "$.ConfigurationSpace.TuningParameters[1].Name", "unique"),
-    ([{"Type": "int", "Values": "[1]"}], [], "$.ConfigurationSpace.TuningParameters[0]", "missing required key 'Name'"),
-    ([{"Name": "a", "Values": "[1, 2]"}], [{"Expression": "a < b", "Parameters": ["a"]}],
-     "$.ConfigurationSpace.Conditions[0].Expression", "unknown name 'b'"),
-    ([{"Name": "a", "Values": "[1, 2]"}], [{"Expression": "a < 2", "Parameters": ["b"]}],
-     "$.ConfigurationSpace.Conditions[0].Parameters[0]", 'unknown parameter "b"'),
-    ([{"Name": "a", "Values": "[1, 2]"}], [{"Parameters": ["a"]}], "$.ConfigurationSpace.Conditions[0]", "Expression"),
-    ([], [], "$.ConfigurationSpace.TuningParameters", "non-empty list"),
-])
+@pytest.mark.parametrize(
+    "tps, conds, path, fragment",
+    [
+        (
+            [{"Name": "a", "Type": "int", "Values": "[1, 2.5]"}],
+            [],
+            "$.ConfigurationSpace.TuningParameters[0].Values",
+            "not an integer",
+        ),
+        (
+            [{"Name": "a", "Type": "complex", "Values": "[1]"}],
+            [],
+            "$.ConfigurationSpace.TuningParameters[0].Type",
+            'but got "complex"',
+        ),
+        (
+            [{"Name": "a", "Type": "int", "Values": "[1, 2]", "Default": 3}],
+            [],
+            "$.ConfigurationSpace.TuningParameters[0].Default",
+            "but got 3",
+        ),
+        (
+            [{"Name": "a", "Type": "int", "Values": "[1, 2, 2]"}],
+            [],
+            "$.ConfigurationSpace.TuningParameters[0].Values",
+            "distinct",
+        ),
+        (
+            [{"Name": "a", "Type": "int", "Values": "[]"}],
+            [],
+            "$.ConfigurationSpace.TuningParameters[0].Values",
+            "at least one value",
+        ),
+        (
+            [{"Name": "a", "Values": "[1]"}, {"Name": "a", "Values": "[2]"}],
+            [],
+            "$.ConfigurationSpace.TuningParameters[1].Name",
+            "unique",
+        ),
+        (
+            [{"Type": "int", "Values": "[1]"}],
+            [],
+            "$.ConfigurationSpace.TuningParameters[0]",
+            "missing required key 'Name'",
+        ),
+        (
+            [{"Name": "a", "Values": "[1, 2]"}],
+            [{"Expression": "a < b", "Parameters": ["a"]}],
+            "$.ConfigurationSpace.Conditions[0].Expression",
+            "unknown name 'b'",
+        ),
+        (
+            [{"Name": "a", "Values": "[1, 2]"}],
+            [{"Expression": "a < 2", "Parameters": ["b"]}],
+            "$.ConfigurationSpace.Conditions[0].Parameters[0]",
+            'unknown parameter "b"',
+        ),
+        (
+            [{"Name": "a", "Values": "[1, 2]"}],
+            [{"Parameters": ["a"]}],
+            "$.ConfigurationSpace.Conditions[0]",
+            "Expression",
+        ),
+        ([], [], "$.ConfigurationSpace.TuningParameters", "non-empty list"),
+    ],
+)
 def test_t1_errors(tps, conds, path, fragment):
     data = {"General": {"BenchmarkName": "k"}, "ConfigurationSpace": {"TuningParameters": tps, "Conditions": conds}}
     msg = str(error_of(data, source="t1.json"))

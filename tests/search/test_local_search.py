@@ -8,9 +8,11 @@ from bayestune.space import Categorical, Integer, Real, Space
 
 def bowl(space):
     """Higher is better; the optimum is a = 7, b = 3, c = 'z'."""
+
     def score(X):
         cols = space.columns(X)
         return -((cols["a"] - 7.0) ** 2 + (cols["b"] - 3.0) ** 2) + np.where(cols["c"] == "z", 1.0, 0.0)
+
     return score
 
 
@@ -32,8 +34,14 @@ def test_exhaustive_candidates_give_the_best_unseen_rows_best_first():
 
 def test_local_search_climbs_to_the_optimum_from_few_samples():
     space = space_()
-    rows = maximize(space, bowl(space), np.random.default_rng(1), seen=set(), n=1,
-                    settings=AcquisitionSearchSettings(n_samples=20, n_starts=3))
+    rows = maximize(
+        space,
+        bowl(space),
+        np.random.default_rng(1),
+        seen=set(),
+        n=1,
+        settings=AcquisitionSearchSettings(n_samples=20, n_starts=3),
+    )
     assert space.to_configs(rows)[0] == {"a": 7, "b": 3, "c": "z"}
 
 
@@ -41,8 +49,9 @@ def test_results_are_feasible_distinct_and_unseen():
     space = Space([Integer("a", 0, 20), Integer("b", 0, 20), Real("r", 0.0, 1.0)], ["a + b <= 25"])
     score = lambda X: -np.abs(space.columns(X)["a"] - 5.0)  # noqa: E731
     seen = set(space.row_keys(space.sample(50, np.random.default_rng(2))))
-    rows = maximize(space, score, np.random.default_rng(3), seen=seen, n=5,
-                    settings=AcquisitionSearchSettings(n_samples=200))
+    rows = maximize(
+        space, score, np.random.default_rng(3), seen=seen, n=5, settings=AcquisitionSearchSettings(n_samples=200)
+    )
     keys = space.row_keys(rows)
     assert len(rows) == 5 and len(set(keys)) == 5
     assert space.is_feasible(rows).all() and not seen & set(keys)
@@ -64,8 +73,14 @@ def test_random_search_only_scores_samples():
         calls.append(len(X))
         return bowl(space)(X)
 
-    maximize(space, score, np.random.default_rng(0), seen=set(), n=1,
-             settings=AcquisitionSearchSettings(method="random", n_samples=64))
+    maximize(
+        space,
+        score,
+        np.random.default_rng(0),
+        seen=set(),
+        n=1,
+        settings=AcquisitionSearchSettings(method="random", n_samples=64),
+    )
     assert calls == [64]
 
 

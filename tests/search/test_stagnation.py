@@ -19,9 +19,19 @@ def test_improving_last_evaluation_is_zero():
     assert evaluations_since_improvement(np.array([3.0, 2.0, 1.0]), np.ones(3, bool)) == 0
 
 
-@pytest.mark.parametrize(("since", "period", "n", "expected"), [
-    (9, 10, 1, False), (10, 10, 1, True), (11, 10, 1, False), (20, 10, 1, True),
-    (0, 10, 1, False), (8, 10, 3, True), (11, 10, 8, False), (None, 10, 1, False), (30, 0, 1, False),
-])
+@pytest.mark.parametrize(
+    ("since", "period", "n", "expected"),
+    [
+        (9, 10, 1, False),
+        (10, 10, 1, True),
+        (11, 10, 1, False),
+        (20, 10, 1, True),
+        (0, 10, 1, False),
+        (8, 10, 3, True),
+        (11, 10, 8, False),
+        (None, 10, 1, False),
+        (30, 0, 1, False),
+    ],
+)
 def test_one_exploration_step_per_period_of_stalling(since, period, n, expected):
     assert explore_now(since, period, n) is expected

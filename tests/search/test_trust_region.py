@@ -9,23 +9,33 @@ from bayestune.space import Categorical, Ordinal, Real, Space
 
 
 def space_():
-    return Space([Ordinal("bx", [16, 32, 48, 64, 80, 96]), Ordinal("by", [1, 2, 4, 8], log=True),
-                  Categorical("c", ["x", "y", "z"])], ["bx * by <= 256"])
+    return Space(
+        [
+            Ordinal("bx", [16, 32, 48, 64, 80, 96]),
+            Ordinal("by", [1, 2, 4, 8], log=True),
+            Categorical("c", ["x", "y", "z"]),
+        ],
+        ["bx * by <= 256"],
+    )
 
 
 def needle(space):
     """Higher is better: a needle at bx = 32, by = 4, c = 'z', poor everywhere else."""
+
     def score(X):
         cols = space.columns(X)
-        return (np.where(cols["bx"] == 32, 5.0, 0.0) + np.where(cols["by"] == 4, 1.0, 0.0)
-                + np.where(cols["c"] == "z", 1.0, 0.0))
+        return (
+            np.where(cols["bx"] == 32, 5.0, 0.0)
+            + np.where(cols["by"] == 4, 1.0, 0.0)
+            + np.where(cols["c"] == "z", 1.0, 0.0)
+        )
+
     return score
 
 
 def test_parameters_changed_counts_whole_parameters():
     space = space_()
-    X = space.to_matrix([{"bx": 16, "by": 1, "c": "x"}, {"bx": 96, "by": 1, "c": "x"},
-                         {"bx": 96, "by": 2, "c": "z"}])
+    X = space.to_matrix([{"bx": 16, "by": 1, "c": "x"}, {"bx": 96, "by": 1, "c": "x"}, {"bx": 96, "by": 2, "c": "z"}])
     assert parameters_changed(space, X, X[0]).tolist() == [0, 1, 3]
 
 
@@ -33,8 +43,14 @@ def test_radius_one_proposes_any_value_of_one_parameter_and_the_best_scored():
     space = space_()
     incumbent = space.to_matrix([{"bx": 96, "by": 2, "c": "z"}])[0]
     region = HammingTrustRegion()
-    row = region.propose(space, needle(space), incumbent, np.random.default_rng(0),
-                         seen=set(space.row_keys(incumbent.reshape(1, -1))), candidates=space.enumerate())
+    row = region.propose(
+        space,
+        needle(space),
+        incumbent,
+        np.random.default_rng(0),
+        seen=set(space.row_keys(incumbent.reshape(1, -1))),
+        candidates=space.enumerate(),
+    )
     # bx jumps straight from 96 to 32 (not to an adjacent value): one parameter changed
     assert space.to_config(row) == {"bx": 32, "by": 2, "c": "z"}
 
@@ -46,11 +62,16 @@ def test_an_exhausted_ball_grows_and_everything_seen_gives_none():
     distance = parameters_changed(space, X, incumbent)
     seen = set(space.row_keys(X[distance <= 1]))
     region = HammingTrustRegion()
-    row = region.propose(space, needle(space), incumbent, np.random.default_rng(0), seen=seen,
-                         candidates=X[distance > 1])
+    row = region.propose(
+        space, needle(space), incumbent, np.random.default_rng(0), seen=seen, candidates=X[distance > 1]
+    )
     assert region.radius == 2 and parameters_changed(space, row.reshape(1, -1), incumbent)[0] == 2
-    assert region.propose(space, needle(space), incumbent, np.random.default_rng(0), seen=set(space.row_keys(X)),
-                          candidates=X[:0]) is None
+    assert (
+        region.propose(
+            space, needle(space), incumbent, np.random.default_rng(0), seen=set(space.row_keys(X)), candidates=X[:0]
+        )
+        is None
+    )
 
 
 def test_failures_grow_the_radius_and_an_improvement_resets_it():

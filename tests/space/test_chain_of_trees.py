@@ -20,8 +20,13 @@ def brute_force(space):
 
 def baco_example():
     return Space(
-        [Ordinal("p1", [2, 4]), Ordinal("p2", [2, 4]), Ordinal("p3", [1, 4]), Ordinal("p4", [1, 2, 4]),
-         Ordinal("p5", [2, 4, 8])],
+        [
+            Ordinal("p1", [2, 4]),
+            Ordinal("p2", [2, 4]),
+            Ordinal("p3", [1, 4]),
+            Ordinal("p4", [1, 2, 4]),
+            Ordinal("p5", [2, 4, 8]),
+        ],
         ["p1 >= p2", "p4 >= p3", "p5 >= 2 * p4"],
     )
 
@@ -37,8 +42,13 @@ def test_baco_example_groups_and_count():
 
 def test_taco_like_permutation_and_splits():
     space = Space(
-        [Permutation("order", 5), Ordinal("split_i", [1, 2, 4, 8, 16, 32]), Ordinal("split_j", [1, 2, 4, 8, 16, 32]),
-         Ordinal("chunk", [1, 2, 4, 8, 16, 32, 64, 128, 256]), Categorical("sched", ["static", "dynamic"])],
+        [
+            Permutation("order", 5),
+            Ordinal("split_i", [1, 2, 4, 8, 16, 32]),
+            Ordinal("split_j", [1, 2, 4, 8, 16, 32]),
+            Ordinal("chunk", [1, 2, 4, 8, 16, 32, 64, 128, 256]),
+            Categorical("sched", ["static", "dynamic"]),
+        ],
         ["split_i * split_j <= 256", "order[0] != 4", "pos(order, 1) < pos(order, 2)", "chunk <= split_i * 16"],
     )
     brute = brute_force(space)
@@ -70,16 +80,23 @@ def test_leaf_sampling_is_uniform_on_a_skewed_tree():
 
 small_params = st.lists(
     st.tuples(st.sampled_from(["ordinal", "integer", "categorical", "permutation"]), st.integers(2, 4)),
-    min_size=2, max_size=4)
+    min_size=2,
+    max_size=4,
+)
 constraint_templates = [
-    "{a} <= {b}", "{a} + {b} != 3", "{a} * {b} <= 6", "{a} % 2 == 0 or {b} > 1", "max({a}, {b}) >= 2",
-    "abs({a} - {b}) <= 1", "not ({a} == {b})",
+    "{a} <= {b}",
+    "{a} + {b} != 3",
+    "{a} * {b} <= 6",
+    "{a} % 2 == 0 or {b} > 1",
+    "max({a}, {b}) >= 2",
+    "abs({a} - {b}) <= 1",
+    "not ({a} == {b})",
 ]
 
 
 def _make(kind, size, name):
     if kind == "ordinal":
-        return Ordinal(name, [2 ** i for i in range(size)])
+        return Ordinal(name, [2**i for i in range(size)])
     if kind == "integer":
         return Integer(name, 0, size - 1)
     if kind == "categorical":
@@ -92,8 +109,13 @@ def _term(p):
 
 
 @settings(max_examples=60, deadline=None)
-@given(small_params, st.lists(st.tuples(st.sampled_from(constraint_templates), st.integers(0, 99), st.integers(0, 99)),
-                              min_size=1, max_size=3), st.integers(0, 2**31 - 1))
+@given(
+    small_params,
+    st.lists(
+        st.tuples(st.sampled_from(constraint_templates), st.integers(0, 99), st.integers(0, 99)), min_size=1, max_size=3
+    ),
+    st.integers(0, 2**31 - 1),
+)
 def test_membership_matches_brute_force(param_specs, constraint_specs, seed):
     params = [_make(kind, size, f"v{i}") for i, (kind, size) in enumerate(param_specs)]
     cons = []
@@ -156,7 +178,7 @@ def test_impossible_rejection_sampling_gives_up_with_a_message():
 def prefix_sum_space(limit, k=7, high=16):
     """One tree: prefix sums bounded, so every level prunes (x0 + x1 <= S, x0 + x1 + x2 <= S, ...)."""
     names = [f"x{i}" for i in range(k)]
-    cons = [" + ".join(names[:j + 1]) + f" <= {limit}" for j in range(1, k)]
+    cons = [" + ".join(names[: j + 1]) + f" <= {limit}" for j in range(1, k)]
     return Space([Integer(n, 1, high) for n in names], cons)
 
 

@@ -12,17 +12,20 @@ from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real
 from bayestune.space.inference import declared_domain, infer_space, log_scale_suits, parameter_for_values
 
 
-@pytest.mark.parametrize("values, log", [
-    ([1, 2, 4, 8, 16], True),             # powers of two: even in log terms
-    ([16, 32, 48, 64, 80], False),        # multiples of 16: even in linear terms
-    ([0.25, 0.5, 1.0], True),
-    ([1, 2, 3], False),                   # equal linear gaps beat shrinking log gaps
-    ([2, 4], False),                      # two values: nothing to compare
-    ([7], False),
-    ([0, 1, 2, 4, 8], False),             # zero has no logarithm
-    ([-8, -4, -2, -1], False),            # negative values neither
-    ([8, 1, 4, 2, 2], True),              # order and repeats do not matter
-])
+@pytest.mark.parametrize(
+    "values, log",
+    [
+        ([1, 2, 4, 8, 16], True),  # powers of two: even in log terms
+        ([16, 32, 48, 64, 80], False),  # multiples of 16: even in linear terms
+        ([0.25, 0.5, 1.0], True),
+        ([1, 2, 3], False),  # equal linear gaps beat shrinking log gaps
+        ([2, 4], False),  # two values: nothing to compare
+        ([7], False),
+        ([0, 1, 2, 4, 8], False),  # zero has no logarithm
+        ([-8, -4, -2, -1], False),  # negative values neither
+        ([8, 1, 4, 2, 2], True),  # order and repeats do not matter
+    ],
+)
 def test_log_scale_rule(values, log):
     assert log_scale_suits(values) is log
 
@@ -70,26 +73,38 @@ def test_observed_values_may_be_ranges_or_permutations():
 
 
 def _t1_parameter(values):
-    s = scenario_from_dict({"General": {"BenchmarkName": "k"}, "ConfigurationSpace": {
-        "TuningParameters": [{"Name": "p", "Values": values}, {"Name": "q", "Values": [0, 1]}]}})
+    s = scenario_from_dict(
+        {
+            "General": {"BenchmarkName": "k"},
+            "ConfigurationSpace": {
+                "TuningParameters": [{"Name": "p", "Values": values}, {"Name": "q", "Values": [0, 1]}]
+            },
+        }
+    )
     return s.space["p"]
 
 
 def _replay_parameter(values, tmp_path):
-    cache = {"tune_params_keys": ["p", "q"], "tune_params": {"p": values, "q": [0, 1]},
-             "cache": {f"{v},{q}": {"p": v, "q": q, "time": 1.0} for v in values for q in (0, 1)}}
+    cache = {
+        "tune_params_keys": ["p", "q"],
+        "tune_params": {"p": values, "q": [0, 1]},
+        "cache": {f"{v},{q}": {"p": v, "q": q, "time": 1.0} for v in values for q in (0, 1)},
+    }
     path = tmp_path / "k.json"
     path.write_text(json.dumps(cache))
     return load_kernel_tuner_cache(path).space["p"]
 
 
-@pytest.mark.parametrize("values", [
-    [1, 2, 4, 8, 16, 32],
-    [32, 64, 96, 128, 256],
-    [0.5, 0.25, 1.0],
-    [-3, 5, 40],
-    ["naive", "tiled", "vectorised"],
-])
+@pytest.mark.parametrize(
+    "values",
+    [
+        [1, 2, 4, 8, 16, 32],
+        [32, 64, 96, 128, 256],
+        [0.5, 0.25, 1.0],
+        [-3, 5, 40],
+        ["naive", "tiled", "vectorised"],
+    ],
+)
 def test_t1_replay_and_insight_agree_on_the_same_value_list(values, tmp_path):
     t1 = _t1_parameter(values)
     replay = _replay_parameter(values, tmp_path)

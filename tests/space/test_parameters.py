@@ -114,36 +114,42 @@ def test_categorical_prior_probabilities():
     assert stats.chisquare(counts, [7000, 2000, 1000]).pvalue > 1e-3
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: Real("x", 5, 2), "low < high"),
-    (lambda: Real("x", 0, 2, log=True), "low > 0"),
-    (lambda: Real("x", 0, float("inf")), "finite"),
-    (lambda: Integer("n", 1.5, 4), "integer bounds"),
-    (lambda: Ordinal("t", [4, 2, 8]), "strictly increasing"),
-    (lambda: Ordinal("t", []), "at least one value"),
-    (lambda: Ordinal("t", [1, "a"]), "finite numbers"),
-    (lambda: Categorical("c", ["a", "a"]), "distinct"),
-    (lambda: Categorical("c", ["a", "b"], prior=[1.0]), "probabilities"),
-    (lambda: Permutation("p", 0), "n >= 1"),
-    (lambda: Permutation("p", 3, metric="cosine"), "metric"),
-    (lambda: Real("x", 0, 1, prior="bumpy"), "prior shape"),
-    (lambda: Real("not a name", 0, 1), "identifier"),
-    (lambda: Real("x", 0, 1, default=3.0), "value <= 1"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: Real("x", 5, 2), "low < high"),
+        (lambda: Real("x", 0, 2, log=True), "low > 0"),
+        (lambda: Real("x", 0, float("inf")), "finite"),
+        (lambda: Integer("n", 1.5, 4), "integer bounds"),
+        (lambda: Ordinal("t", [4, 2, 8]), "strictly increasing"),
+        (lambda: Ordinal("t", []), "at least one value"),
+        (lambda: Ordinal("t", [1, "a"]), "finite numbers"),
+        (lambda: Categorical("c", ["a", "a"]), "distinct"),
+        (lambda: Categorical("c", ["a", "b"], prior=[1.0]), "probabilities"),
+        (lambda: Permutation("p", 0), "n >= 1"),
+        (lambda: Permutation("p", 3, metric="cosine"), "metric"),
+        (lambda: Real("x", 0, 1, prior="bumpy"), "prior shape"),
+        (lambda: Real("not a name", 0, 1), "identifier"),
+        (lambda: Real("x", 0, 1, default=3.0), "value <= 1"),
+    ],
+)
 def test_bad_definitions_name_the_rule(make, message):
     with pytest.raises(SpaceError, match=message):
         make()
 
 
-@pytest.mark.parametrize("p, bad", [
-    (Integer("n", 1, 8), 2.5),
-    (Integer("n", 1, 8), 9),
-    (Ordinal("t", [1, 2, 4]), 3),
-    (Categorical("c", ["a", "b"]), "z"),
-    (Permutation("p", 3), (0, 0, 1)),
-    (Permutation("p", 3), (0, 1)),
-    (Real("x", 0, 1), float("nan")),
-])
+@pytest.mark.parametrize(
+    "p, bad",
+    [
+        (Integer("n", 1, 8), 2.5),
+        (Integer("n", 1, 8), 9),
+        (Ordinal("t", [1, 2, 4]), 3),
+        (Categorical("c", ["a", "b"]), "z"),
+        (Permutation("p", 3), (0, 0, 1)),
+        (Permutation("p", 3), (0, 1)),
+        (Real("x", 0, 1), float("nan")),
+    ],
+)
 def test_bad_values_are_rejected(p, bad):
     with pytest.raises(SpaceError, match=p.name):
         p.validate(bad)

@@ -18,8 +18,11 @@ from bayestune.strategies.base import _REGISTRY
 
 def brute_force(extent: int, levels: int, cap: int | None) -> list[tuple[int, ...]]:
     divisors = [d for d in range(1, extent + 1) if extent % d == 0]
-    return sorted(c for c in itertools.product(divisors, repeat=levels)
-                  if math.prod(c) == extent and (cap is None or c[-1] <= cap))
+    return sorted(
+        c
+        for c in itertools.product(divisors, repeat=levels)
+        if math.prod(c) == extent and (cap is None or c[-1] <= cap)
+    )
 
 
 @pytest.mark.parametrize("extent,levels,cap", [(256, 4, 64), (360, 3, None), (1, 3, None), (97, 2, 10), (64, 1, 64)])
@@ -55,21 +58,30 @@ def test_cap_excludes_neighbours_and_values():
     assert t.index_of(np.array([[2.0, 4.0]])).tolist() == [-1]
 
 
-@pytest.mark.parametrize("bad,message", [
-    ((2, 2, 2, 2), "multiply to 16"), ((1, 1, 1, 256), "exceeds max_innermost=64"),
-    ((256, 1, 1), "expected 4 positive integer"), ((256, 1, 1, 0.5), "expected 4 positive integer"),
-    ("x,y", "cannot read tile sizes"),
-])
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        ((2, 2, 2, 2), "multiply to 16"),
+        ((1, 1, 1, 256), "exceeds max_innermost=64"),
+        ((256, 1, 1), "expected 4 positive integer"),
+        ((256, 1, 1, 0.5), "expected 4 positive integer"),
+        ("x,y", "cannot read tile sizes"),
+    ],
+)
 def test_invalid_values_name_the_problem(bad, message):
     with pytest.raises(SpaceError, match=message):
         PerfectTile("t", 256, 4, max_innermost=64).validate(bad)
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"extent": 0, "levels": 2}, "extent >= 1"), ({"extent": 8, "levels": 2.5}, "levels >= 1"),
-    ({"extent": 8, "levels": 2, "max_innermost": 0}, "max_innermost"),
-    ({"extent": 2**40, "levels": 12}, "too many to enumerate"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"extent": 0, "levels": 2}, "extent >= 1"),
+        ({"extent": 8, "levels": 2.5}, "levels >= 1"),
+        ({"extent": 8, "levels": 2, "max_innermost": 0}, "max_innermost"),
+        ({"extent": 2**40, "levels": 12}, "too many to enumerate"),
+    ],
+)
 def test_bad_definitions_are_refused(kwargs, message):
     with pytest.raises(SpaceError, match=message):
         PerfectTile("t", **kwargs)
@@ -106,11 +118,15 @@ def test_spec_round_trip_and_scenario_syntax(tmp_path):
     space = Space([t])
     assert space_from_spec(space.to_spec()["parameters"])["t"] == t
     path = tmp_path / "s.json"
-    path.write_text('{"parameters": {"t": {"type": "perfect_tile", "extent": 256, "levels": 4, "max_innermost": 64}},'
-                    ' "objectives": ["time"]}')
+    path.write_text(
+        '{"parameters": {"t": {"type": "perfect_tile", "extent": 256, "levels": 4, "max_innermost": 64}},'
+        ' "objectives": ["time"]}'
+    )
     assert load_scenario(path).space["t"] == PerfectTile("t", 256, 4, max_innermost=64)
-    path.write_text('{"parameters": {"t": {"type": "perfect_tile", "extent": 256, "levels": 4, "default": [2, 2]}},'
-                    ' "objectives": ["time"]}')
+    path.write_text(
+        '{"parameters": {"t": {"type": "perfect_tile", "extent": 256, "levels": 4, "default": [2, 2]}},'
+        ' "objectives": ["time"]}'
+    )
     with pytest.raises(ScenarioError, match=r"parameters\.t\.default.*expected 4 positive"):
         load_scenario(path)
     path.write_text('{"parameters": {"t": {"type": "perfect_tile", "extent": 256}}, "objectives": ["time"]}')
@@ -120,8 +136,9 @@ def test_spec_round_trip_and_scenario_syntax(tmp_path):
 
 @pytest.mark.parametrize("strategy", available_strategies())
 def test_every_strategy_runs_on_a_tile_space(strategy):
-    space = Space([PerfectTile("i", 64, 3, max_innermost=16), PerfectTile("k", 32, 2),
-                   Categorical("unroll", [0, 16, 64])])
+    space = Space(
+        [PerfectTile("i", 64, 3, max_innermost=16), PerfectTile("k", 32, 2), Categorical("unroll", [0, 16, 64])]
+    )
     multi = _REGISTRY[strategy].multi_objective
     objectives = [Objective("f1"), Objective("f2")] if multi else [Objective("f1")]
     options = {"n_estimators": 10} if strategy == "pareto_rf" else {}

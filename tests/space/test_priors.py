@@ -102,8 +102,13 @@ def test_categorical_prior_probabilities():
 
 
 def test_prior_design_draws_from_the_priors():
-    space = Space([Real("x", 0.0, 1.0, prior=[0.5, 1.5]), Integer("n", 0, 100_000, prior=[1.5, 0.5]),
-                   Categorical("c", ["a", "b"], prior=[0.8, 0.2])])
+    space = Space(
+        [
+            Real("x", 0.0, 1.0, prior=[0.5, 1.5]),
+            Integer("n", 0, 100_000, prior=[1.5, 0.5]),
+            Categorical("c", ["a", "b"], prior=[0.8, 0.2]),
+        ]
+    )
     history = History.empty(space, [Objective("y")])
     X = initial_design(space, 600, np.random.default_rng(5), history, "prior")
     cols = space.columns(X)

@@ -7,8 +7,13 @@ from bayestune.space import Categorical, Integer, Ordinal, Permutation, Real, Sp
 
 def mixed_space():
     return Space(
-        [Real("alpha", 0.1, 10.0, log=True), Integer("threads", 1, 8), Ordinal("tile", [8, 16, 32, 64], log=True),
-         Categorical("layout", ["row", "col"]), Permutation("order", 3)],
+        [
+            Real("alpha", 0.1, 10.0, log=True),
+            Integer("threads", 1, 8),
+            Ordinal("tile", [8, 16, 32, 64], log=True),
+            Categorical("layout", ["row", "col"]),
+            Permutation("order", 3),
+        ],
         ["tile * threads <= 256", "layout == 'row' or order[0] != 0"],
     )
 
@@ -42,8 +47,8 @@ def test_duplicate_names_rejected():
 def test_is_feasible_rejects_corrupt_rows():
     space = mixed_space()
     X = space.sample(5, np.random.default_rng(0))
-    X[0, 1] = 3.5       # non-integer thread count
-    X[1, 2] = 7         # ordinal index out of range
+    X[0, 1] = 3.5  # non-integer thread count
+    X[1, 2] = 7  # ordinal index out of range
     X[2, -3:] = [0, 0, 1]  # not a permutation
     ok = space.is_feasible(X)
     assert not ok[:3].any() and ok[3:].all()

@@ -35,18 +35,32 @@ def test_a_parameter_may_share_a_name_with_what_a_scenario_would_need():
     assert space.names == ["_"]
 
 
-@pytest.mark.parametrize("params, constraints, fragment", [
-    ("nope", [], r"\$\.parameters: expected a list or an object of parameters"),
-    ([3], [], r"\$\.parameters\[0\]: a parameter must be an object, but got 3"),
-    ([{"name": "a", "type": "float", "bounds": [0, 1]}], [], r"\$\.parameters\[0\]\.type: must be one of"),
-    ([{"name": "a", "type": "real"}], [], r"\$\.parameters\[0\]: missing required key 'bounds'"),
-    ([{"type": "real", "bounds": [0, 1]}], [], r"\$\.parameters\[0\]\.name: a parameter name must be a Python identifier"),
-    ([{"name": "a", "type": "real", "bounds": [0, 1]}, {"name": "a", "type": "real", "bounds": [0, 1]}], [],
-     r"\$\.parameters\[1\]\.name: parameter names must be unique"),
-    ({"a": {"name": "b", "type": "real", "bounds": [0, 1]}}, [], r"\$\.parameters\.a\.name: the name must match"),
-    ([{"name": "a", "type": "real", "bounds": [0, 1]}], "a < 1", r"\$\.constraints: expected a list of expression"),
-    ([{"name": "a", "type": "real", "bounds": [0, 1]}], ["a < 1", "b < 1"], r"\$\.constraints\[1\]: .*unknown name 'b'"),
-])
+@pytest.mark.parametrize(
+    "params, constraints, fragment",
+    [
+        ("nope", [], r"\$\.parameters: expected a list or an object of parameters"),
+        ([3], [], r"\$\.parameters\[0\]: a parameter must be an object, but got 3"),
+        ([{"name": "a", "type": "float", "bounds": [0, 1]}], [], r"\$\.parameters\[0\]\.type: must be one of"),
+        ([{"name": "a", "type": "real"}], [], r"\$\.parameters\[0\]: missing required key 'bounds'"),
+        (
+            [{"type": "real", "bounds": [0, 1]}],
+            [],
+            r"\$\.parameters\[0\]\.name: a parameter name must be a Python identifier",
+        ),
+        (
+            [{"name": "a", "type": "real", "bounds": [0, 1]}, {"name": "a", "type": "real", "bounds": [0, 1]}],
+            [],
+            r"\$\.parameters\[1\]\.name: parameter names must be unique",
+        ),
+        ({"a": {"name": "b", "type": "real", "bounds": [0, 1]}}, [], r"\$\.parameters\.a\.name: the name must match"),
+        ([{"name": "a", "type": "real", "bounds": [0, 1]}], "a < 1", r"\$\.constraints: expected a list of expression"),
+        (
+            [{"name": "a", "type": "real", "bounds": [0, 1]}],
+            ["a < 1", "b < 1"],
+            r"\$\.constraints\[1\]: .*unknown name 'b'",
+        ),
+    ],
+)
 def test_errors_name_the_json_path(params, constraints, fragment):
     with pytest.raises(ScenarioError, match=r"^journal\.db: " + fragment):
         space_from_spec(params, constraints, source="journal.db")

@@ -26,8 +26,16 @@ CONFIG = {"x": 0.1, "n": 3, "tile": 4, "vec": "avx2", "fast_math": True, "order"
 
 
 def _trial(tid: int, status: TrialStatus, values=None, error=None, kind=None, **config) -> Trial:
-    return Trial(trial_id=tid, config={**CONFIG, **config}, status=status, values=values or {},
-                 error=error, failure_kind=kind, started_at=1000.0 + tid, finished_at=1000.5 + tid)
+    return Trial(
+        trial_id=tid,
+        config={**CONFIG, **config},
+        status=status,
+        values=values or {},
+        error=error,
+        failure_kind=kind,
+        started_at=1000.0 + tid,
+        finished_at=1000.5 + tid,
+    )
 
 
 TRIALS = [
@@ -66,8 +74,17 @@ def test_export_uses_the_hypermapper_column_layout(tmp_path: Path) -> None:
 
 def test_export_strict_layout_and_options(tmp_path: Path) -> None:
     out = tmp_path / "samples.csv"
-    export_csv(TRIALS, out, parameter_names=NAMES, objectives=["runtime"], feasible_column=None,
-               timestamp_column="timestamp", metrics=(), error_column="error", start_time=1001.0)
+    export_csv(
+        TRIALS,
+        out,
+        parameter_names=NAMES,
+        objectives=["runtime"],
+        feasible_column=None,
+        timestamp_column="timestamp",
+        metrics=(),
+        error_column="error",
+        start_time=1001.0,
+    )
     rows = _rows(out)
     assert rows[0] == [*NAMES, "runtime", "timestamp", "error"]
     assert [r[-2:] for r in rows[1:]] == [["500", ""], ["1500", ""], ["2500", "timeout after 60 s"]]
@@ -110,11 +127,16 @@ def test_journal_wrappers_import_atomically_and_export_without_lost_rows(tmp_pat
         imported = j.import_csv(out, parameters=PARAMETERS, objectives=["runtime", "energy"])
         assert [t.status for t in imported] == [TrialStatus.OK, TrialStatus.INFEASIBLE, TrialStatus.FAILED]
         assert all(t.origin == "imported" for t in imported)
-        assert any(t.config == {k: list(v) if isinstance(v, tuple) else v for k, v in CONFIG.items()}
-                   for t in j.trials())
+        assert any(
+            t.config == {k: list(v) if isinstance(v, tuple) else v for k, v in CONFIG.items()} for t in j.trials()
+        )
 
-        bad = _write(tmp_path / "bad.csv", out.read_text() + "0.5,3,4,sse,True,\"(0, 1, 2)\",1,1,True,0,\n"
-                                                        + "0.5,3,5,sse,True,\"(0, 1, 2)\",1,1,True,0,\n")
+        bad = _write(
+            tmp_path / "bad.csv",
+            out.read_text()
+            + '0.5,3,4,sse,True,"(0, 1, 2)",1,1,True,0,\n'
+            + '0.5,3,5,sse,True,"(0, 1, 2)",1,1,True,0,\n',
+        )
         with pytest.raises(JournalError, match="line 6"):
             j.import_csv(bad, parameters=PARAMETERS, objectives=["runtime", "energy"])
         assert len(j.trials()) == 3  # nothing of the bad file was recorded
@@ -128,11 +150,13 @@ def test_journal_wrappers_import_atomically_and_export_without_lost_rows(tmp_pat
 
 # ---- HyperMapper / BaCO files -------------------------------------------------------------
 def test_hypermapper_file_with_valid_and_timestamp(tmp_path: Path) -> None:
-    f = _write(tmp_path / "chakong_haimes_output_samples.csv",
-               "x1,x2,f1_value,f2_value,Valid,Timestamp\n"
-               "0.0,0.0,7.0,-1.0,False,1613567686129\n"
-               "-11.29,-0.25,180.27,-103.2,True,1613567686129\n"
-               "1.5,2.5,timeout,,false,1613567687000\n")
+    f = _write(
+        tmp_path / "chakong_haimes_output_samples.csv",
+        "x1,x2,f1_value,f2_value,Valid,Timestamp\n"
+        "0.0,0.0,7.0,-1.0,False,1613567686129\n"
+        "-11.29,-0.25,180.27,-103.2,True,1613567686129\n"
+        "1.5,2.5,timeout,,false,1613567687000\n",
+    )
     params = [Real("x1", -20.0, 20.0), Real("x2", -20.0, 20.0)]
     pairs = import_csv(f, parameters=params, objectives=["f1_value", "f2_value"])
     (c0, r0), (c1, r1), (c2, r2) = pairs
@@ -144,8 +168,9 @@ def test_hypermapper_file_with_valid_and_timestamp(tmp_path: Path) -> None:
 
 
 def test_baco_lowercase_timestamp_and_no_feasibility_column(tmp_path: Path) -> None:
-    f = _write(tmp_path / "branin_output_samples.csv",
-               "x1,x2,Value,timestamp\n0.07,0.91,4.02,6950\n0.08,0.08,nan,6950\n")
+    f = _write(
+        tmp_path / "branin_output_samples.csv", "x1,x2,Value,timestamp\n0.07,0.91,4.02,6950\n0.08,0.08,nan,6950\n"
+    )
     params = [Real("x1", 0.0, 1.0), Real("x2", 0.0, 1.0)]
     with pytest.raises(JournalError, match=r"missing required column\(s\) \['Valid'\].*feasible_column=None"):
         import_csv(f, parameters=params, objectives=["Value"])
@@ -155,10 +180,10 @@ def test_baco_lowercase_timestamp_and_no_feasibility_column(tmp_path: Path) -> N
 
 
 def test_extra_columns_numeric_kept_text_ignored(tmp_path: Path) -> None:
-    f = _write(tmp_path / "s.csv",
-               "n,runtime,Valid,Timestamp,power,host,note\n"
-               "3,1.0,True,10,45.5,node1,ok\n"
-               "4,2.0,True,20,,node2,7\n")
+    f = _write(
+        tmp_path / "s.csv",
+        "n,runtime,Valid,Timestamp,power,host,note\n3,1.0,True,10,45.5,node1,ok\n4,2.0,True,20,,node2,7\n",
+    )
     (c, r), (_, r2) = import_csv(f, parameters=[Integer("n", 1, 8)], objectives=["runtime"])
     assert c == {"n": 3}
     assert r.values == {"runtime": 1.0, "power": 45.5}
@@ -166,10 +191,12 @@ def test_extra_columns_numeric_kept_text_ignored(tmp_path: Path) -> None:
 
 
 def test_cells_are_converted_per_parameter_kind(tmp_path: Path) -> None:
-    f = _write(tmp_path / "s.csv",
-               "x,n,tile,vec,fast_math,order,runtime,Valid\n"
-               '1e-1,3.0,4.0,sse,False,"[2, 0, 1]",1.0,1\n'
-               ' 2 , 5 ,8, none ,True,2;0;1,1.0,yes\n')
+    f = _write(
+        tmp_path / "s.csv",
+        "x,n,tile,vec,fast_math,order,runtime,Valid\n"
+        '1e-1,3.0,4.0,sse,False,"[2, 0, 1]",1.0,1\n'
+        " 2 , 5 ,8, none ,True,2;0;1,1.0,yes\n",
+    )
     with pytest.raises(JournalError, match=r"line 3, column 'order', value '2;0;1'"):
         import_csv(f, parameters=PARAMETERS, objectives=["runtime"])
     f.write_text(f.read_text().replace("2;0;1", '"(0, 2, 1)"'))
@@ -194,11 +221,13 @@ def test_cells_are_converted_per_parameter_kind(tmp_path: Path) -> None:
     ],
 )
 def test_bad_cells_name_file_line_column_and_value(tmp_path: Path, bad_row: str, column: str, reason: str) -> None:
-    f = _write(tmp_path / "in.csv",
-               "x,n,tile,vec,fast_math,order,runtime,Valid\n"
-               '0.5,3,4,sse,True,"(0, 1, 2)",1,True\n'
-               "\n"  # blank lines are skipped but still counted
-               f"{bad_row}\n")
+    f = _write(
+        tmp_path / "in.csv",
+        "x,n,tile,vec,fast_math,order,runtime,Valid\n"
+        '0.5,3,4,sse,True,"(0, 1, 2)",1,True\n'
+        "\n"  # blank lines are skipped but still counted
+        f"{bad_row}\n",
+    )
     with pytest.raises(JournalError) as info:
         import_csv(f, parameters=PARAMETERS, objectives=["runtime"])
     message = str(info.value)
@@ -235,7 +264,7 @@ def test_nan_objective_in_export_becomes_empty_cell(tmp_path: Path) -> None:
     out = tmp_path / "s.csv"
     export_csv([trial], out, parameter_names=NAMES, objectives=["runtime"])
     assert _rows(out)[1][6:8] == ["", "False"]
-    (_, result), = import_csv(out, parameters=PARAMETERS, objectives=["runtime"])
+    ((_, result),) = import_csv(out, parameters=PARAMETERS, objectives=["runtime"])
     assert result.status is TrialStatus.FAILED and result.kind == "missing"
 
 
@@ -247,8 +276,14 @@ def test_peer_samples_write_the_peers_header_and_resume_reads_it_back(tmp_path):
     space = Space([Integer("a", 0, 9)])
     opt = Optimizer(space, strategy="random", seed=0)
     opt.optimize(lambda c: {"t": float(c["a"]), "Valid": c["a"] != 3}, 5)
-    samples = PeerSamples(str(tmp_path / "app_output_samples.csv"), ("a",), ("t",), "Valid", "timestamp",
-                          resume_from=str(tmp_path / "app_output_samples.csv"))
+    samples = PeerSamples(
+        str(tmp_path / "app_output_samples.csv"),
+        ("a",),
+        ("t",),
+        "Valid",
+        "timestamp",
+        resume_from=str(tmp_path / "app_output_samples.csv"),
+    )
     path = samples.write(opt.trials)
     lines = path.read_text().splitlines()
     assert lines[0] == "a,t,Valid,timestamp" and len(lines) == 6  # BaCO's header: no extra columns

@@ -39,8 +39,9 @@ def test_every_status_round_trips_through_the_file(path: Path) -> None:
     with Journal(path) as j:
         ok = j.finish(j.start({"x": 1.5, "n": 3}, batch=0), Result(values={"runtime": 2.5, "energy": 7.0}))
         inf = j.finish(j.start({"x": 2.5, "n": 4}, batch=0), Result(values={"runtime": 9.0}, feasible=False))
-        failed = j.finish(j.start({"x": 3.5, "n": 5}, batch=1),
-                          Result.failure("segfault in kernel\nstack: ...", "crash"))
+        failed = j.finish(
+            j.start({"x": 3.5, "n": 5}, batch=1), Result.failure("segfault in kernel\nstack: ...", "crash")
+        )
         pending_id = j.start({"x": 4.5, "n": 6}, batch=1, origin="initial", attempt=2)
 
     with Journal.open(path) as j:
@@ -182,8 +183,9 @@ def test_sigkill_mid_run_loses_nothing_that_was_finished(path: Path) -> None:
     Journal(path).close()
     src_dir = Path(journal_module.__file__).absolute().parents[2]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src_dir), os.environ.get("PYTHONPATH", "")]))
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(path)], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(path)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     try:
         with Journal.open(path) as watcher:
             deadline = time.monotonic() + 60
@@ -217,11 +219,14 @@ def test_sigkill_mid_run_loses_nothing_that_was_finished(path: Path) -> None:
 
 
 # ---- damaged rows, NaN metrics ------------------------------------------
-@pytest.mark.parametrize("column, text, fragment", [
-    ("status", "weird", "status 'weird' is not one of"),
-    ('"values"', "{not json", "column 'values' is not valid JSON"),
-    ("config", "[1,", "column 'config' is not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "column, text, fragment",
+    [
+        ("status", "weird", "status 'weird' is not one of"),
+        ('"values"', "{not json", "column 'values' is not valid JSON"),
+        ("config", "[1,", "column 'config' is not valid JSON"),
+    ],
+)
 def test_a_damaged_row_is_a_journal_error_naming_it(tmp_path, column, text, fragment):
     import sqlite3
 

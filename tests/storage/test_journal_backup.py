@@ -18,8 +18,10 @@ def journal_path(tmp_path):
     return tmp_path / "run.db"
 
 
-@pytest.mark.parametrize("target, says", [("missing/dir/copy.db", "directory does not exist"),
-                                          ("run.db", "exists"), ("dangling.db", "exists")])
+@pytest.mark.parametrize(
+    "target, says",
+    [("missing/dir/copy.db", "directory does not exist"), ("run.db", "exists"), ("dangling.db", "exists")],
+)
 def test_backup_to_an_impossible_target_is_refused_by_name(journal_path, target, says):
     (journal_path.parent / "dangling.db").symlink_to("nowhere")
     with Journal.open(journal_path) as journal, pytest.raises(JournalError, match=says):

@@ -53,8 +53,9 @@ def test_ids_increase_and_pending_becomes_finished(journal) -> None:
 def test_every_status_and_field_is_kept(journal) -> None:
     ok = journal.finish(journal.start({"x": 1.5, "n": 3}, batch=0), Result(values={"t": 2.5}))
     inf = journal.finish(journal.start({"x": 2.5, "n": 4}, batch=0), Result(values={"t": 9.0}, feasible=False))
-    failed = journal.finish(journal.start({"x": 3.5, "n": 5}, batch=1),
-                            Result.failure("segfault in kernel\nstack: ...", FailureKind.CRASH))
+    failed = journal.finish(
+        journal.start({"x": 3.5, "n": 5}, batch=1), Result.failure("segfault in kernel\nstack: ...", FailureKind.CRASH)
+    )
     pending_id = journal.start({"x": 4.5, "n": 6}, batch=1, origin=Origin.INITIAL, attempt=2)
     t_ok, t_inf, t_failed, t_pending = journal.trials()
     assert (t_ok, t_inf, t_failed) == (ok, inf, failed)
@@ -96,8 +97,9 @@ def test_finish_rejects_unknown_and_already_finished_trials(journal) -> None:
 
 
 def test_record_inserts_a_finished_trial(journal) -> None:
-    trial = journal.record({"x": 1}, Result(values={"t": 3.0}), origin=Origin.IMPORTED, batch=7,
-                           started_at=100.0, finished_at=160.0)
+    trial = journal.record(
+        {"x": 1}, Result(values={"t": 3.0}), origin=Origin.IMPORTED, batch=7, started_at=100.0, finished_at=160.0
+    )
     assert trial.status is TrialStatus.OK and trial.origin == Origin.IMPORTED and trial.batch == 7
     assert trial.duration == 60.0
     assert journal.pending() == []
@@ -156,7 +158,9 @@ def test_abandon_pending_marks_lost_and_keeps_them_off_the_budget(journal) -> No
     retry = journal.start(lost[0].config, attempt=lost[0].attempt + 1, origin=Origin.RERUN)
     journal.finish(retry, Result(values={"t": 2.0}))
     assert [(t.attempt, t.origin) for t in journal.trials() if t.config == {"x": 1}] == [
-        (1, Origin.SUGGESTED), (2, Origin.RERUN)]
+        (1, Origin.SUGGESTED),
+        (2, Origin.RERUN),
+    ]
     assert journal.n_finished() == 3
 
 

@@ -23,8 +23,9 @@ def read_only_dir(tmp_path):
     mnt.mkdir()
     if not sys.platform.startswith("linux") or shutil.which("mount") is None:
         pytest.skip("needs Linux bind mounts")
-    done = subprocess.run(f"mount --bind {src} {mnt} && mount -o remount,ro,bind {mnt}", shell=True,
-                          capture_output=True)
+    done = subprocess.run(
+        f"mount --bind {src} {mnt} && mount -o remount,ro,bind {mnt}", shell=True, capture_output=True
+    )
     if done.returncode != 0:
         subprocess.run(["umount", str(mnt)], capture_output=True)
         pytest.skip("no rights to make a read-only bind mount")

@@ -30,8 +30,10 @@ def test_the_lock_records_its_owner_and_refuses_a_second_holder(tmp_path):
 
 def test_a_lock_held_by_another_process_is_refused(tmp_path):
     path = tmp_path / "run.db"
-    code = (f"from bayestune.storage.lock import RunLock; import sys, time; l = RunLock.acquire({str(path)!r}); "
-            "print('held', flush=True); sys.stdin.read()")
+    code = (
+        f"from bayestune.storage.lock import RunLock; import sys, time; l = RunLock.acquire({str(path)!r}); "
+        "print('held', flush=True); sys.stdin.read()"
+    )
     child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline().strip() == "held"

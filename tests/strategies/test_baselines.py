@@ -16,14 +16,26 @@ BASELINES = ["genetic", "annealing", "local"]
 
 
 def small_space():
-    return Space([Ordinal("tx", [1, 2, 4, 8, 16, 32, 64], log=True), Ordinal("ty", [1, 2, 4, 8, 16, 32, 64], log=True),
-                  Categorical("c", ["a", "b", "c"]), Permutation("p", 4)],
-                 ["tx * ty <= 256", "ty <= tx"])
+    return Space(
+        [
+            Ordinal("tx", [1, 2, 4, 8, 16, 32, 64], log=True),
+            Ordinal("ty", [1, 2, 4, 8, 16, 32, 64], log=True),
+            Categorical("c", ["a", "b", "c"]),
+            Permutation("p", 4),
+        ],
+        ["tx * ty <= 256", "ty <= tx"],
+    )
 
 
 def objective(cfg):
-    return (1.0 + (np.log2(cfg["tx"]) - 4) ** 2 + (np.log2(cfg["ty"]) - 2) ** 2
-            + {"a": 0.5, "b": 0.0, "c": 1.0}[cfg["c"]] + 0.5 * cfg["p"][0] + 0.25 * cfg["p"][3])
+    return (
+        1.0
+        + (np.log2(cfg["tx"]) - 4) ** 2
+        + (np.log2(cfg["ty"]) - 2) ** 2
+        + {"a": 0.5, "b": 0.0, "c": 1.0}[cfg["c"]]
+        + 0.5 * cfg["p"][0]
+        + 0.25 * cfg["p"][3]
+    )
 
 
 def history_of(space, n, seed=0, fail_every=4):
@@ -99,8 +111,9 @@ def test_order_crossover_gives_permutations_mixing_both_parents():
 
 
 def test_repair_only_resamples_violated_groups():
-    space = Space([Ordinal("x", [1, 2, 4, 8]), Ordinal("y", [1, 2, 4, 8]), Categorical("free", ["u", "v", "w"])],
-                  ["x >= y"])
+    space = Space(
+        [Ordinal("x", [1, 2, 4, 8]), Ordinal("y", [1, 2, 4, 8]), Categorical("free", ["u", "v", "w"])], ["x >= y"]
+    )
     bad = space.to_matrix([{"x": 1, "y": 8, "free": "w"}])[0]
     rng = np.random.default_rng(0)
     for _ in range(20):
@@ -128,7 +141,17 @@ def test_every_permutation_reachable_by_genetic_operators():
     space = Space([Permutation("p", 3)])
     strategy = make_strategy("genetic", space, [Objective("t")], np.random.default_rng(0))
     X = space.to_matrix([{"p": (0, 1, 2)}, {"p": (2, 1, 0)}])
-    history = History(space, [Objective("t")], X, np.array([[1.0], [2.0]]), np.array([True, True]),
-                      np.empty((0, 3)), set(space.row_keys(X)))
+    history = History(
+        space,
+        [Objective("t")],
+        X,
+        np.array([[1.0], [2.0]]),
+        np.array([True, True]),
+        np.empty((0, 3)),
+        set(space.row_keys(X)),
+    )
     rows = strategy.suggest(history, 4)
-    assert {tuple(space.to_config(r)["p"]) for r in rows} == set(itertools.permutations(range(3))) - {(0, 1, 2), (2, 1, 0)}
+    assert {tuple(space.to_config(r)["p"]) for r in rows} == set(itertools.permutations(range(3))) - {
+        (0, 1, 2),
+        (2, 1, 0),
+    }

@@ -12,14 +12,27 @@ from bayestune.trial import Result
 
 
 def mixed_space():
-    return Space([Ordinal("tx", [1, 2, 4, 8, 16, 32, 64], log=True), Ordinal("ty", [1, 2, 4, 8, 16, 32, 64], log=True),
-                  Real("r", 0.0, 1.0), Categorical("c", ["a", "b", "c"]), Permutation("p", 4)],
-                 ["tx * ty <= 512"])
+    return Space(
+        [
+            Ordinal("tx", [1, 2, 4, 8, 16, 32, 64], log=True),
+            Ordinal("ty", [1, 2, 4, 8, 16, 32, 64], log=True),
+            Real("r", 0.0, 1.0),
+            Categorical("c", ["a", "b", "c"]),
+            Permutation("p", 4),
+        ],
+        ["tx * ty <= 512"],
+    )
 
 
 def objective(cfg):
-    return (1.0 + (np.log2(cfg["tx"]) - 4) ** 2 + (np.log2(cfg["ty"]) - 2) ** 2 + 4 * (cfg["r"] - 0.3) ** 2
-            + {"a": 0.5, "b": 0.0, "c": 1.0}[cfg["c"]] + 0.5 * cfg["p"][0])
+    return (
+        1.0
+        + (np.log2(cfg["tx"]) - 4) ** 2
+        + (np.log2(cfg["ty"]) - 2) ** 2
+        + 4 * (cfg["r"] - 0.3) ** 2
+        + {"a": 0.5, "b": 0.0, "c": 1.0}[cfg["c"]]
+        + 0.5 * cfg["p"][0]
+    )
 
 
 def run(strategy, seed, budget=30, **options):
@@ -51,19 +64,36 @@ def test_bo_never_repeats_and_stays_feasible():
 X = "experimental"
 
 
-@pytest.mark.parametrize("options", [
-    {"model": "rf"}, {"acquisition": "pi"}, {"acquisition": "lcb"}, {X: {"portfolio": True}},
-    {"acquisition_search": {"method": "random"}}, {X: {"permutation_metric": "kendall"}},
-    {X: {"permutation_metric": "hamming"}}, {"gp": {"lengthscale_prior": False}},
-    {"log_transform": False}, {"max_training_points": 12}, {"trust_region": {"every": 2}},
-    {"trust_region": {"every": 1}, X: {"epsilon": 0.2}},
-    {X: {"ordinal_scale": "auto"}}, {X: {"ordinal_scale": "index"}}, {X: {"ordinal_scale": "auto"}, "model": "rf"},
-    {X: {"model_selection_every": 3}}, {X: {"contextual_variance": True, "portfolio": True}},
-    {X: {"contextual_variance": True}, "acquisition": "lcb"}, {X: {"contextual_variance": True}, "model": "rf"},
-    {X: {"stall_after": 2}}, {X: {"stall_after": 2, "stall_action": "random"}}, {X: {"stall_after": 2}, "model": "rf"},
-    {X: {"lengthscale_prior_auto": True}}, {X: {"lengthscale_prior_auto": True, "ordinal_scale": "auto"}},
-    {"max_training_points": 12, X: {"memory_policy": "lru"}},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"model": "rf"},
+        {"acquisition": "pi"},
+        {"acquisition": "lcb"},
+        {X: {"portfolio": True}},
+        {"acquisition_search": {"method": "random"}},
+        {X: {"permutation_metric": "kendall"}},
+        {X: {"permutation_metric": "hamming"}},
+        {"gp": {"lengthscale_prior": False}},
+        {"log_transform": False},
+        {"max_training_points": 12},
+        {"trust_region": {"every": 2}},
+        {"trust_region": {"every": 1}, X: {"epsilon": 0.2}},
+        {X: {"ordinal_scale": "auto"}},
+        {X: {"ordinal_scale": "index"}},
+        {X: {"ordinal_scale": "auto"}, "model": "rf"},
+        {X: {"model_selection_every": 3}},
+        {X: {"contextual_variance": True, "portfolio": True}},
+        {X: {"contextual_variance": True}, "acquisition": "lcb"},
+        {X: {"contextual_variance": True}, "model": "rf"},
+        {X: {"stall_after": 2}},
+        {X: {"stall_after": 2, "stall_action": "random"}},
+        {X: {"stall_after": 2}, "model": "rf"},
+        {X: {"lengthscale_prior_auto": True}},
+        {X: {"lengthscale_prior_auto": True, "ordinal_scale": "auto"}},
+        {"max_training_points": 12, X: {"memory_policy": "lru"}},
+    ],
+)
 @pytest.mark.filterwarnings("ignore::bayestune.settings.ExperimentalOptionWarning")
 def test_bo_options_run(options):
     opt = run("bo", 1, budget=16, **options)
@@ -76,8 +106,14 @@ def test_unknown_bo_option_is_rejected_with_allowed_list():
 
 
 def test_every_model_suggestion_local_changes_few_parameters_of_the_incumbent():
-    opt = Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=2, design=DesignSpec(size=8),
-                    strategy_options={"trust_region": {"every": 1, "fail_tolerance": 50}})
+    opt = Optimizer(
+        mixed_space(),
+        objectives=["t"],
+        strategy="bo",
+        seed=2,
+        design=DesignSpec(size=8),
+        strategy_options={"trust_region": {"every": 1, "fail_tolerance": 50}},
+    )
     opt.optimize(objective, 8)
     for _ in range(4):  # with a large tolerance the ball keeps radius 1 around the incumbent (or a tie of it)
         best = opt.best.values["t"]
@@ -99,8 +135,16 @@ def test_the_trust_region_waits_for_local_after_evaluations():
 def test_the_trust_region_is_bo_s_default_but_not_parego_s():
     space = mixed_space()
     assert make_strategy("bo", space, [Objective("t")], np.random.default_rng(0)).schedule.trust_region is not None
-    assert make_strategy("parego", space, [Objective("a"), Objective("b")], np.random.default_rng(0)).schedule.trust_region is None
-    assert make_strategy("bo", space, [Objective("t")], np.random.default_rng(0), {"trust_region": {"every": 0}}).schedule.trust_region is None
+    assert (
+        make_strategy("parego", space, [Objective("a"), Objective("b")], np.random.default_rng(0)).schedule.trust_region
+        is None
+    )
+    assert (
+        make_strategy(
+            "bo", space, [Objective("t")], np.random.default_rng(0), {"trust_region": {"every": 0}}
+        ).schedule.trust_region
+        is None
+    )
 
 
 @pytest.mark.parametrize("options", [{"every": -1}, {"fail_tolerance": 0}, {"after": -2}])
@@ -117,8 +161,14 @@ def test_bad_stall_options_are_refused(options):
 
 @pytest.mark.parametrize("action", ["thompson", "random"])
 def test_a_stalled_run_takes_its_exploration_step_instead_of_the_acquisition(monkeypatch, action):
-    opt = Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=5, design=DesignSpec(size=6),
-                    strategy_options={"experimental": {"stall_after": 3, "stall_action": action}})
+    opt = Optimizer(
+        mixed_space(),
+        objectives=["t"],
+        strategy="bo",
+        seed=5,
+        design=DesignSpec(size=6),
+        strategy_options={"experimental": {"stall_after": 3, "stall_action": action}},
+    )
     for i in range(9):  # the first value is the best: the run stalls at once
         cfg = opt.ask(1)[0]
         opt.tell(cfg, 1.0 if i == 0 else 10.0 + i)
@@ -136,8 +186,14 @@ def test_a_stalled_run_takes_its_exploration_step_instead_of_the_acquisition(mon
 
 
 def test_the_initial_design_does_not_count_as_a_stall():
-    opt = Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=5, design=DesignSpec(size=8),
-                    strategy_options={"experimental": {"stall_after": 4}})
+    opt = Optimizer(
+        mixed_space(),
+        objectives=["t"],
+        strategy="bo",
+        seed=5,
+        design=DesignSpec(size=8),
+        strategy_options={"experimental": {"stall_after": 4}},
+    )
     for i in range(8):  # the design's first value stays the best
         cfg = opt.ask(1)[0]
         opt.tell(cfg, 1.0 if i == 0 else 10.0 + i)
@@ -148,14 +204,23 @@ def test_the_initial_design_does_not_count_as_a_stall():
 
 def test_auto_lengthscale_prior_keeps_the_fit_with_the_higher_cv_likelihood(monkeypatch):
     import bayestune.bostep.surrogates as bo_module
-    strategy = make_strategy("bo", mixed_space(), [Objective("t")], np.random.default_rng(0),
-                             {"experimental": {"lengthscale_prior_auto": True}})
+
+    strategy = make_strategy(
+        "bo",
+        mixed_space(),
+        [Objective("t")],
+        np.random.default_rng(0),
+        {"experimental": {"lengthscale_prior_auto": True}},
+    )
     surrogates = strategy.surrogates
     X = mixed_space().sample(12, np.random.default_rng(1))
     y = np.array([objective(strategy.space.to_config(x)) for x in X])
     prefer = {"prior": True}
-    monkeypatch.setattr(bo_module, "gp_cv_log_likelihood",
-                        lambda gp, blocks: 1.0 if (gp.lengthscale_prior is not None) == prefer["prior"] else 0.0)
+    monkeypatch.setattr(
+        bo_module,
+        "gp_cv_log_likelihood",
+        lambda gp, blocks: 1.0 if (gp.lengthscale_prior is not None) == prefer["prior"] else 0.0,
+    )
     gp = surrogates._fit(strategy.encoder.transform(X), y)
     assert surrogates._prior_on and gp.lengthscale_prior is not None
     prefer["prior"] = False
@@ -168,12 +233,20 @@ def test_auto_lengthscale_prior_keeps_the_fit_with_the_higher_cv_likelihood(monk
 
 def test_auto_ordinal_scale_keeps_the_warping_with_the_higher_marginal_likelihood(monkeypatch):
     from types import SimpleNamespace
-    strategy = make_strategy("bo", mixed_space(), [Objective("t")], np.random.default_rng(0),
-                             {"experimental": {"ordinal_scale": "auto"}}).surrogates
+
+    strategy = make_strategy(
+        "bo", mixed_space(), [Objective("t")], np.random.default_rng(0), {"experimental": {"ordinal_scale": "auto"}}
+    ).surrogates
     assert [e.ordinal_scale for e in strategy.encoders] == [None, "linear"]  # log is the space's own rule here
     lml = {None: -3.0, "linear": -1.0}
-    monkeypatch.setattr(strategy, "_fit", lambda F, y, noise=None: SimpleNamespace(
-        log_marginal_likelihood_value_=lml[strategy.encoder.ordinal_scale], hyperparameters_=strategy.encoder.ordinal_scale))
+    monkeypatch.setattr(
+        strategy,
+        "_fit",
+        lambda F, y, noise=None: SimpleNamespace(
+            log_marginal_likelihood_value_=lml[strategy.encoder.ordinal_scale],
+            hyperparameters_=strategy.encoder.ordinal_scale,
+        ),
+    )
     X = mixed_space().sample(6, np.random.default_rng(1))
     gp = strategy._choose_warping(X, np.arange(6.0), None)
     assert strategy.encoder.ordinal_scale == "linear" and gp.hyperparameters_ == "linear"
@@ -189,7 +262,10 @@ def test_auto_ordinal_scale_is_the_default_behaviour_where_no_warping_differs():
     def f(c):
         return (c["e"] - 4) ** 2 + c["r"]
 
-    runs = [Optimizer(space, objectives=["t"], strategy="bo", seed=5, strategy_options=o) for o in ({}, {"experimental": {"ordinal_scale": "auto"}})]
+    runs = [
+        Optimizer(space, objectives=["t"], strategy="bo", seed=5, strategy_options=o)
+        for o in ({}, {"experimental": {"ordinal_scale": "auto"}})
+    ]
     for o in runs:
         o.optimize(f, 12)
     assert [t.config for t in runs[0].trials] == [t.config for t in runs[1].trials]
@@ -237,8 +313,7 @@ def test_heteroscedastic_noise_reads_the_repeats_of_the_first_objective():
     X = space.sample(12, rng)
     Y = np.array([[objective(space.to_config(x))] for x in X])
     repeats = [{"t": (y[0] * 0.9, y[0] * 1.1)} if i % 2 else {} for i, y in enumerate(Y)]
-    history = History(space, [Objective("t")], X, Y, np.ones(12, bool), np.empty((0, space.width)),
-                      repeats=repeats)
+    history = History(space, [Objective("t")], X, Y, np.ones(12, bool), np.empty((0, space.width)), repeats=repeats)
     bo = make_strategy("bo", space, [Objective("t")], rng, {"gp": {"noise": "heteroscedastic"}})
     v = bo.surrogates._noise_variances(history, np.arange(12))
     np.testing.assert_allclose(v[1::2], (0.1 * Y[1::2, 0]) ** 2)
@@ -248,13 +323,22 @@ def test_heteroscedastic_noise_reads_the_repeats_of_the_first_objective():
     assert space.is_feasible(row.reshape(1, -1))[0]
 
 
-@pytest.mark.parametrize("strategy, options", [("bo", {"gp": {"noise": "loud"}}),
-                                               ("bo", {"gp": {"noise": "heteroscedastic"}, "model": "rf"}),
-                                               ("parego", {"gp": {"noise": "heteroscedastic"}})])
+@pytest.mark.parametrize(
+    "strategy, options",
+    [
+        ("bo", {"gp": {"noise": "loud"}}),
+        ("bo", {"gp": {"noise": "heteroscedastic"}, "model": "rf"}),
+        ("parego", {"gp": {"noise": "heteroscedastic"}}),
+    ],
+)
 def test_heteroscedastic_noise_is_refused_where_it_cannot_apply(strategy, options):
     with pytest.raises(BayestuneError, match="noise"):
-        Optimizer(mixed_space(), objectives=["t", "u"] if strategy == "parego" else ["t"], strategy=strategy,
-                  strategy_options=options)
+        Optimizer(
+            mixed_space(),
+            objectives=["t", "u"] if strategy == "parego" else ["t"],
+            strategy=strategy,
+            strategy_options=options,
+        )
 
 
 def test_model_auto_logs_its_choice_and_can_switch_to_the_forest(caplog):
@@ -267,8 +351,13 @@ def test_model_auto_logs_its_choice_and_can_switch_to_the_forest(caplog):
     for seed in range(3):  # the choice depends on the folds: some seeds keep the GP throughout
         caplog.clear()
         with caplog.at_level(logging.INFO, logger="bayestune.bostep.surrogates"):
-            opt = Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=seed,
-                            strategy_options={"experimental": {"model_selection_every": 4}})
+            opt = Optimizer(
+                mixed_space(),
+                objectives=["t"],
+                strategy="bo",
+                seed=seed,
+                strategy_options={"experimental": {"model_selection_every": 4}},
+            )
             opt.optimize(steps, 30)
         chosen += [r.getMessage().split()[1] for r in caplog.records if "cross-validated" in r.getMessage()]
         if "rf" in chosen:
@@ -278,17 +367,31 @@ def test_model_auto_logs_its_choice_and_can_switch_to_the_forest(caplog):
 
 
 def test_contextual_exploration_sets_the_acquisition_parameter():
-    opt = Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=2,
-                    strategy_options={"experimental": {"contextual_variance": True, "portfolio": True}})
+    opt = Optimizer(
+        mixed_space(),
+        objectives=["t"],
+        strategy="bo",
+        seed=2,
+        strategy_options={"experimental": {"contextual_variance": True, "portfolio": True}},
+    )
     opt.optimize(objective, 20)
     cv = opt.strategy.scorer.exploration
     assert cv.spread_initial is not None and cv.spread_initial > 0 and cv.mean_initial > 0
 
 
-@pytest.mark.parametrize("options", [{"model": "svm"}, {"exploration": "cooling"},
-                                     {"experimental": {"model_selection_every": -1}}, {"acquisition": "multi"},
-                                     {"acquisition": "advanced_multi"}, {"exploration": "cv_paper"},
-                                     {"trust_region": 3}, {"trust_region": {"evry": 3}}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"model": "svm"},
+        {"exploration": "cooling"},
+        {"experimental": {"model_selection_every": -1}},
+        {"acquisition": "multi"},
+        {"acquisition": "advanced_multi"},
+        {"exploration": "cv_paper"},
+        {"trust_region": 3},
+        {"trust_region": {"evry": 3}},
+    ],
+)
 def test_new_options_are_checked(options):
     with pytest.raises(BayestuneError):
         Optimizer(mixed_space(), objectives=["t"], strategy="bo", seed=0, strategy_options=options)
@@ -297,24 +400,37 @@ def test_new_options_are_checked(options):
 def test_old_option_names_load_with_a_warning_naming_the_new_spelling():
     space = mixed_space()
     with pytest.warns(FutureWarning, match="'local_every' is now spelled 'trust_region.every'"):
-        old = make_strategy("bo", space, [Objective("t")], np.random.default_rng(0),
-                            {"local_every": 0, "rf_trees": 20, "n_samples": 300, "noise": "homoscedastic"})
-    new = make_strategy("bo", space, [Objective("t")], np.random.default_rng(0),
-                        {"trust_region": {"every": 0}, "rf": {"trees": 20}, "acquisition_search": {"n_samples": 300}})
+        old = make_strategy(
+            "bo",
+            space,
+            [Objective("t")],
+            np.random.default_rng(0),
+            {"local_every": 0, "rf_trees": 20, "n_samples": 300, "noise": "homoscedastic"},
+        )
+    new = make_strategy(
+        "bo",
+        space,
+        [Objective("t")],
+        np.random.default_rng(0),
+        {"trust_region": {"every": 0}, "rf": {"trees": 20}, "acquisition_search": {"n_samples": 300}},
+    )
     assert old.settings == new.settings
 
 
 @pytest.mark.filterwarnings("ignore::bayestune.settings.ExperimentalOptionWarning")
-@pytest.mark.parametrize("old, new", [
-    ({"model": "auto", "model_select_every": 4}, {"experimental": {"model_selection_every": 4}}),
-    ({"model": "auto"}, {"experimental": {"model_selection_every": 10}}),
-    ({"acquisition": "portfolio"}, {"experimental": {"portfolio": True}}),
-    ({"exploration": "cv"}, {"experimental": {"contextual_variance": True}}),
-    ({"exploration": "constant", "model_select_every": 3}, {}),
-    ({"lengthscale_prior": "auto"}, {"experimental": {"lengthscale_prior_auto": True}}),
-    ({"acquisition_search": "random"}, {"acquisition_search": {"method": "random"}}),
-    ({"epsilon": 0.1, "stall_after": 4}, {"experimental": {"epsilon": 0.1, "stall_after": 4}}),
-])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ({"model": "auto", "model_select_every": 4}, {"experimental": {"model_selection_every": 4}}),
+        ({"model": "auto"}, {"experimental": {"model_selection_every": 10}}),
+        ({"acquisition": "portfolio"}, {"experimental": {"portfolio": True}}),
+        ({"exploration": "cv"}, {"experimental": {"contextual_variance": True}}),
+        ({"exploration": "constant", "model_select_every": 3}, {}),
+        ({"lengthscale_prior": "auto"}, {"experimental": {"lengthscale_prior_auto": True}}),
+        ({"acquisition_search": "random"}, {"acquisition_search": {"method": "random"}}),
+        ({"epsilon": 0.1, "stall_after": 4}, {"experimental": {"epsilon": 0.1, "stall_after": 4}}),
+    ],
+)
 def test_old_option_values_become_their_new_options(old, new):
     def settings(options):
         return make_strategy("bo", mixed_space(), [Objective("t")], np.random.default_rng(0), options).settings
@@ -340,8 +456,9 @@ def test_the_experimental_warning_names_a_peers_own_default():
 
 
 def test_a_group_keeps_the_defaults_of_the_keys_left_out():
-    bo = make_strategy("bo", mixed_space(), [Objective("t")], np.random.default_rng(0),
-                       {"acquisition_search": {"n_starts": 4}})
+    bo = make_strategy(
+        "bo", mixed_space(), [Objective("t")], np.random.default_rng(0), {"acquisition_search": {"n_starts": 4}}
+    )
     assert bo.settings.acquisition_search.n_starts == 4 and bo.settings.acquisition_search.n_samples == 5000
 
 
@@ -350,8 +467,9 @@ def test_a_journal_written_with_old_option_names_resumes_with_the_same_settings(
 
     old = {"local_every": 0, "rf_trees": 20, "model": "rf"}
     with Journal(tmp_path / "old.db") as journal, pytest.warns(FutureWarning):
-        Optimizer(mixed_space(), objectives=["t"], strategy="bo", strategy_options=old, seed=3,
-                  journal=journal).optimize(objective, 8)
+        Optimizer(
+            mixed_space(), objectives=["t"], strategy="bo", strategy_options=old, seed=3, journal=journal
+        ).optimize(objective, 8)
     with Journal(tmp_path / "old.db") as journal, pytest.warns(FutureWarning, match="trust_region.every"):
         resumed = Optimizer(mixed_space(), objectives=["t"], journal=journal, resume=True)
     assert resumed.strategy.settings.trust_region.every == 0 and resumed.strategy.settings.rf.trees == 20

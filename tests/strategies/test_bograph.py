@@ -31,8 +31,9 @@ SPACE = Space([Real("x1", 0.0, 1.0), Real("x2", 0.0, 1.0)])
 
 
 def _run(options, budget=14, blackbox=logged, seed=0, objectives=("y",)):
-    opt = Optimizer(SPACE, objectives=list(objectives), strategy="bograph",
-                    strategy_options={**FAST, **options}, seed=seed)
+    opt = Optimizer(
+        SPACE, objectives=list(objectives), strategy="bograph", strategy_options={**FAST, **options}, seed=seed
+    )
     opt.optimize(blackbox, budget)
     return opt
 
@@ -55,7 +56,9 @@ def test_same_seed_same_trajectory():
 
 
 def test_expert_formula_and_dag_give_the_objective_exactly():
-    opt = _run({"structure": "expert", "expert": {"known_edges": [["x1", "f1"], ["x2", "f2"]], "formulas": {"y": "f1 + f2"}}})
+    opt = _run(
+        {"structure": "expert", "expert": {"known_edges": [["x1", "f1"], ["x2", "f2"]], "formulas": {"y": "f1 + f2"}}}
+    )
     graph = opt.strategy.fit_graph(opt.history())
     assert set(graph.dag.predecessors("y")) == {"f1", "f2"}
     assert graph.effective_dimension == 2 and graph.fit_quality()["y"] == pytest.approx(1.0)
@@ -69,7 +72,7 @@ def test_without_metrics_the_dag_is_parameters_to_objective():
 def test_any_logged_metric_can_be_the_target():
     opt = _run({"target": "f1", "structure": "expert", "expert": {"known_edges": [["x1", "f1"]]}})
     suggested = [t.config["x1"] for t in opt.trials[10:]]
-    assert np.mean([forrester(x) for x in suggested]) < 0   # f1 is driven down
+    assert np.mean([forrester(x) for x in suggested]) < 0  # f1 is driven down
 
 
 def test_failures_switch_on_the_feasibility_model():
@@ -77,6 +80,7 @@ def test_failures_switch_on_the_feasibility_model():
         if c["x1"] > 0.8:
             raise RuntimeError("crashed")
         return logged(c)
+
     opt = _run({}, blackbox=sometimes, budget=13)
     assert opt.n_evaluated == 13
 
@@ -99,6 +103,7 @@ def test_a_metric_that_stops_being_logged_triggers_a_new_structure():
             del out["f2"]
         fading.calls += 1
         return out
+
     fading.calls = 0
     opt = _run({"relearn": {"every": 100}}, blackbox=fading, budget=14)
     assert opt.n_evaluated == 14 and len(opt.strategy.updates) >= 2
@@ -111,10 +116,17 @@ def test_parameters_the_dag_leaves_out_keep_the_incumbents_values():
         a = forrester(c["x1"])
         return {"y": a + c["x2"], "f1": a}
 
-    opt = Optimizer(space, objectives=["y"], strategy="bograph", seed=0,
-                    strategy_options={**FAST, "structure": "expert",
-                                      "expert": {"known_edges": [["x1", "f1"], ["f1", "y"], ["x2", "y"]],
-                                                 "forbidden_edges": [["idle", "y"]]}})
+    opt = Optimizer(
+        space,
+        objectives=["y"],
+        strategy="bograph",
+        seed=0,
+        strategy_options={
+            **FAST,
+            "structure": "expert",
+            "expert": {"known_edges": [["x1", "f1"], ["f1", "y"], ["x2", "y"]], "forbidden_edges": [["idle", "y"]]},
+        },
+    )
     opt.optimize(box, 14)
     graph = opt.strategy.fit_graph(opt.history())
     assert not nx.has_path(graph.dag, "idle", "y")
@@ -145,14 +157,21 @@ def test_trust_region_turns_change_one_parameter_of_the_incumbent():
         best = _incumbent(opt.trials, i)
         return sum(opt.trials[i].config[k] != best[k] for k in best)
 
-    on = Optimizer(space, objectives=["y"], strategy="bograph", seed=0,
-                   strategy_options={**FAST, "trust_region": {"every": 1, "fail_tolerance": 3}})
+    on = Optimizer(
+        space,
+        objectives=["y"],
+        strategy="bograph",
+        seed=0,
+        strategy_options={**FAST, "trust_region": {"every": 1, "fail_tolerance": 3}},
+    )
     on.optimize(box, 13)
     model = [i for i, t in enumerate(on.trials) if t.origin == "suggested"]
     assert len(model) == 3 and on.strategy.local_picks == 3
     # the ball starts at one parameter and grows only after three local proposals without a new incumbent
     assert [changed(on, i) for i in model] == [1, 1, 1]
-    off = Optimizer(space, objectives=["y"], strategy="bograph", seed=0, strategy_options={**FAST, "trust_region": {"every": 0}})
+    off = Optimizer(
+        space, objectives=["y"], strategy="bograph", seed=0, strategy_options={**FAST, "trust_region": {"every": 0}}
+    )
     off.optimize(box, 13)
     assert off.strategy.local_picks == 0
     assert max(changed(off, i) for i, t in enumerate(off.trials) if t.origin == "suggested") >= 2
@@ -166,16 +185,22 @@ def test_automatic_min_rows_to_learn_is_plain_gp_bo_until_there_are_more_rows_th
         a = forrester(c["x0"])
         return {"y": a + c["x1"], "f1": a}
 
-    auto = Optimizer(space, objectives=["y"], strategy="bograph", seed=0,
-                     strategy_options={**FAST, "relearn": {"every": 100}})  # the default: automatic
+    auto = Optimizer(
+        space, objectives=["y"], strategy="bograph", seed=0, strategy_options={**FAST, "relearn": {"every": 100}}
+    )  # the default: automatic
     assert auto.strategy.graph.min_rows_to_learn == 13
     auto.optimize(box, 14)
     ups = auto.strategy.updates
     # the fallback at 10 observations, the first learned structure as soon as 13 are in (not at 10 + 100)
     assert [u.n_rows for u in ups] == [10, 13]
     assert ups[0].learned_edges == 0 and ups[1].learned_edges > 0
-    fixed = Optimizer(space, objectives=["y"], strategy="bograph", seed=0,
-                      strategy_options={**FAST, "relearn": {"min_rows": 6, "every": 100}})
+    fixed = Optimizer(
+        space,
+        objectives=["y"],
+        strategy="bograph",
+        seed=0,
+        strategy_options={**FAST, "relearn": {"min_rows": 6, "every": 100}},
+    )
     fixed.optimize(box, 12)
     assert [u.n_rows for u in fixed.strategy.updates] == [10] and fixed.strategy.updates[0].learned_edges > 0
 
@@ -206,34 +231,55 @@ def test_a_batch_on_a_trust_region_turn_starts_with_the_local_pick():
         a = forrester(c["x1"])
         return {"y": a + c["x2"] + c["x3"] + c["x4"], "f1": a}
 
-    opt = Optimizer(space, objectives=["y"], strategy="bograph", seed=1,
-                    strategy_options={**FAST, "trust_region": {"every": 1}})
+    opt = Optimizer(
+        space, objectives=["y"], strategy="bograph", seed=1, strategy_options={**FAST, "trust_region": {"every": 1}}
+    )
     opt.optimize(box, 10)
     best = _incumbent(opt.trials, 10)
     batch = opt.ask(3)
     assert opt.strategy.local_picks == 1 and len(batch) == 3
     assert sum(batch[0][k] != best[k] for k in best) == 1
     keys = {tuple(sorted(c.items())) for c in batch} | {tuple(sorted(t.config.items())) for t in opt.trials}
-    assert len(keys) == 13                                   # three new, distinct configurations
+    assert len(keys) == 13  # three new, distinct configurations
 
 
 def test_old_option_names_load_with_the_new_spelling_named():
     with pytest.warns(FutureWarning, match="'max_summary_columns' is now spelled 'summary.max_columns'"):
-        old = make_strategy("bograph", SPACE, [Objective("y")], np.random.default_rng(0),
-                            {"known_edges": [["x1", "y"]], "relearn_every": 4, "max_summary_columns": 5, "l1": 0.2,
-                             "local_every": 2, "n_samples": 100})
-    new = make_strategy("bograph", SPACE, [Objective("y")], np.random.default_rng(0),
-                        {"expert": {"known_edges": [["x1", "y"]]}, "relearn": {"every": 4},
-                         "summary": {"max_columns": 5}, "notears": {"l1": 0.2}, "trust_region": {"every": 2},
-                         "acquisition_search": {"n_samples": 100}})
+        old = make_strategy(
+            "bograph",
+            SPACE,
+            [Objective("y")],
+            np.random.default_rng(0),
+            {
+                "known_edges": [["x1", "y"]],
+                "relearn_every": 4,
+                "max_summary_columns": 5,
+                "l1": 0.2,
+                "local_every": 2,
+                "n_samples": 100,
+            },
+        )
+    new = make_strategy(
+        "bograph",
+        SPACE,
+        [Objective("y")],
+        np.random.default_rng(0),
+        {
+            "expert": {"known_edges": [["x1", "y"]]},
+            "relearn": {"every": 4},
+            "summary": {"max_columns": 5},
+            "notears": {"l1": 0.2},
+            "trust_region": {"every": 2},
+            "acquisition_search": {"n_samples": 100},
+        },
+    )
     assert old.settings == new.settings
 
 
 def test_the_users_prior_weights_the_dag_score():
     """bograph scores through the shared scorer, so the user's prior (piBO) weights its
     Monte-Carlo EI as it does bo's."""
-    with_prior = Space([Real("x1", 0.0, 1.0, prior={"mean": 0.9, "std": 0.02}),
-                        Real("x2", 0.0, 1.0)])
+    with_prior = Space([Real("x1", 0.0, 1.0, prior={"mean": 0.9, "std": 0.02}), Real("x2", 0.0, 1.0)])
     opts = {**FAST, "trust_region": {"every": 0}, "hold_unmodelled": False, "prior_beta": 1000.0}
     picks = []
     for space in (SPACE, with_prior):
@@ -258,8 +304,7 @@ def test_stand_ins_for_the_objective_never_enter_the_dag():
     assert "a function of y" in update.stand_ins["latency_ms"]
     g = opt.strategy.graph._dag
     assert not {"latency_ms", "db.commits", "db"} & set(g.nodes)
-    off = _run({"relearn": {"every": 5}, "summary": {"stand_in_threshold": None}}, budget=16,
-               blackbox=with_stand_ins)
+    off = _run({"relearn": {"every": 5}, "summary": {"stand_in_threshold": None}}, budget=16, blackbox=with_stand_ins)
     assert off.strategy.updates[-1].stand_ins == {}
 
 

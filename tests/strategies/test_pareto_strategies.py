@@ -27,8 +27,14 @@ OBJECTIVES = [Objective("f1"), Objective("f2")]
 
 def zdt_space() -> Space:
     """A discrete ZDT1 (3,465 configurations): f1 = x1, g = 1 at x2 = x3 = 0, x4 = a."""
-    return Space([Ordinal("x1", X1), Integer("x2", 0, 10), Ordinal("x3", [0.0, 0.1, 0.2, 0.5, 1.0]),
-                  Categorical("x4", list(SHIFT))])
+    return Space(
+        [
+            Ordinal("x1", X1),
+            Integer("x2", 0, 10),
+            Ordinal("x3", [0.0, 0.1, 0.2, 0.5, 1.0]),
+            Categorical("x4", list(SHIFT)),
+        ]
+    )
 
 
 def zdt(cfg):
@@ -42,8 +48,14 @@ def true_front_hv() -> float:
 
 
 def hv_ratio(strategy: str, seed: int, budget: int = 24, **options) -> float:
-    opt = Optimizer(zdt_space(), objectives=OBJECTIVES, strategy=strategy, seed=seed, design=DesignSpec(size=8),
-                    strategy_options=options)
+    opt = Optimizer(
+        zdt_space(),
+        objectives=OBJECTIVES,
+        strategy=strategy,
+        seed=seed,
+        design=DesignSpec(size=8),
+        strategy_options=options,
+    )
     opt.optimize(zdt, budget)
     Y = np.array([[t.values["f1"], t.values["f2"]] for t in opt.trials])
     return hypervolume(Y, REF) / true_front_hv()
@@ -77,8 +89,14 @@ FAST = {"pareto_rf": {"n_estimators": 25}, "parego": {}}
 @pytest.mark.parametrize("strategy", ["pareto_rf", "parego"])
 def test_seeds_reproduce_and_nothing_repeats(strategy):
     def configs(seed):
-        opt = Optimizer(zdt_space(), objectives=OBJECTIVES, strategy=strategy, seed=seed, design=DesignSpec(size=5),
-                        strategy_options=FAST[strategy])
+        opt = Optimizer(
+            zdt_space(),
+            objectives=OBJECTIVES,
+            strategy=strategy,
+            seed=seed,
+            design=DesignSpec(size=5),
+            strategy_options=FAST[strategy],
+        )
         opt.optimize(zdt, 12)
         return [tuple(sorted(t.config.items())) for t in opt.trials]
 
@@ -94,8 +112,9 @@ def test_batches_are_distinct_feasible_and_respect_known_constraints(strategy):
     def box(cfg):
         return {"u": (cfg["a"] - 3) ** 2 + cfg["r"], "v": (cfg["b"] - 9) ** 2 + 1 - cfg["r"]}
 
-    opt = Optimizer(space, objectives=[Objective("u"), Objective("v")], strategy=strategy, seed=0,
-                    design=DesignSpec(size=6))
+    opt = Optimizer(
+        space, objectives=[Objective("u"), Objective("v")], strategy=strategy, seed=0, design=DesignSpec(size=6)
+    )
     for cfg in opt.ask(6):
         opt.tell(cfg, box(cfg))
     batch = opt.ask(4)
@@ -112,8 +131,14 @@ def test_hidden_constraints_are_learned(strategy):
             raise RuntimeError("does not compile")
         return zdt(cfg)
 
-    opt = Optimizer(zdt_space(), objectives=OBJECTIVES, strategy=strategy, seed=1, design=DesignSpec(size=10),
-                    strategy_options=FAST[strategy])
+    opt = Optimizer(
+        zdt_space(),
+        objectives=OBJECTIVES,
+        strategy=strategy,
+        seed=1,
+        design=DesignSpec(size=10),
+        strategy_options=FAST[strategy],
+    )
     opt.optimize(crashy, 26)
     later = opt.trials[10:]
     assert sum(not t.feasible for t in later) <= 5
@@ -124,8 +149,13 @@ def test_maximised_objectives_are_handled():
         v = zdt(cfg)
         return {"f1": v["f1"], "neg_f2": -v["f2"]}
 
-    opt = Optimizer(zdt_space(), objectives=[Objective("f1"), Objective("neg_f2", "maximize")], strategy="parego",
-                    seed=0, design=DesignSpec(size=8))
+    opt = Optimizer(
+        zdt_space(),
+        objectives=[Objective("f1"), Objective("neg_f2", "maximize")],
+        strategy="parego",
+        seed=0,
+        design=DesignSpec(size=8),
+    )
     opt.optimize(flipped, 20)
     Y = np.array([[t.values["f1"], t.values["neg_f2"]] for t in opt.trials])
     hv = hypervolume(Y, [1.1, -1.1], ["minimize", "maximize"])
@@ -147,8 +177,7 @@ def test_options_are_checked():
 def _history(space, n, rng, values):
     X = space.sample(n, rng)
     Y = np.array([values(c) for c in space.to_configs(X)])
-    return History(space, OBJECTIVES, X, Y, np.ones(n, dtype=bool), np.empty((0, space.width)),
-                   set(space.row_keys(X)))
+    return History(space, OBJECTIVES, X, Y, np.ones(n, dtype=bool), np.empty((0, space.width)), set(space.row_keys(X)))
 
 
 def test_pareto_rf_random_picks_follow_the_prior():
@@ -157,13 +186,19 @@ def test_pareto_rf_random_picks_follow_the_prior():
     space = Space([Real("x", 0.0, 1.0, prior=[0.5, 1.5]), Real("y", 0.0, 1.0)])
     rng = np.random.default_rng(0)
     history = _history(space, 12, rng, lambda c: [1.0, 1.0])
-    strategy = make_strategy("pareto_rf", space, OBJECTIVES, np.random.default_rng(1),
-                             {"batch_size": 40, "n_candidates": 4000})
+    strategy = make_strategy(
+        "pareto_rf", space, OBJECTIVES, np.random.default_rng(1), {"batch_size": 40, "n_candidates": 4000}
+    )
     X = strategy.suggest(history, 40)
     x = space.columns(X)["x"]
     assert x.mean() < 0.33  # uniform: 0.5; Beta(0.5, 1.5)^(10/12)-weighted: about 0.27
-    plain = make_strategy("pareto_rf", Space([Real("x", 0.0, 1.0), Real("y", 0.0, 1.0)]), OBJECTIVES,
-                          np.random.default_rng(1), {"batch_size": 40, "n_candidates": 4000})
+    plain = make_strategy(
+        "pareto_rf",
+        Space([Real("x", 0.0, 1.0), Real("y", 0.0, 1.0)]),
+        OBJECTIVES,
+        np.random.default_rng(1),
+        {"batch_size": 40, "n_candidates": 4000},
+    )
     assert space.columns(plain.suggest(history, 40))["x"].mean() > 0.38
 
 

@@ -53,8 +53,12 @@ def values(config: dict, n_objectives: int) -> list[float]:
 def history_of(space: Space, objectives: list[Objective], X: np.ndarray, fail_every: int = 4) -> History:
     """``X`` evaluated, every ``fail_every``-th row a failure (NaN objectives)."""
     feasible = np.array([i % fail_every != fail_every - 1 for i in range(len(X))])
-    Y = np.array([values(c, len(objectives)) if ok else [np.nan] * len(objectives)
-                  for c, ok in zip(space.to_configs(X), feasible)]).reshape(len(X), len(objectives))
+    Y = np.array(
+        [
+            values(c, len(objectives)) if ok else [np.nan] * len(objectives)
+            for c, ok in zip(space.to_configs(X), feasible)
+        ]
+    ).reshape(len(X), len(objectives))
     return History(space, objectives, X, Y, feasible, np.empty((0, space.width)), set(space.row_keys(X)))
 
 
@@ -66,8 +70,11 @@ def partial_history(space: Space, objectives: list[Objective], n: int = 12, seed
 def strategy_for(name: str, seed: int = 1, space: Space | None = None, **options):
     space = space or small_space()
     objectives = objectives_for(name)
-    return space, objectives, make_strategy(name, space, objectives, np.random.default_rng(seed),
-                                            {**FAST.get(name, {}), **options})
+    return (
+        space,
+        objectives,
+        make_strategy(name, space, objectives, np.random.default_rng(seed), {**FAST.get(name, {}), **options}),
+    )
 
 
 @pytest.mark.parametrize("name", STRATEGIES)
@@ -131,18 +138,32 @@ def test_bo_gives_the_same_rows_in_a_fresh_process():
     space, objectives, strategy = strategy_for("bo", seed=5, space=continuous_space())
     here = [k.hex() for k in space.row_keys(strategy.suggest(partial_history(space, objectives), 3))]
     src = str(Path(bayestune.__file__).parents[1])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]),
-           "PYTHONHASHSEED": "123"}
-    out = subprocess.run([sys.executable, "-c", FRESH_PROCESS.format(tests=str(Path(__file__).parent))],
-                         capture_output=True, text=True, env=env, check=True)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]),
+        "PYTHONHASHSEED": "123",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", FRESH_PROCESS.format(tests=str(Path(__file__).parent))],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     assert json.loads(out.stdout.strip().splitlines()[-1]) == here
 
 
-@pytest.mark.parametrize("options, key", [
-    ({"acquisition_search": {"n_starts": "5"}}, "acquisition_search.n_starts"), ({"model": 3}, "model"),
-    ({"xi": "small"}, "xi"), ({"acquisition_search": {"n_samples": 5000.0}}, "acquisition_search.n_samples"),
-    ({"feasibility": {"model": 1.5}}, "feasibility.model"), ({"n_starts": "5"}, "acquisition_search.n_starts"),
-])
+@pytest.mark.parametrize(
+    "options, key",
+    [
+        ({"acquisition_search": {"n_starts": "5"}}, "acquisition_search.n_starts"),
+        ({"model": 3}, "model"),
+        ({"xi": "small"}, "xi"),
+        ({"acquisition_search": {"n_samples": 5000.0}}, "acquisition_search.n_samples"),
+        ({"feasibility": {"model": 1.5}}, "feasibility.model"),
+        ({"n_starts": "5"}, "acquisition_search.n_starts"),
+    ],
+)
 @pytest.mark.filterwarnings("ignore::FutureWarning")
 def test_options_of_the_wrong_type_are_rejected_by_name(options, key):
     space = Space([Integer("a", 1, 10)])

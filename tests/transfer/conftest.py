@@ -12,8 +12,10 @@ VALUES = [1, 2, 4, 8, 16, 32]
 
 
 def grid_space() -> Space:
-    return Space([Ordinal("bx", VALUES, log=True), Ordinal("by", VALUES, log=True), Categorical("c", ["a", "b"])],
-                 ["bx * by <= 256"])
+    return Space(
+        [Ordinal("bx", VALUES, log=True), Ordinal("by", VALUES, log=True), Categorical("c", ["a", "b"])],
+        ["bx * by <= 256"],
+    )
 
 
 def target(cfg) -> float:
@@ -35,8 +37,9 @@ def space() -> Space:
 def related(space) -> PriorRun:
     """Another 'device': three times slower, plus a small distortion; same ranking near the optimum."""
     configs = all_configs(space)
-    return PriorRun.from_configs(space, configs, [3.0 * target(c) + 0.1 * (c["bx"] == 1) for c in configs],
-                                 name="related")
+    return PriorRun.from_configs(
+        space, configs, [3.0 * target(c) + 0.1 * (c["bx"] == 1) for c in configs], name="related"
+    )
 
 
 @pytest.fixture

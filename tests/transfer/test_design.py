@@ -7,8 +7,15 @@ from bayestune.transfer.runs import PriorRun
 
 
 def empty_history(space):
-    return History(space, [Objective("t")], np.empty((0, space.width)), np.empty((0, 1)), np.zeros(0, bool),
-                   np.empty((0, space.width)), set())
+    return History(
+        space,
+        [Objective("t")],
+        np.empty((0, space.width)),
+        np.empty((0, 1)),
+        np.zeros(0, bool),
+        np.empty((0, space.width)),
+        set(),
+    )
 
 
 def test_the_sources_best_come_first_in_rank_order(space, related):

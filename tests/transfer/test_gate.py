@@ -53,7 +53,7 @@ def test_an_unrelated_source_is_dropped_after_its_picks_lose_and_says_so(space, 
         # not one pick after the gate closed: the rest of the design is the cold run's, in order
         keys = set(opt._gate.keys[0])
         rows = [tuple(r) for r in opt.history().X]
-        taken = [r for r in rows[:state.closed_at] if space.row_keys(np.array([r]))[0] in keys]
+        taken = [r for r in rows[: state.closed_at] if space.row_keys(np.array([r]))[0] in keys]
         rest = [r for r in rows if r not in taken]
         cold = Optimizer(space, objectives=["t"], seed=seed)
         cold_rows = []
@@ -62,7 +62,7 @@ def test_an_unrelated_source_is_dropped_after_its_picks_lose_and_says_so(space, 
             cold.tell(cfg, {"t": target(cfg)})
             cold_rows.append(tuple(space.to_matrix([cfg])[0]))
         cold_rows = [r for r in cold_rows if r not in taken]  # a cold point already measured is skipped
-        assert len(taken) == state.n_picks and rest == cold_rows[:len(rest)]
+        assert len(taken) == state.n_picks and rest == cold_rows[: len(rest)]
     assert len(closed) >= 6 and np.mean(closed) <= 2.5
 
 
@@ -71,8 +71,9 @@ def test_the_gate_reads_a_maximised_objective_the_right_way_round(space, related
     from bayestune.transfer.runs import PriorRun
 
     flipped = PriorRun(related.name, related.X, related.y)  # signed to minimise already
-    opt = Optimizer(space, objectives=[Objective("t", "maximize")], seed=0,
-                    transfer=TransferSpec([flipped], mode="auto"))
+    opt = Optimizer(
+        space, objectives=[Objective("t", "maximize")], seed=0, transfer=TransferSpec([flipped], mode="auto")
+    )
     for _ in range(10):
         cfg = opt.ask()[0]
         opt.tell(cfg, {"t": -target(cfg)})
@@ -90,8 +91,9 @@ def test_a_resumed_run_reaches_the_same_decision(space, unrelated, tmp_path):
             first.tell(cfg, {"t": target(cfg)})
         before = first._gate.state(first.history())
     with Journal(path) as journal:
-        again = Optimizer(space, objectives=["t"], seed=3, journal=journal, resume=True,
-                          transfer=TransferSpec([unrelated]))
+        again = Optimizer(
+            space, objectives=["t"], seed=3, journal=journal, resume=True, transfer=TransferSpec([unrelated])
+        )
         assert again._gate.state(again.history()) == before
 
 

@@ -12,18 +12,27 @@ from bayestune.optimizer import Optimizer
 from bayestune.scenario import load_scenario, save_scenario
 from bayestune.storage import Journal
 
-BLACKBOX = '''
+BLACKBOX = """
 def run(config):
     return (config["x"] - 7) ** 2 + {"a": 0.0, "b": 0.5}[config["mode"]] + 1.0
-'''
+"""
 
 
 def write_scenario(tmp_path, **extra):
     (tmp_path / "bb.py").write_text(textwrap.dedent(BLACKBOX))
-    data = {"name": "tiny", "objectives": ["value"], "budget": 4, "seed": 0, "initial_design": {"size": 3},
-            "parameters": [{"name": "x", "type": "integer", "bounds": [0, 30]},
-                           {"name": "mode", "type": "categorical", "values": ["a", "b"]}],
-            "blackbox": {"python": "bb.py:run"}, **extra}
+    data = {
+        "name": "tiny",
+        "objectives": ["value"],
+        "budget": 4,
+        "seed": 0,
+        "initial_design": {"size": 3},
+        "parameters": [
+            {"name": "x", "type": "integer", "bounds": [0, 30]},
+            {"name": "mode", "type": "categorical", "values": ["a", "b"]},
+        ],
+        "blackbox": {"python": "bb.py:run"},
+        **extra,
+    }
     path = tmp_path / "tiny.json"
     path.write_text(json.dumps(data))
     return path
@@ -58,8 +67,20 @@ def test_cli_prior_run_opens_the_design_with_the_best_prior_configuration(tmp_pa
     monkeypatch.chdir(tmp_path)
     scenario = write_scenario(tmp_path)
     write_prior_csv(tmp_path / "old.csv")
-    result = CliRunner().invoke(cli, ["optimize", str(scenario), "--no-progress", "--prior-run", "old.csv",
-                                      "--transfer-mode", "both", "--journal", "new.db"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "optimize",
+            str(scenario),
+            "--no-progress",
+            "--prior-run",
+            "old.csv",
+            "--transfer-mode",
+            "both",
+            "--journal",
+            "new.db",
+        ],
+    )
     assert result.exit_code == 0, result.output
     with Journal.open(tmp_path / "new.db") as journal:
         configs = [dict(t.config) for t in journal.trials()]
@@ -71,8 +92,9 @@ def test_cli_refuses_a_prior_run_of_another_space_before_creating_a_journal(tmp_
     monkeypatch.chdir(tmp_path)
     scenario = write_scenario(tmp_path)
     (tmp_path / "other.csv").write_text("y,mode,value\n1,a,2.0\n")
-    result = CliRunner().invoke(cli, ["optimize", str(scenario), "--no-progress", "--prior-run", "other.csv",
-                                      "--journal", "new.db"])
+    result = CliRunner().invoke(
+        cli, ["optimize", str(scenario), "--no-progress", "--prior-run", "other.csv", "--journal", "new.db"]
+    )
     assert result.exit_code == 2
     assert "does not match the space" in result.stderr and "Traceback" not in result.output
     assert not (tmp_path / "new.db").exists()
@@ -80,8 +102,9 @@ def test_cli_refuses_a_prior_run_of_another_space_before_creating_a_journal(tmp_
 
 def test_cli_transfer_mode_without_prior_runs_is_an_error(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["optimize", str(write_scenario(tmp_path)), "--no-progress",
-                                      "--transfer-mode", "design"])
+    result = CliRunner().invoke(
+        cli, ["optimize", str(write_scenario(tmp_path)), "--no-progress", "--transfer-mode", "design"]
+    )
     assert result.exit_code == 2 and "--transfer-mode needs prior runs" in result.stderr
 
 
@@ -89,8 +112,9 @@ def test_cli_prior_run_without_a_mode_uses_auto_and_says_so(tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)
     scenario = write_scenario(tmp_path)
     write_prior_csv(tmp_path / "old.csv")
-    result = CliRunner().invoke(cli, ["optimize", str(scenario), "--no-progress", "--prior-run", "old.csv",
-                                      "--journal", "new.db"])
+    result = CliRunner().invoke(
+        cli, ["optimize", str(scenario), "--no-progress", "--prior-run", "old.csv", "--journal", "new.db"]
+    )
     assert result.exit_code == 0, result.output
     assert "while this run's measurements rank those above its other design points" in result.output
     assert "auto transfer: " in result.output and "old.csv: trusted after" in result.output  # its decision

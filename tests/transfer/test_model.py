@@ -13,6 +13,7 @@ from tests.transfer.conftest import all_configs, target
 def fit_gp(encoder):
     def fit(F, y, log):
         return GaussianProcess(encoder.blocks, log_transform_y=log, seed=0, n_restarts_sample=10, max_iter=30).fit(F, y)
+
     return fit
 
 
@@ -101,4 +102,6 @@ def test_optimizer_refuses_bad_transfer_input(space, related, tmp_path):
 
 def test_a_transfer_model_refuses_the_auto_ordinal_warping(space, related):
     with pytest.raises(BayestuneError, match="one input encoding"):
-        Optimizer(space, objectives=["t"], strategy_options={"experimental": {"ordinal_scale": "auto"}}, transfer=[related])
+        Optimizer(
+            space, objectives=["t"], strategy_options={"experimental": {"ordinal_scale": "auto"}}, transfer=[related]
+        )

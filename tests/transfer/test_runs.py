@@ -14,8 +14,12 @@ from tests.transfer.conftest import all_configs, target
 
 
 def test_from_configs_drops_configurations_outside_the_space_and_keeps_failures_as_nan(space):
-    configs = [{"bx": 16, "by": 4, "c": "b"}, {"bx": 32, "by": 32, "c": "a"}, {"bx": 2, "by": 2, "c": "a"},
-               {"bx": 3, "by": 2, "c": "a"}]
+    configs = [
+        {"bx": 16, "by": 4, "c": "b"},
+        {"bx": 32, "by": 32, "c": "a"},
+        {"bx": 2, "by": 2, "c": "a"},
+        {"bx": 3, "by": 2, "c": "a"},
+    ]
     run = PriorRun.from_configs(space, configs, [1.0, 2.0, None, 4.0])
     assert len(run.X) == 2  # 32*32 breaks the constraint, 3 is no legal value
     assert run.n_feasible == 1 and np.isnan(run.y[1])
@@ -73,13 +77,18 @@ def test_csv_of_another_space_is_refused(space, tmp_path):
 
 def test_kernel_tuner_cache_maps_constants_away(space, tmp_path):
     configs = all_configs(space)
-    cache = {",".join(str(v) for v in (c["bx"], c["by"], c["c"], 128)): {**c, "n": 128, "time": target(c)}
-             for c in configs}
+    cache = {
+        ",".join(str(v) for v in (c["bx"], c["by"], c["c"], 128)): {**c, "n": 128, "time": target(c)} for c in configs
+    }
     first = next(iter(cache))
     cache[first]["time"] = "RuntimeFailedConfig"
-    data = {"device_name": "X", "kernel_name": "k", "tune_params_keys": ["bx", "by", "c", "n"],
-            "tune_params": {"bx": [1, 2, 4, 8, 16, 32], "by": [1, 2, 4, 8, 16, 32], "c": ["a", "b"], "n": [128]},
-            "cache": cache}
+    data = {
+        "device_name": "X",
+        "kernel_name": "k",
+        "tune_params_keys": ["bx", "by", "c", "n"],
+        "tune_params": {"bx": [1, 2, 4, 8, 16, 32], "by": [1, 2, 4, 8, 16, 32], "c": ["a", "b"], "n": [128]},
+        "cache": cache,
+    }
     path = tmp_path / "k.json.gz"
     with gzip.open(path, "wt") as fh:
         json.dump(data, fh)

@@ -12,6 +12,11 @@ from bayestune.acquisition.functions import (
 )
 
 __all__ = [
-    "ACQUISITIONS", "expected_improvement", "feasibility_weighted", "get_acquisition", "lower_confidence_bound",
-    "prior_weighted", "probability_of_improvement",
+    "ACQUISITIONS",
+    "expected_improvement",
+    "feasibility_weighted",
+    "get_acquisition",
+    "lower_confidence_bound",
+    "prior_weighted",
+    "probability_of_improvement",
 ]

@@ -35,12 +35,20 @@ DEFAULT_MC_SAMPLES = 64
 Score = Callable[[np.ndarray], np.ndarray]
 
 
-def acquisition_scorer(space: Space, encoder: FeatureEncoder, model: Surrogate | SamplingPosterior,
-                       classifier: FeasibilityClassifier | None, rng: np.random.Generator, *,
-                       acquisition: str = "ei", parameter: float, n_obs: int,
-                       prior_beta: float,
-                       feasibility_threshold: float = DEFAULT_FEASIBILITY_THRESHOLD,
-                       mc_samples: int = DEFAULT_MC_SAMPLES) -> Score:
+def acquisition_scorer(
+    space: Space,
+    encoder: FeatureEncoder,
+    model: Surrogate | SamplingPosterior,
+    classifier: FeasibilityClassifier | None,
+    rng: np.random.Generator,
+    *,
+    acquisition: str = "ei",
+    parameter: float,
+    n_obs: int,
+    prior_beta: float,
+    feasibility_threshold: float = DEFAULT_FEASIBILITY_THRESHOLD,
+    mc_samples: int = DEFAULT_MC_SAMPLES,
+) -> Score:
     """Score rows of ``space`` (higher is better): the acquisition on ``model``'s posterior,
     times P(feasible) with candidates at or below a random threshold ε_f ruled out (BaCO), times
     the prior's weight decaying with ``n_obs`` (piBO).
@@ -50,11 +58,17 @@ def acquisition_scorer(space: Space, encoder: FeatureEncoder, model: Surrogate |
     a sampling posterior's base samples are drawn after it, also once per scorer. A sampling
     posterior is scored by Monte-Carlo EI (``acquisition`` must be ``"ei"``).
     """
-    thresholds = (FEASIBILITY_THRESHOLDS if feasibility_threshold == DEFAULT_FEASIBILITY_THRESHOLD
-                  else feasibility_threshold * 0.1 * np.arange(11))
+    thresholds = (
+        FEASIBILITY_THRESHOLDS
+        if feasibility_threshold == DEFAULT_FEASIBILITY_THRESHOLD
+        else feasibility_threshold * 0.1 * np.arange(11)
+    )
     epsilon = float(rng.choice(thresholds)) if classifier is not None else 0.0
-    value = (_monte_carlo(model, rng, acquisition, mc_samples) if isinstance(model, SamplingPosterior)
-             else _gaussian(model, acquisition, parameter))
+    value = (
+        _monte_carlo(model, rng, acquisition, mc_samples)
+        if isinstance(model, SamplingPosterior)
+        else _gaussian(model, acquisition, parameter)
+    )
 
     def score(X: np.ndarray) -> np.ndarray:
         features: list[np.ndarray] = []

@@ -20,8 +20,14 @@ from bayestune.models.linalg import CholeskyError, cholesky
 MAX_CANDIDATES = 1000
 
 
-def thompson_pick(gp: GaussianProcess, F: np.ndarray, rng: np.random.Generator, *,
-                  weights: np.ndarray | None = None, max_candidates: int = MAX_CANDIDATES) -> int | None:
+def thompson_pick(
+    gp: GaussianProcess,
+    F: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    weights: np.ndarray | None = None,
+    max_candidates: int = MAX_CANDIDATES,
+) -> int | None:
     """Index into ``F`` (encoded candidate rows) of the minimum of one posterior draw of the
     noise-free latent function; ``weights`` (e.g. P(feasible)) below 0.5 exclude a row.
     ``None`` when no candidate is left."""

@@ -65,9 +65,9 @@ class Formula:
 class ExpertSettings(Settings):
     """The expert's knowledge as options (the ``expert`` option group of ``bograph``)."""
 
-    known_edges: list | None = None      # [[from, to], ...] always in the DAG
+    known_edges: list | None = None  # [[from, to], ...] always in the DAG
     forbidden_edges: list | None = None  # [[from, to], ...] never in the DAG
-    formulas: dict | None = None         # {node: "power * latency**2"}: deterministic nodes
+    formulas: dict | None = None  # {node: "power * latency**2"}: deterministic nodes
 
     def expert(self) -> Expert:
         return Expert.from_options(self.known_edges, self.forbidden_edges, self.formulas)
@@ -89,13 +89,20 @@ class Expert:
     models: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_options(cls, known_edges: Iterable[Sequence[str]] | None = None,
-                     forbidden_edges: Iterable[Sequence[str]] | None = None,
-                     formulas: Mapping[str, str] | None = None,
-                     models: Mapping[str, Any] | None = None) -> Expert:
+    def from_options(
+        cls,
+        known_edges: Iterable[Sequence[str]] | None = None,
+        forbidden_edges: Iterable[Sequence[str]] | None = None,
+        formulas: Mapping[str, str] | None = None,
+        models: Mapping[str, Any] | None = None,
+    ) -> Expert:
         """An expert from JSON-like values (lists of ``[from, to]`` pairs, ``node -> expression``)."""
-        return cls(_edges(known_edges, "known_edges"), _edges(forbidden_edges, "forbidden_edges"),
-                   {str(k): Formula(str(k), v) for k, v in (formulas or {}).items()}, dict(models or {}))
+        return cls(
+            _edges(known_edges, "known_edges"),
+            _edges(forbidden_edges, "forbidden_edges"),
+            {str(k): Formula(str(k), v) for k, v in (formulas or {}).items()},
+            dict(models or {}),
+        )
 
     def named(self) -> set[str]:
         """Every node the expert mentions: these metrics are kept as they are, never summarised away."""
@@ -117,24 +124,28 @@ class Expert:
         unknown = sorted(n for n in self.named() if n not in nodes)
         if unknown:
             known = sorted(nodes)
-            raise BayestuneError(f"BoGraph expert knowledge names unknown node(s) {unknown}; the nodes are the "
-                                 f"parameters, objectives and logged metrics: {known[:20]}"
-                                 + (f" ... ({len(known) - 20} more)" if len(known) > 20 else ""))
+            raise BayestuneError(
+                f"BoGraph expert knowledge names unknown node(s) {unknown}; the nodes are the "
+                f"parameters, objectives and logged metrics: {known[:20]}"
+                + (f" ... ({len(known) - 20} more)" if len(known) > 20 else "")
+            )
         both = sorted(set(self.known_edges) & set(self.forbidden_edges))
         if both:
             raise BayestuneError(f"BoGraph expert knowledge: edge(s) {both} are both known and forbidden")
         for node in self.formulas:
             if nodes[node] == PARAMETER:
-                raise BayestuneError(f"BoGraph formula for {node!r}: a parameter is set by the configuration, "
-                                     "not computed")
+                raise BayestuneError(
+                    f"BoGraph formula for {node!r}: a parameter is set by the configuration, not computed"
+                )
 
 
 def _edges(value: Iterable[Sequence[str]] | None, what: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for edge in value or []:
         if isinstance(edge, str) or len(edge) != 2 or not all(isinstance(n, str) for n in edge):
-            raise BayestuneError(f"BoGraph {what}: every edge must be a pair [from, to] of node names, "
-                                 f"but got {edge!r}")
+            raise BayestuneError(
+                f"BoGraph {what}: every edge must be a pair [from, to] of node names, but got {edge!r}"
+            )
         out.append((edge[0], edge[1]))
     return out
 
@@ -171,4 +182,3 @@ def effective_dimension(g: Any, target: str) -> int:
 def describe(g: Any) -> dict[str, Any]:
     """The DAG as JSON-ready data: nodes with roles and edges."""
     return {"nodes": {n: r for n, r in g.nodes(data="role")}, "edges": [list(e) for e in g.edges]}
-

@@ -60,8 +60,9 @@ def draw_dag(g: Any, path: str | Path, *, quality: Mapping[str, float] | None = 
         q = quality.get(n)
         labels[n] = n if q is None or not math.isfinite(q) else f"{n}\nR²={q:.2f}"
     colours = [COLOURS.get(g.nodes[n].get("role"), "#eeeeee") for n in g.nodes]
-    nx.draw_networkx_edges(g, pos, ax=ax, arrows=True, arrowsize=12, edge_color="#777777",
-                           connectionstyle="arc3,rad=0.05", node_size=1600)
+    nx.draw_networkx_edges(
+        g, pos, ax=ax, arrows=True, arrowsize=12, edge_color="#777777", connectionstyle="arc3,rad=0.05", node_size=1600
+    )
     nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colours, node_size=1600, edgecolors="#555555")
     nx.draw_networkx_labels(g, pos, labels=labels, ax=ax, font_size=7)
     ax.set_title(title, fontsize=10)

@@ -55,18 +55,20 @@ class RelearnSettings(Settings):
     """When the structure is (re)learned (the ``relearn`` option group): by ``growth`` if given,
     else every ``every`` observations, else every quarter of ``budget``, else every 10."""
 
-    budget: int | None = None       # the run's budget: an update every quarter of it
-    every: int | None = None        # observations between updates
-    growth: float | None = None     # an update whenever the observations grew by this factor
-    min_rows: int | None = None     # feasible observations before the first learning (None: parameters + 1, at least 6)
+    budget: int | None = None  # the run's budget: an update every quarter of it
+    every: int | None = None  # observations between updates
+    growth: float | None = None  # an update whenever the observations grew by this factor
+    min_rows: int | None = None  # feasible observations before the first learning (None: parameters + 1, at least 6)
     max_seconds: float | None = DEFAULT_MAX_SECONDS  # wall time of one structure learning (None: unbounded)
 
     def rules(self) -> list[Rule]:
-        return [("budget", self.budget is None or self.budget >= 1, "`budget >= 1`"),
-                ("max_seconds", self.max_seconds is None or self.max_seconds > 0, "`max_seconds > 0`"),
-                ("every", self.every is None or self.every >= 1, "`every >= 1`"),
-                ("growth", self.growth is None or self.growth > 1, "`growth > 1`"),
-                ("min_rows", self.min_rows is None or self.min_rows >= 3, "`min_rows >= 3`")]
+        return [
+            ("budget", self.budget is None or self.budget >= 1, "`budget >= 1`"),
+            ("max_seconds", self.max_seconds is None or self.max_seconds > 0, "`max_seconds > 0`"),
+            ("every", self.every is None or self.every >= 1, "`every >= 1`"),
+            ("growth", self.growth is None or self.growth > 1, "`growth > 1`"),
+            ("min_rows", self.min_rows is None or self.min_rows >= 3, "`min_rows >= 3`"),
+        ]
 
     def due(self, n_rows: int, learned_at: int) -> bool:
         """Whether a structure learned from ``learned_at`` observations is due for an update at
@@ -95,7 +97,7 @@ class StructureUpdate:
     n_edges: int
     learned_edges: int
     summary_columns: int
-    cut_short: bool = False     # learning hit relearn.max_seconds and kept what it had
+    cut_short: bool = False  # learning hit relearn.max_seconds and kept what it had
     stand_ins: dict[str, str] = field(default_factory=dict)  # metrics set aside, and why
 
 
@@ -103,11 +105,11 @@ class StructureUpdate:
 class FittedGraph:
     """Everything a suggestion (or the ``dag`` command) knows: the DAG, its node models and data."""
 
-    dag: Any                              # networkx.DiGraph with node roles
+    dag: Any  # networkx.DiGraph with node roles
     target: str
     posterior: DagPosterior
     scale: TargetScale
-    best: float                           # incumbent in the scale's units
+    best: float  # incumbent in the scale's units
     summary: LogSummary | None
     sources: dict[str, list[str]] = field(default_factory=dict)  # summary column -> original metrics
 
@@ -123,11 +125,22 @@ class FittedGraph:
 class GraphModel:
     """The DAG of logged metrics as the model part of a BO step: see the module docstring."""
 
-    def __init__(self, space: Space, objectives: Sequence[Objective], rng: np.random.Generator, *, expert: Expert,
-                 target: str | None = None, metrics: Sequence[str] | None = None, structure: str = "learn",
-                 relearn: RelearnSettings = RelearnSettings(), notears: NotearsSettings = NotearsSettings(),
-                 summary: SummarySettings = SummarySettings(), log_transform: bool | str = "auto",
-                 hold_unmodelled: bool = True) -> None:
+    def __init__(
+        self,
+        space: Space,
+        objectives: Sequence[Objective],
+        rng: np.random.Generator,
+        *,
+        expert: Expert,
+        target: str | None = None,
+        metrics: Sequence[str] | None = None,
+        structure: str = "learn",
+        relearn: RelearnSettings = RelearnSettings(),
+        notears: NotearsSettings = NotearsSettings(),
+        summary: SummarySettings = SummarySettings(),
+        log_transform: bool | str = "auto",
+        hold_unmodelled: bool = True,
+    ) -> None:
         self.space, self.objectives, self.rng = space, list(objectives), rng
         self.expert = expert
         self.target = target or self.objectives[0].name
@@ -150,15 +163,21 @@ class GraphModel:
         graph = self.fit_graph(history)
         feasible = history.feasible
         hold = self._holder(graph, history) if self.hold_unmodelled else None
-        return ModelFit(GraphPosterior(graph, self._parameter_data), history.X[feasible], targets[feasible],
-                        fitted=graph, project=hold)
+        return ModelFit(
+            GraphPosterior(graph, self._parameter_data),
+            history.X[feasible],
+            targets[feasible],
+            fitted=graph,
+            project=hold,
+        )
 
     def observation_rows(self, history: History, targets: np.ndarray) -> np.ndarray:
         """Every feasible and failed row: what the feasibility classifier learns from."""
         return TrainingSet.choose(history, targets, None, self.encoder.transform).rows
 
-    def with_failures(self, fit: ModelFit, history: History, targets: np.ndarray,
-                      classifier: FeasibilityClassifier | None) -> ModelFit:
+    def with_failures(
+        self, fit: ModelFit, history: History, targets: np.ndarray, classifier: FeasibilityClassifier | None
+    ) -> ModelFit:
         return fit  # the node models have no variance to shrink at failed locations
 
     # ---- data ---------------------------------------------------------------------------
@@ -177,7 +196,7 @@ class GraphModel:
     def _parameter_data(self, X: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """Encoded features (n, width) and raw values (n,) of each modelled parameter."""
         F = self.encoder.transform(X)
-        features = {b.name: F[:, b.start:b.start + b.width] for b in self.encoder.blocks}
+        features = {b.name: F[:, b.start : b.start + b.width] for b in self.encoder.blocks}
         raw = {b.name: X[:, c].astype(float) for b, c in zip(self.encoder.blocks, self.encoder.raw_columns)}
         return features, raw
 
@@ -192,13 +211,18 @@ class GraphModel:
         table = self._metric_table(history, rows)
         target = self.target
         if target != objective.name and target not in table:
-            raise BayestuneError(f"bograph target {target!r} is neither the objective {objective.name!r} nor a "
-                                 f"metric every feasible evaluation reported ({sorted(table)[:12]})")
+            raise BayestuneError(
+                f"bograph target {target!r} is neither the objective {objective.name!r} nor a "
+                f"metric every feasible evaluation reported ({sorted(table)[:12]})"
+            )
         named = self.expert.named() | {target}
         protected = {n: v for n, v in table.items() if n in named}
-        due = (self._dag is None or self.relearn.due(len(rows), self._learned_at)
-               or (self._learned is None and self._may_learn(len(rows)))  # first learning since the fallback
-               or not self._inputs_of_structure() <= set(table))  # a metric it reads stopped being logged
+        due = (
+            self._dag is None
+            or self.relearn.due(len(rows), self._learned_at)
+            or (self._learned is None and self._may_learn(len(rows)))  # first learning since the fallback
+            or not self._inputs_of_structure() <= set(table)
+        )  # a metric it reads stopped being logged
         if due:
             self._restructure(history, rows, features, raw, table, protected, objective_values)
         summary = self._summary
@@ -236,19 +260,39 @@ class GraphModel:
         roles.update({o.name: OBJECTIVE for o in self.objectives})
         return roles
 
-    def _restructure(self, history: History, rows: np.ndarray, features: dict, raw: dict,
-                     table: dict[str, np.ndarray], protected: dict[str, np.ndarray], objective: np.ndarray) -> None:
+    def _restructure(
+        self,
+        history: History,
+        rows: np.ndarray,
+        features: dict,
+        raw: dict,
+        table: dict[str, np.ndarray],
+        protected: dict[str, np.ndarray],
+        objective: np.ndarray,
+    ) -> None:
         start = time.perf_counter()
         others = {n: v for n, v in table.items() if n not in protected}
-        summary = summarise(others, settings=self.summary_settings, seed=0, objective=objective,
-                            objective_name=self.objectives[0].name) if others else None
+        summary = (
+            summarise(
+                others,
+                settings=self.summary_settings,
+                seed=0,
+                objective=objective,
+                objective_name=self.objectives[0].name,
+            )
+            if others
+            else None
+        )
         columns = list(protected) + (summary.names if summary is not None else [])
         roles = self._roles(columns)
         self.expert.check({**{p: PARAMETER for p in self.space.names}, **{n: METRIC for n in table}, **roles})
         # parameters of a single value are not modelled: edges naming them are dropped
-        expert = Expert([e for e in self.expert.known_edges if e[0] in roles and e[1] in roles],
-                        [e for e in self.expert.forbidden_edges if e[0] in roles and e[1] in roles],
-                        self.expert.formulas, self.expert.models)
+        expert = Expert(
+            [e for e in self.expert.known_edges if e[0] in roles and e[1] in roles],
+            [e for e in self.expert.forbidden_edges if e[0] in roles and e[1] in roles],
+            self.expert.formulas,
+            self.expert.models,
+        )
         learned, cut = 0, False
         dag: Any  # a networkx.DiGraph (networkx has no type hints)
         if self._may_learn(len(rows)):
@@ -259,25 +303,49 @@ class GraphModel:
             data.append(_learning_scale(objective))
             names = [b.name for b in self.encoder.blocks] + columns + [self.objectives[0].name]
             deadline = None if self.relearn.max_seconds is None else start + self.relearn.max_seconds
-            result = learn_structure(np.column_stack(data), names, roles, expert, self.target, self.notears,
-                                     previous=self._learned, deadline=deadline)
+            result = learn_structure(
+                np.column_stack(data),
+                names,
+                roles,
+                expert,
+                self.target,
+                self.notears,
+                previous=self._learned,
+                deadline=deadline,
+            )
             dag, learned, self._learned, cut = result.dag, result.learned_edges, result, result.cut_short
         else:
             dag = repair(roles, [], expert, self.target)
         self._dag, self._summary, self._learned_at, self._expert_used = dag, summary, len(rows), expert
-        update = StructureUpdate(len(rows), time.perf_counter() - start, effective_dimension(dag, self.target),
-                                 dag.number_of_edges(), learned, len(columns), cut,
-                                 dict(summary.stand_ins) if summary is not None else {})
+        update = StructureUpdate(
+            len(rows),
+            time.perf_counter() - start,
+            effective_dimension(dag, self.target),
+            dag.number_of_edges(),
+            learned,
+            len(columns),
+            cut,
+            dict(summary.stand_ins) if summary is not None else {},
+        )
         self.updates.append(update)
         if cut:
-            logger.warning("bograph structure update at %d observations cut short at relearn.max_seconds=%s s",
-                           update.n_rows, self.relearn.max_seconds)
-        logger.info("bograph structure update at %d observations: %.2f s, effective dimension %d of %d "
-                    "parameters, %d edges", update.n_rows, update.seconds, update.effective_dimension,
-                    len(self.encoder.blocks), update.n_edges)
+            logger.warning(
+                "bograph structure update at %d observations cut short at relearn.max_seconds=%s s",
+                update.n_rows,
+                self.relearn.max_seconds,
+            )
+        logger.info(
+            "bograph structure update at %d observations: %.2f s, effective dimension %d of %d parameters, %d edges",
+            update.n_rows,
+            update.seconds,
+            update.effective_dimension,
+            len(self.encoder.blocks),
+            update.n_edges,
+        )
 
-    def _fit_nodes(self, history: History, features: dict, raw: dict, values: dict[str, np.ndarray],
-                   summary: LogSummary | None) -> FittedGraph:
+    def _fit_nodes(
+        self, history: History, features: dict, raw: dict, values: dict[str, np.ndarray], summary: LogSummary | None
+    ) -> FittedGraph:
         dag, expert, target = self._dag, self._expert_used, self.target
         light = self._n_fits % FULL_FIT_EVERY != 0
         self._n_fits += 1
@@ -296,8 +364,9 @@ class GraphModel:
                     model = MarginalNode(node)
                 else:
                     log = self.log_transform if dag.nodes[node]["role"] == OBJECTIVE else "auto"
-                    model = GPNode(node, parents, blocks, log_transform=log,
-                                   seed=int(self.rng.integers(2**31)), light=light)
+                    model = GPNode(
+                        node, parents, blocks, log_transform=log, seed=int(self.rng.integers(2**31)), light=light
+                    )
                 source = features if isinstance(model, GPNode) else raw
                 inputs = {p: (source[p] if p in source else values[p]) for p in parents}
             if isinstance(model, GPNode):
@@ -338,7 +407,6 @@ class GraphModel:
             return H
 
         return hold
-
 
 
 def _learning_scale(values: np.ndarray) -> np.ndarray:

@@ -58,8 +58,16 @@ class _MetricScaling:
 class GPNode:
     """A GP of a node on its parents: parameters through their encoded features, metrics scaled."""
 
-    def __init__(self, node: str, parents: Sequence[str], parameter_blocks: Mapping[str, FeatureBlock], *,
-                 log_transform: bool | str = "auto", seed: int = 0, light: bool = False) -> None:
+    def __init__(
+        self,
+        node: str,
+        parents: Sequence[str],
+        parameter_blocks: Mapping[str, FeatureBlock],
+        *,
+        log_transform: bool | str = "auto",
+        seed: int = 0,
+        light: bool = False,
+    ) -> None:
         self.node, self.parents = node, list(parents)
         self.parameter_blocks = {p: parameter_blocks[p] for p in self.parents if p in parameter_blocks}
         self.log_transform, self.seed, self.light = log_transform, seed, light
@@ -95,10 +103,16 @@ class GPNode:
     def fit(self, parents: Mapping[str, np.ndarray], y: np.ndarray, warm: np.ndarray | None = None) -> GPNode:
         self.scaling_ = {p: _MetricScaling(parents[p]) for p in self.parents if p not in self.parameter_blocks}
         F, _ = self.features(parents)
-        gp = GaussianProcess(self.blocks, log_transform_y=self.log_transform, seed=self.seed,
-                             noise_bounds=NOISE_BOUNDS, outputscale_bounds=OUTPUTSCALE_BOUNDS,
-                             n_restarts_sample=24 if self.light else 100, max_iter=60 if self.light else 100,
-                             blas_threads=None)
+        gp = GaussianProcess(
+            self.blocks,
+            log_transform_y=self.log_transform,
+            seed=self.seed,
+            noise_bounds=NOISE_BOUNDS,
+            outputscale_bounds=OUTPUTSCALE_BOUNDS,
+            n_restarts_sample=24 if self.light else 100,
+            max_iter=60 if self.light else 100,
+            blas_threads=None,
+        )
         warm = warm if warm is not None and len(warm) == len(self.blocks) + 2 else None
         self.gp_ = gp.fit(F, np.asarray(y, dtype=float), warm_start=warm)
         self.F_, self.y_ = F, np.asarray(y, dtype=float)
@@ -122,10 +136,11 @@ class GPNode:
         errors = np.empty(n)
         for i in range(n):
             keep = np.arange(n) != i
-            gp = GaussianProcess(self.blocks, log_transform_y=False, fixed_hyperparameters=fixed,
-                                 blas_threads=None).fit(F[keep], y[keep])
-            errors[i] = y[i] - float(gp.predict(F[i:i + 1])[0])
-        return 1.0 - float(np.mean(errors ** 2) / max(np.var(y), 1e-12))
+            gp = GaussianProcess(
+                self.blocks, log_transform_y=False, fixed_hyperparameters=fixed, blas_threads=None
+            ).fit(F[keep], y[keep])
+            errors[i] = y[i] - float(gp.predict(F[i : i + 1])[0])
+        return 1.0 - float(np.mean(errors**2) / max(np.var(y), 1e-12))
 
     @property
     def hyperparameters(self) -> np.ndarray:
@@ -148,7 +163,7 @@ class FormulaNode:
 
     def fit_quality(self) -> float:
         resid = self.y_ - self.pred_
-        return 1.0 - float(np.mean(resid ** 2) / max(np.var(self.y_), 1e-300))
+        return 1.0 - float(np.mean(resid**2) / max(np.var(self.y_), 1e-300))
 
 
 class CustomNode:
@@ -156,8 +171,10 @@ class CustomNode:
 
     def __init__(self, node: str, parents: Sequence[str], model: Any) -> None:
         if not isinstance(model, NodeModel):
-            raise BayestuneError(f"custom model of node {node!r} needs fit(parents, y) and predict(parents) -> "
-                                 f"(mean, std), but got {type(model).__name__}")
+            raise BayestuneError(
+                f"custom model of node {node!r} needs fit(parents, y) and predict(parents) -> "
+                f"(mean, std), but got {type(model).__name__}"
+            )
         self.node, self.parents, self.model = node, list(parents), model
 
     def fit(self, parents: Mapping[str, np.ndarray], y: np.ndarray) -> CustomNode:
@@ -172,7 +189,7 @@ class CustomNode:
 
     def fit_quality(self) -> float:
         resid = self.y_ - self.pred_
-        return 1.0 - float(np.mean(resid ** 2) / max(np.var(self.y_), 1e-300))
+        return 1.0 - float(np.mean(resid**2) / max(np.var(self.y_), 1e-300))
 
 
 class MarginalNode:

@@ -55,23 +55,28 @@ class SummarySettings(Settings):
     everywhere and span at least a factor ``log_span`` (counters, latencies, power).
     """
 
-    grouping: bool = True              # summarise metrics by dotted-prefix groups (factor analysis)
-    group_depth: int | None = None     # name parts of a first-level group (None: all but the last)
-    max_columns: int = 12              # regroup one prefix level up while the summary is wider (0: never)
-    log_positive: bool = True          # log positive metrics spanning a factor log_span or more
-    log_span: float = 2.0              # the span that makes a positive metric logged
+    grouping: bool = True  # summarise metrics by dotted-prefix groups (factor analysis)
+    group_depth: int | None = None  # name parts of a first-level group (None: all but the last)
+    max_columns: int = 12  # regroup one prefix level up while the summary is wider (0: never)
+    log_positive: bool = True  # log positive metrics spanning a factor log_span or more
+    log_span: float = 2.0  # the span that makes a positive metric logged
     min_relative_std: float = DEFAULT_MIN_RELATIVE_STD  # relative spread below which a metric counts as constant
     stand_in_threshold: float | None = DEFAULT_STAND_IN_THRESHOLD  # |rank corr.| making a stand-in (None: off)
     stand_in_min_rows: int = DEFAULT_STAND_IN_MIN_ROWS  # rows before stand-ins are looked for
 
     def __post_init__(self) -> None:
         if self.stand_in_threshold is not None and not 0 < self.stand_in_threshold <= 1:
-            raise BayestuneError(f"summary stand_in_threshold must be in (0, 1] or None, but got "
-                                 f"{self.stand_in_threshold!r}")
-        if isinstance(self.stand_in_min_rows, bool) or not isinstance(self.stand_in_min_rows, int) \
-                or self.stand_in_min_rows < 3:
-            raise BayestuneError(f"summary stand_in_min_rows must be an integer >= 3, but got "
-                                 f"{self.stand_in_min_rows!r}")
+            raise BayestuneError(
+                f"summary stand_in_threshold must be in (0, 1] or None, but got {self.stand_in_threshold!r}"
+            )
+        if (
+            isinstance(self.stand_in_min_rows, bool)
+            or not isinstance(self.stand_in_min_rows, int)
+            or self.stand_in_min_rows < 3
+        ):
+            raise BayestuneError(
+                f"summary stand_in_min_rows must be an integer >= 3, but got {self.stand_in_min_rows!r}"
+            )
         if self.group_depth is not None and self.group_depth < 1:
             raise BayestuneError(f"summary group_depth must be >= 1 or None, but got {self.group_depth!r}")
         if self.max_columns < 0:
@@ -85,9 +90,9 @@ class _Column:
     """One summary column: the metrics it reads (after their own scaling) and how it combines them."""
 
     name: str
-    sources: list[str]                     # original metric names
-    loadings: np.ndarray | None = None     # factor-analysis projection over the standardised sources
-    mean: np.ndarray | None = None         # factor-analysis mean of the standardised sources
+    sources: list[str]  # original metric names
+    loadings: np.ndarray | None = None  # factor-analysis projection over the standardised sources
+    mean: np.ndarray | None = None  # factor-analysis mean of the standardised sources
 
 
 @dataclass
@@ -95,12 +100,12 @@ class LogSummary:
     """A fitted summary: ``transform`` maps raw metric rows to its columns."""
 
     settings: SummarySettings
-    kept: list[str] = field(default_factory=list)          # informative metrics, in column order of scaling
+    kept: list[str] = field(default_factory=list)  # informative metrics, in column order of scaling
     logged: set[str] = field(default_factory=set)
     centre: dict[str, float] = field(default_factory=dict)
     scale: dict[str, float] = field(default_factory=dict)
     columns: list[_Column] = field(default_factory=list)
-    dropped: list[str] = field(default_factory=list)        # constant or low-variance metrics
+    dropped: list[str] = field(default_factory=list)  # constant or low-variance metrics
     stand_ins: dict[str, str] = field(default_factory=dict)  # set-aside metric or factor -> why
 
     @property
@@ -174,8 +179,14 @@ def _ranks(values: np.ndarray) -> np.ndarray:
     return r / norm if norm > 0 else r
 
 
-def find_stand_ins(metrics: Mapping[str, np.ndarray], objective: np.ndarray | None, *, threshold: float,
-                   objective_name: str = "the objective", protected: Sequence[str] = ()) -> dict[str, str]:
+def find_stand_ins(
+    metrics: Mapping[str, np.ndarray],
+    objective: np.ndarray | None,
+    *,
+    threshold: float,
+    objective_name: str = "the objective",
+    protected: Sequence[str] = (),
+) -> dict[str, str]:
     """The metrics to set aside, each with why: those whose rank correlation with ``objective``
     reaches ``threshold`` in size (stand-ins for it), then of those left, every metric whose
     rank correlation with an earlier kept one does (a function of it; the one with the most
@@ -205,9 +216,15 @@ def find_stand_ins(metrics: Mapping[str, np.ndarray], objective: np.ndarray | No
     return out
 
 
-def summarise(metrics: Mapping[str, Sequence[float] | np.ndarray], *, settings: SummarySettings | None = None,
-              protected: Sequence[str] = (), seed: int = 0, objective: Sequence[float] | np.ndarray | None = None,
-              objective_name: str = "the objective") -> LogSummary:
+def summarise(
+    metrics: Mapping[str, Sequence[float] | np.ndarray],
+    *,
+    settings: SummarySettings | None = None,
+    protected: Sequence[str] = (),
+    seed: int = 0,
+    objective: Sequence[float] | np.ndarray | None = None,
+    objective_name: str = "the objective",
+) -> LogSummary:
     """Fit a :class:`LogSummary` to metric columns (name -> values of N evaluations).
 
     ``protected`` metrics (those an expert names, the target) are kept as their own columns,
@@ -226,7 +243,7 @@ def summarise(metrics: Mapping[str, Sequence[float] | np.ndarray], *, settings: 
     summary = LogSummary(settings)
     for name, values in data.items():
         positive = bool(np.all(values > 0))
-        use_log = (settings.log_positive and positive and values.max() >= settings.log_span * values.min())
+        use_log = settings.log_positive and positive and values.max() >= settings.log_span * values.min()
         t = np.log(values) if use_log else values
         centre, spread = float(np.mean(t)), float(np.std(t))
         if name not in protected and not spread > settings.min_relative_std * (abs(centre) + 1e-300):
@@ -245,9 +262,13 @@ def summarise(metrics: Mapping[str, Sequence[float] | np.ndarray], *, settings: 
     if target is not None and target.shape != (n_rows,):
         raise BayestuneError(f"log summary: the objective has {target.size} values for {n_rows} rows of metrics")
     if look is not None:
-        summary.stand_ins = find_stand_ins({n: data[n] for n in summary.kept}, target,
-                                           threshold=float(look),
-                                           objective_name=objective_name, protected=protected)
+        summary.stand_ins = find_stand_ins(
+            {n: data[n] for n in summary.kept},
+            target,
+            threshold=float(look),
+            objective_name=objective_name,
+            protected=protected,
+        )
         summary.kept = [n for n in summary.kept if n not in summary.stand_ins]
     own = [n for n in summary.kept if n in protected or not settings.grouping]
     grouped = [n for n in summary.kept if n not in own]
@@ -270,8 +291,9 @@ def summarise(metrics: Mapping[str, Sequence[float] | np.ndarray], *, settings: 
     return summary
 
 
-def _drop_tracking_factors(summary: LogSummary, data: Mapping[str, np.ndarray], objective: np.ndarray,
-                           threshold: float, objective_name: str) -> None:
+def _drop_tracking_factors(
+    summary: LogSummary, data: Mapping[str, np.ndarray], objective: np.ndarray, threshold: float, objective_name: str
+) -> None:
     """Set aside the factor columns whose rank correlation with ``objective`` reaches ``threshold``."""
     factors = [c for c in summary.columns if c.loadings is not None]
     if not factors:
@@ -282,15 +304,18 @@ def _drop_tracking_factors(summary: LogSummary, data: Mapping[str, np.ndarray], 
     for j, column in enumerate(summary.columns):
         rho = float(target @ _ranks(Z[:, j]))
         if column.loadings is not None and abs(rho) >= threshold:
-            summary.stand_ins[column.name] = (f"a factor of {len(column.sources)} metrics that is a function of "
-                                              f"{objective_name} (rank correlation {rho:+.4f})")
+            summary.stand_ins[column.name] = (
+                f"a factor of {len(column.sources)} metrics that is a function of "
+                f"{objective_name} (rank correlation {rho:+.4f})"
+            )
         else:
             keep.append(column)
     summary.columns = keep
 
 
-def _reduce(groups: Mapping[str, list[str]], summary: LogSummary, data: Mapping[str, np.ndarray],
-            seed: int) -> list[_Column]:
+def _reduce(
+    groups: Mapping[str, list[str]], summary: LogSummary, data: Mapping[str, np.ndarray], seed: int
+) -> list[_Column]:
     """One column per group: the metric itself for a group of one, else its factor."""
     out: list[_Column] = []
     for key, names in groups.items():

@@ -6,5 +6,13 @@ from bayestune.bostep.scorer import Scorer, ScoringChoice
 from bayestune.bostep.step import BOStep, FeasibilitySettings, ProposalSchedule
 from bayestune.bostep.surrogates import GPSettings, ModelChoice, SurrogateFactory
 
-__all__ = ["BOStep", "FeasibilitySettings", "GPSettings", "ModelChoice", "ProposalSchedule", "Scorer",
-           "ScoringChoice", "SurrogateFactory"]
+__all__ = [
+    "BOStep",
+    "FeasibilitySettings",
+    "GPSettings",
+    "ModelChoice",
+    "ProposalSchedule",
+    "Scorer",
+    "ScoringChoice",
+    "SurrogateFactory",
+]

@@ -36,14 +36,18 @@ class PriorSettings(Settings):
     # at the first), so their readers set count=model_steps and design to the design's size;
     # HyperMapper's picks of one iteration share its iteration_number, hence batch.
 
-    beta: float = 10.0             # strength: a larger beta keeps the prior's pull longer
-    count: str = "observations"    # what n counts: observations | model_steps (BaCO's, HyperMapper's)
-    design: int = 0                # with count=model_steps: the observations before the first model step
-    batch: int = 1                 # with count=model_steps: the picks of one model step, which share one n
+    beta: float = 10.0  # strength: a larger beta keeps the prior's pull longer
+    count: str = "observations"  # what n counts: observations | model_steps (BaCO's, HyperMapper's)
+    design: int = 0  # with count=model_steps: the observations before the first model step
+    batch: int = 1  # with count=model_steps: the picks of one model step, which share one n
 
     def rules(self) -> list[Rule]:
-        return [("beta", self.beta >= 0, "`beta >= 0`"), self.one_of("count", PRIOR_DECAY_COUNTS),
-                self.at_least("design", 0), self.at_least("batch", 1)]
+        return [
+            ("beta", self.beta >= 0, "`beta >= 0`"),
+            self.one_of("count", PRIOR_DECAY_COUNTS),
+            self.at_least("design", 0),
+            self.at_least("batch", 1),
+        ]
 
     def decay_n(self, n_observations: int) -> int:
         """The ``n`` of ``prior^(beta / n)`` after ``n_observations`` (at least 1); with model
@@ -58,38 +62,43 @@ class PriorSettings(Settings):
 class ScoringChoice:
     """What scores a pick (the strategy's settings, flattened once)."""
 
-    acquisition: str = "ei"             # ei | pi | lcb
-    xi: float = 1e-4                    # EI/PI improvement margin (latent units)
-    kappa: float = 2.0                  # LCB exploration weight
+    acquisition: str = "ei"  # ei | pi | lcb
+    xi: float = 1e-4  # EI/PI improvement margin (latent units)
+    kappa: float = 2.0  # LCB exploration weight
     prior: PriorSettings = PriorSettings()  # piBO: the prior's pull and its decay
     feasibility_threshold: float = 0.1
     mc_samples: int = DEFAULT_MC_SAMPLES  # draws of a sampling posterior
-    portfolio: bool = False             # experimental: EI/PI/LCB chosen per pick by discounted ranks
-    contextual_variance: bool = False   # experimental: Kernel Tuner's λ instead of the constant ξ/κ
+    portfolio: bool = False  # experimental: EI/PI/LCB chosen per pick by discounted ranks
+    contextual_variance: bool = False  # experimental: Kernel Tuner's λ instead of the constant ξ/κ
 
 
 class Scorer:
     """Builds each pick's score: see the module docstring."""
 
-    def __init__(self, space: Space, rng: np.random.Generator, choice: ScoringChoice,
-                 candidates: EnumeratedCandidates) -> None:
+    def __init__(
+        self, space: Space, rng: np.random.Generator, choice: ScoringChoice, candidates: EnumeratedCandidates
+    ) -> None:
         self.space, self.rng, self.choice, self.candidates = space, rng, choice, candidates
         self.portfolio = AcquisitionPortfolio() if choice.portfolio else None
         self.exploration = ContextualVariance("cv") if choice.contextual_variance else None
         self._explore: tuple[float, float] | None = None
 
-    def prepare(self, history: History, targets: np.ndarray, fit: ModelFit, encoder: FeatureEncoder,
-                seen: set[bytes]) -> None:
+    def prepare(
+        self, history: History, targets: np.ndarray, fit: ModelFit, encoder: FeatureEncoder, seen: set[bytes]
+    ) -> None:
         """Once per suggestion, before the first score: the exploration factor of this
         suggestion and the portfolio's judgement of the last proposals."""
         if self.exploration is not None:
-            self._explore = (self._exploration_factor(self.exploration, fit, encoder, seen),
-                             latent_unit(fit.fitted, fit.y))
+            self._explore = (
+                self._exploration_factor(self.exploration, fit, encoder, seen),
+                latent_unit(fit.fitted, fit.y),
+            )
         if self.portfolio is not None:
             self.portfolio.update(self.space.row_keys(history.X), targets, history.feasible)
 
-    def score(self, posterior, encoder: FeatureEncoder, classifier: FeasibilityClassifier | None,
-              n_obs: int) -> tuple[Score, str]:
+    def score(
+        self, posterior, encoder: FeatureEncoder, classifier: FeasibilityClassifier | None, n_obs: int
+    ) -> tuple[Score, str]:
         """The next pick's score and the acquisition it uses."""
         choice = self.choice
         acquisition = self.portfolio.next_member() if self.portfolio is not None else choice.acquisition
@@ -97,9 +106,19 @@ class Scorer:
         if self._explore is not None:
             factor, unit = self._explore
             parameter = factor if acquisition == "lcb" else factor * unit
-        score = acquisition_scorer(self.space, encoder, posterior, classifier, self.rng, acquisition=acquisition,
-                                   parameter=parameter, n_obs=choice.prior.decay_n(n_obs), prior_beta=choice.prior.beta,
-                                   feasibility_threshold=choice.feasibility_threshold, mc_samples=choice.mc_samples)
+        score = acquisition_scorer(
+            self.space,
+            encoder,
+            posterior,
+            classifier,
+            self.rng,
+            acquisition=acquisition,
+            parameter=parameter,
+            n_obs=choice.prior.decay_n(n_obs),
+            prior_beta=choice.prior.beta,
+            feasibility_threshold=choice.feasibility_threshold,
+            mc_samples=choice.mc_samples,
+        )
         return score, acquisition
 
     def record(self, key: bytes, acquisition: str) -> None:
@@ -107,8 +126,9 @@ class Scorer:
         if self.portfolio is not None:
             self.portfolio.record_proposal(key, acquisition)
 
-    def _exploration_factor(self, exploration: ContextualVariance, fit: ModelFit, encoder: FeatureEncoder,
-                            seen: set[bytes]) -> float:
+    def _exploration_factor(
+        self, exploration: ContextualVariance, fit: ModelFit, encoder: FeatureEncoder, seen: set[bytes]
+    ) -> float:
         """Kernel Tuner's contextual-variance λ for this suggestion, from the posterior spread
         over unvisited candidates."""
         pool = self.candidates.unseen(seen)

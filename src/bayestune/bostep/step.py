@@ -50,11 +50,13 @@ class FeasibilitySettings(Settings):
     """Hidden constraints learned from failed evaluations (the ``feasibility`` option group; BaCO)."""
 
     model: bool | str = "auto"  # a random-forest classifier of P(feasible); auto: on once a failure has been seen
-    threshold: float = 0.1      # candidates with P(feasible) <= a draw from threshold x {0, 0.1, ..., 1} are ruled out
+    threshold: float = 0.1  # candidates with P(feasible) <= a draw from threshold x {0, 0.1, ..., 1} are ruled out
 
     def rules(self) -> list[Rule]:
-        return [self.one_of("model", (True, False, "auto")),
-                ("threshold", 0.0 <= self.threshold <= 1.0, "`0 <= threshold <= 1`")]
+        return [
+            self.one_of("model", (True, False, "auto")),
+            ("threshold", 0.0 <= self.threshold <= 1.0, "`0 <= threshold <= 1`"),
+        ]
 
 
 @dataclass(frozen=True)
@@ -62,11 +64,15 @@ class StepSettings(Settings):
     """The options every strategy built on a BO step shares (its settings derive from these)."""
 
     RENAMED: ClassVar[dict[str, str]] = {
-        "n_samples": "acquisition_search.n_samples", "n_starts": "acquisition_search.n_starts",
+        "n_samples": "acquisition_search.n_samples",
+        "n_starts": "acquisition_search.n_starts",
         "exhaustive_limit": "acquisition_search.exhaustive_limit",
-        "feasibility_model": "feasibility.model", "feasibility_threshold": "feasibility.threshold",
-        "local_every": "trust_region.every", "local_fail_tolerance": "trust_region.fail_tolerance",
-        "local_after": "trust_region.after", "prior_beta": "prior.beta",
+        "feasibility_model": "feasibility.model",
+        "feasibility_threshold": "feasibility.threshold",
+        "local_every": "trust_region.every",
+        "local_fail_tolerance": "trust_region.fail_tolerance",
+        "local_after": "trust_region.after",
+        "prior_beta": "prior.beta",
     }
 
     log_transform: bool | str = "auto"  # log of positive objectives (models.targets); off: BaCO Fig. 9's ablation
@@ -89,15 +95,22 @@ class ModelPart(Protocol):
 
     def observation_rows(self, history: History, targets: np.ndarray) -> np.ndarray: ...
 
-    def with_failures(self, fit: ModelFit, history: History, targets: np.ndarray,
-                      classifier: FeasibilityClassifier | None) -> ModelFit: ...
+    def with_failures(
+        self, fit: ModelFit, history: History, targets: np.ndarray, classifier: FeasibilityClassifier | None
+    ) -> ModelFit: ...
 
 
 class ProposalSchedule:
     """Who picks each suggestion: the global maximiser, the trust region, or an exploration step."""
 
-    def __init__(self, trust_region: TrustRegionSettings, *, epsilon: float = 0.0, stall_after: int = 0,
-                 stall_action: str = "thompson") -> None:
+    def __init__(
+        self,
+        trust_region: TrustRegionSettings,
+        *,
+        epsilon: float = 0.0,
+        stall_after: int = 0,
+        stall_action: str = "thompson",
+    ) -> None:
         self.trust_region_settings = trust_region
         self.trust_region = trust_region.region()
         self.epsilon, self.stall_after, self.stall_action = epsilon, stall_after, stall_action
@@ -113,12 +126,22 @@ class ProposalSchedule:
         """(stall step, trust-region turn) for this model suggestion, which it counts."""
         stall = explore_now(self.model_phase_stall(targets, feasible), self.stall_after, n)
         self.n_model_suggestions += 1
-        local = (self.trust_region is not None
-                 and self.trust_region_settings.is_turn(self.n_model_suggestions, n_evaluated))
+        local = self.trust_region is not None and self.trust_region_settings.is_turn(
+            self.n_model_suggestions, n_evaluated
+        )
         return stall, local
 
-    def local_pick(self, space: Space, score: Score, incumbent: np.ndarray, best: float, rng: np.random.Generator, *,
-                   seen: set[bytes], candidates: np.ndarray | None) -> np.ndarray | None:
+    def local_pick(
+        self,
+        space: Space,
+        score: Score,
+        incumbent: np.ndarray,
+        best: float,
+        rng: np.random.Generator,
+        *,
+        seen: set[bytes],
+        candidates: np.ndarray | None,
+    ) -> np.ndarray | None:
         """The trust region's proposal as a one-row matrix (None: the global search decides)."""
         if self.trust_region is None:
             return None
@@ -137,9 +160,19 @@ class ProposalSchedule:
 class BOStep:
     """One suggestion from the parts: see the module docstring."""
 
-    def __init__(self, space: Space, rng: np.random.Generator, *, target: Callable[[History], np.ndarray],
-                 model: ModelPart, scorer: Scorer, schedule: ProposalSchedule, feasibility: FeasibilitySettings,
-                 search: AcquisitionSearchSettings, candidates: EnumeratedCandidates) -> None:
+    def __init__(
+        self,
+        space: Space,
+        rng: np.random.Generator,
+        *,
+        target: Callable[[History], np.ndarray],
+        model: ModelPart,
+        scorer: Scorer,
+        schedule: ProposalSchedule,
+        feasibility: FeasibilitySettings,
+        search: AcquisitionSearchSettings,
+        candidates: EnumeratedCandidates,
+    ) -> None:
         self.space, self.rng = space, rng
         self.target, self.model, self.scorer, self.schedule = target, model, scorer, schedule
         self.feasibility, self.search, self.candidates = feasibility, search, candidates
@@ -171,12 +204,26 @@ class BOStep:
                 search_score = score if fit.project is None else _projected(space, score, fit.project, seen0)
             rows = self._stall_pick(history, fit, classifier, seen) if stall_turn and k == 0 else None
             if rows is None and local_turn and k == 0:
-                rows = self.schedule.local_pick(space, search_score, fit.X[order[0]], float(fit.y[order[0]]), rng,
-                                                seen=seen, candidates=self.candidates.unseen(seen))
+                rows = self.schedule.local_pick(
+                    space,
+                    search_score,
+                    fit.X[order[0]],
+                    float(fit.y[order[0]]),
+                    rng,
+                    seen=seen,
+                    candidates=self.candidates.unseen(seen),
+                )
             if rows is None:
-                rows = maximize(space, search_score, rng, seen=seen, n=1 if believe else n - len(chosen),
-                                candidates=self.candidates.unseen(seen), evaluated_best=fit.X[order],
-                                settings=self.search)
+                rows = maximize(
+                    space,
+                    search_score,
+                    rng,
+                    seen=seen,
+                    n=1 if believe else n - len(chosen),
+                    candidates=self.candidates.unseen(seen),
+                    evaluated_best=fit.X[order],
+                    settings=self.search,
+                )
             if not len(rows):
                 break
             for row, key in zip(rows, space.row_keys(rows)):
@@ -199,8 +246,9 @@ class BOStep:
         rows = self.model.observation_rows(history, targets)
         return feasibility_classifier(self.model.encoder, history, rows, self.rng)
 
-    def _stall_pick(self, history: History, fit: ModelFit, classifier: FeasibilityClassifier | None,
-                    seen: set[bytes]) -> np.ndarray | None:
+    def _stall_pick(
+        self, history: History, fit: ModelFit, classifier: FeasibilityClassifier | None, seen: set[bytes]
+    ) -> np.ndarray | None:
         """A stalled run's exploration step as a one-row matrix (None: fall back to the acquisition):
         the minimum of a GP posterior draw over the unseen configurations (all of them in an
         enumerable space, else a feasible sample), or a random unseen configuration."""
@@ -222,6 +270,7 @@ class BOStep:
 
 def _projected(space: Space, score: Score, project: Callable[[np.ndarray], np.ndarray], seen: set[bytes]) -> Score:
     """``score`` of rows as they would be proposed; a row that becomes an evaluated one is worthless."""
+
     def search_score(X: np.ndarray) -> np.ndarray:
         H = project(X)
         dup = np.array([k in seen for k in space.row_keys(H)], dtype=bool)
@@ -230,8 +279,9 @@ def _projected(space: Space, score: Score, project: Callable[[np.ndarray], np.nd
     return search_score
 
 
-def _project_rows(space: Space, rows: np.ndarray, project: Callable[[np.ndarray], np.ndarray],
-                  seen: set[bytes]) -> list[Any]:
+def _project_rows(
+    space: Space, rows: np.ndarray, project: Callable[[np.ndarray], np.ndarray], seen: set[bytes]
+) -> list[Any]:
     """The picks as proposed: each projected unless that repeats an evaluated or earlier pick."""
     rows = np.asarray(rows, dtype=float).reshape(-1, space.width)
     held = project(rows)
@@ -239,5 +289,5 @@ def _project_rows(space: Space, rows: np.ndarray, project: Callable[[np.ndarray]
     for i, key in enumerate(space.row_keys(held)):
         if key not in taken:
             rows[i] = held[i]
-        taken.add(space.row_keys(rows[i:i + 1])[0])
+        taken.add(space.row_keys(rows[i : i + 1])[0])
     return list(rows)

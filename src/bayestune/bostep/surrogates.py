@@ -56,9 +56,9 @@ ORDINAL_SCALE_CHOICES = (None, "auto") + ORDINAL_SCALES
 class GPSettings(Settings):
     """The Gaussian process of ``model: gp`` (the ``gp`` option group)."""
 
-    lengthscale_prior: bool = True   # BaCO's Gamma(1.3, 0.1) prior on the length-scales (off: BaCO Fig. 9's ablation)
-    noise: str = "homoscedastic"     # homoscedastic (one fitted nugget) | heteroscedastic (each point's noise from its measured repeats)
-    failure_variance: bool = True    # failed locations shrink the GP's variance (models.failure_aware)
+    lengthscale_prior: bool = True  # BaCO's Gamma(1.3, 0.1) prior on the length-scales (off: BaCO Fig. 9's ablation)
+    noise: str = "homoscedastic"  # homoscedastic (one fitted nugget) | heteroscedastic (each point's noise from its measured repeats)
+    failure_variance: bool = True  # failed locations shrink the GP's variance (models.failure_aware)
 
     def rules(self) -> list[Rule]:
         return [self.one_of("noise", NOISE_MODELS)]
@@ -68,15 +68,15 @@ class GPSettings(Settings):
 class ModelChoice:
     """How the surrogate part chooses and encodes (the strategy's settings, flattened once)."""
 
-    model: str = "gp"                   # gp | rf
+    model: str = "gp"  # gp | rf
     gp: GPSettings = GPSettings()
     rf: RandomForestSettings = RandomForestSettings()
     log_transform: bool | str = "auto"  # the surrogate's own log rule for the targets
     max_training_points: int | None = DEFAULT_MAX_TRAINING_POINTS
     memory_policy: str = "mixed"
-    select_every: int = 0               # > 0: re-choose gp or rf every this many fits
+    select_every: int = 0  # > 0: re-choose gp or rf every this many fits
     lengthscale_prior_auto: bool = False
-    ordinal_scale: str | None = None    # None (the space's rule) | log | linear | index | auto
+    ordinal_scale: str | None = None  # None (the space's rule) | log | linear | index | auto
     permutation_metric: str | None = None
 
 
@@ -87,11 +87,15 @@ class SurrogateFactory:
         self.space, self.rng, self.choice, self.objective_name = space, rng, choice, objective_name
         scale = choice.ordinal_scale
         by_likelihood = scale == "auto" and choice.model == "gp" and not choice.select_every
-        scales = (distinct_ordinal_scales(space, AUTO_ORDINAL_SCALES) if by_likelihood
-                  else [None if scale == "auto" else scale])
+        scales = (
+            distinct_ordinal_scales(space, AUTO_ORDINAL_SCALES)
+            if by_likelihood
+            else [None if scale == "auto" else scale]
+        )
         #: the input warpings in play; "auto" re-chooses among them at every full GP fit
-        self.encoders = [FeatureEncoder(space, permutation_metric=choice.permutation_metric, ordinal_scale=s)
-                         for s in scales]
+        self.encoders = [
+            FeatureEncoder(space, permutation_metric=choice.permutation_metric, ordinal_scale=s) for s in scales
+        ]
         self.encoder = self.encoders[0]
         self.model_kind = choice.model
         self._theta: np.ndarray | None = None
@@ -108,8 +112,10 @@ class SurrogateFactory:
         from bayestune.transfer.model import TransferModel  # only runs with prior runs load it
 
         if len(self.encoders) > 1:  # the source model is encoded once; "auto" re-chooses the encoding
-            raise BayestuneError("a transfer model needs one input encoding: set the ordinal scale to None, 'log', "
-                                 "'linear' or 'index' instead of 'auto', or use transfer mode 'design'")
+            raise BayestuneError(
+                "a transfer model needs one input encoding: set the ordinal scale to None, 'log', "
+                "'linear' or 'index' instead of 'auto', or use transfer mode 'design'"
+            )
         # Its own fixed seed: drawing from self.rng would change the design and every later draw,
         # so a run with an unused (zero-weight) source would no longer equal its cold start.
         self.transfer = TransferModel(runs, self.encoder, self.choice.log_transform, seed=0)
@@ -121,8 +127,9 @@ class SurrogateFactory:
         cached = self._training
         if cached is not None and cached[0] is history and cached[1] is targets:
             return cached[2]
-        training = TrainingSet.choose(history, targets, self.choice.max_training_points, self.encoder.transform,
-                                      policy=self.choice.memory_policy)
+        training = TrainingSet.choose(
+            history, targets, self.choice.max_training_points, self.encoder.transform, policy=self.choice.memory_policy
+        )
         self._training = (history, targets, training)
         return training
 
@@ -148,8 +155,9 @@ class SurrogateFactory:
         self._n_suggestions += 1
         return ModelFit(fitted, X, y, fitted=fitted, F=F, y_fitted=y, noise=noise)
 
-    def with_failures(self, fit: ModelFit, history: History, targets: np.ndarray,
-                      classifier: FeasibilityClassifier | None) -> ModelFit:
+    def with_failures(
+        self, fit: ModelFit, history: History, targets: np.ndarray, classifier: FeasibilityClassifier | None
+    ) -> ModelFit:
         """The GP's posterior with its variance shrunk where evaluations failed (once a classifier
         is in use); other models unchanged."""
         if classifier is None or not isinstance(fit.fitted, GaussianProcess) or not self.choice.gp.failure_variance:
@@ -182,12 +190,20 @@ class SurrogateFactory:
             return None
         return repeat_variances([history.repeats[i] for i in rows], self.objective_name)
 
-    def _fit(self, F: np.ndarray, y: np.ndarray, *, fixed: dict[str, Any] | None = None,
-             noise: np.ndarray | None = None, log_transform: bool | str | None = None) -> Surrogate:
+    def _fit(
+        self,
+        F: np.ndarray,
+        y: np.ndarray,
+        *,
+        fixed: dict[str, Any] | None = None,
+        noise: np.ndarray | None = None,
+        log_transform: bool | str | None = None,
+    ) -> Surrogate:
         choice = self.choice
         if self.transfer is not None and fixed is None and log_transform is None and self.model_kind == "gp":
-            return self.transfer.fit(F, y, lambda F_, y_, log: self._fit(F_, y_, noise=noise if y_ is y else None,
-                                                                          log_transform=log))
+            return self.transfer.fit(
+                F, y, lambda F_, y_, log: self._fit(F_, y_, noise=noise if y_ is y else None, log_transform=log)
+            )
         seed = int(self.rng.integers(2**31))
         if self.model_kind == "rf":
             return choice.rf.surrogate(choice.log_transform, seed).fit(F, y)
@@ -196,11 +212,19 @@ class SurrogateFactory:
         log = choice.log_transform if log_transform is None else log_transform
 
         def fit(prior: bool) -> GaussianProcess:
-            gp = GaussianProcess(self.encoder.blocks, lengthscale_prior=LENGTHSCALE_PRIOR if prior else None,
-                                 log_transform_y=log, fixed_hyperparameters=fixed, seed=seed,
-                                 noise_bounds=NOISE_BOUNDS, outputscale_bounds=OUTPUTSCALE_BOUNDS,
-                                 n_restarts_sample=24 if light else 100, max_iter=60 if light else 100,
-                                 light_refit=light, blas_threads=None)  # the whole suggestion runs under one BLAS cap
+            gp = GaussianProcess(
+                self.encoder.blocks,
+                lengthscale_prior=LENGTHSCALE_PRIOR if prior else None,
+                log_transform_y=log,
+                fixed_hyperparameters=fixed,
+                seed=seed,
+                noise_bounds=NOISE_BOUNDS,
+                outputscale_bounds=OUTPUTSCALE_BOUNDS,
+                n_restarts_sample=24 if light else 100,
+                max_iter=60 if light else 100,
+                light_refit=light,
+                blas_threads=None,
+            )  # the whole suggestion runs under one BLAS cap
             return gp.fit(F, y, warm_start=warm, noise_variances=noise)
 
         if choice.lengthscale_prior_auto and fixed is None and not light:
@@ -223,8 +247,12 @@ class SurrogateFactory:
         fits = {prior: fit(prior) for prior in (True, False)}
         scores = {prior: gp_cv_log_likelihood(gp, blocks) for prior, gp in fits.items()}
         self._prior_on = scores[False] <= scores[True]  # ties keep the prior
-        logger.debug("length-scale prior %s by cross-validated log likelihood (with %.3f, without %.3f)",
-                     "kept" if self._prior_on else "dropped", scores[True], scores[False])
+        logger.debug(
+            "length-scale prior %s by cross-validated log likelihood (with %.3f, without %.3f)",
+            "kept" if self._prior_on else "dropped",
+            scores[True],
+            scores[False],
+        )
         return fits[self._prior_on]
 
     def _choose_model(self, F: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> Surrogate:
@@ -236,10 +264,16 @@ class SurrogateFactory:
             return gp
         seed = int(self.rng.integers(2**31))
         trees = min(self.choice.rf.trees, CV_TREES)
-        self.model_kind, scores = choose_surrogate(gp, lambda log: self.choice.rf.surrogate(log, seed, trees),
-                                                   F, y, self.rng)
-        logger.info("surrogate %s chosen by cross-validated log likelihood (gp %.3f, rf %.3f, %d points)",
-                    self.model_kind, scores["gp"], scores["rf"], len(y))
+        self.model_kind, scores = choose_surrogate(
+            gp, lambda log: self.choice.rf.surrogate(log, seed, trees), F, y, self.rng
+        )
+        logger.info(
+            "surrogate %s chosen by cross-validated log likelihood (gp %.3f, rf %.3f, %d points)",
+            self.model_kind,
+            scores["gp"],
+            scores["rf"],
+            len(y),
+        )
         return gp if self.model_kind == "gp" else self._fit(F, y)
 
     def _choose_warping(self, X: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> Surrogate:
@@ -257,4 +291,3 @@ class SurrogateFactory:
         self._theta, self._n_fits = gp.hyperparameters_, n_fits + 1
         logger.debug("ordinal warping %r chosen by marginal likelihood", self.encoder.ordinal_scale)
         return gp
-

@@ -46,15 +46,24 @@ def _set_debug(ctx: click.Context, _param: click.Parameter, value: bool) -> None
 
 def debug_option(fn: Any) -> Any:
     """``--debug``, accepted before or after the command's name."""
-    return click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug,
-                        help="Show tracebacks and debug messages.")(fn)
+    return click.option(
+        "--debug",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=_set_debug,
+        help="Show tracebacks and debug messages.",
+    )(fn)
 
 
 def scenario_space_option(fn: Any) -> Any:
     """``--scenario``: the search space of a journal's command (``plot``, ``report``, ``dag``)."""
-    return click.option("--scenario", "scenario_path", type=click.Path(dir_okay=False),
-                        help="Scenario whose search space to use (default: the space stored in the journal, "
-                             "else inferred).")(fn)
+    return click.option(
+        "--scenario",
+        "scenario_path",
+        type=click.Path(dir_okay=False),
+        help="Scenario whose search space to use (default: the space stored in the journal, else inferred).",
+    )(fn)
 
 
 def load(path: str) -> Any:
@@ -95,21 +104,26 @@ def winner_line(outcome: Any) -> str:
     winner = outcome.winner
     if winner is None:
         return "confirmed winner: none (every candidate failed a re-measurement)"
-    text = (f"confirmed winner: trial {winner.trial_id}, {outcome.objective} = {_with_interval(winner, outcome)}")
+    text = f"confirmed winner: trial {winner.trial_id}, {outcome.objective} = {_with_interval(winner, outcome)}"
     base = outcome.baseline
     if base is not None and math.isfinite(base.value):
         text += f"\nbaseline: trial {base.trial_id}, {outcome.objective} = {_with_interval(base, outcome)}"
         if outcome.speedup is not None and math.isfinite(outcome.speedup[0]):
             value, low, high = outcome.speedup
             bounded = math.isfinite(low) and math.isfinite(high)
-            text += (f"\nspeedup over the baseline: {display(value)}x"
-                     + (f" [{display(low)}, {display(high)}] ({outcome.confidence:.0%} CI, paired rounds)" if bounded
-                        else " (its interval needs two paired rounds)"))
+            text += f"\nspeedup over the baseline: {display(value)}x" + (
+                f" [{display(low)}, {display(high)}] ({outcome.confidence:.0%} CI, paired rounds)"
+                if bounded
+                else " (its interval needs two paired rounds)"
+            )
     return text
 
 
 def _with_interval(estimate: Any, outcome: Any) -> str:
     bounded = math.isfinite(estimate.low) and math.isfinite(estimate.high)
-    interval = (f"[{display(estimate.low)}, {display(estimate.high)}] ({outcome.confidence:.0%} CI"
-                if bounded else "(interval needs more rounds")
+    interval = (
+        f"[{display(estimate.low)}, {display(estimate.high)}] ({outcome.confidence:.0%} CI"
+        if bounded
+        else "(interval needs more rounds"
+    )
     return f"{display(estimate.value)} {interval}, {outcome.statistic} of {len(estimate.samples)} round(s))"

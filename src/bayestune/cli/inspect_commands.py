@@ -21,8 +21,14 @@ FAILURE_LINES = 12
 
 @click.command()
 @click.argument("journal_path", metavar="JOURNAL")
-@click.option("--top", "top", type=click.IntRange(min=1), default=10, show_default=True,
-              help="How many of the best feasible configurations to list.")
+@click.option(
+    "--top",
+    "top",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="How many of the best feasible configurations to list.",
+)
 @click.option("--all", "show_all", is_flag=True, help="List every trial in order, whatever its status.")
 @click.option("--failures", is_flag=True, help="List the failed and infeasible trials with their errors.")
 @debug_option
@@ -46,13 +52,19 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
 
     lost = [t for t in trials if t.failure_kind == FailureKind.LOST]
     by_status = Counter(t.status for t in trials if t.failure_kind != FailureKind.LOST)
-    kinds = Counter(t.failure_kind or "unknown" for t in trials
-                    if t.status is TrialStatus.FAILED and t.failure_kind != FailureKind.LOST)
+    kinds = Counter(
+        t.failure_kind or "unknown"
+        for t in trials
+        if t.status is TrialStatus.FAILED and t.failure_kind != FailureKind.LOST
+    )
     finished = sum(n for s, n in by_status.items() if s.is_finished)
     header = f"{journal_path}: {finished} evaluation(s)" + (f" of budget {budget}" if budget else "")
     click.echo(header)
-    parts = [f"ok {by_status[TrialStatus.OK]}", f"infeasible {by_status[TrialStatus.INFEASIBLE]}",
-             f"failed {by_status[TrialStatus.FAILED]}"]
+    parts = [
+        f"ok {by_status[TrialStatus.OK]}",
+        f"infeasible {by_status[TrialStatus.INFEASIBLE]}",
+        f"failed {by_status[TrialStatus.FAILED]}",
+    ]
     if kinds:
         parts[-1] += " (" + ", ".join(f"{k} {n}" for k, n in kinds.most_common()) + ")"
     parts.append(f"pending {by_status[TrialStatus.PENDING]}")
@@ -61,12 +73,15 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
     click.echo("  " + ", ".join(parts))
 
     def cells(t: Any) -> list[str]:
-        return ([display(t.values[n]) if n in t.values else "" for n in names]
-                + [display(t.config.get(p, "")) for p in params])
+        return [display(t.values[n]) if n in t.values else "" for n in names] + [
+            display(t.config.get(p, "")) for p in params
+        ]
 
     if show_all:
-        rows = [[str(t.trial_id), t.status.value + (f":{t.failure_kind}" if t.failure_kind else ""), *cells(t)]
-                for t in trials]
+        rows = [
+            [str(t.trial_id), t.status.value + (f":{t.failure_kind}" if t.failure_kind else ""), *cells(t)]
+            for t in trials
+        ]
         click.echo("\n" + table(["trial", "status", *names, *params], rows))
     elif first is not None:
         title = f"best {len(best)} feasible by {first.name} ({first.direction})"
@@ -109,13 +124,16 @@ def _show_repeats(best: Sequence[Any], objective: str, measurement: Any) -> None
             interval = f"[{display(low)}, {display(high)}]" if math.isfinite(low) and math.isfinite(high) else "-"
             rows.append([str(t.trial_id), str(len(samples)), display(min(samples)), display(max(samples)), interval])
     if rows:
-        click.echo(f"\nrepeats of {objective} ({measurement.policy.statistic} shown above; "
-                   f"{measurement.policy.confidence:.0%} interval):")
+        click.echo(
+            f"\nrepeats of {objective} ({measurement.policy.statistic} shown above; "
+            f"{measurement.policy.confidence:.0%} interval):"
+        )
         click.echo(table(["trial", "runs", "min", "max", "interval"], rows))
 
 
-def _show_remeasurements(remeasurements: Sequence[Any], trials: Sequence[Any], objective: Any,
-                         measurement: Any, confirmation: Any = None) -> None:
+def _show_remeasurements(
+    remeasurements: Sequence[Any], trials: Sequence[Any], objective: Any, measurement: Any, confirmation: Any = None
+) -> None:
     """The interleaved re-measurement rounds, one column per round, and the winner they declare
     (with the baseline and the speedup the run's confirmation measured them against)."""
     from bayestune.measurement.remeasure import confirmation_rounds, summarise_rounds
@@ -126,15 +144,25 @@ def _show_remeasurements(remeasurements: Sequence[Any], trials: Sequence[Any], o
     remeasurements = [r for r in remeasurements if r.round >= first]
     policy = measurement.policy
     baseline = (confirmation or {}).get("baseline") or {}
-    outcome = summarise_rounds(remeasurements, trials, objective, statistic=policy.statistic,
-                               confidence=policy.confidence, baseline_id=baseline.get("trial_id"),
-                               max_failure_share=policy.max_failure_share)
+    outcome = summarise_rounds(
+        remeasurements,
+        trials,
+        objective,
+        statistic=policy.statistic,
+        confidence=policy.confidence,
+        baseline_id=baseline.get("trial_id"),
+        max_failure_share=policy.max_failure_share,
+    )
     rounds = sorted({r.round for r in remeasurements})
     rows = []
     for estimate in outcome.estimates:
         by_round = {r.round: r for r in remeasurements if r.trial_id == estimate.trial_id}
-        cells = [("failed" if by_round[n].error else display(by_round[n].values.get(objective.name, math.nan)))
-                 if n in by_round else "" for n in rounds]
+        cells = [
+            ("failed" if by_round[n].error else display(by_round[n].values.get(objective.name, math.nan)))
+            if n in by_round
+            else ""
+            for n in rounds
+        ]
         rows.append([str(estimate.trial_id), display(estimate.searched_value), *cells, display(estimate.value)])
     click.echo(f"\nre-measured in {len(rounds)} interleaved round(s) ({objective.name}):")
     click.echo(table(["trial", "searched", *[f"r{n}" for n in rounds], policy.statistic], rows))
@@ -187,10 +215,24 @@ _PLOT_KINDS = ("convergence", "pareto", "importance", "parallel")
 
 @click.command()
 @click.argument("journal_path", metavar="JOURNAL")
-@click.option("-o", "--out", "out_dir", default=".", show_default=True, type=click.Path(file_okay=False),
-              help="Directory for the PNG files.")
-@click.option("--kind", "kinds", multiple=True, type=click.Choice([*_PLOT_KINDS, "all"]), default=("all",),
-              show_default=True, help="Which plots (repeatable).")
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    default=".",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Directory for the PNG files.",
+)
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice([*_PLOT_KINDS, "all"]),
+    default=("all",),
+    show_default=True,
+    help="Which plots (repeatable).",
+)
 @scenario_space_option
 @click.option("--prefix", default="", help="Prefix of the file names.")
 @debug_option
@@ -213,11 +255,24 @@ def plot(journal_path: str, out_dir: str, kinds: tuple[str, ...], scenario_path:
 
 @click.command()
 @click.argument("journal_path", metavar="JOURNAL")
-@click.option("-o", "--out", "out_path", default="report.html", show_default=True, type=click.Path(dir_okay=False),
-              help="HTML file to write.")
+@click.option(
+    "-o",
+    "--out",
+    "out_path",
+    default="report.html",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="HTML file to write.",
+)
 @scenario_space_option
-@click.option("--importance", "importance_method", type=click.Choice(["rf", "gp"]), default="rf", show_default=True,
-              help="Feature importance from random-forest importances or GP length-scales.")
+@click.option(
+    "--importance",
+    "importance_method",
+    type=click.Choice(["rf", "gp"]),
+    default="rf",
+    show_default=True,
+    help="Feature importance from random-forest importances or GP length-scales.",
+)
 @debug_option
 def report(journal_path: str, out_path: str, scenario_path: str | None, importance_method: str) -> None:
     """Write a self-contained HTML report of a journal (tables, Pareto set, embedded plots)."""
@@ -229,8 +284,15 @@ def report(journal_path: str, out_path: str, scenario_path: str | None, importan
 
 @click.command()
 @click.argument("journal_path", metavar="JOURNAL")
-@click.option("-o", "--out", "out_path", default="dag.png", show_default=True, type=click.Path(dir_okay=False),
-              help="Picture to write (.png or .svg).")
+@click.option(
+    "-o",
+    "--out",
+    "out_path",
+    default="dag.png",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="Picture to write (.png or .svg).",
+)
 @scenario_space_option
 @debug_option
 def dag(journal_path: str, out_path: str, scenario_path: str | None) -> None:
@@ -244,8 +306,12 @@ def dag(journal_path: str, out_path: str, scenario_path: str | None) -> None:
     n_parameters = sum(1 for _, r in graph.dag.nodes(data="role") if r == "parameter")
     title = f"{graph.target}: effective dimension {graph.effective_dimension} of {n_parameters} parameters"
     click.echo(f"{draw_dag(graph.dag, out_path, quality=quality, title=title)}  ({title})")
-    click.echo(table(["node", "parents", "fit R² (leave-one-out)"],
-                      [[n, ", ".join(graph.dag.predecessors(n)), f"{q:.3f}"] for n, q in quality.items()]))
+    click.echo(
+        table(
+            ["node", "parents", "fit R² (leave-one-out)"],
+            [[n, ", ".join(graph.dag.predecessors(n)), f"{q:.3f}"] for n, q in quality.items()],
+        )
+    )
     stand_ins = graph.summary.stand_ins if graph.summary is not None else {}
     if stand_ins:
         click.echo(f"set aside, never parents of {graph.target} (functions of the objective or of each other):")

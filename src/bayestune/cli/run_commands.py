@@ -33,49 +33,105 @@ from bayestune.trial import FailureKind, TrialStatus
 
 @click.command()
 @click.argument("scenario_path", metavar="SCENARIO")
-@click.option("--budget", type=click.IntRange(min=1),
-              help="Evaluations in total (default: the scenario's; with --resume, the stored budget).")
-@click.option("--journal", "journal_path", type=click.Path(dir_okay=False),
-              help="SQLite journal of the run (default: the scenario's 'journal', else SCENARIO-STEM.journal.db "
-                   "in the current directory).")
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    help="Evaluations in total (default: the scenario's; with --resume, the stored budget).",
+)
+@click.option(
+    "--journal",
+    "journal_path",
+    type=click.Path(dir_okay=False),
+    help="SQLite journal of the run (default: the scenario's 'journal', else SCENARIO-STEM.journal.db "
+    "in the current directory).",
+)
 @click.option("--resume", is_flag=True, help="Continue the run recorded in the journal.")
 @click.option("--force", is_flag=True, help="Delete an existing journal and start over.")
 @click.option("--seed", type=click.IntRange(min=0), help="Random seed (overrides the scenario's).")
 @click.option("--strategy", help="Search strategy (overrides the scenario's).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-@click.option("--no-confirm", is_flag=True,
-              help="End without the confirmation (the best few and the default configuration re-measured in "
-                   "interleaved rounds; the scenario's measurement section sizes it).")
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False),
-              help="Also write all evaluations as a HyperMapper/BaCO CSV file at the end.")
-@click.option("--workers", type=click.IntRange(min=1),
-              help="Evaluations run at once: local worker processes (default 1: in this process); with "
-                   "--dask, tasks in flight (default: the cluster's worker threads).")
-@click.option("--dask", "dask_address", metavar="SCHEDULER_ADDRESS",
-              help="Run evaluations on a Dask cluster, e.g. tcp://host:8786 (needs the dask extra).")
-@click.option("--batch", type=click.IntRange(min=1),
-              help="Lock-step batches: ask N configurations, evaluate them all (an external tool gets one "
-                   "request of N rows), then ask again. Default: refill each worker as soon as it is free.")
-@click.option("--stop-after-failures", type=click.IntRange(min=0), default=10, show_default=True,
-              help="Stop early when this many evaluations in a row failed and none succeeded yet (0: never).")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Wall-clock seconds (compile + run + optimizer) after which no new evaluation starts "
-                   "(overrides the scenario's time_limit); with a budget, whichever comes first ends the run.")
-@click.option("--prior-run", "prior_runs", multiple=True, metavar="PATH",
-              help="An earlier run of the same space (journal .db, CSV, Kernel Tuner cache .json[.gz]), or a "
-                   "folder or glob pattern of them (files of other spaces are skipped, named), to learn from: "
-                   "it guides the model while it ranks this run's results well. Repeatable; adds to the "
-                   "scenario's 'transfer' runs.")
-@click.option("--transfer-mode", type=click.Choice(["auto", "model", "design", "both"]),
-              help="How prior runs are used (overrides the scenario's transfer mode; default auto: their best "
-                   "configurations open the design while they measure better than its other points, then the "
-                   "model): 'model' the model only, 'design' their best configurations open the design "
-                   "whatever they measure, 'both' design and model.")
+@click.option(
+    "--no-confirm",
+    is_flag=True,
+    help="End without the confirmation (the best few and the default configuration re-measured in "
+    "interleaved rounds; the scenario's measurement section sizes it).",
+)
+@click.option(
+    "--csv",
+    "csv_path",
+    type=click.Path(dir_okay=False),
+    help="Also write all evaluations as a HyperMapper/BaCO CSV file at the end.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="Evaluations run at once: local worker processes (default 1: in this process); with "
+    "--dask, tasks in flight (default: the cluster's worker threads).",
+)
+@click.option(
+    "--dask",
+    "dask_address",
+    metavar="SCHEDULER_ADDRESS",
+    help="Run evaluations on a Dask cluster, e.g. tcp://host:8786 (needs the dask extra).",
+)
+@click.option(
+    "--batch",
+    type=click.IntRange(min=1),
+    help="Lock-step batches: ask N configurations, evaluate them all (an external tool gets one "
+    "request of N rows), then ask again. Default: refill each worker as soon as it is free.",
+)
+@click.option(
+    "--stop-after-failures",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="Stop early when this many evaluations in a row failed and none succeeded yet (0: never).",
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Wall-clock seconds (compile + run + optimizer) after which no new evaluation starts "
+    "(overrides the scenario's time_limit); with a budget, whichever comes first ends the run.",
+)
+@click.option(
+    "--prior-run",
+    "prior_runs",
+    multiple=True,
+    metavar="PATH",
+    help="An earlier run of the same space (journal .db, CSV, Kernel Tuner cache .json[.gz]), or a "
+    "folder or glob pattern of them (files of other spaces are skipped, named), to learn from: "
+    "it guides the model while it ranks this run's results well. Repeatable; adds to the "
+    "scenario's 'transfer' runs.",
+)
+@click.option(
+    "--transfer-mode",
+    type=click.Choice(["auto", "model", "design", "both"]),
+    help="How prior runs are used (overrides the scenario's transfer mode; default auto: their best "
+    "configurations open the design while they measure better than its other points, then the "
+    "model): 'model' the model only, 'design' their best configurations open the design "
+    "whatever they measure, 'both' design and model.",
+)
 @debug_option
-def optimize(scenario_path: str, budget: int | None, journal_path: str | None, resume: bool, force: bool,
-             seed: int | None, strategy: str | None, no_progress: bool, no_confirm: bool, csv_path: str | None,
-             workers: int | None, dask_address: str | None, batch: int | None, stop_after_failures: int,
-             time_limit: float | None, prior_runs: tuple[str, ...], transfer_mode: str | None) -> None:
+def optimize(
+    scenario_path: str,
+    budget: int | None,
+    journal_path: str | None,
+    resume: bool,
+    force: bool,
+    seed: int | None,
+    strategy: str | None,
+    no_progress: bool,
+    no_confirm: bool,
+    csv_path: str | None,
+    workers: int | None,
+    dask_address: str | None,
+    batch: int | None,
+    stop_after_failures: int,
+    time_limit: float | None,
+    prior_runs: tuple[str, ...],
+    transfer_mode: str | None,
+) -> None:
     """Tune the black box of SCENARIO, journaling every evaluation."""
     from bayestune.storage import Journal
     from bayestune.tuning import Execution, tune
@@ -85,11 +141,22 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
     scenario = _with_prior_runs(load(scenario_path), prior_runs, transfer_mode)
     if dask_address:
         _quiet_dask_client()
-    execution = Execution(workers=workers, dask=dask_address, batch=batch, stop_after_failures=stop_after_failures,
-                          time_limit=time_limit)
-    result = tune(scenario, journal_path, budget=budget, resume=resume, force=force, strategy=strategy, seed=seed,
-                  execution=execution, progress=not no_progress, announce=lambda text: click.echo(text, err=True),
-                  confirm=not no_confirm)
+    execution = Execution(
+        workers=workers, dask=dask_address, batch=batch, stop_after_failures=stop_after_failures, time_limit=time_limit
+    )
+    result = tune(
+        scenario,
+        journal_path,
+        budget=budget,
+        resume=resume,
+        force=force,
+        strategy=strategy,
+        seed=seed,
+        execution=execution,
+        progress=not no_progress,
+        announce=lambda text: click.echo(text, err=True),
+        confirm=not no_confirm,
+    )
     path = result.journal_path
     if result.stopped_early is not None:
         click.echo(result.stopped_early, err=True)
@@ -100,7 +167,8 @@ def optimize(scenario_path: str, budget: int | None, journal_path: str | None, r
             f"interrupted after {result.optimizer.n_evaluated} of {result.budget} evaluations; the journal {path} "
             f"is intact. Resume with:\n  bayestune optimize {shlex.quote(scenario_path)} "
             f"--journal {shlex.quote(str(path))} --resume",
-            err=True)
+            err=True,
+        )
         raise SystemExit(EXIT_INTERRUPTED)
     _print_summary(result)
     if result.peer_csv is not None:
@@ -151,24 +219,27 @@ def _print_summary(result: Any, *, quote_failure: bool = True) -> None:
     else:
         winner = result.remeasured.winner if result.remeasured is not None else None
         shown = next((t for t in optimizer.trials if winner is not None and t.trial_id == winner.trial_id), best)
-        values = ", ".join(f"{o.name} = {display(shown.values.get(o.name, math.nan))}"
-                           for o in scenario.objectives)
+        values = ", ".join(f"{o.name} = {display(shown.values.get(o.name, math.nan))}" for o in scenario.objectives)
         note = "" if shown is best else f"; the search's best, trial {best.trial_id}, re-measured worse"
         click.echo(f"best: {values}  (trial {shown.trial_id}, as the search measured it; {counts}{note})")
         width = max(len(name) for name in shown.config)
         for name, value in shown.config.items():
             click.echo(f"  {name.ljust(width)} = {display(value)}")
         if result.remeasure_interrupted:
-            click.echo("re-measurement interrupted; the rounds done are in the journal, and `optimize --resume` "
-                       "finishes the others")
+            click.echo(
+                "re-measurement interrupted; the rounds done are in the journal, and `optimize --resume` "
+                "finishes the others"
+            )
         elif result.remeasured is not None:
             click.echo(winner_line(result.remeasured))
         if len(scenario.objectives) > 1:
             from bayestune.pareto import pareto_trials
 
             front = pareto_trials(optimizer.trials, scenario.objectives)
-            click.echo(f"Pareto front: {len(front)} configuration(s); see them with "
-                       f"`bayestune report {shlex.quote(str(path))}`")
+            click.echo(
+                f"Pareto front: {len(front)} configuration(s); see them with "
+                f"`bayestune report {shlex.quote(str(path))}`"
+            )
     click.echo(f"journal: {path}")
 
 
@@ -203,8 +274,10 @@ def validate(scenario_path: str) -> None:
         click.echo(f"  feasible configurations: {count:,} of {int(cartesian):,} in the cartesian product")
     objectives = ", ".join(f"{o.name} ({o.direction})" for o in scenario.objectives)
     click.echo(f"  objectives: {objectives}")
-    click.echo(f"  budget {scenario.budget if scenario.budget is not None else 'unlimited (time limit)'}, strategy {scenario.strategy}, initial design {scenario.design.method} "
-               f"x {scenario.design.size}, seed {scenario.seed}")
+    click.echo(
+        f"  budget {scenario.budget if scenario.budget is not None else 'unlimited (time limit)'}, strategy {scenario.strategy}, initial design {scenario.design.method} "
+        f"x {scenario.design.size}, seed {scenario.seed}"
+    )
     _check_strategy(scenario)
     if scenario.blackbox is None:
         click.echo("  black box: none (drive the optimizer from Python with ask/tell)")
@@ -233,8 +306,10 @@ def validate(scenario_path: str) -> None:
         if racing:
             click.echo(f"  {racing}")
         top, rounds = MeasurementSpec().confirmation
-        click.echo(f"  confirmation: the best {top} and the default configuration re-measured in {rounds} "
-                   "interleaved rounds at the end (measurement: {remeasure_top: 0} turns it off)")
+        click.echo(
+            f"  confirmation: the best {top} and the default configuration re-measured in {rounds} "
+            "interleaved rounds at the end (measurement: {remeasure_top: 0} turns it off)"
+        )
     if scenario.key_handling:
         click.echo(f"  HyperMapper/BaCO keys ({len(scenario.key_handling)}):")
         for line in format_key_handling(scenario.key_handling):
@@ -257,14 +332,17 @@ def _describe_measurement(spec: Any, racing: str | None = None) -> str:
     top, rounds = spec.confirmation
     if top:
         baseline = {"default": " and the default configuration", None: ""}.get(
-            spec.baseline if isinstance(spec.baseline, str) or spec.baseline is None else "", " and the baseline")
+            spec.baseline if isinstance(spec.baseline, str) or spec.baseline is None else "", " and the baseline"
+        )
         text += f"; confirm: re-measure the best {top}{baseline} in {rounds} interleaved rounds"
         from bayestune.measurement.statistics import runs_for_interval
 
         needed = runs_for_interval(p.statistic, p.confidence)
         if rounds < needed:
-            text += (f" (too few for a {p.confidence:.0%} interval of the {p.statistic}: the winner comes "
-                     f"without one; {needed} rounds give it)")
+            text += (
+                f" (too few for a {p.confidence:.0%} interval of the {p.statistic}: the winner comes "
+                f"without one; {needed} rounds give it)"
+            )
     if spec.check is not None:
         what = [f"expected {dict(spec.check.expected)}"] if spec.check.expected else []
         what += [f"function {spec.check.function}"] if spec.check.function is not None else []
@@ -278,8 +356,13 @@ def _check_strategy(scenario: Any) -> None:
 
     from bayestune.strategies.base import make_strategy
 
-    make_strategy(scenario.strategy, scenario.space, list(scenario.objectives), np.random.default_rng(0),
-                  dict(scenario.strategy_options))
+    make_strategy(
+        scenario.strategy,
+        scenario.space,
+        list(scenario.objectives),
+        np.random.default_rng(0),
+        dict(scenario.strategy_options),
+    )
 
 
 def _with_prior_runs(scenario: Any, paths: tuple[str, ...], mode: str | None = None) -> Any:

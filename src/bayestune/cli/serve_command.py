@@ -45,9 +45,13 @@ def _descriptors_into(target: IO[str], *fds: int) -> Iterator[None]:
 @click.argument("scenario_path", metavar="SCENARIO")
 @click.option("--seed", type=int, default=None, help="Seed of the run (default: the scenario's).")
 @click.option("--no-csv", "no_csv", is_flag=True, help="Do not write the peer's sample CSV.")
-@click.option("--log", "log_path", default=None, metavar="FILE",
-              help="Where warnings and logs go (default: the file's log_file under its run_directory, as the "
-                   "peers place it).")
+@click.option(
+    "--log",
+    "log_path",
+    default=None,
+    metavar="FILE",
+    help="Where warnings and logs go (default: the file's log_file under its run_directory, as the peers place it).",
+)
 @debug_option
 def serve(scenario_path: str, seed: int | None, no_csv: bool, log_path: str | None) -> None:
     """Speak HyperMapper's client-server protocol on stdin/stdout for SCENARIO."""
@@ -64,8 +68,9 @@ def serve(scenario_path: str, seed: int | None, no_csv: bool, log_path: str | No
         early.seek(0)
         said = early.read()
     samples = scenario.peer_samples
-    log_path = log_path or (samples.log_path if samples is not None and samples.log_path else
-                            f"{scenario.name}_bayestune.log")
+    log_path = log_path or (
+        samples.log_path if samples is not None and samples.log_path else f"{scenario.name}_bayestune.log"
+    )
     if os.path.dirname(log_path):
         os.makedirs(os.path.dirname(log_path), exist_ok=True)
     protocol = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")

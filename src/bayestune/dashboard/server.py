@@ -55,8 +55,9 @@ def allowed_host(header: str | None, bound_host: str) -> bool:
     if not header:
         return False
     name = header.strip().lower()
-    name = name[1:].split("]", 1)[0] if name.startswith("[") else name.rsplit(":", 1)[0] if name.count(":") == 1 \
-        else name
+    name = (
+        name[1:].split("]", 1)[0] if name.startswith("[") else name.rsplit(":", 1)[0] if name.count(":") == 1 else name
+    )
     try:
         ipaddress.ip_address(name)
         return True
@@ -72,8 +73,15 @@ class DashboardServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, journal_path: str, host: str = "127.0.0.1", port: int = 0, *, interval: float = 2.0,
-                 importance_interval: float = 15.0) -> None:
+    def __init__(
+        self,
+        journal_path: str,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        interval: float = 2.0,
+        importance_interval: float = 15.0,
+    ) -> None:
         self.view = RunView(journal_path, importance_interval=importance_interval)
         self.page = page_html(interval)
         self._snapshot_lock = threading.Lock()
@@ -139,8 +147,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         path = self.path.split("?", 1)[0]
         if not allowed_host(self.headers.get("Host"), self.server.bound_host):
-            self._send(HTTPStatus.MISDIRECTED_REQUEST, "text/plain; charset=utf-8",
-                       b"this server answers to its address, localhost or its host name only\n")
+            self._send(
+                HTTPStatus.MISDIRECTED_REQUEST,
+                "text/plain; charset=utf-8",
+                b"this server answers to its address, localhost or its host name only\n",
+            )
         elif path in ("/", "/index.html"):
             self._send(HTTPStatus.OK, "text/html; charset=utf-8", self.server.page)
         elif path == "/api/state":
@@ -161,13 +172,21 @@ class _Handler(BaseHTTPRequestHandler):
         logger.debug("%s %s", self.address_string(), format % args)
 
 
-def serve(journal_path: str, *, host: str = "127.0.0.1", port: int = 8765, interval: float = 2.0,
-          announce: Callable[[str], None] = logger.warning) -> None:
+def serve(
+    journal_path: str,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    interval: float = 2.0,
+    announce: Callable[[str], None] = logger.warning,
+) -> None:
     """Serve the dashboard of ``journal_path`` until Ctrl-C."""
     server = DashboardServer(journal_path, host, port, interval=interval)
     if not is_loopback(host):
-        announce(f"warning: listening on {host}, not loopback: anyone who can reach this machine on port "
-                 f"{server.server_address[1]} can read the run's configurations and errors")
+        announce(
+            f"warning: listening on {host}, not loopback: anyone who can reach this machine on port "
+            f"{server.server_address[1]} can read the run's configurations and errors"
+        )
     announce(f"dashboard of {journal_path}: {server.url} (read only; Ctrl-C stops it)")
     try:
         server.serve_forever(poll_interval=0.5)

@@ -91,8 +91,14 @@ class RunView:
         self._importance = (shares, len(run.trials))  # what it says, from how many evaluations
 
 
-def build_snapshot(journal_path: str, raw: Sequence[Trial], run: Run | None, budget: int | None,
-                   meta: Mapping[str, Any], importance: Any) -> dict[str, Any]:
+def build_snapshot(
+    journal_path: str,
+    raw: Sequence[Trial],
+    run: Run | None,
+    budget: int | None,
+    meta: Mapping[str, Any],
+    importance: Any,
+) -> dict[str, Any]:
     """The JSON document of ``/api/state``."""
     objectives = run.objectives if run is not None else []
     parameters = run.space.names if run is not None else _config_names(raw)
@@ -109,9 +115,14 @@ def build_snapshot(journal_path: str, raw: Sequence[Trial], run: Run | None, bud
         "state": state,
         "owner": owner,
         "budget": budget,
-        "counts": {"finished": n_finished, "pending": n_pending, "ok": by_status[TrialStatus.OK],
-                   "infeasible": by_status[TrialStatus.INFEASIBLE], "failed": by_status[TrialStatus.FAILED],
-                   "lost": len(lost)},
+        "counts": {
+            "finished": n_finished,
+            "pending": n_pending,
+            "ok": by_status[TrialStatus.OK],
+            "infeasible": by_status[TrialStatus.INFEASIBLE],
+            "failed": by_status[TrialStatus.FAILED],
+            "lost": len(lost),
+        },
         "objectives": [{"name": o.name, "minimize": o.minimize} for o in objectives],
         "parameters": list(parameters),
         "trials": [_trial_row(t, objectives, parameters) for t in raw],
@@ -120,9 +131,13 @@ def build_snapshot(journal_path: str, raw: Sequence[Trial], run: Run | None, bud
         "importance": _jsonable_importance(importance[0] if importance is not None else None),
         "importance_evaluations": importance[1] if importance is not None else None,
         "best": _best(run, meta),
-        "failures": {"kinds": dict(Counter(t.failure_kind or t.status.value for t in failed).most_common()),
-                     "recent": [{"trial": t.trial_id, "kind": t.failure_kind or t.status.value,
-                                 "error": _short_error(t.error)} for t in reversed(failed[-RECENT_FAILURES:])]},
+        "failures": {
+            "kinds": dict(Counter(t.failure_kind or t.status.value for t in failed).most_common()),
+            "recent": [
+                {"trial": t.trial_id, "kind": t.failure_kind or t.status.value, "error": _short_error(t.error)}
+                for t in reversed(failed[-RECENT_FAILURES:])
+            ],
+        },
         "updated_at": time.time(),
     }
 
@@ -168,10 +183,16 @@ def _pareto_ids(run: Run | None) -> list[int]:
 
 
 def _trial_row(t: Trial, objectives: Sequence[Any], parameters: Sequence[str]) -> dict[str, Any]:
-    return {"trial": t.trial_id, "status": t.status.value, "kind": t.failure_kind, "origin": t.origin,
-            "values": {o.name: _number(t.values.get(o.name)) for o in objectives},
-            "config": {p: display(t.config[p]) if p in t.config else "" for p in parameters},
-            "duration": t.duration, "error": _short_error(t.error)}
+    return {
+        "trial": t.trial_id,
+        "status": t.status.value,
+        "kind": t.failure_kind,
+        "origin": t.origin,
+        "values": {o.name: _number(t.values.get(o.name)) for o in objectives},
+        "config": {p: display(t.config[p]) if p in t.config else "" for p in parameters},
+        "duration": t.duration,
+        "error": _short_error(t.error),
+    }
 
 
 def _number(value: Any) -> float | None:
@@ -207,10 +228,18 @@ def _best(run: Run | None, meta: Mapping[str, Any]) -> dict[str, Any] | None:
     by_id = {t.trial_id: t for t in run.trials}
     winner = by_id.get(confirmed["trial_id"]) if confirmed is not None else None
     shown = winner or best
-    confirmation = (None if winner is None or confirmed is None
-                    else {k: confirmed.get(k) for k in ("value", "low", "high", "rounds")})
-    return {"objective": objective.name, "trial": shown.trial_id, "value": shown.values.get(objective.name),
-            "config": {k: display(v) for k, v in shown.config.items()}, "confirmed": confirmation}
+    confirmation = (
+        None
+        if winner is None or confirmed is None
+        else {k: confirmed.get(k) for k in ("value", "low", "high", "rounds")}
+    )
+    return {
+        "objective": objective.name,
+        "trial": shown.trial_id,
+        "value": shown.values.get(objective.name),
+        "config": {k: display(v) for k, v in shown.config.items()},
+        "confirmed": confirmation,
+    }
 
 
 def _jsonable_importance(importance: Any) -> Any:

@@ -16,8 +16,9 @@ from bayestune.space.parameters import Categorical, Integer, Ordinal, Permutatio
 from bayestune.space.space import Space
 
 
-def _fill_unseen(space: Space, X: np.ndarray, n: int, rng: np.random.Generator, history: History,
-                 use_prior: bool = False) -> np.ndarray:
+def _fill_unseen(
+    space: Space, X: np.ndarray, n: int, rng: np.random.Generator, history: History, use_prior: bool = False
+) -> np.ndarray:
     """Keep the feasible, new, distinct rows of X; top up with random unseen feasible rows."""
     X = X[space.is_feasible(X)] if len(X) else X
     seen = set(history.seen)
@@ -139,8 +140,7 @@ DESIGNS: dict[str, Callable[[Space, int, np.random.Generator, History], np.ndarr
 }
 
 
-def initial_design(space: Space, n: int, rng: np.random.Generator, history: History,
-                   method: str = "cot") -> np.ndarray:
+def initial_design(space: Space, n: int, rng: np.random.Generator, history: History, method: str = "cot") -> np.ndarray:
     """``n`` distinct feasible rows not yet in ``history`` by the named method."""
     if method not in DESIGNS:
         raise SpaceError(f"unknown initial design {method!r}; allowed: {sorted(DESIGNS)}")

@@ -14,6 +14,12 @@ from bayestune.evaluators.python_callable import CallableEvaluator, load_callabl
 from bayestune.evaluators.replay import ReplayEvaluator
 
 __all__ = [
-    "CallableEvaluator", "CommandEvaluator", "Evaluator", "OutputRule", "ExternalEvaluator", "ReplayEvaluator",
-    "load_callable", "parse_output",
+    "CallableEvaluator",
+    "CommandEvaluator",
+    "Evaluator",
+    "OutputRule",
+    "ExternalEvaluator",
+    "ReplayEvaluator",
+    "load_callable",
+    "parse_output",
 ]

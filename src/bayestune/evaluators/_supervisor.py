@@ -60,7 +60,7 @@ def descendants(root: int) -> list[int]:
                 stat = f.read()
         except OSError:
             continue  # it ended while we looked
-        fields = stat[stat.rfind(b")") + 2:].split()
+        fields = stat[stat.rfind(b")") + 2 :].split()
         pid = int(entry)
         children.setdefault(int(fields[1]), []).append(pid)
         if fields[0] == b"Z":

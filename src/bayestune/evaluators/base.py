@@ -60,7 +60,7 @@ def tail(text: str, limit: int = MAX_ERROR_CHARS) -> str:
     text = text.rstrip()
     if len(text) <= limit:
         return text
-    return "..." + text[-(limit - 3):]
+    return "..." + text[-(limit - 3) :]
 
 
 def describe_exception(exc: BaseException) -> str:
@@ -84,6 +84,5 @@ def evaluate_safely(evaluator: Evaluator, config: Mapping[str, Any]) -> Result:
     except (Exception, SystemExit) as exc:
         return Result.failure(f"evaluator {evaluator!r} raised {describe_exception(exc)}", FailureKind.EXCEPTION)
     if not isinstance(result, Result):
-        return Result.failure(f"evaluator {evaluator!r} returned {result!r} instead of a Result",
-                              FailureKind.EXCEPTION)
+        return Result.failure(f"evaluator {evaluator!r} returned {result!r} instead of a Result", FailureKind.EXCEPTION)
     return result

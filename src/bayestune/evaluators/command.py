@@ -59,7 +59,8 @@ MAX_OUTPUT_MB_LIMIT = 1024.0
 #: Shell words that start a command template without naming a program to look for.
 SHELL_WORDS = frozenset(
     "! { ( [ [[ . : case cd command echo eval exec exit export for if printf read set test time trap true false "
-    "ulimit umask unset until wait while".split())
+    "ulimit umask unset until wait while".split()
+)
 
 
 # ---- template ------------------------------------------------------------------------------
@@ -84,11 +85,15 @@ class _Quoted:
     def __format__(self, spec: str) -> str:
         text = format(self.value, spec) if spec else render_value(self.value)
         if self.context == "((" and not _NUMBER.fullmatch(text):
-            raise ValueError(f"placeholder '{{{self.field}}}' stands in $((...)) arithmetic, where only a number "
-                             f"is safe, but its value is {text!r}")
+            raise ValueError(
+                f"placeholder '{{{self.field}}}' stands in $((...)) arithmetic, where only a number "
+                f"is safe, but its value is {text!r}"
+            )
         if self.context == "#" and "\n" in text:
-            raise ValueError(f"placeholder '{{{self.field}}}' stands in a # comment, which a line break in its "
-                             f"value would end, and its value is {text!r}")
+            raise ValueError(
+                f"placeholder '{{{self.field}}}' stands in a # comment, which a line break in its "
+                f"value would end, and its value is {text!r}"
+            )
         return shlex.quote(text)
 
     def __str__(self) -> str:
@@ -125,10 +130,12 @@ def _checked_fields(template: str) -> tuple[list[str], dict[str, str]]:
         if not field.isidentifier():
             raise EvaluationError(
                 f"command template {template!r}: placeholders must be parameter names such as '{{tile}}', "
-                f"but got '{{{field}}}'")
+                f"but got '{{{field}}}'"
+            )
         if spec and "{" in spec:
-            raise EvaluationError(f"command template {template!r}: nested placeholders in '{{{field}:{spec}}}' "
-                                  "are not supported")
+            raise EvaluationError(
+                f"command template {template!r}: nested placeholders in '{{{field}:{spec}}}' are not supported"
+            )
         if field not in names:
             names.append(field)
     return names, _refuse_unsafe_placeholders(template, parsed)
@@ -137,8 +144,10 @@ def _checked_fields(template: str) -> tuple[list[str], dict[str, str]]:
 _MARK = "\x00"  # stands for a placeholder while the template's shell syntax is scanned
 _NUMBER = re.compile(r"[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?")
 #: ``eval`` or ``sh -c`` as the command (after ``;``, ``&&``, ``then`` ..., variable assignments), not as an argument.
-_EVAL = re.compile(r"(?:^|[;&|(\n`]|\b(?:then|do|else|time|!)\s)\s*(?:\w+=\S*\s+)*"
-                   r"(?:eval|(?:ba|da|z|k)?sh\s+-c)\s[^;&|\n()]*\Z")
+_EVAL = re.compile(
+    r"(?:^|[;&|(\n`]|\b(?:then|do|else|time|!)\s)\s*(?:\w+=\S*\s+)*"
+    r"(?:eval|(?:ba|da|z|k)?sh\s+-c)\s[^;&|\n()]*\Z"
+)
 _HEREDOC_WORD = re.compile(r"<<(-?)[ \t]*((?:[^\s;|&<>()]|\\.)+)")
 
 
@@ -160,13 +169,13 @@ def _placeholder_contexts(template: str, parsed: Sequence[tuple[str, str | None,
             if ch == "'":
                 stack.pop()
         elif ch == "\\":
-            if text[i + 1:i + 2] == _MARK:
+            if text[i + 1 : i + 2] == _MARK:
                 contexts.append("\\")
             i += 1  # the next character is escaped
-        elif ch == "$" and text[i + 1:i + 3] == "((":
+        elif ch == "$" and text[i + 1 : i + 3] == "((":
             stack.append("((")
             i += 2
-        elif ch == "$" and text[i + 1:i + 2] == "(":
+        elif ch == "$" and text[i + 1 : i + 2] == "(":
             stack.append("(")
             i += 1
         elif ch == "`":
@@ -176,11 +185,11 @@ def _placeholder_contexts(template: str, parsed: Sequence[tuple[str, str | None,
                 stack.pop()
         elif ch in "'\"":
             stack.append(ch)
-        elif ch == ")" and top == "((" and text[i + 1:i + 2] == ")":
+        elif ch == ")" and top == "((" and text[i + 1 : i + 2] == ")":
             stack.pop()
             i += 1
         elif ch == "(":
-            stack.append("((" if text[i + 1:i + 2] == "(" and top != "((" else "(")
+            stack.append("((" if text[i + 1 : i + 2] == "(" and top != "((" else "(")
             i += 1 if stack[-1] == "((" else 0
         elif ch == ")" and top in ("(", "(("):
             stack.pop()
@@ -188,7 +197,7 @@ def _placeholder_contexts(template: str, parsed: Sequence[tuple[str, str | None,
             while i + 1 < len(text) and text[i + 1] != "\n":
                 i += 1  # a comment: nothing in it reaches the shell
                 contexts += ["#"] if text[i] == _MARK else []
-        elif text[i:i + 2] == "<<" and text[i + 2:i + 3] != "<" and text[i - 1:i] != "<":
+        elif text[i : i + 2] == "<<" and text[i + 2 : i + 3] != "<" and text[i - 1 : i] != "<":
             match = _HEREDOC_WORD.match(text, i)
             if match:
                 word = match.group(2)
@@ -216,20 +225,23 @@ def _skip_heredoc_bodies(text: str, i: int, heredocs: Sequence[tuple[str, bool]]
     return min(i, len(text))
 
 
-_WHY = {"'": "inside '...' quotes; bayestune quotes every value as one shell word itself, and inside your quotes "
-             "that quoting breaks: remove the quotes around it",
-        '"': 'inside "..." quotes; bayestune quotes every value as one shell word itself, and inside your quotes '
-             "that quoting breaks: remove the quotes around it",
-        "\\": "right after a backslash, which escapes the quote bayestune puts around the value: remove the backslash",
-        "eval": "in a command that parses its arguments as shell code again (eval, sh -c): pass the value as "
-                "an argument or in the environment instead",
-        "`": "inside `...` command substitution, where a value's backquote ends it: write $(...) instead",
-        "<<": "in a here-document, where the shell (or the program reading it) interprets the text as it stands: "
-              "pass the value as an argument or in the environment instead (e.g. VALUE={%s} python3 - <<'EOF')"}
+_WHY = {
+    "'": "inside '...' quotes; bayestune quotes every value as one shell word itself, and inside your quotes "
+    "that quoting breaks: remove the quotes around it",
+    '"': 'inside "..." quotes; bayestune quotes every value as one shell word itself, and inside your quotes '
+    "that quoting breaks: remove the quotes around it",
+    "\\": "right after a backslash, which escapes the quote bayestune puts around the value: remove the backslash",
+    "eval": "in a command that parses its arguments as shell code again (eval, sh -c): pass the value as "
+    "an argument or in the environment instead",
+    "`": "inside `...` command substitution, where a value's backquote ends it: write $(...) instead",
+    "<<": "in a here-document, where the shell (or the program reading it) interprets the text as it stands: "
+    "pass the value as an argument or in the environment instead (e.g. VALUE={%s} python3 - <<'EOF')",
+}
 
 
-def _refuse_unsafe_placeholders(template: str, parsed: Sequence[tuple[str, str | None, str | None, str | None]]
-                               ) -> dict[str, str]:
+def _refuse_unsafe_placeholders(
+    template: str, parsed: Sequence[tuple[str, str | None, str | None, str | None]]
+) -> dict[str, str]:
     """EvaluationError if a placeholder stands where a quoted value would not be one literal word
     (shell injection through a value); the fields that stand in arithmetic (``"(("``, numbers only)
     or in a comment (``"#"``, one line only)."""
@@ -241,8 +253,10 @@ def _refuse_unsafe_placeholders(template: str, parsed: Sequence[tuple[str, str |
                 restricted[field] = context
         elif context:
             why = _WHY[context] % field if "%s" in _WHY[context] else _WHY[context]
-            raise EvaluationError(f"command template {template!r}: placeholder '{{{field}}}' stands {why} "
-                                  "(shell injection through a value)")
+            raise EvaluationError(
+                f"command template {template!r}: placeholder '{{{field}}}' stands {why} "
+                "(shell injection through a value)"
+            )
     return restricted
 
 
@@ -270,12 +284,21 @@ class CommandEvaluator(Evaluator):
     it kills every process below it, so no black box keeps running beside its own re-run.
     """
 
-    def __init__(self, template: str, objectives: Sequence[str], *,
-                 parameter_names: Sequence[str] | None = None, timeout: float | None = None,
-                 workdir: str | os.PathLike | None = None, env: Mapping[str, Any] | None = None,
-                 memory_limit_mb: float | None = None, feasible_key: str | None = None,
-                 output_regex: str | None = None, output_json: Mapping[str, str] | str | None = None,
-                 max_output_mb: float = DEFAULT_MAX_OUTPUT_MB) -> None:
+    def __init__(
+        self,
+        template: str,
+        objectives: Sequence[str],
+        *,
+        parameter_names: Sequence[str] | None = None,
+        timeout: float | None = None,
+        workdir: str | os.PathLike | None = None,
+        env: Mapping[str, Any] | None = None,
+        memory_limit_mb: float | None = None,
+        feasible_key: str | None = None,
+        output_regex: str | None = None,
+        output_json: Mapping[str, str] | str | None = None,
+        max_output_mb: float = DEFAULT_MAX_OUTPUT_MB,
+    ) -> None:
         if not isinstance(template, str) or not template.strip():
             raise EvaluationError(f"command template must be a non-empty string, but got {template!r}")
         super().__init__(objectives)
@@ -288,9 +311,14 @@ class CommandEvaluator(Evaluator):
             if unknown:
                 raise EvaluationError(
                     f"command template {template!r} uses placeholder(s) {['{' + u + '}' for u in unknown]} "
-                    f"that are not parameters; known parameters: {known}")
-        if timeout is not None and not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
-                                        and timeout > 0 and math.isfinite(timeout)):
+                    f"that are not parameters; known parameters: {known}"
+                )
+        if timeout is not None and not (
+            isinstance(timeout, (int, float))
+            and not isinstance(timeout, bool)
+            and timeout > 0
+            and math.isfinite(timeout)
+        ):
             raise EvaluationError(f"command timeout must be a positive number of seconds, but got {timeout!r}")
         self.timeout = float(timeout) if timeout is not None else None
         if workdir is not None and not Path(workdir).is_dir():
@@ -300,17 +328,26 @@ class CommandEvaluator(Evaluator):
         self.memory_limit_mb = memory_limit_mb
         if isinstance(output_json, str):
             if len(self.objectives) != 1:
-                raise EvaluationError(f"output_json {output_json!r} is one path but there are "
-                                      f"{len(self.objectives)} objectives: map each objective to its path")
+                raise EvaluationError(
+                    f"output_json {output_json!r} is one path but there are "
+                    f"{len(self.objectives)} objectives: map each objective to its path"
+                )
             output_json = {self.objectives[0]: output_json}
-        self.output_rule = (OutputRule(regex=output_regex, json_fields=output_json)
-                            if output_regex is not None or output_json is not None else None)
+        self.output_rule = (
+            OutputRule(regex=output_regex, json_fields=output_json)
+            if output_regex is not None or output_json is not None
+            else None
+        )
         if self.output_rule is not None:
             self.output_rule.check(self.objectives)
-        if isinstance(max_output_mb, bool) or not isinstance(max_output_mb, (int, float)) \
-                or not 0 < max_output_mb <= MAX_OUTPUT_MB_LIMIT:
-            raise EvaluationError(f"max_output_mb must be a number in (0, {MAX_OUTPUT_MB_LIMIT}], "
-                                  f"but got {max_output_mb!r}")
+        if (
+            isinstance(max_output_mb, bool)
+            or not isinstance(max_output_mb, (int, float))
+            or not 0 < max_output_mb <= MAX_OUTPUT_MB_LIMIT
+        ):
+            raise EvaluationError(
+                f"max_output_mb must be a number in (0, {MAX_OUTPUT_MB_LIMIT}], but got {max_output_mb!r}"
+            )
         self.max_output_bytes = int(max_output_mb * 1024 * 1024)
         self._memory_limit = memory_limit_bytes(memory_limit_mb) if memory_limit_mb is not None else None
 
@@ -323,11 +360,19 @@ class CommandEvaluator(Evaluator):
             cmd = self.render(config)
         except (KeyError, ValueError, TypeError) as exc:
             return Result.failure(f"cannot fill command template {self.template!r}: {exc}", FailureKind.TEMPLATE)
-        with tempfile.TemporaryFile(prefix="bayestune-out-") as out_file, \
-                tempfile.TemporaryFile(prefix="bayestune-err-") as err_file:
+        with (
+            tempfile.TemporaryFile(prefix="bayestune-out-") as out_file,
+            tempfile.TemporaryFile(prefix="bayestune-err-") as err_file,
+        ):
             try:
-                procs = CommandProcesses(cmd, stdout=out_file, stderr=err_file, cwd=self.workdir, env=self.env,
-                                         memory_limit=self._memory_limit)
+                procs = CommandProcesses(
+                    cmd,
+                    stdout=out_file,
+                    stderr=err_file,
+                    cwd=self.workdir,
+                    env=self.env,
+                    memory_limit=self._memory_limit,
+                )
             except (OSError, subprocess.SubprocessError) as exc:
                 return Result.failure(f"cannot start command {cmd!r}: {exc}", FailureKind.CRASH)
             start = time.monotonic()  # the limit counts from the command's start, not the supervisor's launch
@@ -346,7 +391,9 @@ class CommandEvaluator(Evaluator):
                 err = read_end(err_file, self.max_output_bytes)
                 return Result.failure(
                     f"timed out after {elapsed:.1f} s (timeout {self.timeout:g} s); {how} the processes of "
-                    f"{cmd!r}" + stderr_note(err), FailureKind.TIMEOUT)
+                    f"{cmd!r}" + stderr_note(err),
+                    FailureKind.TIMEOUT,
+                )
             except BaseException:  # Ctrl-C: the command runs in its own session, so it must be killed here
                 procs.kill()
                 raise

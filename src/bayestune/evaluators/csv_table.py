@@ -60,8 +60,14 @@ class CsvTableEvaluator(Evaluator):
 
     deterministic = True
 
-    def __init__(self, path: str | os.PathLike, objectives: Sequence[str], *, parameter_names: Sequence[str],
-                 feasible_column: str | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        objectives: Sequence[str],
+        *,
+        parameter_names: Sequence[str],
+        feasible_column: str | None = None,
+    ) -> None:
         super().__init__(objectives)
         self.path = Path(path)
         self.parameter_names = list(parameter_names)
@@ -75,26 +81,32 @@ class CsvTableEvaluator(Evaluator):
             with open(self.path, encoding="utf-8-sig", newline="") as f:
                 reader = csv.reader(f)
                 header = [h.strip() for h in next(reader, [])]
-                required = self.parameter_names + self.objectives + ([self.feasible_column] if self.feasible_column
-                                                                     else [])
+                required = (
+                    self.parameter_names + self.objectives + ([self.feasible_column] if self.feasible_column else [])
+                )
                 missing = [c for c in required if c not in header]
                 if missing:
-                    raise EvaluationError(f"table {str(self.path)!r} lacks the column(s) {missing}; its header is "
-                                          f"{header}")
+                    raise EvaluationError(
+                        f"table {str(self.path)!r} lacks the column(s) {missing}; its header is {header}"
+                    )
                 index = {name: header.index(name) for name in required}
                 rows: dict[tuple, Result] = {}
                 for cells in reader:
                     if not any(c.strip() for c in cells):
                         continue
                     if len(cells) != len(header):
-                        raise EvaluationError(f"{self.path}, line {reader.line_num}: {len(cells)} cell(s), but the "
-                                              f"header has {len(header)}")
+                        raise EvaluationError(
+                            f"{self.path}, line {reader.line_num}: {len(cells)} cell(s), but the "
+                            f"header has {len(header)}"
+                        )
                     key = tuple(cell_key(cells[index[n]]) for n in self.parameter_names)
                     result = self._result(cells, index, reader.line_num)
                     if key in rows and rows[key] != result:
-                        raise EvaluationError(f"{self.path}, line {reader.line_num}: the configuration "
-                                              f"{dict(zip(self.parameter_names, key))} is already in the table with "
-                                              "other outputs; a table answers each configuration once")
+                        raise EvaluationError(
+                            f"{self.path}, line {reader.line_num}: the configuration "
+                            f"{dict(zip(self.parameter_names, key))} is already in the table with "
+                            "other outputs; a table answers each configuration once"
+                        )
                     rows[key] = result
         except FileNotFoundError:
             raise EvaluationError(f"table {str(self.path)!r} does not exist") from None
@@ -121,14 +133,14 @@ class CsvTableEvaluator(Evaluator):
         if self.feasible_column:
             flag = cells[index[self.feasible_column]].strip().lower()
             if flag not in _TRUE | _FALSE:
-                raise EvaluationError(f"{self.path}, line {line}: the flag {self.feasible_column!r} is {flag!r}, "
-                                      "neither true nor false")
+                raise EvaluationError(
+                    f"{self.path}, line {line}: the flag {self.feasible_column!r} is {flag!r}, neither true nor false"
+                )
             feasible = flag in _TRUE
         if not feasible:  # an infeasible row may leave its outputs empty
             return Result(values=values, feasible=False)
         if problems:
-            return Result.failure(f"the table's line {line} has no number for {', '.join(problems)}",
-                                  FailureKind.PARSE)
+            return Result.failure(f"the table's line {line} has no number for {', '.join(problems)}", FailureKind.PARSE)
         return Result(values=values)
 
     def evaluate(self, config: Mapping[str, Any]) -> Result:
@@ -138,8 +150,7 @@ class CsvTableEvaluator(Evaluator):
             return Result.failure(f"the configuration lacks parameter {exc}", FailureKind.TEMPLATE)
         result = self.rows.get(key)
         if result is None:
-            return Result.failure(f"the table {self.path.name} has no row for this configuration",
-                                  FailureKind.INVALID)
+            return Result.failure(f"the table {self.path.name} has no row for this configuration", FailureKind.INVALID)
         return result
 
     def __repr__(self) -> str:

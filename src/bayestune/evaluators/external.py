@@ -103,8 +103,15 @@ class _Tool:
         self.command = command
         try:
             self.proc = subprocess.Popen(
-                command, shell=True, start_new_session=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, cwd=cwd, env=dict(env) if env is not None else None)
+                command,
+                shell=True,
+                start_new_session=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=dict(env) if env is not None else None,
+            )
         except OSError as exc:
             raise ProtocolError(f"cannot start external tool {command!r}: {exc}", FailureKind.CRASH) from None
         self.lines: queue.Queue = queue.Queue()
@@ -186,8 +193,9 @@ class _Tool:
         try:
             self.proc.wait(timeout=CLOSE_GRACE_SECONDS)
         except subprocess.TimeoutExpired:
-            logger.warning("external tool %r did not exit within %.0f s of 'End'; killing it",
-                           self.command, CLOSE_GRACE_SECONDS)
+            logger.warning(
+                "external tool %r did not exit within %.0f s of 'End'; killing it", self.command, CLOSE_GRACE_SECONDS
+            )
         self.kill()
 
 
@@ -208,21 +216,34 @@ class ExternalEvaluator(Evaluator):
     use a process pool, which starts one tool per worker.
     """
 
-    def __init__(self, command: str, objectives: Sequence[str], *, parameter_names: Sequence[str],
-                 timeout: float | None = None, feasible_column: str | None = None,
-                 metrics: Sequence[str] = (), workdir: str | os.PathLike | None = None,
-                 env: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        command: str,
+        objectives: Sequence[str],
+        *,
+        parameter_names: Sequence[str],
+        timeout: float | None = None,
+        feasible_column: str | None = None,
+        metrics: Sequence[str] = (),
+        workdir: str | os.PathLike | None = None,
+        env: Mapping[str, Any] | None = None,
+    ) -> None:
         if not isinstance(command, str) or not command.strip():
             raise EvaluationError(f"external tool command must be a non-empty string, but got {command!r}")
         super().__init__(objectives)
         if isinstance(parameter_names, str) or not parameter_names:
             raise EvaluationError(f"parameter_names must be a non-empty list, but got {parameter_names!r}")
-        if timeout is not None and not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
-                                        and timeout > 0 and math.isfinite(timeout)):
+        if timeout is not None and not (
+            isinstance(timeout, (int, float))
+            and not isinstance(timeout, bool)
+            and timeout > 0
+            and math.isfinite(timeout)
+        ):
             raise EvaluationError(f"external tool timeout must be a positive number of seconds, but got {timeout!r}")
         if isinstance(metrics, str) and metrics != ANY_METRICS:
-            raise EvaluationError(f"metrics must be a list of column names or {ANY_METRICS!r} (any extra "
-                                  f"column), but got {metrics!r}")
+            raise EvaluationError(
+                f"metrics must be a list of column names or {ANY_METRICS!r} (any extra column), but got {metrics!r}"
+            )
         if workdir is not None and not Path(workdir).is_dir():
             raise EvaluationError(f"external tool working directory {str(workdir)!r} does not exist")
         self.command = command
@@ -236,19 +257,30 @@ class ExternalEvaluator(Evaluator):
         names = [*self.parameter_names, *self.objectives, *self.metrics]
         clash = sorted({n for n in names if names.count(n) > 1})
         if clash:
-            raise EvaluationError(f"external tool: column names {clash} are used twice among parameters, "
-                                  "objectives and metrics")
+            raise EvaluationError(
+                f"external tool: column names {clash} are used twice among parameters, objectives and metrics"
+            )
         self._flags = (feasible_column,) if feasible_column else FEASIBLE_COLUMNS
         self._lock = threading.Lock()
         self._tool: _Tool | None = None
-        self.requests = 0   # requests sent
-        self.starts = 0     # tool processes started
+        self.requests = 0  # requests sent
+        self.starts = 0  # tool processes started
 
     # pickled for worker processes as its settings (each worker starts its own tool)
     def __reduce__(self) -> tuple:
-        return (_rebuild, (self.command, self.objectives, self.parameter_names, self.timeout,
-                           self.feasible_column, ANY_METRICS if self.any_metrics else self.metrics, self.workdir,
-                           self.env_overrides))
+        return (
+            _rebuild,
+            (
+                self.command,
+                self.objectives,
+                self.parameter_names,
+                self.timeout,
+                self.feasible_column,
+                ANY_METRICS if self.any_metrics else self.metrics,
+                self.workdir,
+                self.env_overrides,
+            ),
+        )
 
     def evaluate(self, config: Mapping[str, Any]) -> Result:
         return self.evaluate_batch([config])[0]
@@ -262,8 +294,10 @@ class ExternalEvaluator(Evaluator):
             try:
                 rows = [[format_value(c[name]) for name in self.parameter_names] for c in configs]
             except KeyError as exc:
-                return [Result.failure(f"configuration lacks parameter {exc} for the external tool", FailureKind.TEMPLATE)
-                        for _ in configs]
+                return [
+                    Result.failure(f"configuration lacks parameter {exc} for the external tool", FailureKind.TEMPLATE)
+                    for _ in configs
+                ]
             try:
                 return self._request(rows)
             except ProtocolError as exc:
@@ -294,8 +328,10 @@ class ExternalEvaluator(Evaluator):
         try:
             tool.send(message)
         except (BrokenPipeError, ValueError, OSError):
-            raise ProtocolError(f"external tool {self.command!r} {tool.exit_note()} before it read request "
-                                f"{self.requests}", FailureKind.CRASH) from None
+            raise ProtocolError(
+                f"external tool {self.command!r} {tool.exit_note()} before it read request {self.requests}",
+                FailureKind.CRASH,
+            ) from None
         deadline = time.monotonic() + self.timeout * n if self.timeout is not None else None
         reader = _AnswerReader(self, tool, n, deadline)
         header = reader.header()
@@ -323,8 +359,10 @@ class ExternalEvaluator(Evaluator):
         for name, cell in values.items():
             if not cell.strip():
                 if feasible and name in self.objectives:
-                    raise ProtocolError(f"{where}: column {name!r}: expected a number, but the cell is empty "
-                                        "(only infeasible rows may leave objectives empty)")
+                    raise ProtocolError(
+                        f"{where}: column {name!r}: expected a number, but the cell is empty "
+                        "(only infeasible rows may leave objectives empty)"
+                    )
                 continue
             try:
                 numbers[name] = float(cell)
@@ -344,11 +382,26 @@ class ExternalEvaluator(Evaluator):
         return f"ExternalEvaluator({self.command!r}, objectives={self.objectives})"
 
 
-def _rebuild(command: str, objectives: list[str], parameter_names: list[str], timeout: float | None,
-             feasible_column: str | None, metrics: list[str], workdir: str | None,
-             env: dict[str, str]) -> ExternalEvaluator:
-    return ExternalEvaluator(command, objectives, parameter_names=parameter_names, timeout=timeout,
-                             feasible_column=feasible_column, metrics=metrics, workdir=workdir, env=env or None)
+def _rebuild(
+    command: str,
+    objectives: list[str],
+    parameter_names: list[str],
+    timeout: float | None,
+    feasible_column: str | None,
+    metrics: list[str],
+    workdir: str | None,
+    env: dict[str, str],
+) -> ExternalEvaluator:
+    return ExternalEvaluator(
+        command,
+        objectives,
+        parameter_names=parameter_names,
+        timeout=timeout,
+        feasible_column=feasible_column,
+        metrics=metrics,
+        workdir=workdir,
+        env=env or None,
+    )
 
 
 class _AnswerReader:
@@ -366,12 +419,15 @@ class _AnswerReader:
             limit = self.owner.timeout * self.n if self.owner.timeout is not None else 0.0
             raise ProtocolError(
                 f"{self.prefix}: timed out after {limit:g} s ({self.n} configuration(s) x {self.owner.timeout:g} s) "
-                f"waiting for {what} (after line {self.tool.line_no} of the tool's stdout)"
-                + self.tool.stderr_note(), FailureKind.TIMEOUT) from None
+                f"waiting for {what} (after line {self.tool.line_no} of the tool's stdout)" + self.tool.stderr_note(),
+                FailureKind.TIMEOUT,
+            ) from None
         if line is None:
             raise ProtocolError(
                 f"{self.prefix}: expected {what} at line {self.tool.line_no + 1} of the tool's stdout, but the tool "
-                f"{self.tool.exit_note()}", FailureKind.CRASH)
+                f"{self.tool.exit_note()}",
+                FailureKind.CRASH,
+            )
         return line, f"{self.prefix}: line {self.tool.line_no} of the tool's stdout ({what})"
 
     def header(self) -> list[str]:
@@ -379,10 +435,13 @@ class _AnswerReader:
         line, where = self._line("the answer's header")
         names = [c.strip() for c in next(csv.reader([line]))]
         flag_names = owner._flags
-        expected = (f"expected a header of the parameters {owner.parameter_names} (optional, all or none), the "
-                    f"objectives {owner.objectives}, an optional feasibility column "
-                    f"{' or '.join(map(repr, flag_names))}" + (f" and metrics {owner.metrics}" if owner.metrics else "")
-                    + (" and any metric columns" if owner.any_metrics else ""))
+        expected = (
+            f"expected a header of the parameters {owner.parameter_names} (optional, all or none), the "
+            f"objectives {owner.objectives}, an optional feasibility column "
+            f"{' or '.join(map(repr, flag_names))}"
+            + (f" and metrics {owner.metrics}" if owner.metrics else "")
+            + (" and any metric columns" if owner.any_metrics else "")
+        )
         duplicated = sorted({x for x in names if names.count(x) > 1})
         if duplicated:
             raise ProtocolError(f"{where}: {expected}, but column(s) {duplicated} appear twice in {_quote(line)}")
@@ -407,12 +466,15 @@ class _AnswerReader:
         line, where = self._line(f"row {i + 1} of {self.n}")
         cells = [c.strip() for c in next(csv.reader([line]))]
         if len(cells) != width:
-            raise ProtocolError(f"{where}: expected {width} comma-separated values (one per header column), "
-                                f"but got {len(cells)} in {_quote(line)}")
+            raise ProtocolError(
+                f"{where}: expected {width} comma-separated values (one per header column), "
+                f"but got {len(cells)} in {_quote(line)}"
+            )
         return cells, where
 
-    def match(self, cells: list[str], header: list[str], rows: list[list[str]], results: list[Any],
-              i: int, where: str) -> int:
+    def match(
+        self, cells: list[str], header: list[str], rows: list[list[str]], results: list[Any], i: int, where: str
+    ) -> int:
         """Index of the request row this answer row belongs to: by echoed parameters, else by position."""
         if not self.echoes_parameters:
             return i

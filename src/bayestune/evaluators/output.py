@@ -49,8 +49,10 @@ class OutputRule:
             except (re.error, TypeError) as exc:
                 raise EvaluationError(f"output_regex {regex!r} is not a regular expression: {exc}") from None
             if not self.regex.groupindex and self.regex.groups != 1:
-                raise EvaluationError(f"output_regex {regex!r} needs named groups such as (?P<runtime>...) "
-                                      "or, for one objective, exactly one group")
+                raise EvaluationError(
+                    f"output_regex {regex!r} needs named groups such as (?P<runtime>...) "
+                    "or, for one objective, exactly one group"
+                )
         self.json_fields = dict(json_fields) if json_fields is not None else None
         if self.json_fields is not None and not all(isinstance(v, str) and v for v in self.json_fields.values()):
             raise EvaluationError(f"output_json must map objective names to dotted paths, but got {json_fields!r}")
@@ -61,8 +63,10 @@ class OutputRule:
             if missing:
                 raise EvaluationError(f"output_regex {self.regex.pattern!r} has no group for objective(s) {missing}")
         if self.regex is not None and not self.regex.groupindex and len(objectives) != 1:
-            raise EvaluationError(f"output_regex {self.regex.pattern!r} has one unnamed group but there are "
-                                  f"{len(objectives)} objectives: name the groups after them")
+            raise EvaluationError(
+                f"output_regex {self.regex.pattern!r} has one unnamed group but there are "
+                f"{len(objectives)} objectives: name the groups after them"
+            )
         if self.json_fields is not None:
             missing = [o for o in objectives if o not in self.json_fields]
             if missing:
@@ -77,16 +81,22 @@ class OutputRule:
         assert self.regex is not None
         matches = list(self.regex.finditer(stdout))
         if not matches:
-            return Result.failure(f"output_regex {self.regex.pattern!r} matches nothing in the output; "
-                                  f"the last line was {_quote(_last_line(stdout))}", FailureKind.PARSE)
+            return Result.failure(
+                f"output_regex {self.regex.pattern!r} matches nothing in the output; "
+                f"the last line was {_quote(_last_line(stdout))}",
+                FailureKind.PARSE,
+            )
         match = matches[-1]
         groups = match.groupdict() if self.regex.groupindex else {objectives[0]: match.group(1)}
         values: dict[str, Any] = {}
         for name, text in groups.items():
             number = strict_number(text or "")
             if number is None:
-                return Result.failure(f"output_regex group {name!r} captured {_quote(text or '')}, which is not "
-                                      f"one number; the matched line was {_quote(match.group(0))}", FailureKind.PARSE)
+                return Result.failure(
+                    f"output_regex group {name!r} captured {_quote(text or '')}, which is not "
+                    f"one number; the matched line was {_quote(match.group(0))}",
+                    FailureKind.PARSE,
+                )
             values[name] = number
         return coerce_result(values, objectives)
 
@@ -94,8 +104,10 @@ class OutputRule:
         assert self.json_fields is not None
         document = _last_json(stdout)
         if document is None:
-            return Result.failure(f"output_json: the output holds no JSON document; the last line was "
-                                  f"{_quote(_last_line(stdout))}", FailureKind.PARSE)
+            return Result.failure(
+                f"output_json: the output holds no JSON document; the last line was {_quote(_last_line(stdout))}",
+                FailureKind.PARSE,
+            )
         values: dict[str, Any] = {}
         for name, path in self.json_fields.items():
             node: Any = document
@@ -105,13 +117,16 @@ class OutputRule:
                 elif isinstance(node, list) and part.lstrip("-").isdigit() and -len(node) <= int(part) < len(node):
                     node = node[int(part)]
                 else:
-                    return Result.failure(f"output_json: the output's JSON has no field {path!r} (for {name!r})",
-                                          FailureKind.PARSE)
+                    return Result.failure(
+                        f"output_json: the output's JSON has no field {path!r} (for {name!r})", FailureKind.PARSE
+                    )
             if isinstance(node, bool) or not isinstance(node, (int, float)):
                 number = strict_number(node) if isinstance(node, str) else None
                 if number is None:
-                    return Result.failure(f"output_json: field {path!r} is {_quote(json.dumps(node)[:200])}, "
-                                          "not a number", FailureKind.PARSE)
+                    return Result.failure(
+                        f"output_json: field {path!r} is {_quote(json.dumps(node)[:200])}, not a number",
+                        FailureKind.PARSE,
+                    )
                 node = number
             values[name] = float(node)
         return coerce_result(values, objectives)
@@ -164,8 +179,9 @@ def _last_json(stdout: str) -> Any:
     return None
 
 
-def parse_output(stdout: str, objectives: Sequence[str], feasible_key: str | None = None,
-                 rule: OutputRule | None = None) -> Result:
+def parse_output(
+    stdout: str, objectives: Sequence[str], feasible_key: str | None = None, rule: OutputRule | None = None
+) -> Result:
     """Objective values from a command's stdout. Accepted forms, tried in order:
 
     0. with a ``rule`` (the black box's ``output_regex`` or ``output_json``), that rule only;
@@ -195,7 +211,9 @@ def parse_output(stdout: str, objectives: Sequence[str], feasible_key: str | Non
     flag_keys = (feasible_key,) if feasible_key else FEASIBLE_KEYS
     lines = [ln.strip() for ln in stdout.splitlines() if ln.strip()]
     if not lines:
-        return Result.failure(f"the command printed nothing on stdout; expected {_expected(objectives)}", FailureKind.PARSE)
+        return Result.failure(
+            f"the command printed nothing on stdout; expected {_expected(objectives)}", FailureKind.PARSE
+        )
     last = lines[-1]
 
     if last.startswith("{"):
@@ -203,8 +221,10 @@ def parse_output(stdout: str, objectives: Sequence[str], feasible_key: str | Non
         if isinstance(data, dict):
             booleans = [o for o in objectives if isinstance(data.get(o), bool)]
             if booleans:
-                return Result.failure(f"objective(s) {booleans} are true/false, not numbers, in the output line "
-                                      f"{_quote(last)}", FailureKind.PARSE)
+                return Result.failure(
+                    f"objective(s) {booleans} are true/false, not numbers, in the output line {_quote(last)}",
+                    FailureKind.PARSE,
+                )
             return coerce_result(flatten_logs(data), objectives, feasible_key)
 
     pairs: dict[str, str] = {}
@@ -213,14 +233,20 @@ def parse_output(stdout: str, objectives: Sequence[str], feasible_key: str | Non
         if m and m.group(2):
             key = m.group(1)
             if key in pairs and (key in objectives or key in flag_keys) and pairs[key] != m.group(2):
-                return Result.failure(f"{key!r} is given twice with different values ({_quote(pairs[key])}, then "
-                                      f"the line {_quote(line)}): which one is meant is a guess", FailureKind.PARSE)
+                return Result.failure(
+                    f"{key!r} is given twice with different values ({_quote(pairs[key])}, then "
+                    f"the line {_quote(line)}): which one is meant is a guess",
+                    FailureKind.PARSE,
+                )
             pairs[key] = m.group(2)
     flag_key = next((k for k in flag_keys if k in pairs), None)
     flag = pairs[flag_key] if flag_key is not None else None
     if flag is not None and flag.strip().lower() not in _TRUE + _FALSE:
-        return Result.failure(f"{flag_key!r} is {_quote(flag)}, which is neither true nor false "
-                              f"({'/'.join(_TRUE)} or {'/'.join(_FALSE)})", FailureKind.PARSE)
+        return Result.failure(
+            f"{flag_key!r} is {_quote(flag)}, which is neither true nor false "
+            f"({'/'.join(_TRUE)} or {'/'.join(_FALSE)})",
+            FailureKind.PARSE,
+        )
     numbers = {k: _leading_number(v) for k, v in pairs.items() if k not in flag_keys}
     numbers = {k: v for k, v in numbers.items() if v is not None}
     if all(o in numbers for o in objectives) or (flag is not None and not _truthy(flag)):
@@ -240,7 +266,9 @@ def parse_output(stdout: str, objectives: Sequence[str], feasible_key: str | Non
     detail += f"; {reason}" if reason else ""
     return Result.failure(
         f"cannot read objective values from the command's output: expected {_expected(objectives)}{detail}; "
-        f"the last line was {_quote(last)}", FailureKind.PARSE)
+        f"the last line was {_quote(last)}",
+        FailureKind.PARSE,
+    )
 
 
 _UNCERTAINTY_RE = re.compile(r"\+-|-\+|±|\+/-")
@@ -259,9 +287,11 @@ def _lone_number(line: str) -> tuple[float | None, str]:
         return number, ""
     if not any(c.isdigit() for c in line):
         return None, ""
-    return None, ("a line with other text around a number is not read as the value (it could be the black box "
-                  "echoing its own arguments); print the value alone ('3.2' or '3.2 ms'), as 'name: value', or "
-                  "declare output_regex/output_json")
+    return None, (
+        "a line with other text around a number is not read as the value (it could be the black box "
+        "echoing its own arguments); print the value alone ('3.2' or '3.2 ms'), as 'name: value', or "
+        "declare output_regex/output_json"
+    )
 
 
 def strict_number(text: Any) -> float | None:

@@ -52,21 +52,46 @@ class CommandProcesses:
     death signal (:func:`supervised`), and such descendants can escape: a warning says so once.
     """
 
-    def __init__(self, cmd: str, *, stdout: Any, stderr: Any, cwd: str | None, env: Mapping[str, str] | None,
-                 memory_limit: int | None = None) -> None:
+    def __init__(
+        self,
+        cmd: str,
+        *,
+        stdout: Any,
+        stderr: Any,
+        cwd: str | None,
+        env: Mapping[str, str] | None,
+        memory_limit: int | None = None,
+    ) -> None:
         """``memory_limit``: bytes of address space (see :func:`memory_limit_bytes`), None for no limit."""
         self.supervised = subreaper_available()
         self.marker = f"{uuid.uuid4().hex}"
         env = {**(os.environ if env is None else env), EVALUATION_MARKER: self.marker}
         if self.supervised:
-            argv = [sys.executable, "-I", "-S", _SUPERVISOR_SCRIPT, repr(TERM_GRACE_SECONDS), str(memory_limit or 0),
-                    "/bin/sh", "-c", cmd]
+            argv = [
+                sys.executable,
+                "-I",
+                "-S",
+                _SUPERVISOR_SCRIPT,
+                repr(TERM_GRACE_SECONDS),
+                str(memory_limit or 0),
+                "/bin/sh",
+                "-c",
+                cmd,
+            ]
             setup = child_setup(None)
         else:
             argv = ["/bin/sh", "-c", supervised(cmd)]
             setup = child_setup(_rlimit_setter(memory_limit) if memory_limit is not None else None)
-        self.proc = subprocess.Popen(argv, start_new_session=True, stdin=subprocess.DEVNULL, stdout=stdout,
-                                     stderr=stderr, cwd=cwd, env=env, preexec_fn=setup)
+        self.proc = subprocess.Popen(
+            argv,
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            cwd=cwd,
+            env=env,
+            preexec_fn=setup,
+        )
 
     @property
     def pid(self) -> int:
@@ -112,8 +137,11 @@ class CommandProcesses:
             self.proc.wait()
             kill_marked(self.marker)
             rc = None
-        return "SIGTERM ended" if rc == ENDED_ON_SIGTERM else \
-            f"SIGTERM, then after {TERM_GRACE_SECONDS:g} s SIGKILL, ended"
+        return (
+            "SIGTERM ended"
+            if rc == ENDED_ON_SIGTERM
+            else f"SIGTERM, then after {TERM_GRACE_SECONDS:g} s SIGKILL, ended"
+        )
 
     def kill(self) -> None:
         """SIGKILL everything now (Ctrl-C in the optimizer)."""
@@ -157,8 +185,11 @@ def subreaper_available() -> bool:
     """True where a command can be supervised by a child subreaper (Linux with prctl)."""
     if sys.platform.startswith("linux") and sys.executable and _libc_prctl() is not None:
         return True
-    logger.warning("no child subreaper on %s: a command's processes that leave its process group (setsid, "
-                   "double fork) are not stopped at its timeout or end", sys.platform)
+    logger.warning(
+        "no child subreaper on %s: a command's processes that leave its process group (setsid, "
+        "double fork) are not stopped at its timeout or end",
+        sys.platform,
+    )
     return False
 
 
@@ -213,10 +244,15 @@ def _death_signal_setter() -> Callable[[], None] | None:
 
 def memory_limit_bytes(memory_limit_mb: float) -> int:
     """``memory_limit_mb`` checked and in bytes (EvaluationError naming the range if out of it)."""
-    if not (isinstance(memory_limit_mb, (int, float)) and not isinstance(memory_limit_mb, bool)
-            and MIN_MEMORY_LIMIT_MB <= memory_limit_mb <= MAX_MEMORY_LIMIT_MB):
-        raise EvaluationError(f"memory_limit_mb must be a number of megabytes in [{MIN_MEMORY_LIMIT_MB}, "
-                              f"{MAX_MEMORY_LIMIT_MB:g}], but got {memory_limit_mb!r}")
+    if not (
+        isinstance(memory_limit_mb, (int, float))
+        and not isinstance(memory_limit_mb, bool)
+        and MIN_MEMORY_LIMIT_MB <= memory_limit_mb <= MAX_MEMORY_LIMIT_MB
+    ):
+        raise EvaluationError(
+            f"memory_limit_mb must be a number of megabytes in [{MIN_MEMORY_LIMIT_MB}, "
+            f"{MAX_MEMORY_LIMIT_MB:g}], but got {memory_limit_mb!r}"
+        )
     try:
         import resource  # noqa: F401
     except ImportError:
@@ -323,7 +359,7 @@ def read_end(file: Any, limit: int) -> bytes:
         file.seek(size - limit)
         data = file.read(limit)
         cut = data.find(b"\n")
-        return data[cut + 1:] if cut >= 0 else data
+        return data[cut + 1 :] if cut >= 0 else data
     file.seek(0)
     return file.read()
 

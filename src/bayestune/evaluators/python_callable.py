@@ -27,6 +27,7 @@ from bayestune.trial import FailureKind, Result, coerce_result
 
 logger = logging.getLogger(__name__)
 
+
 def load_callable(target: str, base_dir: str | Path | None = None) -> Callable[..., Any]:
     """The function named by ``"package.module:function"`` or ``"path/to/file.py:function"``.
 
@@ -43,13 +44,15 @@ def load_callable(target: str, base_dir: str | Path | None = None) -> Callable[.
     if not isinstance(target, str) or target.count(":") < 1:
         raise EvaluationError(
             f"python black box target must look like 'package.module:function' or "
-            f"'path/to/file.py:function', but got {target!r}")
+            f"'path/to/file.py:function', but got {target!r}"
+        )
     module_part, _, attr_path = target.rpartition(":")
     module_part, attr_path = module_part.strip(), attr_path.strip()
     if not module_part or not attr_path:
         raise EvaluationError(
             f"python black box target {target!r} needs both a module (or .py file) and a function name, "
-            "as in 'package.module:function'")
+            "as in 'package.module:function'"
+        )
     base = Path(base_dir) if base_dir is not None else Path.cwd()
 
     if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
@@ -67,10 +70,12 @@ def load_callable(target: str, base_dir: str | Path | None = None) -> Callable[.
             available = sorted(n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n)))
             raise EvaluationError(
                 f"python black box {target!r}: {module_part!r} has no attribute {'.'.join(walked)!r}; "
-                f"callables it defines: {available}") from None
+                f"callables it defines: {available}"
+            ) from None
     if not callable(obj):
         raise EvaluationError(
-            f"python black box {target!r}: {attr_path!r} is not callable (it is a {type(obj).__name__})")
+            f"python black box {target!r}: {attr_path!r} is not callable (it is a {type(obj).__name__})"
+        )
     return obj
 
 
@@ -86,7 +91,8 @@ def _import_module(name: str, base: Path, target: str) -> Any:
         raise EvaluationError(f"python black box {target!r}: cannot import module {name!r}: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - any error in the user's module is a setup error
         raise EvaluationError(
-            f"python black box {target!r}: importing {name!r} failed: {type(exc).__name__}: {exc}") from None
+            f"python black box {target!r}: importing {name!r} failed: {type(exc).__name__}: {exc}"
+        ) from None
 
 
 def _import_file(path: Path, target: str) -> Any:
@@ -112,7 +118,8 @@ def _import_file(path: Path, target: str) -> Any:
         if not isinstance(exc, Exception):
             raise
         raise EvaluationError(
-            f"python black box {target!r}: running {str(path)!r} failed: {type(exc).__name__}: {exc}") from None
+            f"python black box {target!r}: running {str(path)!r} failed: {type(exc).__name__}: {exc}"
+        ) from None
     finally:
         try:
             sys.path.remove(str(path.parent))
@@ -128,8 +135,9 @@ class CallableEvaluator(Evaluator):
     Ctrl-C stops the run.
     """
 
-    def __init__(self, fn: Callable[[dict[str, Any]], Any], objectives: Sequence[str],
-                 feasible_key: str | None = None) -> None:
+    def __init__(
+        self, fn: Callable[[dict[str, Any]], Any], objectives: Sequence[str], feasible_key: str | None = None
+    ) -> None:
         if not callable(fn):
             raise EvaluationError(f"expected a callable black box, but got {fn!r}")
         super().__init__(objectives)
@@ -144,8 +152,9 @@ class CallableEvaluator(Evaluator):
         try:
             return coerce_result(raw, self.objectives, self.feasible_key)
         except Exception as exc:  # noqa: BLE001 - e.g. a mapping whose __iter__ raises
-            return Result.failure(f"cannot read the black box's return value {raw!r}: {describe_exception(exc)}",
-                                  FailureKind.PARSE)
+            return Result.failure(
+                f"cannot read the black box's return value {raw!r}: {describe_exception(exc)}", FailureKind.PARSE
+            )
 
     def __repr__(self) -> str:
         name = getattr(self.fn, "__qualname__", repr(self.fn))

@@ -106,8 +106,11 @@ class ReplayEvaluator(Evaluator):
         kind = _failure_kind(record)
         if kind is not None:
             return Result.failure(f"recorded failure: {record.get('time')!r}", kind)
-        metrics = {k: float(v) for k, v in record.items()
-                   if is_number(v) and k not in self.problem.space.names and k not in self.problem.constants}
+        metrics = {
+            k: float(v)
+            for k, v in record.items()
+            if is_number(v) and k not in self.problem.space.names and k not in self.problem.constants
+        }
         metrics[self.problem.objective] = float(record["time"])
         return Result(values=metrics)
 
@@ -149,8 +152,9 @@ def _t1_constraints(t1_path: Path | None) -> list[str]:
     return [c["Expression"] if isinstance(c, dict) else str(c) for c in conditions]
 
 
-def load_kernel_tuner_cache(path: str | os.PathLike, *, t1_path: str | os.PathLike | None = None,
-                            name: str | None = None) -> ReplayProblem:
+def load_kernel_tuner_cache(
+    path: str | os.PathLike, *, t1_path: str | os.PathLike | None = None, name: str | None = None
+) -> ReplayProblem:
     """Build a :class:`ReplayProblem` from a cache file (optionally with its T1 definition)."""
     path = Path(path)
     data = _read_cache(path)
@@ -176,25 +180,37 @@ def load_kernel_tuner_cache(path: str | os.PathLike, *, t1_path: str | os.PathLi
         row = tuple(values[k] for k in varying)
         records[row] = record
 
-    space, source = _space_with_known_constraints(parameters, records, _t1_constraints(
-        Path(t1_path) if t1_path else None), path)
+    space, source = _space_with_known_constraints(
+        parameters, records, _t1_constraints(Path(t1_path) if t1_path else None), path
+    )
     problem = ReplayProblem(
-        name=name or path.name.split(".")[0], space=space, constants=constants, records=records,
+        name=name or path.name.split(".")[0],
+        space=space,
+        constants=constants,
+        records=records,
         constraint_source=source,
         metadata={k: data.get(k) for k in ("device_name", "kernel_name", "problem_size") if k in data},
     )
-    logger.info("replay %s: %d recorded, %d known-feasible, %d failing, constraints from %s",
-                problem.name, len(records), problem.n_known_feasible, problem.n_failing, source)
+    logger.info(
+        "replay %s: %d recorded, %d known-feasible, %d failing, constraints from %s",
+        problem.name,
+        len(records),
+        problem.n_known_feasible,
+        problem.n_failing,
+        source,
+    )
     return problem
 
 
-def _space_with_known_constraints(parameters: list[Parameter], records: dict[tuple, dict[str, Any]],
-                                  t1_constraints: list[str], path: Path) -> tuple[Space, str]:
+def _space_with_known_constraints(
+    parameters: list[Parameter], records: dict[tuple, dict[str, Any]], t1_constraints: list[str], path: Path
+) -> tuple[Space, str]:
     """Use the T1 expressions when their feasible set equals K, else a membership table."""
     names = [p.name for p in parameters]
     known = [row for row, rec in records.items() if rec.get("time") != INVALID_MARKER]
-    index_rows = np.array([[parameters[j].to_raw(parameters[j].validate(v))[0] for j, v in enumerate(row)]
-                           for row in known])
+    index_rows = np.array(
+        [[parameters[j].to_raw(parameters[j].validate(v))[0] for j, v in enumerate(row)] for row in known]
+    )
     if t1_constraints:
         usable = [c for c in t1_constraints if _mentions_only(c, names)]
         try:
@@ -202,8 +218,12 @@ def _space_with_known_constraints(parameters: list[Parameter], records: dict[tup
             count = candidate.count_feasible()
             if count == len(known) and candidate.is_feasible(index_rows).all():
                 return candidate, "t1"
-            logger.info("%s: T1 constraints give %s feasible configurations, cache has %d; using a table",
-                        path.name, count, len(known))
+            logger.info(
+                "%s: T1 constraints give %s feasible configurations, cache has %d; using a table",
+                path.name,
+                count,
+                len(known),
+            )
         except Exception as exc:  # a T1 file written for another version of the kernel
             logger.info("%s: T1 constraints unusable (%s); using a membership table", path.name, exc)
     full = math.prod(int(p.cardinality) for p in parameters)

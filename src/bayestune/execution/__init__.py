@@ -15,6 +15,20 @@ from bayestune.execution.factories import (
 from bayestune.execution.loop import AllFailedError, most_common_failure, run
 
 __all__ = [
-    "AllFailedError", "BACKENDS", "Backend", "CallableFactory", "CommandFactory", "EvaluatorFactory", "InstanceFactory",
-    "ScenarioFactory", "SerialBackend", "Task", "WorkerLost", "WorkerSetupError", "make_backend", "most_common_failure", "portable", "run",
+    "AllFailedError",
+    "BACKENDS",
+    "Backend",
+    "CallableFactory",
+    "CommandFactory",
+    "EvaluatorFactory",
+    "InstanceFactory",
+    "ScenarioFactory",
+    "SerialBackend",
+    "Task",
+    "WorkerLost",
+    "WorkerSetupError",
+    "make_backend",
+    "most_common_failure",
+    "portable",
+    "run",
 ]

@@ -21,9 +21,17 @@ from bayestune.execution.pool import ProcessPoolBackend
 BACKENDS = ("serial", "pool", "dask")
 
 
-def make_backend(backend: str | Backend, evaluator: Any, objectives: Sequence[str], *, workers: int | None = None,
-                 dask_client: Any = None, batch: int | None = None, mp_context: Any = None,
-                 feasible_key: str | None = None) -> Backend:
+def make_backend(
+    backend: str | Backend,
+    evaluator: Any,
+    objectives: Sequence[str],
+    *,
+    workers: int | None = None,
+    dask_client: Any = None,
+    batch: int | None = None,
+    mp_context: Any = None,
+    feasible_key: str | None = None,
+) -> Backend:
     """The backend named ``backend`` for ``evaluator`` (see :func:`bayestune.execution.loop.run`).
 
     A function given to the serial backend is called in this process with the optimizer's
@@ -37,8 +45,10 @@ def make_backend(backend: str | Backend, evaluator: Any, objectives: Sequence[st
         raise BayestuneError(f"workers must be a positive integer, but got {workers!r}")
     if backend == "serial":
         if workers not in (None, 1):
-            raise BayestuneError(f"the serial backend runs one evaluation at a time, but got workers={workers}; "
-                                 "use backend='pool' or 'dask'")
+            raise BayestuneError(
+                f"the serial backend runs one evaluation at a time, but got workers={workers}; "
+                "use backend='pool' or 'dask'"
+            )
         return SerialBackend(*_local_evaluator(evaluator, objectives, feasible_key), slots=batch or 1)
     factory = portable(evaluator, objectives)
     if backend == "pool":

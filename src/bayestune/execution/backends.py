@@ -27,6 +27,7 @@ from bayestune.trial import Result
 
 logger = logging.getLogger(__name__)
 
+
 # ---- what travels between the loop and a backend --------------------------------------------
 @dataclass
 class Task:
@@ -103,8 +104,10 @@ class SerialBackend(Backend):
             tasks, self._queue = self._queue, []
             results = list(batch_fn([dict(t.config) for t in tasks]))
             if len(results) != len(tasks):
-                raise EvaluationError(f"evaluator {self.evaluator!r} answered {len(results)} results for a batch "
-                                      f"of {len(tasks)} configurations")
+                raise EvaluationError(
+                    f"evaluator {self.evaluator!r} answered {len(results)} results for a batch "
+                    f"of {len(tasks)} configurations"
+                )
             return list(zip(tasks, results))
         task = self._queue.pop(0)
         return [(task, evaluate_safely(self.evaluator, task.config))]

@@ -41,8 +41,10 @@ def _distributed() -> Any:
     try:
         import distributed
     except ImportError:
-        raise EvaluationError('the Dask backend needs the distributed package: pip install -e ".[dask]" '
-                              'in the bayestune checkout (or pip install "dask[distributed]")') from None
+        raise EvaluationError(
+            'the Dask backend needs the distributed package: pip install -e ".[dask]" '
+            'in the bayestune checkout (or pip install "dask[distributed]")'
+        ) from None
     return distributed
 
 
@@ -71,8 +73,10 @@ class DaskBackend(Backend):
             workers = sum(client.nthreads().values())
             if workers < 1:
                 self._close_client()
-                raise EvaluationError(f"the Dask cluster at {client.scheduler.address} has no workers; "
-                                      "start some or pass workers=N explicitly")
+                raise EvaluationError(
+                    f"the Dask cluster at {client.scheduler.address} has no workers; "
+                    "start some or pass workers=N explicitly"
+                )
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             self._close_client()
             raise EvaluationError(f"workers must be a positive integer, but got {workers!r}")
@@ -93,8 +97,9 @@ class DaskBackend(Backend):
         no_workers_since: float | None = None
         while True:
             try:
-                done, _ = self._distributed.wait(list(self._running), timeout=WORKER_CHECK_SECONDS,
-                                                 return_when="FIRST_COMPLETED")
+                done, _ = self._distributed.wait(
+                    list(self._running), timeout=WORKER_CHECK_SECONDS, return_when="FIRST_COMPLETED"
+                )
                 break
             except TimeoutError:
                 no_workers_since = self._check_workers(no_workers_since)
@@ -127,14 +132,20 @@ class DaskBackend(Backend):
                 logger.warning("Dask: %d worker(s) connected to %s again", workers, address)
             return None
         if since is None:
-            logger.warning("Dask: no worker is connected to the scheduler %s; %d evaluation(s) wait for one "
-                           "(giving up after %g s)", address, len(self._running), NO_WORKERS_PATIENCE_SECONDS)
+            logger.warning(
+                "Dask: no worker is connected to the scheduler %s; %d evaluation(s) wait for one "
+                "(giving up after %g s)",
+                address,
+                len(self._running),
+                NO_WORKERS_PATIENCE_SECONDS,
+            )
             return now
         if now - since >= NO_WORKERS_PATIENCE_SECONDS:
             raise SchedulerLost(
                 f"no Dask worker connected to the scheduler {address} for {NO_WORKERS_PATIENCE_SECONDS:g} s; the "
                 f"{len(self._running)} evaluation(s) in flight stay pending in the journal and are re-run by "
-                "--resume once workers are back")
+                "--resume once workers are back"
+            )
         return since
 
     def _connection_lost(self, exc: Exception) -> list[tuple[Task, Outcome]]:
@@ -145,14 +156,17 @@ class DaskBackend(Backend):
             except Exception:  # noqa: BLE001 - the scheduler is gone after all
                 pass
             else:
-                lost: list[tuple[Task, Outcome]] = [(task, WorkerLost(f"the Dask task was cancelled ({type(exc).__name__})"))
-                        for task in self._running.values()]
+                lost: list[tuple[Task, Outcome]] = [
+                    (task, WorkerLost(f"the Dask task was cancelled ({type(exc).__name__})"))
+                    for task in self._running.values()
+                ]
                 self._running.clear()
                 return lost
         address = getattr(getattr(self.client, "scheduler", None), "address", "?")
         raise SchedulerLost(
             f"lost the Dask scheduler {address} ({type(exc).__name__}: {str(exc)[:200]}); the evaluations in flight "
-            "stay pending in the journal and are re-run by --resume once the scheduler is back")
+            "stay pending in the journal and are re-run by --resume once the scheduler is back"
+        )
 
     def _outcome(self, future: Any) -> Outcome:
         status = future.status

@@ -53,8 +53,9 @@ class CallableFactory(EvaluatorFactory):
     target loaded in the worker, or a function pickled by reference (a module-level function
     of an importable module)."""
 
-    def __init__(self, target: str | Callable[..., Any], objectives: Sequence[str], *,
-                 base_dir: str | Path | None = None) -> None:
+    def __init__(
+        self, target: str | Callable[..., Any], objectives: Sequence[str], *, base_dir: str | Path | None = None
+    ) -> None:
         super().__init__()
         if not isinstance(target, str) and not callable(target):
             raise EvaluationError(f"expected a 'module:function' target or a function, but got {target!r}")
@@ -83,8 +84,14 @@ class CommandFactory(EvaluatorFactory):
 
     @classmethod
     def of(cls, evaluator: Any) -> CommandFactory:
-        return cls(evaluator.template, evaluator.objectives, timeout=evaluator.timeout, workdir=evaluator.workdir,
-                   env=evaluator.env, memory_limit_mb=evaluator.memory_limit_mb)
+        return cls(
+            evaluator.template,
+            evaluator.objectives,
+            timeout=evaluator.timeout,
+            workdir=evaluator.workdir,
+            env=evaluator.env,
+            memory_limit_mb=evaluator.memory_limit_mb,
+        )
 
     def build(self) -> Evaluator:
         from bayestune.evaluators.command import CommandEvaluator
@@ -130,9 +137,14 @@ class ScenarioFactory(EvaluatorFactory):
     def build(self) -> Evaluator:
         from bayestune.measurement.build import build_evaluator, measured
 
-        evaluator = build_evaluator(self.spec, base_dir=Path(self.base_dir), objectives=self.objectives,
-                                    parameter_names=self.parameter_names, feasible_output=self.feasible_output,
-                                    scenario_name=self.name)
+        evaluator = build_evaluator(
+            self.spec,
+            base_dir=Path(self.base_dir),
+            objectives=self.objectives,
+            parameter_names=self.parameter_names,
+            feasible_output=self.feasible_output,
+            scenario_name=self.name,
+        )
         return measured(evaluator, self.measurement, minimize=self.minimize, base_dir=self.base_dir)
 
     def __repr__(self) -> str:
@@ -183,7 +195,8 @@ def _check_picklable(obj: Any, what: str) -> None:
         raise EvaluationError(
             f"{what} cannot be sent to worker processes: {problem}; pass a 'module:function' or "
             "'path/to/file.py:function' target string (bayestune.execution.CallableFactory), "
-            "a module-level function of an importable module, or build a ScenarioFactory from the scenario")
+            "a module-level function of an importable module, or build a ScenarioFactory from the scenario"
+        )
 
 
 # ---- the worker side -------------------------------------------------------------------------
@@ -200,8 +213,9 @@ def worker_evaluator(factory: EvaluatorFactory) -> Evaluator:
         try:
             evaluator = factory.build()
         except Exception as exc:  # noqa: BLE001 - reported to the loop as a setup error
-            raise WorkerSetupError(f"the worker could not build the evaluator ({factory!r}): "
-                                   f"{type(exc).__name__}: {exc}") from None
+            raise WorkerSetupError(
+                f"the worker could not build the evaluator ({factory!r}): {type(exc).__name__}: {exc}"
+            ) from None
         cache[factory.token] = evaluator
         _close_at_exit(evaluator)
     return evaluator
@@ -220,5 +234,3 @@ def _close_at_exit(evaluator: Evaluator) -> None:
 def evaluate_in_worker(factory: EvaluatorFactory, config: Mapping[str, Any]) -> Result:
     """Task function run by worker processes: evaluate ``config``; never raises for a bad evaluation."""
     return evaluate_safely(worker_evaluator(factory), config)
-
-

@@ -48,11 +48,21 @@ DEFAULT_STOP_AFTER_FAILURES = 10
 UNLIMITED = 2**62
 
 
-def run(optimizer: Any, evaluator: Any, budget: int | None, *, backend: str | Backend = "serial",
-        workers: int | None = None, dask_client: Any = None, batch: int | None = None,
-        resubmit: int = 1, callback: Callable[[Trial], None] | None = None,
-        mp_context: Any = None, stop_after_failures: int | None = DEFAULT_STOP_AFTER_FAILURES,
-        time_limit: float | None = None) -> Trial | None:
+def run(
+    optimizer: Any,
+    evaluator: Any,
+    budget: int | None,
+    *,
+    backend: str | Backend = "serial",
+    workers: int | None = None,
+    dask_client: Any = None,
+    batch: int | None = None,
+    resubmit: int = 1,
+    callback: Callable[[Trial], None] | None = None,
+    mp_context: Any = None,
+    stop_after_failures: int | None = DEFAULT_STOP_AFTER_FAILURES,
+    time_limit: float | None = None,
+) -> Trial | None:
     """Evaluate until ``budget`` evaluations are journaled (or the space is exhausted); return the best trial.
 
     ``evaluator``: an :class:`~bayestune.evaluators.base.Evaluator`, a function
@@ -81,20 +91,39 @@ def run(optimizer: Any, evaluator: Any, budget: int | None, *, backend: str | Ba
         batch = _positive_int(batch, "batch")
     if not isinstance(resubmit, int) or resubmit < 0:
         raise BayestuneError(f"resubmit must be a non-negative integer, but got {resubmit!r}")
-    if stop_after_failures is not None and (isinstance(stop_after_failures, bool)
-                                            or not isinstance(stop_after_failures, int) or stop_after_failures < 0):
-        raise BayestuneError(f"stop_after_failures must be a non-negative integer or None, "
-                             f"but got {stop_after_failures!r}")
-    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
-                                   or not time_limit > 0):
+    if stop_after_failures is not None and (
+        isinstance(stop_after_failures, bool) or not isinstance(stop_after_failures, int) or stop_after_failures < 0
+    ):
+        raise BayestuneError(
+            f"stop_after_failures must be a non-negative integer or None, but got {stop_after_failures!r}"
+        )
+    if time_limit is not None and (
+        isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0
+    ):
         raise BayestuneError(f"time_limit must be a positive number of seconds, but got {time_limit!r}")
     objectives = [o.name for o in optimizer.objectives]
-    chosen = make_backend(backend, evaluator, objectives, workers=workers, dask_client=dask_client,
-                          batch=batch, mp_context=mp_context, feasible_key=optimizer.feasible_output)
+    chosen = make_backend(
+        backend,
+        evaluator,
+        objectives,
+        workers=workers,
+        dask_client=dask_client,
+        batch=batch,
+        mp_context=mp_context,
+        feasible_key=optimizer.feasible_output,
+    )
     if not unlimited:
         run_meta.record_budget(optimizer.journal, budget)
-    loop = EvaluationLoop(optimizer, chosen, budget, batch=batch, resubmit=resubmit, callback=callback,
-                          stop_after_failures=stop_after_failures or None, time_limit=time_limit)
+    loop = EvaluationLoop(
+        optimizer,
+        chosen,
+        budget,
+        batch=batch,
+        resubmit=resubmit,
+        callback=callback,
+        stop_after_failures=stop_after_failures or None,
+        time_limit=time_limit,
+    )
     try:
         loop.run()
     except BaseException:
@@ -111,13 +140,15 @@ class AllFailedError(EvaluationError):
 
 
 def most_common_failure(trials: Any) -> str:
-    """"the most common error (n of m, kind k): <text>" over the failed trials, lost ones excluded."""
+    """ "the most common error (n of m, kind k): <text>" over the failed trials, lost ones excluded."""
     failed = [t for t in trials if t.status is TrialStatus.FAILED and t.failure_kind != FailureKind.LOST]
     if not failed:
         return "no evaluation failed"
     counts = Counter((t.failure_kind, _signature(t.error or "")) for t in failed)
     (kind, signature), n = counts.most_common(1)[0]
-    example = next(t.error for t in reversed(failed) if (t.failure_kind, _signature(t.error or "")) == (kind, signature))
+    example = next(
+        t.error for t in reversed(failed) if (t.failure_kind, _signature(t.error or "")) == (kind, signature)
+    )
     return f"the most common error ({n} of {len(failed)} failures, kind {kind}):\n{example}"
 
 
@@ -145,9 +176,18 @@ def _positive_int(value: Any, name: str) -> int:
 class EvaluationLoop:
     """State of one :func:`run`: configurations asked but not yet submitted, and those in flight."""
 
-    def __init__(self, optimizer: Any, backend: Backend, budget: int, *, batch: int | None, resubmit: int,
-                 callback: Callable[[Trial], None] | None, stop_after_failures: int | None = None,
-                 time_limit: float | None = None) -> None:
+    def __init__(
+        self,
+        optimizer: Any,
+        backend: Backend,
+        budget: int,
+        *,
+        batch: int | None,
+        resubmit: int,
+        callback: Callable[[Trial], None] | None,
+        stop_after_failures: int | None = None,
+        time_limit: float | None = None,
+    ) -> None:
         self.optimizer = optimizer
         self.deadline = None if time_limit is None else time.monotonic() + time_limit
         self.timed_out = False
@@ -211,14 +251,20 @@ class EvaluationLoop:
     def _finish(self, task: Task, outcome: Any) -> None:
         if isinstance(outcome, WorkerLost):
             if task.attempt <= self.resubmit:
-                logger.warning("the worker evaluating %s died (%s); resubmitting (attempt %d)",
-                               task.config, outcome.reason, task.attempt + 1)
+                logger.warning(
+                    "the worker evaluating %s died (%s); resubmitting (attempt %d)",
+                    task.config,
+                    outcome.reason,
+                    task.attempt + 1,
+                )
                 task.attempt += 1
                 self.queue.appendleft(task)
                 return
             outcome = Result.failure(
                 f"the worker died on each of {task.attempt} attempt(s) to evaluate this configuration; "
-                f"last: {outcome.reason}", FailureKind.WORKER_LOST)
+                f"last: {outcome.reason}",
+                FailureKind.WORKER_LOST,
+            )
         share = self.suggestion_seconds.pop(task.task_id, None)
         if isinstance(outcome, Result) and share is not None:
             outcome = replace(outcome, timings={**outcome.timings, OPTIMIZER_PHASE: share})
@@ -236,8 +282,10 @@ class EvaluationLoop:
         self.failures_in_a_row += 1
         limit = self.stop_after_failures
         if limit and not self.succeeded and self.failures_in_a_row >= limit and not self.exhausted:
-            reason = (f"stopped early: the first {self.failures_in_a_row} evaluations of this run all failed "
-                      f"(stop_after_failures={limit}); {most_common_failure(self.optimizer.trials)}")
+            reason = (
+                f"stopped early: the first {self.failures_in_a_row} evaluations of this run all failed "
+                f"(stop_after_failures={limit}); {most_common_failure(self.optimizer.trials)}"
+            )
             self.stopped_reason = reason
             self.exhausted = True
             self.queue.clear()

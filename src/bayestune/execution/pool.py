@@ -41,8 +41,13 @@ START_TIMEOUT_SECONDS = 120.0
 PARENT_POLL_SECONDS = 0.5
 #: Modules the forkserver imports once, so that forked workers start warm (``__main__`` as
 #: multiprocessing does by default, so functions of the main script can be pickled by reference).
-PRELOAD = ["__main__", "bayestune.execution.factories", "bayestune.evaluators.command",
-           "bayestune.evaluators.python_callable", "bayestune.evaluators.external"]
+PRELOAD = [
+    "__main__",
+    "bayestune.execution.factories",
+    "bayestune.evaluators.command",
+    "bayestune.evaluators.python_callable",
+    "bayestune.evaluators.external",
+]
 
 
 def default_context() -> Any:
@@ -104,8 +109,9 @@ class ProcessPoolBackend(Backend):
 
     def __init__(self, factory: EvaluatorFactory, workers: int, *, mp_context: Any = None) -> None:
         if not isinstance(factory, EvaluatorFactory):
-            raise EvaluationError(f"ProcessPoolBackend needs an EvaluatorFactory (see parallel.portable), "
-                                  f"but got {factory!r}")
+            raise EvaluationError(
+                f"ProcessPoolBackend needs an EvaluatorFactory (see parallel.portable), but got {factory!r}"
+            )
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise EvaluationError(f"workers must be a positive integer, but got {workers!r}")
         self.factory = factory
@@ -121,16 +127,18 @@ class ProcessPoolBackend(Backend):
         """The slot's executor, started (and checked to be alive) on first use."""
         executor = self._executors[slot]
         if executor is None:
-            executor = ProcessPoolExecutor(max_workers=1, mp_context=self._context, initializer=_worker_init,
-                                           initargs=(os.getpid(),))
+            executor = ProcessPoolExecutor(
+                max_workers=1, mp_context=self._context, initializer=_worker_init, initargs=(os.getpid(),)
+            )
             # A worker that cannot even start would otherwise look like one killed by every
             # configuration, and the whole budget would be recorded as "worker_lost".
             try:
                 executor.submit(_ping).result(timeout=START_TIMEOUT_SECONDS)
             except Exception as exc:  # noqa: BLE001 - BrokenProcessPool, timeout, ...
                 executor.shutdown(wait=False, cancel_futures=True)
-                raise WorkerSetupError(f"cannot start a worker process ({self._context.get_start_method()}): "
-                                       f"{type(exc).__name__}: {exc}") from exc
+                raise WorkerSetupError(
+                    f"cannot start a worker process ({self._context.get_start_method()}): {type(exc).__name__}: {exc}"
+                ) from exc
             self._executors[slot] = executor
         return executor
 

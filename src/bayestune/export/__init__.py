@@ -25,8 +25,17 @@ from bayestune.export.table import (
     parse_key,
 )
 
-__all__ = ["FORMATS", "Entry", "TunedTable", "best_trials", "build_table", "lookup", "nearest_key", "read_table",
-           "render"]
+__all__ = [
+    "FORMATS",
+    "Entry",
+    "TunedTable",
+    "best_trials",
+    "build_table",
+    "lookup",
+    "nearest_key",
+    "read_table",
+    "render",
+]
 
 #: Export format -> writer of the table's text (``name`` names the generated C symbols).
 FORMATS: dict[str, Callable[[TunedTable, str], str]] = {
@@ -37,8 +46,9 @@ FORMATS: dict[str, Callable[[TunedTable, str], str]] = {
 }
 
 
-def read_table(journals: Sequence[str], *, keys: Sequence[str] = (), key_meta: Sequence[str] = (),
-               top: int | None = None) -> TunedTable:
+def read_table(
+    journals: Sequence[str], *, keys: Sequence[str] = (), key_meta: Sequence[str] = (), top: int | None = None
+) -> TunedTable:
     """The tuned table of ``journals`` (read only, also while their runs go on).
 
     ``keys``: one ``FIELD=VALUE[,FIELD=VALUE]`` per journal, in order; ``key_meta``: metadata names
@@ -49,11 +59,14 @@ def read_table(journals: Sequence[str], *, keys: Sequence[str] = (), key_meta: S
     if keys and key_meta:
         raise BayestuneError("give keys either with --key or with --key-meta, not both")
     if keys and len(keys) != len(journals):
-        raise BayestuneError(f"{len(keys)} --key value(s) for {len(journals)} journal(s); give one key per "
-                             "journal, in the same order")
+        raise BayestuneError(
+            f"{len(keys)} --key value(s) for {len(journals)} journal(s); give one key per journal, in the same order"
+        )
     if not keys and not key_meta and len(journals) > 1:
-        raise BayestuneError(f"{len(journals)} journals but no keys: key each one (--key device=A100 JOURNAL ...) "
-                             "or name the metadata that holds its key (--key-meta device)")
+        raise BayestuneError(
+            f"{len(journals)} journals but no keys: key each one (--key device=A100 JOURNAL ...) "
+            "or name the metadata that holds its key (--key-meta device)"
+        )
     runs: list[tuple[Mapping[str, Any], Any, str]] = []
     for i, path in enumerate(journals):
         run = load_run(path, read_only=True)

@@ -45,9 +45,12 @@ class _Column:
             self.kind = "text"
 
     def declaration(self) -> str:
-        return {"integer": f"long long {self.ident};", "double": f"double {self.ident};",
-                "text": f"const char *{self.ident};",
-                "permutation": f"int {self.ident}[{getattr(self, 'length', 0)}];"}[self.kind]
+        return {
+            "integer": f"long long {self.ident};",
+            "double": f"double {self.ident};",
+            "text": f"const char *{self.ident};",
+            "permutation": f"int {self.ident}[{getattr(self, 'length', 0)}];",
+        }[self.kind]
 
     def literal(self, value: Any) -> str:
         if self.kind == "integer":
@@ -65,11 +68,14 @@ def to_c_header(table: TunedTable, name: str = "tuned") -> str:
     """The header's text (see the module docstring)."""
     prefix = valid_prefix(name)
     fields = Namer(["rank"])
-    keys = [_Column(f, fields.name(f), [k[f] for k in table.keys], numeric_key=table.numeric_key(f))
-            for f in table.key_fields]
+    keys = [
+        _Column(f, fields.name(f), [k[f] for k in table.keys], numeric_key=table.numeric_key(f))
+        for f in table.key_fields
+    ]
     params = [_Column(p, fields.name(p), [e.config[p] for e in table.entries]) for p in table.parameters]
-    objectives = [_Column(o.name, fields.name(o.name), [e.values[o.name] for e in table.entries])
-                  for o in table.objectives]
+    objectives = [
+        _Column(o.name, fields.name(o.name), [e.values[o.name] for e in table.entries]) for o in table.objectives
+    ]
     for column in objectives:
         column.kind = "double"
     struct, array, count = f"{prefix}_config", f"{prefix}_configs", f"{prefix.upper()}_COUNT"
@@ -94,15 +100,27 @@ def to_c_header(table: TunedTable, name: str = "tuned") -> str:
             lines.append("    int rank; /* 1 = best of its key */")
             continue
         lines += [f"    {c.declaration()} /* {note} {c_comment(c.title)} */" for c in group]
-    lines += [f"}} {struct};", "", f"#define {count} {len(table.entries)}",
-              f"static const {struct} {array}[{count}] = {{"]
+    lines += [
+        f"}} {struct};",
+        "",
+        f"#define {count} {len(table.entries)}",
+        f"static const {struct} {array}[{count}] = {{",
+    ]
     for e in table.entries:
-        cells = ([c.literal(e.key[c.title]) for c in keys] + [str(e.rank)]
-                 + [c.literal(e.config[c.title]) for c in params]
-                 + [c.literal(e.values[c.title]) for c in objectives])
+        cells = (
+            [c.literal(e.key[c.title]) for c in keys]
+            + [str(e.rank)]
+            + [c.literal(e.config[c.title]) for c in params]
+            + [c.literal(e.values[c.title]) for c in objectives]
+        )
         lines.append(f"    {{{', '.join(cells)}}}, /* trial {e.trial_id} */")
-    lines += ["};", "", "/* The first entry: the best configuration (of the first key). */",
-              f"static inline const {struct} *{prefix}_best(void) {{ return &{array}[0]; }}", ""]
+    lines += [
+        "};",
+        "",
+        "/* The first entry: the best configuration (of the first key). */",
+        f"static inline const {struct} *{prefix}_best(void) {{ return &{array}[0]; }}",
+        "",
+    ]
     if table.key_fields:
         lines += _lookup_function(table, prefix, struct, array, count, keys)
     lines += [f"#endif /* {guard} */", ""]
@@ -118,8 +136,9 @@ def _best_macros(table: TunedTable, prefix: str, params: Sequence[_Column]) -> l
     return lines + [""]
 
 
-def _lookup_function(table: TunedTable, prefix: str, struct: str, array: str, count: str,
-                     keys: Sequence[_Column]) -> list[str]:
+def _lookup_function(
+    table: TunedTable, prefix: str, struct: str, array: str, count: str, keys: Sequence[_Column]
+) -> list[str]:
     locals_ = Namer(["best", "best_distance", "i", "entry", "distance", "diff", prefix, struct, array, count])
     arg = {c.ident: locals_.name(c.ident) for c in keys}
     args = ", ".join(f"double {arg[c.ident]}" if c.kind == "double" else f"const char *{arg[c.ident]}" for c in keys)
@@ -140,8 +159,10 @@ def _lookup_function(table: TunedTable, prefix: str, struct: str, array: str, co
     for c in keys:
         if c.kind == "double":
             span = c_double(table.key_span(c.title))
-            lines += [f"        diff = {arg[c.ident]} - entry->{c.ident};",
-                      f"        distance += (diff < 0.0 ? -diff : diff) / {span};"]
+            lines += [
+                f"        diff = {arg[c.ident]} - entry->{c.ident};",
+                f"        distance += (diff < 0.0 ? -diff : diff) / {span};",
+            ]
         else:
             lines.append(f"        distance += strcmp({arg[c.ident]}, entry->{c.ident}) == 0 ? 0.0 : 1.0;")
     lines += [

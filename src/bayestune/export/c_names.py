@@ -12,12 +12,14 @@ from collections.abc import Iterable
 
 from bayestune.exceptions import BayestuneError
 
-C_KEYWORDS = frozenset("""
+C_KEYWORDS = frozenset(
+    """
 auto break case char const continue default do double else enum extern float for goto if inline int long
 register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while
 _Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert _Thread_local
 bool true false NULL alignas alignof static_assert thread_local
-""".split())
+""".split()
+)
 
 
 def c_identifier(name: str) -> str:
@@ -86,6 +88,7 @@ def c_integer(value: int) -> str:
 def valid_prefix(name: str) -> str:
     """The ``--name`` of the generated symbols, checked (it is the user's choice, so refuse, don't rewrite)."""
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name or "") or name in C_KEYWORDS:
-        raise BayestuneError(f"name {name!r} must be a C identifier (a letter, then letters, digits or _), "
-                             "and not a keyword")
+        raise BayestuneError(
+            f"name {name!r} must be a C identifier (a letter, then letters, digits or _), and not a keyword"
+        )
     return name

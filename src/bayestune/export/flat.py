@@ -22,8 +22,16 @@ def to_json(table: TunedTable) -> str:
         "parameters": list(table.parameters),
         "key_fields": list(table.key_fields),
         "selection": "pareto set" if table.pareto else "best",
-        "entries": [{"key": dict(e.key), "rank": e.rank, "trial": e.trial_id, "config": dict(e.config),
-                     "values": dict(e.values)} for e in table.entries],
+        "entries": [
+            {
+                "key": dict(e.key),
+                "rank": e.rank,
+                "trial": e.trial_id,
+                "config": dict(e.config),
+                "values": dict(e.values),
+            }
+            for e in table.entries
+        ],
     }
     try:
         return json.dumps(to_jsonable(doc), indent=2, allow_nan=False) + "\n"
@@ -42,9 +50,15 @@ def to_csv(table: TunedTable) -> str:
     rank, trial = (_free(column, taken) for column in ("rank", "trial"))
     writer.writerow([*table.key_fields, rank, trial, *table.parameters, *names])
     for e in table.entries:
-        writer.writerow([*(format_value(e.key[f]) for f in table.key_fields), e.rank, e.trial_id,
-                         *(format_value(e.config[p]) for p in table.parameters),
-                         *(format_value(e.values[n]) for n in names)])
+        writer.writerow(
+            [
+                *(format_value(e.key[f]) for f in table.key_fields),
+                e.rank,
+                e.trial_id,
+                *(format_value(e.config[p]) for p in table.parameters),
+                *(format_value(e.values[n]) for n in names),
+            ]
+        )
     return out.getvalue()
 
 

@@ -73,8 +73,13 @@ def to_python(table: TunedTable) -> str:
         "ENTRIES = (",
     ]
     for e in table.entries:
-        entry = {"key": dict(e.key), "rank": e.rank, "trial": e.trial_id, "config": dict(e.config),
-                 "values": dict(e.values)}
+        entry = {
+            "key": dict(e.key),
+            "rank": e.rank,
+            "trial": e.trial_id,
+            "config": dict(e.config),
+            "values": dict(e.values),
+        }
         lines.append(f"    {literal(entry)},")
     lines += [")", 'BEST = dict(ENTRIES[0]["config"])', f"_SPANS = {literal(spans)}"]
     return "\n".join(lines) + "\n" + _LOOKUP

@@ -108,8 +108,9 @@ def parse_key(text: str) -> dict[str, Any]:
         name, sep, value = part.partition("=")
         name, value = name.strip(), value.strip()
         if not sep or not name or not value:
-            raise BayestuneError(f"key {text!r}: each part must read FIELD=VALUE (e.g. device=A100,n=4096), "
-                                 f"but got {part!r}")
+            raise BayestuneError(
+                f"key {text!r}: each part must read FIELD=VALUE (e.g. device=A100,n=4096), but got {part!r}"
+            )
         if name in key:
             raise BayestuneError(f"key {text!r} names the field {name!r} twice")
         key[name] = _key_value(value)
@@ -135,8 +136,9 @@ def key_from_meta(meta: Mapping[str, Any], fields: Sequence[str], source: str) -
     key = {}
     for field in fields:
         if field not in meta:
-            raise BayestuneError(f"journal {source!r} has no metadata {field!r} to key it by; "
-                                 f"its metadata keys are {sorted(meta)}")
+            raise BayestuneError(
+                f"journal {source!r} has no metadata {field!r} to key it by; its metadata keys are {sorted(meta)}"
+            )
         value = meta[field]
         if not isinstance(value, (str, int, float)) or isinstance(value, bool):
             raise BayestuneError(f"journal {source!r}: metadata {field!r} = {value!r} is not a number or text")
@@ -157,14 +159,20 @@ def build_table(runs: Sequence[tuple[Mapping[str, Any], Run, str]], top: int | N
     seen_keys: dict[tuple, str] = {}
     for key, run, source in runs:
         if tuple(key) != fields:
-            raise BayestuneError(f"journal {source!r} is keyed by {list(key)}, but {first_source!r} by "
-                                 f"{list(fields)}; give every journal the same key fields")
+            raise BayestuneError(
+                f"journal {source!r} is keyed by {list(key)}, but {first_source!r} by "
+                f"{list(fields)}; give every journal the same key fields"
+            )
         if tuple(run.space.names) != parameters:
-            raise BayestuneError(f"journal {source!r} has parameters {run.space.names}, but {first_source!r} "
-                                 f"has {list(parameters)}; a table needs one search space")
+            raise BayestuneError(
+                f"journal {source!r} has parameters {run.space.names}, but {first_source!r} "
+                f"has {list(parameters)}; a table needs one search space"
+            )
         if [(o.name, o.minimize) for o in run.objectives] != [(o.name, o.minimize) for o in objectives]:
-            raise BayestuneError(f"journal {source!r} optimises {_describe(run.objectives)}, but {first_source!r} "
-                                 f"{_describe(objectives)}")
+            raise BayestuneError(
+                f"journal {source!r} optimises {_describe(run.objectives)}, but {first_source!r} "
+                f"{_describe(objectives)}"
+            )
         marker = tuple(format_value(v) for v in key.values())
         if marker in seen_keys:
             raise BayestuneError(f"journals {seen_keys[marker]!r} and {source!r} have the same key {dict(key)}")
@@ -179,8 +187,9 @@ def build_table(runs: Sequence[tuple[Mapping[str, Any], Run, str]], top: int | N
     for field in fields:
         kinds = {_is_number(k[field]) for k in table.keys}
         if len(kinds) > 1:
-            raise BayestuneError(f"key field {field!r} mixes numbers and text "
-                                 f"({[k[field] for k in table.keys]}); use one kind per field")
+            raise BayestuneError(
+                f"key field {field!r} mixes numbers and text ({[k[field] for k in table.keys]}); use one kind per field"
+            )
     return table
 
 

@@ -47,17 +47,30 @@ def make_evaluator(scenario: Scenario) -> Evaluator:
     if spec is None:
         raise EvaluationError(
             f"scenario {scenario.name!r} ({scenario.source}) has no 'blackbox' section: add one, "
-            "or drive the optimizer from Python with ask()/tell()")
-    evaluator = build_evaluator(spec, base_dir=scenario.base_dir, objectives=scenario.objective_names,
-                                parameter_names=scenario.space.names, feasible_output=scenario.feasible_output,
-                                scenario_name=scenario.name)
-    return measured(evaluator, scenario.measurement, minimize=scenario.objectives[0].minimize,
-                    base_dir=scenario.base_dir)
+            "or drive the optimizer from Python with ask()/tell()"
+        )
+    evaluator = build_evaluator(
+        spec,
+        base_dir=scenario.base_dir,
+        objectives=scenario.objective_names,
+        parameter_names=scenario.space.names,
+        feasible_output=scenario.feasible_output,
+        scenario_name=scenario.name,
+    )
+    return measured(
+        evaluator, scenario.measurement, minimize=scenario.objectives[0].minimize, base_dir=scenario.base_dir
+    )
 
 
-def build_evaluator(spec: BlackBoxSpec, *, base_dir: Path, objectives: Sequence[str],
-                    parameter_names: Sequence[str], feasible_output: str | None = None,
-                    scenario_name: str = "<python>") -> Evaluator:
+def build_evaluator(
+    spec: BlackBoxSpec,
+    *,
+    base_dir: Path,
+    objectives: Sequence[str],
+    parameter_names: Sequence[str],
+    feasible_output: str | None = None,
+    scenario_name: str = "<python>",
+) -> Evaluator:
     """The evaluator a ``blackbox`` spec describes (what :func:`make_evaluator` and worker
     processes, via :class:`~bayestune.execution.ScenarioFactory`, both call), without the measurement wrappers."""
     base = Path(base_dir)
@@ -65,16 +78,25 @@ def build_evaluator(spec: BlackBoxSpec, *, base_dir: Path, objectives: Sequence[
     if spec.kind == "python":
         _check_options(spec.kind, spec.options, PYTHON_OPTIONS)
         if spec.timeout is not None:
-            logger.warning("blackbox.timeout=%s is ignored for a python black box (no in-process timeout); "
-                           "use a command black box to enforce it", spec.timeout)
+            logger.warning(
+                "blackbox.timeout=%s is ignored for a python black box (no in-process timeout); "
+                "use a command black box to enforce it",
+                spec.timeout,
+            )
         return CallableEvaluator(load_callable(spec.target, base), objectives, feasible_key=feasible_output)
     if spec.kind == "command":
         _check_options(spec.kind, spec.options, COMMAND_OPTIONS)
         workdir = base / spec.workdir if spec.workdir else base
         return CommandEvaluator(
-            spec.target, objectives, parameter_names=list(parameter_names), timeout=spec.timeout,
-            workdir=workdir, env=spec.options.get("env"), memory_limit_mb=spec.options.get("memory_limit_mb"),
-            feasible_key=feasible_output, output_regex=spec.options.get("output_regex"),
+            spec.target,
+            objectives,
+            parameter_names=list(parameter_names),
+            timeout=spec.timeout,
+            workdir=workdir,
+            env=spec.options.get("env"),
+            memory_limit_mb=spec.options.get("memory_limit_mb"),
+            feasible_key=feasible_output,
+            output_regex=spec.options.get("output_regex"),
             output_json=spec.options.get("output_json"),
             max_output_mb=spec.options.get("max_output_mb", DEFAULT_MAX_OUTPUT_MB),
         )
@@ -82,8 +104,13 @@ def build_evaluator(spec: BlackBoxSpec, *, base_dir: Path, objectives: Sequence[
         _check_options(spec.kind, spec.options, EXTERNAL_OPTIONS)
         workdir = base / spec.workdir if spec.workdir else base
         return ExternalEvaluator(
-            spec.target, objectives, parameter_names=list(parameter_names), timeout=spec.timeout,
-            feasible_column=feasible_output, metrics=spec.options.get("metrics", ()), workdir=workdir,
+            spec.target,
+            objectives,
+            parameter_names=list(parameter_names),
+            timeout=spec.timeout,
+            feasible_column=feasible_output,
+            metrics=spec.options.get("metrics", ()),
+            workdir=workdir,
             env=spec.options.get("env"),
         )
     if spec.kind == "replay":
@@ -91,20 +118,26 @@ def build_evaluator(spec: BlackBoxSpec, *, base_dir: Path, objectives: Sequence[
         return _replay_evaluator(spec, base, objectives, parameter_names, scenario_name)
     if spec.kind == "table":
         _check_options(spec.kind, spec.options, TABLE_OPTIONS)
-        return CsvTableEvaluator(base / spec.target, objectives, parameter_names=parameter_names,
-                                 feasible_column=feasible_output)
-    raise EvaluationError(f"black box kind {spec.kind!r} (scenario {scenario_name!r}) is unknown; "
-                          "allowed: 'python', 'command', 'external', 'replay', 'table'")
+        return CsvTableEvaluator(
+            base / spec.target, objectives, parameter_names=parameter_names, feasible_column=feasible_output
+        )
+    raise EvaluationError(
+        f"black box kind {spec.kind!r} (scenario {scenario_name!r}) is unknown; "
+        "allowed: 'python', 'command', 'external', 'replay', 'table'"
+    )
 
 
-def _replay_evaluator(spec: BlackBoxSpec, base: Path, objectives: Sequence[str], parameter_names: Sequence[str],
-                      scenario_name: str) -> Evaluator:
+def _replay_evaluator(
+    spec: BlackBoxSpec, base: Path, objectives: Sequence[str], parameter_names: Sequence[str], scenario_name: str
+) -> Evaluator:
     """Recorded measurements looked up by the configuration's values of the cache's varying parameters."""
     problem = load_kernel_tuner_cache(base / spec.target)
     missing = [n for n in problem.space.names if n not in parameter_names]
     if missing:
-        raise EvaluationError(f"replay black box {spec.target!r} (scenario {scenario_name!r}) varies parameter(s) "
-                              f"{missing} that the scenario lacks; its parameters: {list(parameter_names)}")
+        raise EvaluationError(
+            f"replay black box {spec.target!r} (scenario {scenario_name!r}) varies parameter(s) "
+            f"{missing} that the scenario lacks; its parameters: {list(parameter_names)}"
+        )
     if spec.timeout is not None:
         logger.warning("blackbox.timeout=%s is ignored for a replay black box (nothing runs)", spec.timeout)
     unknown = [o for o in objectives if o != problem.objective]
@@ -116,12 +149,14 @@ def _replay_evaluator(spec: BlackBoxSpec, base: Path, objectives: Sequence[str],
 def _check_options(kind: str, options: dict, allowed: tuple[str, ...]) -> None:
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise EvaluationError(f"blackbox.options {unknown} are not understood by a {kind!r} black box; "
-                              f"allowed: {list(allowed)}")
+        raise EvaluationError(
+            f"blackbox.options {unknown} are not understood by a {kind!r} black box; allowed: {list(allowed)}"
+        )
 
 
-def measured(evaluator: Evaluator, spec: MeasurementSpec | None, *, minimize: bool = True,
-             base_dir: str | Path | None = None) -> Evaluator:
+def measured(
+    evaluator: Evaluator, spec: MeasurementSpec | None, *, minimize: bool = True, base_dir: str | Path | None = None
+) -> Evaluator:
     """``evaluator`` wrapped as ``spec`` asks (returned unchanged when it asks for nothing).
 
     No section is the default section: racing for a live single-objective black box. Replays
@@ -161,8 +196,7 @@ def unwrapped(evaluator: Evaluator) -> Evaluator:
     return evaluator
 
 
-def seed_incumbent(evaluator: Evaluator, best_value: float | None,
-                   history: Iterable[Sequence[float]] = ()) -> None:
+def seed_incumbent(evaluator: Evaluator, best_value: float | None, history: Iterable[Sequence[float]] = ()) -> None:
     """Let a resumed run's early abort compare with the journal's best, not only this session's;
     racing learns the noise and the incumbent from the journal's runs (``history``: each
     configuration's repeats of the first objective)."""

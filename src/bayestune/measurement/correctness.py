@@ -25,8 +25,9 @@ from bayestune.measurement_spec import CorrectnessCheck
 from bayestune.trial import FailureKind, Result, TrialStatus
 
 
-def wrong_answer(check: CorrectnessCheck, function: Callable[..., Any] | None, config: Mapping[str, Any],
-                 values: Mapping[str, float]) -> str | None:
+def wrong_answer(
+    check: CorrectnessCheck, function: Callable[..., Any] | None, config: Mapping[str, Any], values: Mapping[str, float]
+) -> str | None:
     """Why ``values`` are wrong for ``config`` by ``check`` (its loaded ``function``), or None when right."""
     for name, want in check.expected.items():
         if name not in values:

@@ -61,8 +61,9 @@ class MeasuredEvaluator(Evaluator):
     evaluator has produced (seed it when resuming).
     """
 
-    def __init__(self, inner: Evaluator, policy: MeasurementPolicy, *, minimize: bool = True,
-                 incumbent: float | None = None) -> None:
+    def __init__(
+        self, inner: Evaluator, policy: MeasurementPolicy, *, minimize: bool = True, incumbent: float | None = None
+    ) -> None:
         super().__init__(inner.objectives)
         if not isinstance(policy, MeasurementPolicy):
             raise EvaluationError(f"policy must be a MeasurementPolicy, but got {policy!r}")
@@ -85,9 +86,14 @@ class MeasuredEvaluator(Evaluator):
             if result.status is TrialStatus.FAILED and result.kind not in DECISIVE_FAILURES:
                 failures.append(result)
                 if len(failures) > self.policy.max_failure_share * self.policy.most_runs:
-                    return with_timings(replace(result, error=f"{len(failures)} of {len(runs) + len(failures)} "
-                                                                f"measured runs failed, the last: {result.error}"),
-                                         timings)
+                    return with_timings(
+                        replace(
+                            result,
+                            error=f"{len(failures)} of {len(runs) + len(failures)} "
+                            f"measured runs failed, the last: {result.error}",
+                        ),
+                        timings,
+                    )
             elif result.status is not TrialStatus.OK:
                 return with_timings(result, timings)
             else:

@@ -68,22 +68,31 @@ class RacingEvaluator(MeasuredEvaluator):
     far) and the noise can be seeded from earlier trials with :meth:`learn`.
     """
 
-    def __init__(self, inner: Evaluator, policy: MeasurementPolicy | None = None, *, minimize: bool = True,
-                 incumbent: float | None = None) -> None:
-        policy = replace(policy or MeasurementPolicy(), repeats=RACE_RUNS, max_repeats=None, precision=None,
-                         early_abort=False)
+    def __init__(
+        self,
+        inner: Evaluator,
+        policy: MeasurementPolicy | None = None,
+        *,
+        minimize: bool = True,
+        incumbent: float | None = None,
+    ) -> None:
+        policy = replace(
+            policy or MeasurementPolicy(), repeats=RACE_RUNS, max_repeats=None, precision=None, early_abort=False
+        )
         super().__init__(inner, policy, minimize=minimize, incumbent=incumbent)
-        self._samples: list[list[float]] = []   # finite runs of every repeated configuration (own scale)
+        self._samples: list[list[float]] = []  # finite runs of every repeated configuration (own scale)
         self._best_samples: list[float] | None = None  # the incumbent's runs
         self._quiet = False
-        self.runs = 0            # measured runs of this session (warm-up excluded)
+        self.runs = 0  # measured runs of this session (warm-up excluded)
         self.configurations = 0  # configurations measured in this session
 
     def note(self) -> str:
         """What the user is told when a run starts: where its extra black-box calls come from."""
-        return (f"measuring by racing: the first configuration {PROBE_RUNS} times to learn the noise, then up to "
-                f"{RACE_RUNS} runs only for configurations that may be the best "
-                "(`measurement: {race: false}` turns it off)")
+        return (
+            f"measuring by racing: the first configuration {PROBE_RUNS} times to learn the noise, then up to "
+            f"{RACE_RUNS} runs only for configurations that may be the best "
+            "(`measurement: {race: false}` turns it off)"
+        )
 
     def summary(self) -> str:
         """What racing cost, for the end of a run."""
@@ -105,8 +114,9 @@ class RacingEvaluator(MeasuredEvaluator):
 
     @property
     def _log_scale(self) -> bool:
-        return all(v > 0 for runs in self._samples for v in runs) and \
-            (self._best_samples is None or all(v > 0 for v in self._best_samples))
+        return all(v > 0 for runs in self._samples for v in runs) and (
+            self._best_samples is None or all(v > 0 for v in self._best_samples)
+        )
 
     def _scaled(self, values: Sequence[float], log: bool) -> np.ndarray:
         """Values on the racing scale, lower is better."""
@@ -133,8 +143,11 @@ class RacingEvaluator(MeasuredEvaluator):
         value = self._statistic(runs)
         if not math.isfinite(value):
             return False
-        if self.incumbent is None or self._best_samples is None or \
-                (value < self.incumbent if self.minimize else value > self.incumbent):
+        if (
+            self.incumbent is None
+            or self._best_samples is None
+            or (value < self.incumbent if self.minimize else value > self.incumbent)
+        ):
             self.incumbent, self._best_samples = value, list(runs)
             return True
         return False
@@ -186,8 +199,13 @@ class RacingEvaluator(MeasuredEvaluator):
             if result.status is TrialStatus.FAILED and result.kind not in DECISIVE_FAILURES and not first:
                 failed += 1
                 if failed > self.policy.max_failure_share * RACE_RUNS:
-                    return with_timings(replace(result, error=f"{failed} of {len(runs) + failed} measured runs "
-                                                                f"failed, the last: {result.error}"), timings)
+                    return with_timings(
+                        replace(
+                            result,
+                            error=f"{failed} of {len(runs) + failed} measured runs failed, the last: {result.error}",
+                        ),
+                        timings,
+                    )
             elif result.status is not TrialStatus.OK:
                 return with_timings(result, timings)
             else:
@@ -203,8 +221,11 @@ class RacingEvaluator(MeasuredEvaluator):
             if len(self._samples) == 1:
                 self._quiet = self._is_quiet()
                 if self._quiet:
-                    logger.info("racing: the probe's %d runs agree within %.1f %%: one run per configuration "
-                                "from now on", len(samples), 100 * QUIET_SPREAD)
+                    logger.info(
+                        "racing: the probe's %d runs agree within %.1f %%: one run per configuration from now on",
+                        len(samples),
+                        100 * QUIET_SPREAD,
+                    )
         self._consider_best(samples)
         return self._summary(runs, timings, failed=failed)
 

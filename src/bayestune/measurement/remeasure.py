@@ -69,8 +69,9 @@ class Remeasured:
 
 def _unreliable(estimate: Estimate, max_failure_share: float) -> bool:
     """Whether a candidate cannot win: no value, or more than the stated share of its rounds failed."""
-    return (not math.isfinite(estimate.value)
-            or estimate.failures > max_failure_share * (estimate.failures + len(estimate.samples)))
+    return not math.isfinite(estimate.value) or estimate.failures > max_failure_share * (
+        estimate.failures + len(estimate.samples)
+    )
 
 
 def interleaved_order(trial_ids: Sequence[int], round_number: int) -> list[int]:
@@ -81,9 +82,19 @@ def interleaved_order(trial_ids: Sequence[int], round_number: int) -> list[int]:
     return list(trial_ids[shift:]) + list(trial_ids[:shift])
 
 
-def remeasure_top(journal: Any, evaluator: Evaluator, objective: Objective, *, k: int = 3, rounds: int = 5,
-                  statistic: str = "median", confidence: float = 0.95, space: Any = None,
-                  baseline: Trial | None = None, max_failure_share: float = 0.25) -> Remeasured:
+def remeasure_top(
+    journal: Any,
+    evaluator: Evaluator,
+    objective: Objective,
+    *,
+    k: int = 3,
+    rounds: int = 5,
+    statistic: str = "median",
+    confidence: float = 0.95,
+    space: Any = None,
+    baseline: Trial | None = None,
+    max_failure_share: float = 0.25,
+) -> Remeasured:
     """Re-measure the ``k`` best feasible trials of ``journal`` in ``rounds`` interleaved rounds,
     with the ``baseline`` trial (see :func:`evaluated_trial`) among them when given.
 
@@ -117,9 +128,15 @@ def remeasure_top(journal: Any, evaluator: Evaluator, objective: Objective, *, k
             journal.record_remeasurement(trial_id, round_number, result)
         logger.info("re-measurement round %d of %d done", round_number - first + 1, rounds)
     mine = [r for r in journal.remeasurements() if r.round >= first]
-    return summarise_rounds(mine, top, objective, statistic=statistic, confidence=confidence,
-                            baseline_id=None if baseline is None else baseline.trial_id,
-                            max_failure_share=max_failure_share)
+    return summarise_rounds(
+        mine,
+        top,
+        objective,
+        statistic=statistic,
+        confidence=confidence,
+        baseline_id=None if baseline is None else baseline.trial_id,
+        max_failure_share=max_failure_share,
+    )
 
 
 def confirmation_rounds(remeasurements: Sequence[Remeasurement]) -> tuple[int, int]:
@@ -154,9 +171,16 @@ def evaluated_trial(journal: Any, config: Mapping[str, Any], space: Any) -> Tria
     return None
 
 
-def summarise_rounds(remeasurements: Sequence[Remeasurement], trials: Sequence[Trial], objective: Objective, *,
-                     statistic: str = "median", confidence: float = 0.95,
-                     baseline_id: int | None = None, max_failure_share: float = 0.25) -> Remeasured:
+def summarise_rounds(
+    remeasurements: Sequence[Remeasurement],
+    trials: Sequence[Trial],
+    objective: Objective,
+    *,
+    statistic: str = "median",
+    confidence: float = 0.95,
+    baseline_id: int | None = None,
+    max_failure_share: float = 0.25,
+) -> Remeasured:
     """The estimates of the re-measured ``trials`` (those without re-measurements are left out);
     with ``baseline_id``, the winner's speedup over that trial from their paired rounds. A
     candidate more than ``max_failure_share`` of whose rounds failed cannot win: it is not
@@ -169,21 +193,42 @@ def summarise_rounds(remeasurements: Sequence[Remeasurement], trials: Sequence[T
         mine = [r for r in remeasurements if r.trial_id == trial_id]
         samples = tuple(r.values[objective.name] for r in mine if r.error is None and objective.name in r.values)
         low, high = confidence_interval(samples, statistic, confidence) if samples else (math.nan, math.nan)
-        estimates.append(Estimate(trial_id, summarise(samples, statistic), low, high, samples,
-                                  sum(1 for r in mine if r.error is not None),
-                                  by_trial[trial_id].values.get(objective.name, math.nan)))
+        estimates.append(
+            Estimate(
+                trial_id,
+                summarise(samples, statistic),
+                low,
+                high,
+                samples,
+                sum(1 for r in mine if r.error is not None),
+                by_trial[trial_id].values.get(objective.name, math.nan),
+            )
+        )
     sign = 1.0 if objective.minimize else -1.0
-    estimates.sort(key=lambda e: (_unreliable(e, max_failure_share), sign * e.value if math.isfinite(e.value) else 0.0, e.trial_id))
+    estimates.sort(
+        key=lambda e: (_unreliable(e, max_failure_share), sign * e.value if math.isfinite(e.value) else 0.0, e.trial_id)
+    )
     rounds = max((r.round for r in remeasurements), default=0)
-    outcome = Remeasured(objective.name, statistic, confidence, tuple(estimates), rounds, baseline_id,
-                         max_failure_share=max_failure_share)
+    outcome = Remeasured(
+        objective.name,
+        statistic,
+        confidence,
+        tuple(estimates),
+        rounds,
+        baseline_id,
+        max_failure_share=max_failure_share,
+    )
     winner, base = outcome.winner, outcome.baseline
     if winner is None or base is None:
         return outcome
-    per_round = {(r.trial_id, r.round): r.values.get(objective.name, math.nan) for r in remeasurements
-                 if r.error is None}
-    paired = [(per_round[base.trial_id, n], per_round[winner.trial_id, n]) for n in range(1, rounds + 1)
-              if (base.trial_id, n) in per_round and (winner.trial_id, n) in per_round]
+    per_round = {
+        (r.trial_id, r.round): r.values.get(objective.name, math.nan) for r in remeasurements if r.error is None
+    }
+    paired = [
+        (per_round[base.trial_id, n], per_round[winner.trial_id, n])
+        for n in range(1, rounds + 1)
+        if (base.trial_id, n) in per_round and (winner.trial_id, n) in per_round
+    ]
     b, w = [p[0] for p in paired], [p[1] for p in paired]
     ratio = speedup(b, w, confidence) if objective.minimize else speedup(w, b, confidence)
     return replace(outcome, speedup=ratio)

@@ -10,5 +10,4 @@ from bayestune.measurement_spec import (
     MeasurementSpec,
 )
 
-__all__ = ["CHECK_KEYS", "MEASUREMENT_KEYS", "STATISTICS", "CorrectnessCheck",
-           "MeasurementPolicy", "MeasurementSpec"]
+__all__ = ["CHECK_KEYS", "MEASUREMENT_KEYS", "STATISTICS", "CorrectnessCheck", "MeasurementPolicy", "MeasurementSpec"]

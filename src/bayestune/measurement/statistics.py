@@ -48,8 +48,9 @@ def summarise(samples: Sequence[float], statistic: str = "median") -> float:
     return float(np.mean(values))
 
 
-def confidence_interval(samples: Sequence[float], statistic: str = "median",
-                        confidence: float = 0.95) -> tuple[float, float]:
+def confidence_interval(
+    samples: Sequence[float], statistic: str = "median", confidence: float = 0.95
+) -> tuple[float, float]:
     """``(low, high)`` around the ``statistic`` of ``samples``; ``(-inf, inf)`` while too few to say."""
     check_statistic(statistic)
     if not 0 < confidence < 1:
@@ -86,14 +87,14 @@ def _median_interval(ordered: np.ndarray, confidence: float) -> tuple[float, flo
     return float(low), float(high)
 
 
-def speedup(baseline: Sequence[float], candidate: Sequence[float],
-            confidence: float = 0.95) -> tuple[float, float, float]:
+def speedup(
+    baseline: Sequence[float], candidate: Sequence[float], confidence: float = 0.95
+) -> tuple[float, float, float]:
     """``(estimate, low, high)`` of how many times faster (smaller) ``candidate`` is than
     ``baseline``, from paired samples (the same rounds, in order): the geometric mean of
     ``baseline_i / candidate_i`` with Student's t interval on the log ratios (see the module
     docstring). NaN without a pair of positive values; the interval is unknown below two pairs."""
-    pairs = [(b, c) for b, c in zip(baseline, candidate) if b > 0 and c > 0
-             and math.isfinite(b) and math.isfinite(c)]
+    pairs = [(b, c) for b, c in zip(baseline, candidate) if b > 0 and c > 0 and math.isfinite(b) and math.isfinite(c)]
     if not pairs:
         return math.nan, math.nan, math.nan
     logs = np.log([b for b, _ in pairs]) - np.log([c for _, c in pairs])
@@ -111,7 +112,7 @@ def runs_for_interval(statistic: str = "median", confidence: float = 0.95) -> in
     if statistic != "median":
         return 2
     n = 2
-    while 1.0 - 2.0 * 0.5 ** n < confidence:  # the widest pair, (min, max), covers with 1 - 2 / 2^n
+    while 1.0 - 2.0 * 0.5**n < confidence:  # the widest pair, (min, max), covers with 1 - 2 / 2^n
         n += 1
     return n
 

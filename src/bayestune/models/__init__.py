@@ -15,6 +15,14 @@ from bayestune.models.kernels import (
 )
 
 __all__ = [
-    "BLOCK_METRICS", "FeatureBlock", "GaussianProcess", "MixedMatern52", "Surrogate", "block_sq_distances",
-    "blocks_for_parameters", "matern52", "scaled_sq_distances", "sq_distance_stack",
+    "BLOCK_METRICS",
+    "FeatureBlock",
+    "GaussianProcess",
+    "MixedMatern52",
+    "Surrogate",
+    "block_sq_distances",
+    "blocks_for_parameters",
+    "matern52",
+    "scaled_sq_distances",
+    "sq_distance_stack",
 ]

@@ -67,11 +67,11 @@ class SamplingPosterior(Protocol):
 class ModelFit:
     """One fit of a model part, as a BO step reads it (:mod:`bayestune.bostep.step`)."""
 
-    posterior: Any                       # what the score reads: a Surrogate, or a SamplingPosterior
-    X: np.ndarray                        # the feasible training rows
-    y: np.ndarray                        # their targets (minimised)
-    fitted: Any = None                   # the plain fitted model (Thompson draws, the batch believer)
-    F: np.ndarray | None = None          # what ``fitted`` learned from: X encoded, then believed rows of a batch
-    y_fitted: np.ndarray | None = None   # ... and their values
-    noise: np.ndarray | None = None      # measured noise per row of F (heteroscedastic GP)
+    posterior: Any  # what the score reads: a Surrogate, or a SamplingPosterior
+    X: np.ndarray  # the feasible training rows
+    y: np.ndarray  # their targets (minimised)
+    fitted: Any = None  # the plain fitted model (Thompson draws, the batch believer)
+    F: np.ndarray | None = None  # what ``fitted`` learned from: X encoded, then believed rows of a batch
+    y_fitted: np.ndarray | None = None  # ... and their values
+    noise: np.ndarray | None = None  # measured noise per row of F (heteroscedastic GP)
     project: Callable[[np.ndarray], np.ndarray] | None = None  # rows as they would be proposed (bograph)

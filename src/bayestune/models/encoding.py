@@ -50,9 +50,15 @@ def distinct_ordinal_scales(space: Space, scales) -> list[str | None]:
     for scale in scales:
         if scale is not None and scale not in ORDINAL_SCALES:
             raise BayestuneError(f"ordinal scale must be one of {ORDINAL_SCALES} or None, but got {scale!r}")
-        key = tuple(np.round(p.unit(np.arange(p.cardinality, dtype=float)).ravel() if scale is None
-                             else _ordinal_units(np.asarray(p.values, dtype=float), scale), 12).tobytes()
-                    for p in ordinals)
+        key = tuple(
+            np.round(
+                p.unit(np.arange(p.cardinality, dtype=float)).ravel()
+                if scale is None
+                else _ordinal_units(np.asarray(p.values, dtype=float), scale),
+                12,
+            ).tobytes()
+            for p in ordinals
+        )
         if key not in keys:
             keys.append(key)
             kept.append(scale)
@@ -62,14 +68,18 @@ def distinct_ordinal_scales(space: Space, scales) -> list[str | None]:
 class FeatureEncoder:
     """Maps raw rows of ``space`` to the model-feature matrix described by ``blocks``."""
 
-    def __init__(self, space: Space, *, permutation_metric: str | None = None,
-                 ordinal_scale: str | None = None) -> None:
+    def __init__(
+        self, space: Space, *, permutation_metric: str | None = None, ordinal_scale: str | None = None
+    ) -> None:
         if ordinal_scale is not None and ordinal_scale not in ORDINAL_SCALES:
             raise BayestuneError(f"ordinal_scale must be one of {ORDINAL_SCALES} or None, but got {ordinal_scale!r}")
         self.space = space
         self.ordinal_scale = ordinal_scale
-        self._ordinal_units = {p.name: _ordinal_units(np.asarray(p.values, dtype=float), ordinal_scale)
-                               for p in space.parameters if ordinal_scale is not None and isinstance(p, Ordinal)}
+        self._ordinal_units = {
+            p.name: _ordinal_units(np.asarray(p.values, dtype=float), ordinal_scale)
+            for p in space.parameters
+            if ordinal_scale is not None and isinstance(p, Ordinal)
+        }
         self.blocks: list[FeatureBlock] = []
         #: per block, the raw-matrix column of its parameter's first value it reads (for models
         #: that need raw values block by block, such as BoGraph's node models)
@@ -109,6 +119,6 @@ class FeatureEncoder:
                 start += 1
                 continue
             unit = p.unit(X[:, s])
-            F[:, start:start + unit.shape[1]] = unit
+            F[:, start : start + unit.shape[1]] = unit
             start += unit.shape[1]
         return F

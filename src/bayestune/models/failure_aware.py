@@ -38,8 +38,9 @@ class FailureAwarePosterior:
         self.blas_threads = blas_threads
 
     @classmethod
-    def build(cls, mean_model: GaussianProcess, locations: np.ndarray, *, blas_threads: int | None = 1
-              ) -> FailureAwarePosterior:
+    def build(
+        cls, mean_model: GaussianProcess, locations: np.ndarray, *, blas_threads: int | None = 1
+    ) -> FailureAwarePosterior:
         """Condition a copy of the fitted ``mean_model``'s kernel on the encoded ``locations``."""
         return cls(mean_model, locations, blas_threads=blas_threads)._condition()
 
@@ -49,8 +50,12 @@ class FailureAwarePosterior:
 
     def _condition(self) -> FailureAwarePosterior:
         m = self.mean_model
-        variance = GaussianProcess(m.blocks, fixed_hyperparameters=m.fitted_hyperparameters(), log_transform_y=False,
-                                   blas_threads=self.blas_threads)
+        variance = GaussianProcess(
+            m.blocks,
+            fixed_hyperparameters=m.fitted_hyperparameters(),
+            log_transform_y=False,
+            blas_threads=self.blas_threads,
+        )
         self.variance_model_ = variance.fit(self.locations, np.zeros(len(self.locations)))
         self.best_y_latent_ = m.best_y_latent_
         self._mean_columns = _row_positions(m.X_train_, self.variance_model_.X_train_)

@@ -17,21 +17,28 @@ from bayestune.settings import Rule, Settings
 class RandomForestSettings(Settings):
     """The forest of ``model: rf`` (the ``rf`` option group); BaCO's public defaults."""
 
-    trees: int = 100              # number of trees
-    max_features: float = 0.5     # share of the features each split considers
-    bootstrap: bool = True        # bagging
-    min_samples_split: int = 2    # smallest node that is split
+    trees: int = 100  # number of trees
+    max_features: float = 0.5  # share of the features each split considers
+    bootstrap: bool = True  # bagging
+    min_samples_split: int = 2  # smallest node that is split
 
     def rules(self) -> list[Rule]:
-        return [("trees", isinstance(self.trees, int) and 1 <= self.trees <= 1000, "`1 <= trees <= 1000`"),
-                ("max_features", 0 < self.max_features <= 1, "`0 < max_features <= 1`"),
-                self.at_least("min_samples_split", 2)]
+        return [
+            ("trees", isinstance(self.trees, int) and 1 <= self.trees <= 1000, "`1 <= trees <= 1000`"),
+            ("max_features", 0 < self.max_features <= 1, "`0 < max_features <= 1`"),
+            self.at_least("min_samples_split", 2),
+        ]
 
     def surrogate(self, log_transform: bool | str, seed: int, trees: int | None = None) -> RandomForestSurrogate:
         """An unfitted forest with these settings (``trees`` overrides the count)."""
-        return RandomForestSurrogate(log_transform_y=log_transform, seed=seed, n_estimators=trees or self.trees,
-                                     max_features=self.max_features, bootstrap=self.bootstrap,
-                                     min_samples_split=self.min_samples_split)
+        return RandomForestSurrogate(
+            log_transform_y=log_transform,
+            seed=seed,
+            n_estimators=trees or self.trees,
+            max_features=self.max_features,
+            bootstrap=self.bootstrap,
+            min_samples_split=self.min_samples_split,
+        )
 
 
 class RandomForestSurrogate:
@@ -42,9 +49,17 @@ class RandomForestSurrogate:
     computed on the same scale.
     """
 
-    def __init__(self, *, n_estimators: int = 100, max_features: float = 0.5, min_samples_leaf: int = 1,
-                 log_transform_y: bool | str = "auto", seed: int | None = None, bootstrap: bool = True,
-                 min_samples_split: int = 2) -> None:
+    def __init__(
+        self,
+        *,
+        n_estimators: int = 100,
+        max_features: float = 0.5,
+        min_samples_leaf: int = 1,
+        log_transform_y: bool | str = "auto",
+        seed: int | None = None,
+        bootstrap: bool = True,
+        min_samples_split: int = 2,
+    ) -> None:
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.min_samples_leaf = min_samples_leaf
@@ -62,9 +77,14 @@ class RandomForestSurrogate:
         self.log_y_ = uses_log(y, self.log_transform_y)
         z = np.log(y) if self.log_y_ else y
         self.forest_ = RandomForestRegressor(
-            n_estimators=self.n_estimators, max_features=self.max_features, min_samples_leaf=self.min_samples_leaf,
-            min_samples_split=self.min_samples_split, bootstrap=self.bootstrap, random_state=self.seed,
-            n_jobs=1).fit(F, z)
+            n_estimators=self.n_estimators,
+            max_features=self.max_features,
+            min_samples_leaf=self.min_samples_leaf,
+            min_samples_split=self.min_samples_split,
+            bootstrap=self.bootstrap,
+            random_state=self.seed,
+            n_jobs=1,
+        ).fit(F, z)
         self.best_y_latent_ = float(np.min(z))
         return self
 
@@ -77,7 +97,9 @@ class RandomForestSurrogate:
         importances = self.forest_.feature_importances_.tolist()
         names = [f"f{i}" for i in range(len(importances))] if names is None else list(names)
         if len(names) != len(importances):
-            raise ValueError(f"feature_importance needs one name per feature ({len(importances)}), but got {len(names)}")
+            raise ValueError(
+                f"feature_importance needs one name per feature ({len(importances)}), but got {len(names)}"
+            )
         return dict(zip(names, importances))
 
 
@@ -97,8 +119,9 @@ class FeasibilityClassifier:
             # With few features, subsampling them leaves many trees splitting on irrelevant
             # ones only, which blurs P(feasible) towards the base rate; use them all then.
             max_features = self.max_features if F.shape[1] >= 6 else 1.0
-            self.forest_ = ClassificationForest(n_trees=self.n_estimators, max_features=max_features,
-                                                seed=self.seed).fit(F, labels)
+            self.forest_ = ClassificationForest(
+                n_trees=self.n_estimators, max_features=max_features, seed=self.seed
+            ).fit(F, labels)
         return self
 
     def predict_proba(self, F: np.ndarray) -> np.ndarray:

@@ -228,19 +228,25 @@ class GaussianProcess:
             out[i] = -(lml + log_prior(theta, len(self.blocks), self.lengthscale_prior)[0])
         return out
 
-    def _polish(self, theta0: np.ndarray, template: np.ndarray, free: np.ndarray,
-                bounds: np.ndarray, data: TrainingData) -> tuple[np.ndarray, float]:
+    def _polish(
+        self, theta0: np.ndarray, template: np.ndarray, free: np.ndarray, bounds: np.ndarray, data: TrainingData
+    ) -> tuple[np.ndarray, float]:
         res = optimize.minimize(
-            neg_log_posterior, theta0[free], args=(template, free, data, len(self.blocks), self.lengthscale_prior),
+            neg_log_posterior,
+            theta0[free],
+            args=(template, free, data, len(self.blocks), self.lengthscale_prior),
             jac=True,
-            method="L-BFGS-B", bounds=bounds[free], options={"maxiter": self.max_iter, "ftol": _LBFGS_FTOL},
+            method="L-BFGS-B",
+            bounds=bounds[free],
+            options={"maxiter": self.max_iter, "ftol": _LBFGS_FTOL},
         )
         theta = template.copy()
         theta[free] = res.x
         return theta, float(res.fun)
 
-    def _optimise(self, template: np.ndarray, free: np.ndarray, warm_start: np.ndarray | None,
-                  data: TrainingData) -> np.ndarray:
+    def _optimise(
+        self, template: np.ndarray, free: np.ndarray, warm_start: np.ndarray | None, data: TrainingData
+    ) -> np.ndarray:
         """Sample, screen, polish the best few; coarse-to-fine when N is large.
 
         Up to ``screen_max_points`` everything runs on all data. Above it, screening and the
@@ -264,7 +270,9 @@ class GaussianProcess:
         light = self.light_refit and warm is not None
         if light and warm is not None:  # a random start must beat the warm start before it earns a polish
             best = best[scores[best] < self._screen(warm[None, :], small)[0]]
-        if light and warm is not None and subset and not len(best):  # the previous optimum, polished on all points, is all it takes
+        if (
+            light and warm is not None and subset and not len(best)
+        ):  # the previous optimum, polished on all points, is all it takes
             return self._polish(warm, template, free, bounds, data)[0]
         starts = [thetas[i] for i in best] + ([warm] if warm is not None else [])
         polished = [self._polish(t0, template, free, bounds, small) for t0 in starts]
@@ -276,8 +284,14 @@ class GaussianProcess:
         finals = [self._polish(t0, template, free, bounds, data) for t0 in distinct(candidates[order], limit)]
         return min(finals, key=lambda tv: tv[1])[0]
 
-    def fit(self, F: np.ndarray, y: np.ndarray, *, warm_start: np.ndarray | None = None,
-            noise_variances: np.ndarray | None = None) -> GaussianProcess:
+    def fit(
+        self,
+        F: np.ndarray,
+        y: np.ndarray,
+        *,
+        warm_start: np.ndarray | None = None,
+        noise_variances: np.ndarray | None = None,
+    ) -> GaussianProcess:
         """Fit hyperparameters and the posterior to features ``F`` (N, D) and outputs ``y`` (N,).
 
         ``warm_start`` is a previous ``hyperparameters_`` vector, polished as one more start
@@ -344,13 +358,18 @@ class GaussianProcess:
         self.best_y_latent_ = float(np.min(y_latent))
         self.n_features_in_ = F.shape[1]
         self.log_marginal_likelihood_value_ = (
-            -0.5 * float(y_latent @ self.alpha_) - float(np.sum(np.log(np.diag(self.L_))))
-            - 0.5 * n * LOG_2PI
+            -0.5 * float(y_latent @ self.alpha_) - float(np.sum(np.log(np.diag(self.L_)))) - 0.5 * n * LOG_2PI
         )
         if self.jitter_ > 0:
             logger.debug("GP kernel matrix needed jitter %.3g (duplicate rows with tiny noise?)", self.jitter_)
-        logger.debug("GP fit on %d points: lengthscales=%s outputscale=%.3g noise=%.3g lml=%.4g",
-                     n, self.lengthscales_, s2, noise, self.log_marginal_likelihood_value_)
+        logger.debug(
+            "GP fit on %d points: lengthscales=%s outputscale=%.3g noise=%.3g lml=%.4g",
+            n,
+            self.lengthscales_,
+            s2,
+            noise,
+            self.log_marginal_likelihood_value_,
+        )
 
     # ================================================================ evaluation API
     def _check_fitted(self) -> None:

@@ -61,8 +61,14 @@ def fixed_theta(names: Sequence[str], fixed: Mapping[str, Any] | None) -> tuple[
     return theta, free
 
 
-def random_thetas(rng: np.random.Generator, lengthscale_prior: tuple[float, float] | None, template: np.ndarray,
-                  free: np.ndarray, bounds: np.ndarray, n: int) -> np.ndarray:
+def random_thetas(
+    rng: np.random.Generator,
+    lengthscale_prior: tuple[float, float] | None,
+    template: np.ndarray,
+    free: np.ndarray,
+    bounds: np.ndarray,
+    n: int,
+) -> np.ndarray:
     """BaCO-style random starts: ℓ half from the prior, half log-uniform on [0.05, 20];
     σ² ~ 10^U(−1, 1); σ_n² ~ 10^U(−5, −2); all clipped to the (log) ``bounds``."""
     P = len(template) - 2
@@ -72,11 +78,13 @@ def random_thetas(rng: np.random.Generator, lengthscale_prior: tuple[float, floa
         a, b = lengthscale_prior
         from_prior = rng.random(n) < 0.5
         log_ls[from_prior] = np.log(np.maximum(rng.gamma(a, 1.0 / b, size=(int(from_prior.sum()), P)), 1e-300))
-    sampled = np.column_stack([
-        log_ls,
-        rng.uniform(-1.0, 1.0, n) * math.log(10.0),
-        rng.uniform(-5.0, -2.0, n) * math.log(10.0),
-    ])
+    sampled = np.column_stack(
+        [
+            log_ls,
+            rng.uniform(-1.0, 1.0, n) * math.log(10.0),
+            rng.uniform(-5.0, -2.0, n) * math.log(10.0),
+        ]
+    )
     sampled = np.clip(sampled, bounds[:, 0], bounds[:, 1])
     thetas[:, free] = sampled[:, free]
     return thetas

@@ -72,9 +72,7 @@ class FeatureBlock:
 
     def __post_init__(self) -> None:
         if self.kind not in BLOCK_METRICS:
-            raise ValueError(
-                f"feature block {self.name!r}: unknown kind {self.kind!r}; allowed: {list(BLOCK_METRICS)}"
-            )
+            raise ValueError(f"feature block {self.name!r}: unknown kind {self.kind!r}; allowed: {list(BLOCK_METRICS)}")
         allowed = BLOCK_METRICS[self.kind]
         if self.metric == "euclidean" and self.kind != "numeric":
             object.__setattr__(self, "metric", allowed[0])  # the dataclass default means "natural metric"
@@ -111,7 +109,7 @@ def validate_blocks(blocks: Sequence[FeatureBlock]) -> tuple[FeatureBlock, ...]:
         raise ValueError(f"feature block names must be unique, but got duplicates {dupes}")
     used = np.zeros(max(b.stop for b in blocks), dtype=int)
     for b in blocks:
-        used[b.start:b.stop] += 1
+        used[b.start : b.stop] += 1
     if np.any(used > 1):
         shared = np.flatnonzero(used > 1).tolist()
         raise ValueError(f"feature blocks must not overlap, but column(s) {shared} are shared")
@@ -148,7 +146,7 @@ def _category_indices(block: FeatureBlock, F: np.ndarray) -> np.ndarray:
 
 
 def _permutation_positions(block: FeatureBlock, F: np.ndarray) -> np.ndarray:
-    cols = F[:, block.start:block.stop]
+    cols = F[:, block.start : block.stop]
     pos = np.rint(cols).astype(np.int64)
     ok = np.all(np.abs(cols - pos) <= 1e-9, axis=1) & np.all(np.sort(pos, axis=1) == np.arange(block.width), axis=1)
     if not np.all(ok):
@@ -189,7 +187,7 @@ def _permutation_scale(block: FeatureBlock) -> float:
 def _integer_embedding(block: FeatureBlock, F: np.ndarray, n_categories: int = 0) -> np.ndarray:
     """Unscaled, integer-valued embedding whose squared distances are proportional to ``d²``."""
     if block.kind == "numeric":
-        return F[:, block.start:block.stop]
+        return F[:, block.start : block.stop]
     if block.kind == "categorical":
         return _one_hot(_category_indices(block, F)[:, None], n_categories)
     pos = _permutation_positions(block, F)
@@ -255,8 +253,13 @@ def _embedding_width(block: FeatureBlock, n_categories: int) -> int:
     return block.width * block.width
 
 
-def scaled_embedding(blocks: Sequence[FeatureBlock], F: np.ndarray, lengthscales: np.ndarray,
-                     n_categories: Sequence[int], category_indices: dict[int, np.ndarray] | None = None) -> np.ndarray:
+def scaled_embedding(
+    blocks: Sequence[FeatureBlock],
+    F: np.ndarray,
+    lengthscales: np.ndarray,
+    n_categories: Sequence[int],
+    category_indices: dict[int, np.ndarray] | None = None,
+) -> np.ndarray:
     """Concatenated embedding scaled so that squared Euclidean distances equal ``r²``.
 
     ``n_categories[j]`` is the one-hot width of categorical block ``j`` (ignored for the
@@ -264,8 +267,9 @@ def scaled_embedding(blocks: Sequence[FeatureBlock], F: np.ndarray, lengthscales
     ``category_indices[j]``: block ``j``'s category indices of ``F`` when already read.
     """
     scales = [math.sqrt(_embedding_scale(block)) / ell for block, ell in zip(blocks, lengthscales)]
-    widths = [_embedding_width(block, ncat) if scale > 0 else 0
-              for block, scale, ncat in zip(blocks, scales, n_categories)]
+    widths = [
+        _embedding_width(block, ncat) if scale > 0 else 0 for block, scale, ncat in zip(blocks, scales, n_categories)
+    ]
     n = F.shape[0]
     if not sum(widths):
         return np.zeros((n, 1))
@@ -274,9 +278,9 @@ def scaled_embedding(blocks: Sequence[FeatureBlock], F: np.ndarray, lengthscales
     for j, (block, scale, width) in enumerate(zip(blocks, scales, widths)):
         if not width:
             continue
-        part = out[:, col:col + width]
+        part = out[:, col : col + width]
         if block.kind == "numeric":
-            np.multiply(F[:, block.start:block.stop], scale, out=part)
+            np.multiply(F[:, block.start : block.stop], scale, out=part)
         elif block.kind == "categorical":  # the one-hot rows times the scale
             idx = category_indices[j] if category_indices and j in category_indices else _category_indices(block, F)
             part.fill(0.0)
@@ -293,8 +297,9 @@ def _category_maxima(blocks: Sequence[FeatureBlock], F: np.ndarray) -> tuple[dic
     return idx, {j: int(i.max(initial=0)) for j, i in idx.items()}
 
 
-def scaled_sq_distances(blocks: Sequence[FeatureBlock], A: np.ndarray, B: np.ndarray,
-                        lengthscales: np.ndarray) -> np.ndarray:
+def scaled_sq_distances(
+    blocks: Sequence[FeatureBlock], A: np.ndarray, B: np.ndarray, lengthscales: np.ndarray
+) -> np.ndarray:
     """``r² = Σ_j d_j²/ℓ_j²`` between rows of ``A`` and ``B`` with a single matrix product."""
     return ScaledDistances(blocks, B, lengthscales)(A)
 
@@ -390,8 +395,9 @@ class MixedMatern52:
     def sq_distances(self, A: np.ndarray, B: np.ndarray | None = None) -> np.ndarray:
         return sq_distance_stack(self.blocks, A, B)
 
-    def __call__(self, A: np.ndarray, B: np.ndarray | None = None, *, lengthscales: np.ndarray,
-                 outputscale: float = 1.0) -> np.ndarray:
+    def __call__(
+        self, A: np.ndarray, B: np.ndarray | None = None, *, lengthscales: np.ndarray, outputscale: float = 1.0
+    ) -> np.ndarray:
         B_ = A if B is None else B
         r2 = scaled_sq_distances(self.blocks, A, B_, lengthscales)
         if B is None:

@@ -46,8 +46,9 @@ class TrainingData:
         """The data of the (sorted) ``rows`` only."""
         r, c = np.tril_indices(len(rows))
         a, b = rows[r], rows[c]  # a >= b because rows are sorted
-        return TrainingData(self.D2[:, a * (a + 1) // 2 + b], self.y[rows],
-                             None if self.noise is None else self.noise[rows])
+        return TrainingData(
+            self.D2[:, a * (a + 1) // 2 + b], self.y[rows], None if self.noise is None else self.noise[rows]
+        )
 
     def kernel_matrix(self, values: np.ndarray, diagonal: float) -> np.ndarray:
         """The symmetric matrix with the packed ``values`` in its lower triangle (the upper one is
@@ -67,8 +68,9 @@ def unpack(theta: np.ndarray, n_blocks: int) -> tuple[np.ndarray, float, float]:
     return np.exp(theta[:P]), float(np.exp(theta[P])), float(np.exp(theta[P + 1]))
 
 
-def log_prior(theta: np.ndarray, n_blocks: int,
-              lengthscale_prior: tuple[float, float] | None) -> tuple[float, np.ndarray]:
+def log_prior(
+    theta: np.ndarray, n_blocks: int, lengthscale_prior: tuple[float, float] | None
+) -> tuple[float, np.ndarray]:
     """Log density of ``log ℓ`` under the Gamma prior on ℓ, and its gradient in θ.
 
     ``log p(log ℓ) = α log β − log Γ(α) + α log ℓ − β ℓ`` (Gamma density times the
@@ -86,8 +88,9 @@ def log_prior(theta: np.ndarray, n_blocks: int,
     return value, grad
 
 
-def log_marginal_likelihood(theta: np.ndarray, data: TrainingData, n_blocks: int,
-                            eval_gradient: bool) -> tuple[float, np.ndarray | None]:
+def log_marginal_likelihood(
+    theta: np.ndarray, data: TrainingData, n_blocks: int, eval_gradient: bool
+) -> tuple[float, np.ndarray | None]:
     """Log marginal likelihood of ``data``'s latent targets under θ.
 
     The gradient is ``½ tr((ααᵀ − K⁻¹) ∂K/∂θ_i)`` with
@@ -124,8 +127,14 @@ def log_marginal_likelihood(theta: np.ndarray, data: TrainingData, n_blocks: int
     return lml, grad
 
 
-def neg_log_posterior(x: np.ndarray, template: np.ndarray, free: np.ndarray, data: TrainingData, n_blocks: int,
-                      lengthscale_prior: tuple[float, float] | None) -> tuple[float, np.ndarray]:
+def neg_log_posterior(
+    x: np.ndarray,
+    template: np.ndarray,
+    free: np.ndarray,
+    data: TrainingData,
+    n_blocks: int,
+    lengthscale_prior: tuple[float, float] | None,
+) -> tuple[float, np.ndarray]:
     """The minimised objective over the free entries of θ, with its gradient."""
     theta = template.copy()
     theta[free] = x

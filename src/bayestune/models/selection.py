@@ -67,8 +67,13 @@ def gp_cv_log_likelihood(gp, blocks: list[np.ndarray]) -> float:
     return float(np.mean(out))
 
 
-def forest_cv_log_likelihood(make_forest: Callable[[bool], RandomForestSurrogate], F: np.ndarray, y: np.ndarray, log: bool,
-                             blocks: list[np.ndarray]) -> float:
+def forest_cv_log_likelihood(
+    make_forest: Callable[[bool], RandomForestSurrogate],
+    F: np.ndarray,
+    y: np.ndarray,
+    log: bool,
+    blocks: list[np.ndarray],
+) -> float:
     """Mean held-out log density of the targets under forests refitted without each block,
     in standardised (logged if ``log``) units. ``make_forest(log)`` returns an unfitted
     ``RandomForestSurrogate`` logging its targets iff ``log``."""
@@ -85,10 +90,18 @@ def forest_cv_log_likelihood(make_forest: Callable[[bool], RandomForestSurrogate
     return float(np.mean(out))
 
 
-def choose_surrogate(gp, make_forest: Callable[[bool], RandomForestSurrogate], F: np.ndarray, y: np.ndarray,
-                     rng: np.random.Generator, k: int = N_FOLDS) -> tuple[str, dict[str, float]]:
+def choose_surrogate(
+    gp,
+    make_forest: Callable[[bool], RandomForestSurrogate],
+    F: np.ndarray,
+    y: np.ndarray,
+    rng: np.random.Generator,
+    k: int = N_FOLDS,
+) -> tuple[str, dict[str, float]]:
     """``("gp" | "rf", {kind: mean held-out log density})`` on the same ``k`` folds; ties go to the GP."""
     blocks = folds(len(y), k, rng)
-    scores = {"gp": gp_cv_log_likelihood(gp, blocks),
-              "rf": forest_cv_log_likelihood(make_forest, F, y, bool(gp.log_y_), blocks)}
+    scores = {
+        "gp": gp_cv_log_likelihood(gp, blocks),
+        "rf": forest_cv_log_likelihood(make_forest, F, y, bool(gp.log_y_), blocks),
+    }
     return ("rf" if scores["rf"] > scores["gp"] else "gp"), scores

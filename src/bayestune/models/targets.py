@@ -37,8 +37,10 @@ def uses_log(y: np.ndarray, setting: bool | str) -> bool:
         raise ValueError(f"log_transform must be True, False or 'auto', but got {setting!r}")
     positive = bool(np.all(np.asarray(y, dtype=float) > 0))
     if setting is True and not positive:
-        raise ValueError(f"log_transform=True needs every y > 0, but got min(y)={float(np.min(y))!r}; "
-                         "use log_transform='auto' or False")
+        raise ValueError(
+            f"log_transform=True needs every y > 0, but got min(y)={float(np.min(y))!r}; "
+            "use log_transform='auto' or False"
+        )
     return positive if setting == "auto" else bool(setting)
 
 
@@ -68,6 +70,7 @@ WEIGHT_DRAWS = ("lattice", "dirichlet")
 
 def weight_lattice(m: int, steps: int) -> np.ndarray:
     """Every vector of ``m`` non-negative multiples of ``1/steps`` that sum to one."""
+
     def rec(k: int, left: int) -> list[list[int]]:
         if k == 1:
             return [[left]]
@@ -90,8 +93,15 @@ class ChebyshevScalarization:
     :data:`LATTICE_STEPS`) or from a flat Dirichlet distribution.
     """
 
-    def __init__(self, n_objectives: int, *, rho: float = 0.05, weights: str = "lattice",
-                 lattice_steps: int | None = None, log_transform: bool | str = "auto") -> None:
+    def __init__(
+        self,
+        n_objectives: int,
+        *,
+        rho: float = 0.05,
+        weights: str = "lattice",
+        lattice_steps: int | None = None,
+        log_transform: bool | str = "auto",
+    ) -> None:
         self.n_objectives = n_objectives
         self.rho, self.weights, self.log_transform = rho, weights, log_transform
         self.lattice = weight_lattice(n_objectives, lattice_steps or LATTICE_STEPS.get(n_objectives, 2))

@@ -65,7 +65,7 @@ class TrainingSet:
     """The rows of a history one suggestion's models learn from (sorted indices)."""
 
     feasible: np.ndarray  # what the surrogate learns from
-    failed: np.ndarray    # failures the classifier and the failure-aware variance also see
+    failed: np.ndarray  # failures the classifier and the failure-aware variance also see
 
     @property
     def rows(self) -> np.ndarray:
@@ -73,8 +73,15 @@ class TrainingSet:
         return np.sort(np.concatenate([self.feasible, self.failed]))
 
     @classmethod
-    def choose(cls, history: History, targets: np.ndarray, cap: int | None,
-               encode: Callable[[np.ndarray], np.ndarray], *, policy: str = "mixed") -> TrainingSet:
+    def choose(
+        cls,
+        history: History,
+        targets: np.ndarray,
+        cap: int | None,
+        encode: Callable[[np.ndarray], np.ndarray],
+        *,
+        policy: str = "mixed",
+    ) -> TrainingSet:
         """At most ``cap`` rows of ``history`` (``None``: all) by the memory ``policy`` (module
         table); ``targets`` (to minimise) rank the feasible rows, ``encode`` maps rows of
         ``history.X`` to the model's features for the space-filling rest. Draws no random numbers."""
@@ -86,7 +93,7 @@ class TrainingSet:
         if cap is None or len(ok) + len(failed) <= cap:
             return cls(ok, failed)
         n_failed, n_ok = split_cap(cap, len(ok), len(failed))
-        keep_failed = failed[len(failed) - n_failed:]
+        keep_failed = failed[len(failed) - n_failed :]
         return cls(feasible_window(history, targets, ok, n_ok, encode, policy), keep_failed)
 
 
@@ -99,8 +106,14 @@ def split_cap(cap: int, n_ok: int, n_failed: int) -> tuple[int, int]:
     return failed, min(n_ok, cap - failed)
 
 
-def feasible_window(history: History, targets: np.ndarray, ok: np.ndarray, k: int,
-                    encode: Callable[[np.ndarray], np.ndarray], policy: str) -> np.ndarray:
+def feasible_window(
+    history: History,
+    targets: np.ndarray,
+    ok: np.ndarray,
+    k: int,
+    encode: Callable[[np.ndarray], np.ndarray],
+    policy: str,
+) -> np.ndarray:
     """``k`` of the feasible rows ``ok`` (sorted) by the memory ``policy``."""
     if k >= len(ok):
         return ok
@@ -115,7 +128,7 @@ def feasible_window(history: History, targets: np.ndarray, ok: np.ndarray, k: in
         return np.union1d(ok[-since_reset:], ok[[int(np.argmin(y))]])
     chosen = np.zeros(len(ok), dtype=bool)
     chosen[np.argsort(y, kind="stable")[: k // 3]] = True
-    chosen[len(ok) - k // 3:] = True
+    chosen[len(ok) - k // 3 :] = True
     rest = k - int(chosen.sum())
     if rest > 0:
         chosen[farthest_points(encode(history.X[ok]), chosen, rest)] = True
@@ -131,10 +144,10 @@ def farthest_points(F: np.ndarray, chosen: np.ndarray, m: int) -> np.ndarray:
     nearest = np.full(len(F), np.inf)
     anchors = np.flatnonzero(chosen)
     for lo in range(0, len(F), _CHUNK):  # distance to the nearest chosen row, a block at a time
-        block = F[lo:lo + _CHUNK]
-        d = sq[lo:lo + _CHUNK, None] + sq[None, anchors] - 2.0 * block @ F[anchors].T
+        block = F[lo : lo + _CHUNK]
+        d = sq[lo : lo + _CHUNK, None] + sq[None, anchors] - 2.0 * block @ F[anchors].T
         if len(anchors):
-            nearest[lo:lo + _CHUNK] = d.min(axis=1)
+            nearest[lo : lo + _CHUNK] = d.min(axis=1)
     nearest[chosen] = -np.inf
     picks = np.empty(m, dtype=int)
     for j in range(m):
@@ -145,8 +158,11 @@ def farthest_points(F: np.ndarray, chosen: np.ndarray, m: int) -> np.ndarray:
     return picks
 
 
-def feasibility_classifier(encoder: FeatureEncoder, history: History, rows: np.ndarray, rng: np.random.Generator,
-                           *, n_estimators: int = 100) -> FeasibilityClassifier:
+def feasibility_classifier(
+    encoder: FeatureEncoder, history: History, rows: np.ndarray, rng: np.random.Generator, *, n_estimators: int = 100
+) -> FeasibilityClassifier:
     """P(feasible) learned from ``rows`` of ``history``, seeded from ``rng``."""
     F = encoder.transform(history.X[rows])
-    return FeasibilityClassifier(n_estimators=n_estimators, seed=int(rng.integers(2**31))).fit(F, history.feasible[rows])
+    return FeasibilityClassifier(n_estimators=n_estimators, seed=int(rng.integers(2**31))).fit(
+        F, history.feasible[rows]
+    )

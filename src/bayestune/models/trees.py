@@ -79,7 +79,8 @@ class ClassificationForest:
             mixed = (share > 0) & (share < 1)
             if mixed.any():
                 split, best_feature, best_bin = self._best_splits(
-                    local, weight, y[sample], bins[sample], total, positive, mixed, n_bins, k, rng)
+                    local, weight, y[sample], bins[sample], total, positive, mixed, n_bins, k, rng
+                )
             # Record this level: leaves get -1 children; split nodes get the next ids.
             n_split = int(split.sum())
             child = np.full(m, -1, dtype=np.int64)
@@ -134,8 +135,9 @@ class ClassificationForest:
         valid = (left_total > 1e-9) & (right_total > 1e-9)
         with np.errstate(divide="ignore", invalid="ignore"):
             # Σ over children of (pos² + neg²)/size: larger means a smaller weighted Gini impurity.
-            score = ((left_pos**2 + (left_total - left_pos) ** 2) / left_total
-                     + (right_pos**2 + (right_total - right_pos) ** 2) / right_total)
+            score = (left_pos**2 + (left_total - left_pos) ** 2) / left_total + (
+                right_pos**2 + (right_total - right_pos) ** 2
+            ) / right_total
         score[~valid] = -np.inf
         # A random subset of k features per node, drawn among those that can split it at all
         # (like scikit-learn, which keeps drawing past constant features).

@@ -36,8 +36,22 @@ from bayestune.scenario.records import (
 from bayestune.space.spec import space_from_spec
 
 __all__ = [
-    "BLACKBOX_KINDS", "DEFAULT_MULTI_OBJECTIVE_STRATEGY", "DEFAULT_STRATEGY", "FORMATS", "BlackBoxSpec",
-    "DesignSpec", "KeyHandling", "Scenario", "detect_format", "format_key_handling", "load_scenario", "load_schema",
-    "review_keys", "save_scenario", "scenario_from_dict", "scenario_to_dict", "space_from_spec",
+    "BLACKBOX_KINDS",
+    "DEFAULT_MULTI_OBJECTIVE_STRATEGY",
+    "DEFAULT_STRATEGY",
+    "FORMATS",
+    "BlackBoxSpec",
+    "DesignSpec",
+    "KeyHandling",
+    "Scenario",
+    "detect_format",
+    "format_key_handling",
+    "load_scenario",
+    "load_schema",
+    "review_keys",
+    "save_scenario",
+    "scenario_from_dict",
+    "scenario_to_dict",
+    "space_from_spec",
     "TransferSpec",
 ]

@@ -20,9 +20,13 @@ def parse_objectives(ctx: SpecContext, items: Sequence[Any], base: JsonPath, spa
     first: dict[str, int] = {}
     for i, item in enumerate(items):
         path = base + (i,)
-        name, direction = (item, "minimize") if isinstance(item, str) else (item["name"], item.get("direction", "minimize"))
+        name, direction = (
+            (item, "minimize") if isinstance(item, str) else (item["name"], item.get("direction", "minimize"))
+        )
         if name in first:
-            ctx.fail(path, f"objective names must be unique, but {name!r} also appears at {fmt_path(base + (first[name],))}")
+            ctx.fail(
+                path, f"objective names must be unique, but {name!r} also appears at {fmt_path(base + (first[name],))}"
+            )
         if name in space:
             ctx.fail(path, f"objective {name!r} has the name of a parameter; objective and parameter names must differ")
         first[name] = i

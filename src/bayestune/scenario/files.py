@@ -60,13 +60,17 @@ class _YamlLoader(yaml.SafeLoader):
                     continue
                 if duplicate:
                     raise yaml.constructor.ConstructorError(
-                        "while constructing a mapping", node.start_mark, f"found duplicate key {key!r}",
-                        key_node.start_mark)
+                        "while constructing a mapping",
+                        node.start_mark,
+                        f"found duplicate key {key!r}",
+                        key_node.start_mark,
+                    )
         return super().construct_mapping(node, deep=deep)
 
 
 _YamlLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789")
+)
 
 
 def _check_expanded_size(root: yaml.Node) -> None:
@@ -82,8 +86,11 @@ def _check_expanded_size(root: yaml.Node) -> None:
             continue
         if not expanded and id(node) in open_nodes:
             raise yaml.constructor.ConstructorError(
-                None, None, "an alias refers to a value that contains it (a self-referencing "
-                "document expands without end)", node.start_mark)
+                None,
+                None,
+                "an alias refers to a value that contains it (a self-referencing document expands without end)",
+                node.start_mark,
+            )
         children: list[yaml.Node] = []
         if isinstance(node, yaml.SequenceNode):
             children = list(node.value)
@@ -99,11 +106,16 @@ def _check_expanded_size(root: yaml.Node) -> None:
         depths[id(node)] = 1 + max((depths[id(c)] for c in children), default=0)
         if sizes[id(node)] > MAX_SCENARIO_VALUES:
             raise yaml.constructor.ConstructorError(
-                None, None, f"the document expands to more than {MAX_SCENARIO_VALUES:,} values "
-                "(YAML aliases repeat whole subtrees)", node.start_mark)
+                None,
+                None,
+                f"the document expands to more than {MAX_SCENARIO_VALUES:,} values "
+                "(YAML aliases repeat whole subtrees)",
+                node.start_mark,
+            )
         if depths[id(node)] > MAX_SCENARIO_DEPTH:
             raise yaml.constructor.ConstructorError(
-                None, None, f"values are nested more than {MAX_SCENARIO_DEPTH} levels deep", node.start_mark)
+                None, None, f"values are nested more than {MAX_SCENARIO_DEPTH} levels deep", node.start_mark
+            )
 
 
 def _check_json_depth(value: Any, source: str) -> None:
@@ -123,14 +135,21 @@ def _check_json_depth(value: Any, source: str) -> None:
 def _last_wins(source: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
     """The ``object_pairs_hook`` of ``json``'s own behaviour (the last value of a repeated key
     wins), warning about each repeated key."""
+
     def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for k, v in pairs:
             if k in out:
-                logger.warning("%s: duplicate key %r in a JSON object: the last value (%s) wins, as in "
-                               "Python's json, HyperMapper and BaCO", source, k, json.dumps(v)[:60])
+                logger.warning(
+                    "%s: duplicate key %r in a JSON object: the last value (%s) wins, as in "
+                    "Python's json, HyperMapper and BaCO",
+                    source,
+                    k,
+                    json.dumps(v)[:60],
+                )
             out[k] = v
         return out
+
     return hook
 
 
@@ -187,6 +206,7 @@ def _map_paths(s: Scenario, fn: Callable[[str], str]) -> Scenario:
 
 def _rebase(old_dir: str, new_dir: str) -> Callable[[str], str]:
     """Rewrite a relative path meant from ``old_dir`` so that it means the same from ``new_dir``."""
+
     def fn(p: str) -> str:
         if os.path.isabs(os.path.expanduser(p)) or os.path.normpath(old_dir) == os.path.normpath(new_dir):
             return p
@@ -194,6 +214,7 @@ def _rebase(old_dir: str, new_dir: str) -> Callable[[str], str]:
             return os.path.relpath(os.path.join(old_dir, p), new_dir).replace(os.sep, "/")
         except ValueError:  # another drive (Windows)
             return os.path.join(old_dir, p)
+
     return fn
 
 

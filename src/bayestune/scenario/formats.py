@@ -17,7 +17,9 @@ __all__ = ["FORMATS", "detect_format", "scenario_from_dict"]
 #: Input formats recognised by :func:`detect_format`.
 FORMATS = ("native", "hypermapper", "t1")
 _PARSERS: dict[str, Callable[[Mapping[str, Any], SpecContext], Scenario]] = {
-    "native": parse_native, "hypermapper": parse_hypermapper, "t1": parse_t1,
+    "native": parse_native,
+    "hypermapper": parse_hypermapper,
+    "t1": parse_t1,
 }
 
 
@@ -48,7 +50,10 @@ def scenario_from_dict(data: Mapping[str, Any], *, source: str = "<dict>") -> Sc
     data = plain(data)
     fmt = detect_format(data)
     if fmt is None:
-        ctx.fail((), "unknown scenario format: expected bayestune's keys (parameters, objectives, ...), "
-                     "HyperMapper/BaCO keys (application_name, optimization_objectives, input_parameters, ...) "
-                     f"or T1 keys (General, ConfigurationSpace, ...), but got the keys {sorted(str(k) for k in data)}")
+        ctx.fail(
+            (),
+            "unknown scenario format: expected bayestune's keys (parameters, objectives, ...), "
+            "HyperMapper/BaCO keys (application_name, optimization_objectives, input_parameters, ...) "
+            f"or T1 keys (General, ConfigurationSpace, ...), but got the keys {sorted(str(k) for k in data)}",
+        )
     return _PARSERS[fmt](data, ctx)

@@ -31,12 +31,12 @@ from bayestune.storage.csv_io import PeerSamples
 class Peer:
     """One peer's name and the defaults its optimizer applies to an absent key."""
 
-    key: str                      # hypermapper | baco
-    title: str                    # as people know it
-    model: str                    # models.model when absent
-    epsilon: float                # epsilon_greedy_threshold when absent
-    rf: Mapping[str, Any]         # its random forest's settings when absent
-    prior_weight_key: str         # the key of the piBO strength
+    key: str  # hypermapper | baco
+    title: str  # as people know it
+    model: str  # models.model when absent
+    epsilon: float  # epsilon_greedy_threshold when absent
+    rf: Mapping[str, Any]  # its random forest's settings when absent
+    prior_weight_key: str  # the key of the piBO strength
 
     def prior_beta(self, data: Mapping[str, Any]) -> float:
         """The piBO strength when the file does not set it: BaCO's model_weight 10;
@@ -47,30 +47,47 @@ class Peer:
 
 
 PEERS = {
-    "hypermapper": Peer("hypermapper", "HyperMapper 2.0", "random_forest", 0.1,
-                        {"number_of_trees": 10, "max_features": 0.5, "bootstrap": False, "min_samples_split": 5},
-                        "prior_beta"),
-    "baco": Peer("baco", "BaCO", "gaussian_process", 0.0,
-                 {"number_of_trees": 200, "max_features": 0.5, "bootstrap": True, "min_samples_split": 2},
-                 "model_weight"),
+    "hypermapper": Peer(
+        "hypermapper",
+        "HyperMapper 2.0",
+        "random_forest",
+        0.1,
+        {"number_of_trees": 10, "max_features": 0.5, "bootstrap": False, "min_samples_split": 5},
+        "prior_beta",
+    ),
+    "baco": Peer(
+        "baco",
+        "BaCO",
+        "gaussian_process",
+        0.0,
+        {"number_of_trees": 200, "max_features": 0.5, "bootstrap": True, "min_samples_split": 2},
+        "model_weight",
+    ),
 }
 
 #: Values only one schema's enums allow: (dotted key, values).
 _ONLY_VALUES = {
-    "baco": {"design_of_experiment.doe_type": ("embedding random sampling",),
-             "acquisition_function": ("EI_BOPRO", "EI_PIBO"),
-             "optimization_method": ("exhaustive", "opentuner", "ytopt", "ytopt_ccs")},
-    "hypermapper": {"design_of_experiment.doe_type": ("standard latin hypercube", "k latin hypercube", "grid_search"),
-                    "acquisition_function": ("TS",), "acquisition_function_optimizer": ("cma_es",),
-                    "optimization_method": ("random_scalarizations", "local_search", "prior_guided_optimization")},
+    "baco": {
+        "design_of_experiment.doe_type": ("embedding random sampling",),
+        "acquisition_function": ("EI_BOPRO", "EI_PIBO"),
+        "optimization_method": ("exhaustive", "opentuner", "ytopt", "ytopt_ccs"),
+    },
+    "hypermapper": {
+        "design_of_experiment.doe_type": ("standard latin hypercube", "k latin hypercube", "grid_search"),
+        "acquisition_function": ("TS",),
+        "acquisition_function_optimizer": ("cma_es",),
+        "optimization_method": ("random_scalarizations", "local_search", "prior_guided_optimization"),
+    },
 }
 
 
 #: Keys of the nested objects only one schema allows.
 _ONLY_NESTED = {
     "baco": ("design_of_experiment.allow_repetitions", "feasible_output.feasibility_threshold"),
-    "hypermapper": ("feasible_output.enable_feasible_predictor_grid_search_on_recall_and_precision",
-                    "feasible_output.feasible_predictor_grid_search_validation_file"),
+    "hypermapper": (
+        "feasible_output.enable_feasible_predictor_grid_search_on_recall_and_precision",
+        "feasible_output.feasible_predictor_grid_search_validation_file",
+    ),
 }
 #: BaCO's schema caps optimization_iterations here; HyperMapper's has no cap.
 BACO_MAX_ITERATIONS = 5000
@@ -87,11 +104,12 @@ def _evidence(data: Mapping[str, Any]) -> dict[str, list[str]]:
     keys = {str(k) for k in data} - {OVERRIDE_KEY}
     found = {"baco": sorted(keys - HYPERMAPPER_KEYS), "hypermapper": sorted(keys - BACO_KEYS)}
     params = data.get("input_parameters")
-    for name, spec in (params.items() if isinstance(params, Mapping) else ()):
+    for name, spec in params.items() if isinstance(params, Mapping) else ():
         if isinstance(spec, Mapping):
             found["baco"] += [f"input_parameters.{name}.{k}" for k in sorted(set(spec) & BACO_PARAMETER_KEYS)]
-            found["hypermapper"] += [f"input_parameters.{name}.{k}"
-                                     for k in sorted(set(spec) & HYPERMAPPER_PARAMETER_KEYS)]
+            found["hypermapper"] += [
+                f"input_parameters.{name}.{k}" for k in sorted(set(spec) & HYPERMAPPER_PARAMETER_KEYS)
+            ]
             if spec.get("parameter_type") == "permutation":
                 found["baco"].append(f"input_parameters.{name}.parameter_type = 'permutation'")
     for peer, nested in _ONLY_NESTED.items():
@@ -147,20 +165,38 @@ def _run_file(data: Mapping[str, Any], ctx: SpecContext, key: str, default: str)
     return name if os.path.isabs(name) or run_directory == "." else os.path.join(run_directory, name)
 
 
-def peer_samples(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, *, parameter_names: list[str],
-                 objectives: list[str], feasible: str | None, handled: list[KeyHandling]) -> PeerSamples:
+def peer_samples(
+    data: Mapping[str, Any],
+    ctx: SpecContext,
+    peer: Peer,
+    *,
+    parameter_names: list[str],
+    objectives: list[str],
+    feasible: str | None,
+    handled: list[KeyHandling],
+) -> PeerSamples:
     """The sample CSV the peer writes for ``data`` (and the one it resumes from), as the peer
     names them, its Pareto front file (several objectives) and its log file."""
     app = str(data.get("application_name", "application"))
     path = _run_file(data, ctx, "output_data_file", "output_samples.csv")
     column = _name(data, ctx, "timestamp", "Timestamp") if peer.key == "hypermapper" else "timestamp"
-    handled.append(KeyHandling("output_data_file", "mapped", f"the samples are written to {path} in "
-                               f"{peer.title}'s header ({column!r} column)"))
+    handled.append(
+        KeyHandling(
+            "output_data_file",
+            "mapped",
+            f"the samples are written to {path} in {peer.title}'s header ({column!r} column)",
+        )
+    )
     pareto = None
     if len(objectives) > 1:
         pareto = _run_file(data, ctx, "output_pareto_file", "output_pareto.csv")
-        handled.append(KeyHandling("output_pareto_file", "mapped", f"the feasible Pareto front of the samples is "
-                                   f"written to {pareto} (as hm-compute-pareto writes it)"))
+        handled.append(
+            KeyHandling(
+                "output_pareto_file",
+                "mapped",
+                f"the feasible Pareto front of the samples is written to {pareto} (as hm-compute-pareto writes it)",
+            )
+        )
     log = _run_file(data, ctx, "log_file", f"{peer.key}_logfile.log")
     resume = data.get("resume_optimization", False)
     if not isinstance(resume, bool):
@@ -173,7 +209,13 @@ def peer_samples(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, *, param
             resume_from = f"{app}_output_samples.csv"
         if not resume_from.endswith(".csv"):
             ctx.fail((key,), f"the file to resume from must be a CSV, but got {show(resume_from)}")
-        handled.append(KeyHandling("resume_optimization", "mapped", f"its evaluations in {resume_from} are "
-                                   "told to the optimizer before the run asks for more"))
-    return PeerSamples(path, tuple(parameter_names), tuple(objectives), feasible, column, resume_from,
-                       pareto_path=pareto, log_path=log)
+        handled.append(
+            KeyHandling(
+                "resume_optimization",
+                "mapped",
+                f"its evaluations in {resume_from} are told to the optimizer before the run asks for more",
+            )
+        )
+    return PeerSamples(
+        path, tuple(parameter_names), tuple(objectives), feasible, column, resume_from, pareto_path=pareto, log_path=log
+    )

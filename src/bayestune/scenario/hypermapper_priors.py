@@ -44,8 +44,9 @@ def _rank_masses(shape: str, n: int) -> ValuePrior:
     return ValuePrior(tuple(float(m) for m in np.diff(cdf)))
 
 
-def hm_prior(ctx: SpecContext, path: JsonPath, spec: Mapping[str, Any], kind: str, domain: Any,
-             peer: str = "baco") -> Any:
+def hm_prior(
+    ctx: SpecContext, path: JsonPath, spec: Mapping[str, Any], kind: str, domain: Any, peer: str = "baco"
+) -> Any:
     """Translate a HyperMapper/BaCO ``prior`` to what our parameter constructors take (the
     module docstring says how each form reads); ``peer`` is whose file it is."""
     prior = spec.get("prior")
@@ -56,8 +57,10 @@ def hm_prior(ctx: SpecContext, path: JsonPath, spec: Mapping[str, Any], kind: st
         ctx.fail(ppath, f"permutation parameters take no prior, but got {show(prior)}")
     if isinstance(prior, str):
         if prior in ("estimate", "custom_gaussian"):
-            ctx.fail(ppath, f"the {prior!r} prior is not supported; use one of {sorted(BETA_SHAPES)} "
-                            f"or a list of probabilities")
+            ctx.fail(
+                ppath,
+                f"the {prior!r} prior is not supported; use one of {sorted(BETA_SHAPES)} or a list of probabilities",
+            )
         if prior not in BETA_SHAPES:
             ctx.fail(ppath, f"must be one of {sorted(BETA_SHAPES)} or a list of probabilities, but got {show(prior)}")
         if kind == "categorical":
@@ -65,7 +68,9 @@ def hm_prior(ctx: SpecContext, path: JsonPath, spec: Mapping[str, Any], kind: st
         pp = spec.get("prior_parameters")
         if prior == "gaussian" and pp not in (None, []):
             if not (isinstance(pp, list) and len(pp) == 2 and all(is_number(v) for v in pp) and pp[1] > 0):
-                ctx.fail(path + ("prior_parameters",), f"a gaussian prior takes [mean, std] with std > 0, but got {show(pp)}")
+                ctx.fail(
+                    path + ("prior_parameters",), f"a gaussian prior takes [mean, std] with std > 0, but got {show(pp)}"
+                )
             mean, std = float(pp[0]), float(pp[1])
             lo, hi = (float(domain[0]), float(domain[-1]))
             if hi <= lo:
@@ -75,13 +80,18 @@ def hm_prior(ctx: SpecContext, path: JsonPath, spec: Mapping[str, Any], kind: st
             points = list(range(int(domain[0]), int(domain[1]) + 1)) if kind == "integer" else list(domain)
             masses = _truncated_normal_masses(points, mean, std)
             if masses is None:
-                ctx.fail(path + ("prior_parameters",), f"the gaussian [mean, std] puts no mass on the values, got {show(pp)}")
+                ctx.fail(
+                    path + ("prior_parameters",), f"the gaussian [mean, std] puts no mass on the values, got {show(pp)}"
+                )
             return ValuePrior(tuple(masses))
         if kind == "ordinal" and peer == "hypermapper" and prior != "uniform" and len(domain) > 1:
             return _rank_masses(prior, len(domain))
         return prior
     if not isinstance(prior, list) or not prior or not all(is_number(v) and v >= 0 for v in prior) or sum(prior) <= 0:
-        ctx.fail(ppath, f"must be a shape name or a list of non-negative probabilities with a positive sum, but got {show(prior)}")
+        ctx.fail(
+            ppath,
+            f"must be a shape name or a list of non-negative probabilities with a positive sum, but got {show(prior)}",
+        )
     if kind == "categorical":
         if len(prior) != len(domain):
             ctx.fail(ppath, f"needs one probability per value ({len(domain)}), but got {len(prior)}: {show(prior)}")
@@ -93,8 +103,11 @@ def hm_prior(ctx: SpecContext, path: JsonPath, spec: Mapping[str, Any], kind: st
     if kind == "integer":
         n = int(domain[1]) - int(domain[0]) + 1
         if len(prior) != n:
-            ctx.fail(ppath, f"needs one probability per integer in [{domain[0]}, {domain[1]}] ({n}), "
-                            f"but got {len(prior)}: {show(prior)}")
+            ctx.fail(
+                ppath,
+                f"needs one probability per integer in [{domain[0]}, {domain[1]}] ({n}), "
+                f"but got {len(prior)}: {show(prior)}",
+            )
         return ValuePrior(tuple(float(v) for v in prior))
     # real: BaCO and HyperMapper read the list as a density on an even grid over [min, max]
     if len(prior) < 2:

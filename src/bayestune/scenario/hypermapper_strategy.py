@@ -24,23 +24,35 @@ HM_STRATEGIES = {
     "random_scalarizations": "bo",
     "local_search": "local",
     "evolutionary_optimization": "genetic",
-    "exhaustive": "cot_random",          # random order without repeats: every configuration, given the budget
+    "exhaustive": "cot_random",  # random order without repeats: every configuration, given the budget
 }
 #: HyperMapper/BaCO ``acquisition_function`` -> the ``acquisition`` option of ``bo`` (EI is its default).
 HM_ACQUISITIONS = {"EI": "ei", "EI_BOPRO": "ei", "EI_PIBO": "ei", "UCB": "lcb"}
 #: BaCO's wrappers of other tuners: run with our BO instead (logged).
 FOREIGN_METHODS = ("opentuner", "ytopt", "ytopt_ccs")
 #: Random-forest keys of ``models`` -> options of ``bo``, and bayestune's own defaults of them.
-_RF_OPTIONS = {"number_of_trees": "rf.trees", "max_features": "rf.max_features", "bootstrap": "rf.bootstrap",
-               "min_samples_split": "rf.min_samples_split"}
+_RF_OPTIONS = {
+    "number_of_trees": "rf.trees",
+    "max_features": "rf.max_features",
+    "bootstrap": "rf.bootstrap",
+    "min_samples_split": "rf.min_samples_split",
+}
 _RF_BAYESTUNE = {"number_of_trees": 100, "max_features": 0.5, "bootstrap": True, "min_samples_split": 2}
 #: Numeric top-level keys read onto options of the model-based strategies: key, option, check, rule.
 _BO_NUMERIC_OPTIONS = (
     ("exploration_augmentation", "xi", lambda v: is_number(v) and v >= 0, "a number >= 0"),
-    ("local_search_starting_points", "acquisition_search.n_starts", lambda v: is_integral(v) and v >= 1,
-     "an integer >= 1"),
-    ("local_search_random_points", "acquisition_search.n_samples", lambda v: is_integral(v) and v >= 1,
-     "an integer >= 1"),
+    (
+        "local_search_starting_points",
+        "acquisition_search.n_starts",
+        lambda v: is_integral(v) and v >= 1,
+        "an integer >= 1",
+    ),
+    (
+        "local_search_random_points",
+        "acquisition_search.n_samples",
+        lambda v: is_integral(v) and v >= 1,
+        "an integer >= 1",
+    ),
 )
 
 
@@ -53,12 +65,18 @@ def set_option(options: dict[str, Any], dotted: str, value: Any) -> None:
 def _strategy(data: Mapping[str, Any], ctx: SpecContext, n_objectives: int, handled: list[KeyHandling]) -> str:
     opt = data.get("optimization_method", "bayesian_optimization")
     if opt in FOREIGN_METHODS:
-        logger.warning("%s: optimization_method %r wraps another tuner; using bayestune's 'bo' instead", ctx.source, opt)
-        handled.append(KeyHandling("optimization_method", "approximated", f"{opt!r} wraps another tuner; bayestune's 'bo'"))
+        logger.warning(
+            "%s: optimization_method %r wraps another tuner; using bayestune's 'bo' instead", ctx.source, opt
+        )
+        handled.append(
+            KeyHandling("optimization_method", "approximated", f"{opt!r} wraps another tuner; bayestune's 'bo'")
+        )
         return "bo"
     if opt not in HM_STRATEGIES:
-        ctx.fail(("optimization_method",), f"must be one of {sorted(HM_STRATEGIES) + list(FOREIGN_METHODS)}, "
-                                           f"but got {show(opt)}")
+        ctx.fail(
+            ("optimization_method",),
+            f"must be one of {sorted(HM_STRATEGIES) + list(FOREIGN_METHODS)}, but got {show(opt)}",
+        )
     strategy = HM_STRATEGIES[opt]
     # HyperMapper's BO scalarises several objectives at random
     return DEFAULT_MULTI_OBJECTIVE_STRATEGY if n_objectives > 1 and strategy == "bo" else strategy
@@ -70,7 +88,7 @@ def _model(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, handled: list[
         handled.append(KeyHandling("models", "mapped", f"absent: {peer.model} ({peer.title}'s default)"))
         return peer.model
     if not isinstance(models, Mapping):
-        ctx.fail(("models",), f"expected an object such as {{\"model\": \"random_forest\"}}, but got {show(models)}")
+        ctx.fail(("models",), f'expected an object such as {{"model": "random_forest"}}, but got {show(models)}')
     model = models.get("model")
     if model not in ("gaussian_process", "random_forest"):
         ctx.fail(("models", "model"), f"must be one of ['gaussian_process', 'random_forest'], but got {show(model)}")
@@ -83,10 +101,17 @@ def _model(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, handled: list[
         elif sub in _RF_OPTIONS:
             handled.append(KeyHandling(f"models.{sub}", "mapped", f"strategy option {_RF_OPTIONS[sub]}"))
         else:
-            handled.append(KeyHandling(f"models.{sub}", "approximated",
-                                       "bayestune's random forest fits mean and spread on its own samples"))
-            logger.warning("%s: models.%s has no bayestune equivalent: bayestune's random forest fits "
-                           "mean and spread on its own samples", ctx.source, sub)
+            handled.append(
+                KeyHandling(
+                    f"models.{sub}", "approximated", "bayestune's random forest fits mean and spread on its own samples"
+                )
+            )
+            logger.warning(
+                "%s: models.%s has no bayestune equivalent: bayestune's random forest fits "
+                "mean and spread on its own samples",
+                ctx.source,
+                sub,
+            )
     return model
 
 
@@ -97,16 +122,24 @@ def _forest(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, options: dict
     options["model"] = "rf"
     for key, option in _RF_OPTIONS.items():
         value = given.get(key, peer.rf[key])
-        ok = isinstance(value, bool) if key == "bootstrap" else (
-            is_number(value) and 0 < value <= 1 if key == "max_features" else
-            is_integral(value) and (1 <= value <= 1000 if key == "number_of_trees" else value >= 2))
+        ok = (
+            isinstance(value, bool)
+            if key == "bootstrap"
+            else (
+                is_number(value) and 0 < value <= 1
+                if key == "max_features"
+                else is_integral(value) and (1 <= value <= 1000 if key == "number_of_trees" else value >= 2)
+            )
+        )
         if not ok:
             ctx.fail(("models", key), f"out of the schema's range, got {show(value)}")
         if value != _RF_BAYESTUNE[key] or isinstance(value, bool) != isinstance(_RF_BAYESTUNE[key], bool):
             set_option(options, option, value if key in ("bootstrap", "max_features") else int(value))
 
 
-def _acquisition(data: Mapping[str, Any], ctx: SpecContext, options: dict[str, Any], handled: list[KeyHandling]) -> None:
+def _acquisition(
+    data: Mapping[str, Any], ctx: SpecContext, options: dict[str, Any], handled: list[KeyHandling]
+) -> None:
     acquisition = data.get("acquisition_function")
     if acquisition is None:
         return
@@ -117,31 +150,47 @@ def _acquisition(data: Mapping[str, Any], ctx: SpecContext, options: dict[str, A
         logger.warning("%s: acquisition_function 'TS' has no bayestune counterpart; using EI", ctx.source)
         handled.append(KeyHandling("acquisition_function", "approximated", "'TS' (Thompson sampling): EI instead"))
     else:
-        ctx.fail(("acquisition_function",), f"must be one of {sorted(HM_ACQUISITIONS) + ['TS']}, "
-                                            f"but got {show(acquisition)}")
+        ctx.fail(
+            ("acquisition_function",), f"must be one of {sorted(HM_ACQUISITIONS) + ['TS']}, but got {show(acquisition)}"
+        )
 
 
-def _epsilon(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, options: dict[str, Any],
-             handled: list[KeyHandling]) -> None:
+def _epsilon(
+    data: Mapping[str, Any], ctx: SpecContext, peer: Peer, options: dict[str, Any], handled: list[KeyHandling]
+) -> None:
     epsilon = data.get("epsilon_greedy_threshold", peer.epsilon)
     if not (is_number(epsilon) and 0 <= epsilon <= 1):
         ctx.fail(("epsilon_greedy_threshold",), f"`0 <= value <= 1` must hold, but got {show(epsilon)}")
     if epsilon:
         set_option(options, "experimental.epsilon", float(epsilon))
         source = "the file's" if "epsilon_greedy_threshold" in data else f"absent: {peer.title}'s default"
-        handled.append(KeyHandling("epsilon_greedy_threshold", "mapped",
-                                   f"{source} {epsilon}: a random step with that chance (bo's experimental.epsilon; "
-                                   "the experimental warning says when 0.1 is HyperMapper's default)"))
+        handled.append(
+            KeyHandling(
+                "epsilon_greedy_threshold",
+                "mapped",
+                f"{source} {epsilon}: a random step with that chance (bo's experimental.epsilon; "
+                "the experimental warning says when 0.1 is HyperMapper's default)",
+            )
+        )
 
 
-def _prior(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, n_doe: int, options: dict[str, Any],
-           handled: list[KeyHandling]) -> None:
+def _prior(
+    data: Mapping[str, Any],
+    ctx: SpecContext,
+    peer: Peer,
+    n_doe: int,
+    options: dict[str, Any],
+    handled: list[KeyHandling],
+) -> None:
     """piBO as the peer runs it: its strength key (absent: its default) and n counting model steps."""
     key = peer.prior_weight_key
     beta = data.get(key, -1 if key == "prior_beta" else None)
     if beta is not None and not (is_number(beta) and (beta >= 0 or (key == "prior_beta" and beta == -1))):
-        ctx.fail((key,), f"expected a number >= 0{' (or -1: 0.1 x optimization_iterations)' if key == 'prior_beta' else ''}, "
-                         f"but got {show(beta)}")
+        ctx.fail(
+            (key,),
+            f"expected a number >= 0{' (or -1: 0.1 x optimization_iterations)' if key == 'prior_beta' else ''}, "
+            f"but got {show(beta)}",
+        )
     if beta is None or beta == -1:
         beta = peer.prior_beta(data)
         handled.append(KeyHandling(key, "mapped", f"absent: {peer.title}'s piBO strength {beta:g}: prior.beta"))
@@ -151,20 +200,35 @@ def _prior(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, n_doe: int, op
     per_iteration = data.get("evaluations_per_optimization_iteration", 1)
     if is_integral(per_iteration) and per_iteration > 1:  # bo.py: one iteration_number for the batch's picks
         set_option(options, "prior.batch", int(per_iteration))
-        handled.append(KeyHandling("evaluations_per_optimization_iteration", "mapped", f"batches of {per_iteration} "
-                                   "evaluations asked together; their picks share piBO's n, as HyperMapper's "
-                                   "iteration_number (prior.batch)"))
+        handled.append(
+            KeyHandling(
+                "evaluations_per_optimization_iteration",
+                "mapped",
+                f"batches of {per_iteration} "
+                "evaluations asked together; their picks share piBO's n, as HyperMapper's "
+                "iteration_number (prior.batch)",
+            )
+        )
 
 
-def peer_options(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, *, n_objectives: int, n_doe: int,
-                 has_prior: bool, handled: list[KeyHandling]) -> tuple[str, dict[str, Any]]:
+def peer_options(
+    data: Mapping[str, Any],
+    ctx: SpecContext,
+    peer: Peer,
+    *,
+    n_objectives: int,
+    n_doe: int,
+    has_prior: bool,
+    handled: list[KeyHandling],
+) -> tuple[str, dict[str, Any]]:
     """The strategy and its options for ``data`` read as ``peer``'s file."""
     strategy = _strategy(data, ctx, n_objectives, handled)
     model = _model(data, ctx, peer, handled)
     options: dict[str, Any] = {}
     model_based = strategy in ("bo", DEFAULT_MULTI_OBJECTIVE_STRATEGY)
     other = [k for k, *_ in _BO_NUMERIC_OPTIONS if k in data] + [
-        k for k in ("log_transform_output", "acquisition_function", peer.prior_weight_key) if k in data]
+        k for k in ("log_transform_output", "acquisition_function", peer.prior_weight_key) if k in data
+    ]
     if not model_based:
         for key in other:
             handled.append(KeyHandling(key, "ignored", f"only read by the model-based strategies, not {strategy!r}"))
@@ -182,8 +246,11 @@ def peer_options(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, *, n_obj
         ctx.fail(("log_transform_output",), f"expected true or false, but got {show(log_output)}")
     options["log_transform"] = log_output
     if "log_transform_output" not in data:
-        handled.append(KeyHandling("log_transform_output", "mapped",
-                                   f"absent: {peer.title} models the raw values (log_transform false)"))
+        handled.append(
+            KeyHandling(
+                "log_transform_output", "mapped", f"absent: {peer.title} models the raw values (log_transform false)"
+            )
+        )
     for key, option, check, rule in _BO_NUMERIC_OPTIONS:
         if key in data:
             if not check(data[key]):
@@ -217,6 +284,11 @@ def repetitions(data: Mapping[str, Any], ctx: SpecContext, handled: list[KeyHand
     if not (is_integral(value) and value >= 1):
         ctx.fail(("number_of_repetitions",), f"`value >= 1` (an integer) must hold, but got {show(value)}")
     if "number_of_repetitions" in data:
-        handled.append(KeyHandling("number_of_repetitions", "ignored",
-                                   "neither peer's optimizer reads it: each configuration runs once "
-                                   "(repeats in bayestune: a measurement policy)"))
+        handled.append(
+            KeyHandling(
+                "number_of_repetitions",
+                "ignored",
+                "neither peer's optimizer reads it: each configuration runs once "
+                "(repeats in bayestune: a measurement policy)",
+            )
+        )

@@ -39,25 +39,39 @@ def _defaults() -> list[str]:
     hm, baco = PEERS["hypermapper"], PEERS["baco"]
     rows = [("models.model", hm.model, baco.model), ("epsilon_greedy_threshold", hm.epsilon, baco.epsilon)]
     rows += [(f"models.{k}", hm.rf[k], baco.rf[k]) for k in hm.rf]
-    rows += [("piBO strength", f"`{hm.prior_weight_key}`: 0.1 x optimization_iterations",
-              f"`{baco.prior_weight_key}`: 10"),
-             ("piBO's n", "model steps (1 at the first); the picks of one iteration share it (`iteration_number`)",
-              "model steps (1 at the first)"),
-             ("priors with several objectives", "uniform (its `bo.py` drops them)", "used"),
-             ("log_transform_output", "false (no such key)", "false"),
-             ("number_of_repetitions", "not read", "not read"),
-             ("output_data_file", "<application_name>_output_samples.csv, `Timestamp` column",
-              "<application_name>_output_samples.csv, `timestamp` column"),
-             ("output_pareto_file", "<application_name>_output_pareto.csv (several objectives)", "no such key"),
-             ("log_file", "hypermapper_logfile.log", "baco_logfile.log"),
-             ("run_directory", "`.`: the output files and the log go there", "`.`: the output files and the log go there")]
+    rows += [
+        ("piBO strength", f"`{hm.prior_weight_key}`: 0.1 x optimization_iterations", f"`{baco.prior_weight_key}`: 10"),
+        (
+            "piBO's n",
+            "model steps (1 at the first); the picks of one iteration share it (`iteration_number`)",
+            "model steps (1 at the first)",
+        ),
+        ("priors with several objectives", "uniform (its `bo.py` drops them)", "used"),
+        ("log_transform_output", "false (no such key)", "false"),
+        ("number_of_repetitions", "not read", "not read"),
+        (
+            "output_data_file",
+            "<application_name>_output_samples.csv, `Timestamp` column",
+            "<application_name>_output_samples.csv, `timestamp` column",
+        ),
+        ("output_pareto_file", "<application_name>_output_pareto.csv (several objectives)", "no such key"),
+        ("log_file", "hypermapper_logfile.log", "baco_logfile.log"),
+        ("run_directory", "`.`: the output files and the log go there", "`.`: the output files and the log go there"),
+    ]
     return [f"| `{k}` | {a} | {b} |" for k, a, b in rows]
 
 
 def peers_markdown() -> str:
     """The whole of docs/peers.md."""
-    lines = [_INTRO.rstrip("\n"), *_defaults(), "", "## Every top-level key", "",
-             "| key | schema | handling | what bayestune does |", "|---|---|---|---|"]
+    lines = [
+        _INTRO.rstrip("\n"),
+        *_defaults(),
+        "",
+        "## Every top-level key",
+        "",
+        "| key | schema | handling | what bayestune does |",
+        "|---|---|---|---|",
+    ]
     lines += [f"| `{k}` | {peers} | {h} | {d} |" for k, peers, h, d in key_table()]
     lines += ["", "## Nested keys", "", "| key | handling | what bayestune does |", "|---|---|---|"]
     lines += [f"| `{k}` | {h} | {d} |" for k, (h, d) in NESTED.items()]

@@ -33,9 +33,25 @@ from bayestune.space.spec import SpecContext, read_space, show
 DESIGN_METHODS = ("uniform", "cot", "lhs", "maximin", "feasible_lhs", "prior")
 #: Top-level keys of the native format (also listed in the JSON Schema).
 NATIVE_KEYS = (
-    "$schema", "name", "description", "parameters", "constraints", "objectives", "budget", "initial_design",
-    "strategy", "strategy_options", "blackbox", "seed", "journal", "feasible_output", "output_constraints",
-    "time_limit", "batch", "measurement", "transfer",
+    "$schema",
+    "name",
+    "description",
+    "parameters",
+    "constraints",
+    "objectives",
+    "budget",
+    "initial_design",
+    "strategy",
+    "strategy_options",
+    "blackbox",
+    "seed",
+    "journal",
+    "feasible_output",
+    "output_constraints",
+    "time_limit",
+    "batch",
+    "measurement",
+    "transfer",
 )
 
 
@@ -103,8 +119,10 @@ def _check_native_schema(data: Mapping[str, Any], ctx: SpecContext) -> None:
     more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
     if "propertyNames" in best.absolute_schema_path:
         # jsonschema reports a bad key at the object holding it; point at the key itself.
-        ctx.fail(path + [str(best.instance)],
-                 f"a parameter name must be a Python identifier, but got {show(best.instance)}{more}")
+        ctx.fail(
+            path + [str(best.instance)],
+            f"a parameter name must be a Python identifier, but got {show(best.instance)}{more}",
+        )
     ctx.fail(path, _schema_message(best) + more)
 
 
@@ -114,8 +132,11 @@ def parse_native(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     objectives = parse_objectives(ctx, data["objectives"], ("objectives",), space)
     d = DesignSpec()
     design_data = data.get("initial_design", {})
-    design = DesignSpec(method=design_data.get("method", d.method), size=design_data.get("size", d.size),
-                        include_default=design_data.get("include_default", d.include_default))
+    design = DesignSpec(
+        method=design_data.get("method", d.method),
+        size=design_data.get("size", d.size),
+        include_default=design_data.get("include_default", d.include_default),
+    )
     blackbox = _parse_blackbox(ctx, data.get("blackbox"))
     feasible = data.get("feasible_output")
     if feasible is not None and feasible in {o.name for o in objectives}:
@@ -130,8 +151,11 @@ def parse_native(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
             raise ctx.error(("output_constraints", i), str(exc)) from None
         clash = sorted(set(c.outputs) & set(space.names))
         if clash:
-            ctx.fail(("output_constraints", i), f"an output constraint reads measured outputs, not parameters, "
-                                                f"but {show(text)} names parameter(s) {clash}")
+            ctx.fail(
+                ("output_constraints", i),
+                f"an output constraint reads measured outputs, not parameters, "
+                f"but {show(text)} names parameter(s) {clash}",
+            )
         output_constraints.append(text)
     kwargs: dict[str, Any] = {}
     if "strategy" in data:
@@ -153,12 +177,21 @@ def parse_native(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
             raise ctx.error(("measurement",), str(exc)) from None
     try:
         return Scenario(
-            name=data.get("name", default_name(ctx.source)), space=space, objectives=objectives, design=design,
-            strategy_options=copy.deepcopy(dict(data.get("strategy_options", {}))), blackbox=blackbox,
-            seed=data.get("seed"), journal=data.get("journal"), feasible_output=feasible,
-            output_constraints=tuple(output_constraints), time_limit=data.get("time_limit"), batch=data.get("batch"),
+            name=data.get("name", default_name(ctx.source)),
+            space=space,
+            objectives=objectives,
+            design=design,
+            strategy_options=copy.deepcopy(dict(data.get("strategy_options", {}))),
+            blackbox=blackbox,
+            seed=data.get("seed"),
+            journal=data.get("journal"),
+            feasible_output=feasible,
+            output_constraints=tuple(output_constraints),
+            time_limit=data.get("time_limit"),
+            batch=data.get("batch"),
             source=ctx.source,
-            **kwargs)
+            **kwargs,
+        )
     except ScenarioError as exc:
         raise ctx.error((), str(exc)) from None
 
@@ -168,17 +201,27 @@ def _parse_blackbox(ctx: SpecContext, bb: Mapping[str, Any] | None) -> BlackBoxS
         return None
     kinds = [k for k in BLACKBOX_KINDS if k in bb]
     if len(kinds) != 1:
-        ctx.fail(("blackbox",), f"exactly one of {list(BLACKBOX_KINDS)} must be given, but got "
-                                f"{kinds if kinds else 'none'} in {show(bb)}")
+        ctx.fail(
+            ("blackbox",),
+            f"exactly one of {list(BLACKBOX_KINDS)} must be given, but got {kinds if kinds else 'none'} in {show(bb)}",
+        )
     kind = kinds[0]
     target = bb[kind]
     if kind == "python":
         module, _, func = target.rpartition(":")
         if not module.strip() or not all(part.isidentifier() for part in func.strip().split(".")):
-            ctx.fail(("blackbox", "python"), f'expected "module:function" or "path/to/file.py:function", but got {show(target)}')
+            ctx.fail(
+                ("blackbox", "python"),
+                f'expected "module:function" or "path/to/file.py:function", but got {show(target)}',
+            )
     try:
-        return BlackBoxSpec(kind=kind, target=target, timeout=bb.get("timeout"), workdir=bb.get("workdir"),
-                            options=copy.deepcopy(dict(bb.get("options", {}))))
+        return BlackBoxSpec(
+            kind=kind,
+            target=target,
+            timeout=bb.get("timeout"),
+            workdir=bb.get("workdir"),
+            options=copy.deepcopy(dict(bb.get("options", {}))),
+        )
     except ScenarioError as exc:
         raise ctx.error(("blackbox",), str(exc)) from None
 
@@ -189,11 +232,15 @@ def scenario_to_dict(s: Scenario) -> dict[str, Any]:
     constraints = [c.expression for c in s.space.constraints]
     if constraints:
         out["constraints"] = constraints
-    out["objectives"] = [o.name if o.direction == "minimize" else {"name": o.name, "direction": o.direction}
-                         for o in s.objectives]
+    out["objectives"] = [
+        o.name if o.direction == "minimize" else {"name": o.name, "direction": o.direction} for o in s.objectives
+    ]
     out["budget"] = s.budget
-    out["initial_design"] = {"method": s.design.method, "size": s.design.size,
-                             "include_default": s.design.include_default}
+    out["initial_design"] = {
+        "method": s.design.method,
+        "size": s.design.size,
+        "include_default": s.design.include_default,
+    }
     out["strategy"] = s.strategy
     if s.strategy_options:
         out["strategy_options"] = to_jsonable(copy.deepcopy(dict(s.strategy_options)))

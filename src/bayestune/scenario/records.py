@@ -149,17 +149,24 @@ class Scenario:
             raise ScenarioError(f"objective names {clash} clash with parameter names")
         if self.budget is None:
             if self.time_limit is None:
-                raise ScenarioError("a run needs a budget of evaluations, a time_limit in seconds, or both; "
-                                    "budget is null and there is no time_limit")
+                raise ScenarioError(
+                    "a run needs a budget of evaluations, a time_limit in seconds, or both; "
+                    "budget is null and there is no time_limit"
+                )
         elif not isinstance(self.budget, int) or isinstance(self.budget, bool) or self.budget < 1:
             raise ScenarioError(f"budget must be a positive integer, but got {self.budget!r}")
         if self.measurement is not None and not isinstance(self.measurement, MeasurementSpec):
             raise ScenarioError(f"measurement must be a MeasurementSpec, but got {self.measurement!r}")
         parse_output_constraints(self.output_constraints)
-        if self.time_limit is not None and (isinstance(self.time_limit, bool) or not isinstance(self.time_limit, (int, float))
-                                            or not self.time_limit > 0):
+        if self.time_limit is not None and (
+            isinstance(self.time_limit, bool)
+            or not isinstance(self.time_limit, (int, float))
+            or not self.time_limit > 0
+        ):
             raise ScenarioError(f"time_limit must be a positive number of seconds, but got {self.time_limit!r}")
-        if self.batch is not None and (isinstance(self.batch, bool) or not isinstance(self.batch, int) or self.batch < 1):
+        if self.batch is not None and (
+            isinstance(self.batch, bool) or not isinstance(self.batch, int) or self.batch < 1
+        ):
             raise ScenarioError(f"batch must be a positive integer, but got {self.batch!r}")
 
     @property

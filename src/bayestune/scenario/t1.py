@@ -24,8 +24,17 @@ logger = logging.getLogger(__name__)
 
 #: Top-level keys that mark the format.
 T1_MARKERS = ("ConfigurationSpace",)
-_T1_TYPES = {"int": "int", "integer": "int", "float": "float", "double": "float", "real": "float",
-             "string": "str", "str": "str", "bool": "bool", "boolean": "bool"}
+_T1_TYPES = {
+    "int": "int",
+    "integer": "int",
+    "float": "float",
+    "double": "float",
+    "real": "float",
+    "string": "str",
+    "str": "str",
+    "bool": "bool",
+    "boolean": "bool",
+}
 
 
 def _t1_values(ctx: SpecContext, path: JsonPath, raw: Any) -> list[Any]:
@@ -73,8 +82,18 @@ def _t1_parameter(ctx: SpecContext, path: JsonPath, tp: Any) -> Parameter:
         values = [str(v) for v in values]
         default = None if default is None else str(default)
     domain_kind, domain, log = declared_domain(values)
-    return make_parameter(ctx, path, domain_kind, name, domain, log=log, default=default,
-                          domain_key="Values", default_key="Default", name_path=path + ("Name",))
+    return make_parameter(
+        ctx,
+        path,
+        domain_kind,
+        name,
+        domain,
+        log=log,
+        default=default,
+        domain_key="Values",
+        default_key="Default",
+        name_path=path + ("Name",),
+    )
 
 
 def parse_t1(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
@@ -85,14 +104,19 @@ def parse_t1(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if not isinstance(general, Mapping):
         ctx.fail(("General",), f"expected an object, but got {show(general)}")
     kernel = data.get("KernelSpecification", {})
-    name = general.get("BenchmarkName") or (kernel.get("KernelName") if isinstance(kernel, Mapping) else None) \
+    name = (
+        general.get("BenchmarkName")
+        or (kernel.get("KernelName") if isinstance(kernel, Mapping) else None)
         or default_name(ctx.source)
+    )
     cs = data["ConfigurationSpace"]
     if not isinstance(cs, Mapping):
         ctx.fail(("ConfigurationSpace",), f"expected an object, but got {show(cs)}")
     tps = cs.get("TuningParameters")
     if not isinstance(tps, list) or not tps:
-        ctx.fail(("ConfigurationSpace", "TuningParameters"), f"expected a non-empty list of parameters, but got {show(tps)}")
+        ctx.fail(
+            ("ConfigurationSpace", "TuningParameters"), f"expected a non-empty list of parameters, but got {show(tps)}"
+        )
     base = ("ConfigurationSpace", "TuningParameters")
     params = [_t1_parameter(ctx, base + (i,), tp) for i, tp in enumerate(tps)]
     check_unique_names(ctx, params, [base + (i,) for i in range(len(params))], "Name")
@@ -109,10 +133,12 @@ def parse_t1(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
             text = cond["Expression"]
             for k, pname in enumerate(cond.get("Parameters", []) or []):
                 if pname not in names:
-                    ctx.fail(cpath + ("Parameters", k), f"unknown parameter {show(pname)}; the space has {sorted(names)}")
+                    ctx.fail(
+                        cpath + ("Parameters", k), f"unknown parameter {show(pname)}; the space has {sorted(names)}"
+                    )
             cpath = cpath + ("Expression",)
         else:
-            ctx.fail(cpath, f"a condition is an object with an \"Expression\" string, but got {show(cond)}")
+            ctx.fail(cpath, f'a condition is an object with an "Expression" string, but got {show(cond)}')
         if not text.strip():
             ctx.fail(cpath, "a constraint expression must not be empty")
         constraints.append((cpath, text))

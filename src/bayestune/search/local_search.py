@@ -26,17 +26,24 @@ class AcquisitionSearchSettings(Settings):
     defaults are 30,000 samples and 10 starts; fewer samples keep the suggestion overhead low
     with the same climbs."""
 
-    method: str = "local"           # local (multi-start local search) | random (score random samples only: BaCO Fig. 9's ablation)
-    n_samples: int = 5000           # feasible random samples scored before the climbs start
-    n_starts: int = 10              # climbs from the best-scoring samples
-    n_evaluated_starts: int = 3     # climbs from the best evaluated configurations
-    max_steps: int = 50             # moves per climb
+    method: str = (
+        "local"  # local (multi-start local search) | random (score random samples only: BaCO Fig. 9's ablation)
+    )
+    n_samples: int = 5000  # feasible random samples scored before the climbs start
+    n_starts: int = 10  # climbs from the best-scoring samples
+    n_evaluated_starts: int = 3  # climbs from the best evaluated configurations
+    max_steps: int = 50  # moves per climb
     exhaustive_limit: int = 50_000  # score every feasible configuration of a space up to this many
 
     def rules(self) -> list[Rule]:
-        return [self.one_of("method", ("local", "random")), self.at_least("n_samples", 1),
-                self.at_least("n_starts", 1), self.at_least("n_evaluated_starts", 0), self.at_least("max_steps", 1),
-                self.at_least("exhaustive_limit", 0)]
+        return [
+            self.one_of("method", ("local", "random")),
+            self.at_least("n_samples", 1),
+            self.at_least("n_starts", 1),
+            self.at_least("n_evaluated_starts", 0),
+            self.at_least("max_steps", 1),
+            self.at_least("exhaustive_limit", 0),
+        ]
 
 
 class _Pool:
@@ -74,9 +81,17 @@ class _Pool:
         return np.array(picked).reshape(-1, self.space.width)
 
 
-def maximize(space: Space, score: Score, rng: np.random.Generator, *, seen: set[bytes], n: int = 1,
-             candidates: np.ndarray | None = None, evaluated_best: np.ndarray | None = None,
-             settings: AcquisitionSearchSettings | None = None) -> np.ndarray:
+def maximize(
+    space: Space,
+    score: Score,
+    rng: np.random.Generator,
+    *,
+    seen: set[bytes],
+    n: int = 1,
+    candidates: np.ndarray | None = None,
+    evaluated_best: np.ndarray | None = None,
+    settings: AcquisitionSearchSettings | None = None,
+) -> np.ndarray:
     """Up to ``n`` unseen feasible rows with the highest ``score``, best first.
 
     ``candidates``: every feasible unseen row (exhaustive mode). ``settings.method="random"``
@@ -95,9 +110,9 @@ def maximize(space: Space, score: Score, rng: np.random.Generator, *, seen: set[
     if not local:
         return pool.top(n)
     order = np.argsort(-np.where(np.isfinite(sample_scores), sample_scores, -np.inf))
-    starts = [samples[order[:settings.n_starts]]]
+    starts = [samples[order[: settings.n_starts]]]
     if evaluated_best is not None and len(evaluated_best):
-        starts.append(evaluated_best[:settings.n_evaluated_starts])
+        starts.append(evaluated_best[: settings.n_evaluated_starts])
     current = np.concatenate(starts)
     current_scores = score(current)
     active = np.ones(len(current), dtype=bool)

@@ -42,9 +42,9 @@ def parameters_changed(space: Space, X: np.ndarray, x: np.ndarray) -> np.ndarray
 class TrustRegionSettings(Settings):
     """When the trust region takes a turn (the ``trust_region`` option group)."""
 
-    every: int = 3           # every Nth model suggestion is the trust region's; 0: off
+    every: int = 3  # every Nth model suggestion is the trust region's; 0: off
     fail_tolerance: int = 3  # local proposals without a new incumbent before the ball grows by one parameter
-    after: int = 0           # turns start once this many evaluations are done
+    after: int = 0  # turns start once this many evaluations are done
 
     def rules(self) -> list[Rule]:
         return [self.at_least("every", 0), self.at_least("fail_tolerance", 1), self.at_least("after", 0)]
@@ -85,23 +85,39 @@ class HammingTrustRegion:
             self.radius += 1
             self._failures = 0
 
-    def pick(self, space: Space, score: Score, incumbent: np.ndarray, best: float, rng: np.random.Generator, *,
-             seen: set[bytes], candidates: np.ndarray | None = None) -> np.ndarray | None:
+    def pick(
+        self,
+        space: Space,
+        score: Score,
+        incumbent: np.ndarray,
+        best: float,
+        rng: np.random.Generator,
+        *,
+        seen: set[bytes],
+        candidates: np.ndarray | None = None,
+    ) -> np.ndarray | None:
         """One local turn of a strategy: :meth:`update` with the best target so far, then
         :meth:`propose`; the proposal as a one-row matrix (None: the whole space is evaluated)."""
         self.update(best)
         row = self.propose(space, score, incumbent, rng, seen=seen, candidates=candidates)
         return None if row is None else row.reshape(1, -1)
 
-    def propose(self, space: Space, score: Score, incumbent: np.ndarray, rng: np.random.Generator, *,
-                seen: set[bytes], candidates: np.ndarray | None = None) -> np.ndarray | None:
+    def propose(
+        self,
+        space: Space,
+        score: Score,
+        incumbent: np.ndarray,
+        rng: np.random.Generator,
+        *,
+        seen: set[bytes],
+        candidates: np.ndarray | None = None,
+    ) -> np.ndarray | None:
         """The unseen configuration within the ball that maximises ``score`` (None if the whole
         space is evaluated). ``candidates``: every unseen feasible row of a small space, else the
         ball is sampled by mutating random parameter subsets of the incumbent."""
         n_parameters = len(space.parameters)
         while True:
-            pool = (candidates if candidates is not None
-                    else self._sampled_ball(space, incumbent, rng, seen))
+            pool = candidates if candidates is not None else self._sampled_ball(space, incumbent, rng, seen)
             if len(pool):
                 distance = parameters_changed(space, pool, incumbent)
                 inside = pool[(distance >= 1) & (distance <= self.radius)]
@@ -114,8 +130,9 @@ class HammingTrustRegion:
             self.radius += 1
             self._failures = 0
 
-    def _sampled_ball(self, space: Space, incumbent: np.ndarray, rng: np.random.Generator,
-                      seen: set[bytes]) -> np.ndarray:
+    def _sampled_ball(
+        self, space: Space, incumbent: np.ndarray, rng: np.random.Generator, seen: set[bytes]
+    ) -> np.ndarray:
         """Feasible unseen rows at most ``radius`` parameters away: the incumbent with a random
         subset of 1..radius parameters copied from uniform feasible samples."""
         donors = space.sample(self.n_samples, rng, method="cot")

@@ -16,7 +16,19 @@ from bayestune.space.priors import BetaPrior, CategoricalPrior
 from bayestune.space.space import Space
 
 __all__ = [
-    "PARAMETER_TYPES", "BetaPrior", "Categorical", "CategoricalPrior", "ChainOfTrees",
-    "ChainOfTreesWarning", "Constraint", "Integer", "Ordinal", "Parameter", "PerfectTile", "Permutation", "Real",
-    "Space", "parse_constraints",
+    "PARAMETER_TYPES",
+    "BetaPrior",
+    "Categorical",
+    "CategoricalPrior",
+    "ChainOfTrees",
+    "ChainOfTreesWarning",
+    "Constraint",
+    "Integer",
+    "Ordinal",
+    "Parameter",
+    "PerfectTile",
+    "Permutation",
+    "Real",
+    "Space",
+    "parse_constraints",
 ]

@@ -80,12 +80,15 @@ class ConstraintGroup:
     def leaf_keys(self) -> np.ndarray:
         """The leaves of an enumerated group (a group sampled by rejection has none)."""
         if self.leaves is None:
-            raise SpaceError(f"constraint group {self.names}: not enumerated ({self.fallback_reason}), so it has no leaves")
+            raise SpaceError(
+                f"constraint group {self.names}: not enumerated ({self.fallback_reason}), so it has no leaves"
+            )
         return self.leaves
 
 
-def group_parameters(parameters: Sequence[Parameter], constraints: Sequence[KnownConstraint]
-                     ) -> tuple[list[tuple[list[Parameter], list[KnownConstraint]]], list[Parameter]]:
+def group_parameters(
+    parameters: Sequence[Parameter], constraints: Sequence[KnownConstraint]
+) -> tuple[list[tuple[list[Parameter], list[KnownConstraint]]], list[Parameter]]:
     """Split parameters into groups connected by shared constraints, plus the free ones."""
     parent = {p.name: p.name for p in parameters}
 
@@ -120,6 +123,7 @@ def _tree_order(parameters: list[Parameter], constraints: list[KnownConstraint])
     assigned: set[str] = set()
     order: list[Parameter] = []
     while remaining:
+
         def score(p: Parameter) -> tuple[int, int, float]:
             done = assigned | {p.name}
             completes = sum(1 for c in constraints if p.name in c.variables and c.variables <= done)
@@ -136,8 +140,14 @@ def _tree_order(parameters: list[Parameter], constraints: list[KnownConstraint])
 class ChainOfTrees:
     """The chain of constraint-group trees of a space (see the module docstring)."""
 
-    def __init__(self, parameters: Sequence[Parameter], constraints: Sequence[KnownConstraint], *,
-                 max_leaves: int = DEFAULT_MAX_LEAVES, max_candidates: int = DEFAULT_MAX_CANDIDATES) -> None:
+    def __init__(
+        self,
+        parameters: Sequence[Parameter],
+        constraints: Sequence[KnownConstraint],
+        *,
+        max_leaves: int = DEFAULT_MAX_LEAVES,
+        max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    ) -> None:
         self.max_leaves = int(max_leaves)
         self.max_candidates = int(max_candidates)
         grouped, self.free_parameters = group_parameters(parameters, constraints)
@@ -163,16 +173,20 @@ class ChainOfTrees:
             group.leaves = None
             group.fallback_reason = reason
             warnings.warn(
-                f"constraint group {group.names} is not enumerated ({reason}); "
-                "falling back to rejection sampling", ChainOfTreesWarning, stacklevel=4)
+                f"constraint group {group.names} is not enumerated ({reason}); falling back to rejection sampling",
+                ChainOfTreesWarning,
+                stacklevel=4,
+            )
             logger.warning("constraint group %s uses rejection sampling: %s", group.names, reason)
         elif group.n_leaves == 0:
             raise InfeasibleSpaceError(
                 f"the constraints {[c.expression for c in group.constraints]} admit no configuration "
-                f"of the parameters {group.names}")
+                f"of the parameters {group.names}"
+            )
         else:
-            logger.info("constraint group %s: %d feasible leaves in %.3f s",
-                        group.names, group.n_leaves, group.build_seconds)
+            logger.info(
+                "constraint group %s: %d feasible leaves in %.3f s", group.names, group.n_leaves, group.build_seconds
+            )
 
     def _why_not_enumerable(self, group: ConstraintGroup) -> str | None:
         for p in group.parameters:
@@ -185,12 +199,13 @@ class ChainOfTrees:
             return f"the group's Cartesian product ({total:.3g}) overflows 64-bit keys"
         radices = np.array([int(p.cardinality) for p in group.parameters], dtype=np.int64)
         group._radices = radices
-        group._strides = np.array([math.prod(radices[i + 1:].tolist()) for i in range(len(radices))], dtype=np.int64)
+        group._strides = np.array([math.prod(radices[i + 1 :].tolist()) for i in range(len(radices))], dtype=np.int64)
         group._column_tables = [p.columns(p.grid()) for p in group.parameters]
         return None
 
-    def _columns_for(self, group: ConstraintGroup, keys: np.ndarray, level: int,
-                     names: frozenset[str]) -> dict[str, np.ndarray]:
+    def _columns_for(
+        self, group: ConstraintGroup, keys: np.ndarray, level: int, names: frozenset[str]
+    ) -> dict[str, np.ndarray]:
         """User-value columns of the named parameters for partial keys of ``level + 1`` parameters."""
         cols: dict[str, np.ndarray] = {}
         radices = group._radices
@@ -198,7 +213,7 @@ class ChainOfTrees:
             p = group.parameters[j]
             if p.name not in names:
                 continue
-            stride = math.prod(radices[j + 1: level + 1].tolist())
+            stride = math.prod(radices[j + 1 : level + 1].tolist())
             idx = (keys // stride) % radices[j]
             cols[p.name] = group._column_tables[j][idx]
         return cols
@@ -217,7 +232,7 @@ class ChainOfTrees:
             kept: list[np.ndarray] = []
             n_kept = 0
             for start in range(0, len(keys), parents_per_chunk):
-                parents = keys[start:start + parents_per_chunk]
+                parents = keys[start : start + parents_per_chunk]
                 cand = (parents[:, None] * r + np.arange(r, dtype=np.int64)[None, :]).reshape(-1)
                 checked += len(cand)
                 if checked > self.max_candidates:
@@ -256,8 +271,9 @@ class ChainOfTrees:
             total *= int(p.cardinality)
         return total
 
-    def group_keys(self, group: ConstraintGroup, blocks: dict[str, np.ndarray], *,
-                   in_domain: bool = False) -> np.ndarray:
+    def group_keys(
+        self, group: ConstraintGroup, blocks: dict[str, np.ndarray], *, in_domain: bool = False
+    ) -> np.ndarray:
         """Mixed-radix keys of raw blocks (name -> (N, width)); -1 where a value is off-grid.
         ``in_domain``: the caller has checked that every value is legal (skips that check)."""
         n = len(next(iter(blocks.values())))
@@ -278,8 +294,9 @@ class ChainOfTrees:
         keys[~valid] = -1
         return keys
 
-    def group_contains(self, group: ConstraintGroup, blocks: dict[str, np.ndarray], *,
-                       in_domain: bool = False) -> np.ndarray:
+    def group_contains(
+        self, group: ConstraintGroup, blocks: dict[str, np.ndarray], *, in_domain: bool = False
+    ) -> np.ndarray:
         """Membership of partial configurations in an enumerated group (binary search);
         ``in_domain`` as for :meth:`group_keys`."""
         keys = self.group_keys(group, blocks, in_domain=in_domain)
@@ -311,8 +328,9 @@ class ChainOfTrees:
             group._prior_weights = w / w.sum()
         return group._prior_weights
 
-    def sample_group(self, group: ConstraintGroup, rng: np.random.Generator, n: int,
-                     use_prior: bool = False) -> dict[str, np.ndarray]:
+    def sample_group(
+        self, group: ConstraintGroup, rng: np.random.Generator, n: int, use_prior: bool = False
+    ) -> dict[str, np.ndarray]:
         """``n`` feasible partial configurations of a group: uniform over its leaves (or
         weighted by the prior), or by rejection sampling for a non-enumerated group."""
         if group.enumerated:
@@ -325,8 +343,9 @@ class ChainOfTrees:
             return self.decode_leaves(group, picks)
         return self._rejection_sample(group, rng, n, use_prior)
 
-    def _rejection_sample(self, group: ConstraintGroup, rng: np.random.Generator, n: int,
-                          use_prior: bool) -> dict[str, np.ndarray]:
+    def _rejection_sample(
+        self, group: ConstraintGroup, rng: np.random.Generator, n: int, use_prior: bool
+    ) -> dict[str, np.ndarray]:
         found: list[dict[str, np.ndarray]] = []
         n_found, drawn = 0, 0
         batch = max(256, 4 * n)
@@ -335,7 +354,8 @@ class ChainOfTrees:
                 raise InfeasibleSpaceError(
                     f"no configuration satisfying {[c.expression for c in group.constraints]} was found in "
                     f"{drawn:,} random draws of {group.names}; the constraints may be impossible or the "
-                    "feasible region too small for rejection sampling")
+                    "feasible region too small for rejection sampling"
+                )
             blocks = {p.name: p.sample(rng, batch, use_prior) for p in group.parameters}
             drawn += batch
             ok = self.evaluate_group(group, blocks)

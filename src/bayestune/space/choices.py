@@ -50,8 +50,9 @@ class Ordinal(_ValueListParameter):
 
     kind = "ordinal"
 
-    def __init__(self, name: str, values: Sequence[float], *, log: bool = False,
-                 default: float | None = None, prior: Any = None) -> None:
+    def __init__(
+        self, name: str, values: Sequence[float], *, log: bool = False, default: float | None = None, prior: Any = None
+    ) -> None:
         super().__init__(name)
         vals = list(values) if values is not None else []
         if len(vals) == 0:
@@ -69,8 +70,10 @@ class Ordinal(_ValueListParameter):
         self.log = bool(log)
         self.prior: NumericPrior | None = beta_prior_from_spec(prior)
         if isinstance(self.prior, ValuePrior) and len(self.prior.probabilities) != len(vals):
-            raise SpaceError(f"parameter {name!r}: a value prior needs one probability per value ({len(vals)}), "
-                             f"but got {len(self.prior.probabilities)}")
+            raise SpaceError(
+                f"parameter {name!r}: a value prior needs one probability per value ({len(vals)}), "
+                f"but got {len(self.prior.probabilities)}"
+            )
         if self.prior is not None and self.prior.is_uniform:
             self.prior = None
         t = np.log(arr) if self.log else arr
@@ -137,7 +140,9 @@ class Categorical(_ValueListParameter):
             raise SpaceError(f"parameter {name!r}: a categorical needs at least one value, but got {values!r}")
         for v in vals:
             if not isinstance(v, (str, int, float, bool, np.integer, np.floating, np.bool_)):
-                raise SpaceError(f"parameter {name!r}: categorical values must be strings, numbers or booleans, but got {v!r}")
+                raise SpaceError(
+                    f"parameter {name!r}: categorical values must be strings, numbers or booleans, but got {v!r}"
+                )
         if len({(type(v) is str, v) for v in vals}) != len(vals):
             raise SpaceError(f"parameter {name!r}: categorical values must be distinct, but got {vals!r}")
         self.values = vals

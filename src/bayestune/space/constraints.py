@@ -26,8 +26,14 @@ from bayestune.space.expressions.compiler import (
 from bayestune.space.expressions.condition import Condition
 from bayestune.space.parameters import Parameter
 
-__all__ = ["MAX_EXPRESSION_LENGTH", "MAX_NESTING_DEPTH", "Constraint", "KnownConstraint", "parse_constraints",
-           "variable_of"]
+__all__ = [
+    "MAX_EXPRESSION_LENGTH",
+    "MAX_NESTING_DEPTH",
+    "Constraint",
+    "KnownConstraint",
+    "parse_constraints",
+    "variable_of",
+]
 
 
 class KnownConstraint(Protocol):
@@ -78,6 +84,8 @@ class Constraint(Condition):
 def parse_constraints(expressions: Sequence[str], parameters: Mapping[str, Parameter]) -> list[Constraint]:
     """Compile a list of constraint expressions; the first bad one raises ConstraintError."""
     if isinstance(expressions, str):
-        raise ConstraintError(f"constraints must be a list of expressions, but got the single string "
-                              f"{quote(expressions)}; wrap it in a list")
+        raise ConstraintError(
+            f"constraints must be a list of expressions, but got the single string "
+            f"{quote(expressions)}; wrap it in a list"
+        )
     return [Constraint(e, parameters) for e in expressions]

@@ -22,8 +22,14 @@ from bayestune.space.parameters import Categorical, Integer, Ordinal, Parameter,
 from bayestune.space.permutation import Permutation
 from bayestune.space.space import Space
 
-__all__ = ["MAX_OBSERVED_ORDINAL", "declared_domain", "is_integral", "is_number", "log_scale_suits",
-           "parameter_for_values"]
+__all__ = [
+    "MAX_OBSERVED_ORDINAL",
+    "declared_domain",
+    "is_integral",
+    "is_number",
+    "log_scale_suits",
+    "parameter_for_values",
+]
 
 #: An observed numeric list with more distinct values than this is read as a range.
 MAX_OBSERVED_ORDINAL = 16
@@ -107,5 +113,4 @@ def infer_space(configs: Sequence[Mapping[str, Any]]) -> Space:
     names: dict[str, None] = {}
     for c in configs:
         names.update(dict.fromkeys(c))
-    return Space([parameter_for_values(name, [c[name] for c in configs if name in c], observed=True)
-                  for name in names])
+    return Space([parameter_for_values(name, [c[name] for c in configs if name in c], observed=True) for name in names])

@@ -25,16 +25,18 @@ _REAL_STEP_SCALES = np.array([0.05, 0.05, 0.2, 0.2])
 class _NumericParameter(Parameter):
     """Shared machinery of Real and Integer: bounds, log scale, Beta prior on the unit scale."""
 
-    def __init__(self, name: str, low: float, high: float, *, log: bool, default: Any, prior: Any,
-                 sampling: str | None = None) -> None:
+    def __init__(
+        self, name: str, low: float, high: float, *, log: bool, default: Any, prior: Any, sampling: str | None = None
+    ) -> None:
         super().__init__(name)
         if not (is_finite_number(low) and is_finite_number(high)):
             raise SpaceError(f"parameter {name!r}: bounds must be finite numbers, but got low={low!r}, high={high!r}")
         if not low < high:
             raise SpaceError(f"parameter {name!r}: `low < high` must hold, but got (low={low!r}, high={high!r})")
         if not math.isfinite(float(high) - float(low)):
-            raise SpaceError(f"parameter {name!r}: the span high - low must be a finite number, but got "
-                             f"low={low!r}, high={high!r}")
+            raise SpaceError(
+                f"parameter {name!r}: the span high - low must be a finite number, but got low={low!r}, high={high!r}"
+            )
         if log and low <= 0:
             raise SpaceError(f"parameter {name!r}: a log-scale parameter needs `low > 0`, but got low={low!r}")
         self.low, self.high, self.log = low, high, bool(log)
@@ -116,8 +118,17 @@ class Real(_NumericParameter):
 
     kind = "real"
 
-    def __init__(self, name: str, low: float, high: float, *, log: bool = False,
-                 default: float | None = None, prior: Any = None, sampling: str | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        low: float,
+        high: float,
+        *,
+        log: bool = False,
+        default: float | None = None,
+        prior: Any = None,
+        sampling: str | None = None,
+    ) -> None:
         super().__init__(name, low, high, log=log, default=default, prior=prior, sampling=sampling)
         if isinstance(self.prior, ValuePrior):
             raise SpaceError(f"parameter {name!r}: a real parameter takes a density, not one probability per value")
@@ -165,11 +176,13 @@ class Real(_NumericParameter):
 
 
 #: The range of integer bounds: numpy's int64, in which samplers and encodings compute.
-INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _short(value: Any) -> str:
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"an integer of {value.bit_length()} bits"
+    text = (
+        repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"an integer of {value.bit_length()} bits"
+    )
     return text[:60]
 
 
@@ -178,19 +191,32 @@ class Integer(_NumericParameter):
 
     kind = "integer"
 
-    def __init__(self, name: str, low: int, high: int, *, log: bool = False,
-                 default: int | None = None, prior: Any = None, sampling: str | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        low: int,
+        high: int,
+        *,
+        log: bool = False,
+        default: int | None = None,
+        prior: Any = None,
+        sampling: str | None = None,
+    ) -> None:
         for label, v in (("low", low), ("high", high)):
             if isinstance(v, (int, np.integer)) and not INT64_MIN <= int(v) <= INT64_MAX:
-                raise SpaceError(f"parameter {name!r}: integer bounds must lie in [-2**63, 2**63 - 1] (64-bit "
-                                 f"integers, what every model and sampler computes with), but got {label}={_short(v)}")
+                raise SpaceError(
+                    f"parameter {name!r}: integer bounds must lie in [-2**63, 2**63 - 1] (64-bit "
+                    f"integers, what every model and sampler computes with), but got {label}={_short(v)}"
+                )
             if not is_finite_number(v) or float(v) != int(v):
                 raise SpaceError(f"parameter {name!r}: integer bounds required, but got {label}={_short(v)}")
         super().__init__(name, int(low), int(high), log=log, default=default, prior=prior, sampling=sampling)
         if isinstance(self.prior, ValuePrior) and len(self.prior.probabilities) != self.cardinality:
-            raise SpaceError(f"parameter {name!r}: a value prior needs one probability per integer in "
-                             f"[{self.low}, {self.high}] ({int(self.cardinality)}), but got "
-                             f"{len(self.prior.probabilities)}")
+            raise SpaceError(
+                f"parameter {name!r}: a value prior needs one probability per integer in "
+                f"[{self.low}, {self.high}] ({int(self.cardinality)}), but got "
+                f"{len(self.prior.probabilities)}"
+            )
 
     @property
     def cardinality(self) -> float:

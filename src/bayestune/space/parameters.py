@@ -28,8 +28,19 @@ from bayestune.space.parameter import Parameter
 from bayestune.space.perfect_tile import MAX_PERFECT_TILES, PerfectTile
 from bayestune.space.permutation import MAX_ENUMERABLE_PERMUTATION, PERMUTATION_METRICS, Permutation
 
-__all__ = ["MAX_ENUMERABLE_PERMUTATION", "MAX_PERFECT_TILES", "PARAMETER_TYPES", "PERMUTATION_METRICS", "Categorical",
-           "Integer", "Ordinal", "Parameter", "PerfectTile", "Permutation", "Real"]
+__all__ = [
+    "MAX_ENUMERABLE_PERMUTATION",
+    "MAX_PERFECT_TILES",
+    "PARAMETER_TYPES",
+    "PERMUTATION_METRICS",
+    "Categorical",
+    "Integer",
+    "Ordinal",
+    "Parameter",
+    "PerfectTile",
+    "Permutation",
+    "Real",
+]
 
 PARAMETER_TYPES: dict[str, type[Parameter]] = {
     cls.kind: cls for cls in (Real, Integer, Ordinal, Categorical, Permutation, PerfectTile)

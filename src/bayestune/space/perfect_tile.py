@@ -77,23 +77,37 @@ class PerfectTile(IntegerTuple):
 
     kind = "perfect_tile"
 
-    def __init__(self, name: str, extent: int, levels: int, *, max_innermost: int | None = None,
-                 default: Sequence[int] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        extent: int,
+        levels: int,
+        *,
+        max_innermost: int | None = None,
+        default: Sequence[int] | None = None,
+    ) -> None:
         super().__init__(name)
         for key, value in (("extent", extent), ("levels", levels)):
             if not is_numeric(value) or int(value) != value or int(value) < 1:
-                raise SpaceError(f"parameter {name!r}: a perfect tile needs an integer `{key} >= 1`, but got {key}={value!r}")
-        if max_innermost is not None and (not is_numeric(max_innermost) or int(max_innermost) != max_innermost
-                                          or int(max_innermost) < 1):
-            raise SpaceError(f"parameter {name!r}: `max_innermost` must be an integer >= 1 (or left out for no cap), "
-                             f"but got {max_innermost!r}")
+                raise SpaceError(
+                    f"parameter {name!r}: a perfect tile needs an integer `{key} >= 1`, but got {key}={value!r}"
+                )
+        if max_innermost is not None and (
+            not is_numeric(max_innermost) or int(max_innermost) != max_innermost or int(max_innermost) < 1
+        ):
+            raise SpaceError(
+                f"parameter {name!r}: `max_innermost` must be an integer >= 1 (or left out for no cap), "
+                f"but got {max_innermost!r}"
+            )
         self.extent, self.levels = int(extent), int(levels)
         self.max_innermost = int(max_innermost) if max_innermost is not None else None
         self.width = self.levels
         upper = count_unbounded(self.extent, self.levels)
         if upper > MAX_PERFECT_TILES:
-            raise SpaceError(f"parameter {name!r}: {self.extent} has {upper:,} tilings into {self.levels} levels, "
-                             f"too many to enumerate (limit {MAX_PERFECT_TILES:,}); use fewer levels")
+            raise SpaceError(
+                f"parameter {name!r}: {self.extent} has {upper:,} tilings into {self.levels} levels, "
+                f"too many to enumerate (limit {MAX_PERFECT_TILES:,}); use fewer levels"
+            )
         self._default = self.validate(default) if default is not None else None
 
     # ---- the table of valid tilings ----------------------------------------------------
@@ -124,8 +138,10 @@ class PerfectTile(IntegerTuple):
     def _moves(self) -> np.ndarray:
         """(prime, from level, to level) of every one-prime move between two levels."""
         primes = sorted(set(prime_factors(self.extent)))
-        return np.array([(p, i, j) for p in primes for i in range(self.levels) for j in range(self.levels) if i != j],
-                        dtype=np.int64).reshape(-1, 3)
+        return np.array(
+            [(p, i, j) for p in primes for i in range(self.levels) for j in range(self.levels) if i != j],
+            dtype=np.int64,
+        ).reshape(-1, 3)
 
     # ---- description -------------------------------------------------------------------
     @property
@@ -160,14 +176,19 @@ class PerfectTile(IntegerTuple):
         except (TypeError, ValueError):
             ok = False
         if not ok or any(f < 1 for f in items):
-            raise SpaceError(f"parameter {self.name!r}: expected {self.levels} positive integer tile sizes, "
-                             f"but got {value!r}")
+            raise SpaceError(
+                f"parameter {self.name!r}: expected {self.levels} positive integer tile sizes, but got {value!r}"
+            )
         if math.prod(items) != self.extent:
-            raise SpaceError(f"parameter {self.name!r}: tile sizes {tuple(items)} multiply to {math.prod(items)}, "
-                             f"but the extent is {self.extent}")
+            raise SpaceError(
+                f"parameter {self.name!r}: tile sizes {tuple(items)} multiply to {math.prod(items)}, "
+                f"but the extent is {self.extent}"
+            )
         if self.max_innermost is not None and items[-1] > self.max_innermost:
-            raise SpaceError(f"parameter {self.name!r}: innermost tile {items[-1]} of {tuple(items)} exceeds "
-                             f"max_innermost={self.max_innermost}")
+            raise SpaceError(
+                f"parameter {self.name!r}: innermost tile {items[-1]} of {tuple(items)} exceeds "
+                f"max_innermost={self.max_innermost}"
+            )
         return tuple(items)
 
     def in_domain(self, raw: np.ndarray) -> np.ndarray:

@@ -39,12 +39,16 @@ class Permutation(IntegerTuple):
         super().__init__(name)
         if is_numeric(n) and n > MAX_PERMUTATION_SIZE:  # before any arithmetic on it (n! of 10**12 never ends)
             shown = f"an integer of {int(n).bit_length()} bits" if isinstance(n, int) and n > 10**30 else repr(n)
-            raise SpaceError(f"parameter {name!r}: a permutation needs 1 <= n <= {MAX_PERMUTATION_SIZE:,} elements, "
-                             f"but got n={shown}")
+            raise SpaceError(
+                f"parameter {name!r}: a permutation needs 1 <= n <= {MAX_PERMUTATION_SIZE:,} elements, "
+                f"but got n={shown}"
+            )
         if not is_finite_number(n) or int(n) != n or int(n) < 1:
             raise SpaceError(f"parameter {name!r}: a permutation needs `n >= 1` elements, but got n={n!r}")
         if metric not in PERMUTATION_METRICS:
-            raise SpaceError(f"parameter {name!r}: unknown permutation metric {metric!r}; allowed: {list(PERMUTATION_METRICS)}")
+            raise SpaceError(
+                f"parameter {name!r}: unknown permutation metric {metric!r}; allowed: {list(PERMUTATION_METRICS)}"
+            )
         self.n = int(n)
         self.width = self.n
         self.metric = metric
@@ -72,9 +76,7 @@ class Permutation(IntegerTuple):
         except (TypeError, ValueError):
             ok = False
         if not ok or sorted(items) != list(range(self.n)):
-            raise SpaceError(
-                f"parameter {self.name!r}: expected a permutation of 0..{self.n - 1}, but got {value!r}"
-            )
+            raise SpaceError(f"parameter {self.name!r}: expected a permutation of 0..{self.n - 1}, but got {value!r}")
         return tuple(items)
 
     def in_domain(self, raw: np.ndarray) -> np.ndarray:
@@ -97,8 +99,10 @@ class Permutation(IntegerTuple):
     def _radix(self) -> np.ndarray:
         """Place values of the Lehmer code digits: (n-1)!, ..., 1!, 0!."""
         if self.n > MAX_RANKED_PERMUTATION:
-            raise SpaceError(f"parameter {self.name!r}: a permutation of {self.n} elements has no 64-bit rank "
-                             f"(limit n <= {MAX_RANKED_PERMUTATION})")
+            raise SpaceError(
+                f"parameter {self.name!r}: a permutation of {self.n} elements has no 64-bit rank "
+                f"(limit n <= {MAX_RANKED_PERMUTATION})"
+            )
         return np.array([math.factorial(self.n - 1 - i) for i in range(self.n)], dtype=np.int64)
 
     def index_of(self, raw: np.ndarray) -> np.ndarray:

@@ -43,9 +43,7 @@ class BetaPrior:
     @classmethod
     def named(cls, shape: str) -> BetaPrior:
         if shape not in BETA_SHAPES:
-            raise SpaceError(
-                f"unknown prior shape {shape!r}; allowed: {sorted(BETA_SHAPES)} or a custom [alpha, beta]"
-            )
+            raise SpaceError(f"unknown prior shape {shape!r}; allowed: {sorted(BETA_SHAPES)} or a custom [alpha, beta]")
         a, b = BETA_SHAPES[shape]
         return cls(a, b, shape)
 
@@ -89,8 +87,10 @@ class TruncatedNormalPrior:
 
     def __post_init__(self) -> None:
         if not (np.isfinite(self.mean) and np.isfinite(self.std) and self.std > 0):
-            raise SpaceError(f"truncated normal prior: `std > 0` and finite values must hold, "
-                             f"but got mean={self.mean!r}, std={self.std!r}")
+            raise SpaceError(
+                f"truncated normal prior: `std > 0` and finite values must hold, "
+                f"but got mean={self.mean!r}, std={self.std!r}"
+            )
 
     is_uniform = False
 
@@ -131,8 +131,10 @@ class GridDensityPrior:
     def __post_init__(self) -> None:
         w = np.asarray(self.density, dtype=float)
         if w.ndim != 1 or len(w) < 2 or np.any(~np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-            raise SpaceError(f"grid density prior: at least two non-negative numbers with a positive sum "
-                             f"are needed, but got {list(self.density)!r}")
+            raise SpaceError(
+                f"grid density prior: at least two non-negative numbers with a positive sum "
+                f"are needed, but got {list(self.density)!r}"
+            )
 
     @property
     def is_uniform(self) -> bool:
@@ -185,8 +187,10 @@ class ValuePrior:
     def __post_init__(self) -> None:
         p = np.asarray(self.probabilities, dtype=float)
         if p.ndim != 1 or len(p) == 0 or np.any(~np.isfinite(p)) or np.any(p < 0) or p.sum() <= 0:
-            raise SpaceError(f"value prior: probabilities must be non-negative numbers with a positive sum, "
-                             f"but got {list(self.probabilities)!r}")
+            raise SpaceError(
+                f"value prior: probabilities must be non-negative numbers with a positive sum, "
+                f"but got {list(self.probabilities)!r}"
+            )
 
     @property
     def is_uniform(self) -> bool:

@@ -36,8 +36,13 @@ class Space:
     The Chain-of-Trees is built lazily on first use, so loading a scenario stays cheap.
     """
 
-    def __init__(self, parameters: Sequence[Parameter], constraints: Sequence[str | KnownConstraint] = (), *,
-                 max_leaves: int = DEFAULT_MAX_LEAVES) -> None:
+    def __init__(
+        self,
+        parameters: Sequence[Parameter],
+        constraints: Sequence[str | KnownConstraint] = (),
+        *,
+        max_leaves: int = DEFAULT_MAX_LEAVES,
+    ) -> None:
         params = list(parameters)
         if not params:
             raise SpaceError("a search space needs at least one parameter, but got none")
@@ -176,8 +181,7 @@ class Space:
         return ok
 
     # ---- sampling ----------------------------------------------------------------------
-    def sample(self, n: int, rng: np.random.Generator, *, method: str = "cot",
-               use_prior: bool = False) -> np.ndarray:
+    def sample(self, n: int, rng: np.random.Generator, *, method: str = "cot", use_prior: bool = False) -> np.ndarray:
         """``n`` feasible raw rows (duplicates possible).
 
         ``"cot"`` draws each constraint group uniformly over its feasible leaves and each free
@@ -214,7 +218,8 @@ class Space:
             if drawn >= MAX_UNIFORM_DRAWS:
                 raise InfeasibleSpaceError(
                     f"uniform sampling found {n_found} of {n} feasible configurations in {drawn:,} draws; "
-                    "the space is too sparse for rejection sampling: use method='cot'")
+                    "the space is too sparse for rejection sampling: use method='cot'"
+                )
             X = self._sample_independent(batch, rng, use_prior)
             drawn += batch
             ok = self.satisfies_constraints(X)

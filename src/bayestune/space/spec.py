@@ -19,13 +19,29 @@ from bayestune.space.parameter import is_finite_number
 from bayestune.space.parameters import Categorical, Integer, Ordinal, Parameter, PerfectTile, Permutation, Real
 from bayestune.space.space import Space
 
-__all__ = ["DOMAIN_KEYS", "JsonPath", "SpecContext", "build_space", "check_unique_names", "fmt_path",
-           "make_parameter", "read_space", "show", "space_from_spec"]
+__all__ = [
+    "DOMAIN_KEYS",
+    "JsonPath",
+    "SpecContext",
+    "build_space",
+    "check_unique_names",
+    "fmt_path",
+    "make_parameter",
+    "read_space",
+    "show",
+    "space_from_spec",
+]
 
 JsonPath = tuple  # of str (object keys) and int (array indices)
 #: The key holding each parameter type's domain.
-DOMAIN_KEYS = {"real": "bounds", "integer": "bounds", "ordinal": "values", "categorical": "values", "permutation": "n",
-               "perfect_tile": "extent"}
+DOMAIN_KEYS = {
+    "real": "bounds",
+    "integer": "bounds",
+    "ordinal": "values",
+    "categorical": "values",
+    "permutation": "n",
+    "perfect_tile": "extent",
+}
 
 
 def fmt_path(path: Sequence[str | int]) -> str:
@@ -62,16 +78,32 @@ class SpecContext:
         raise self.error(path, message)
 
 
-def make_parameter(ctx: SpecContext, path: JsonPath, kind: str, name: str, domain: Any, *,
-                   log: bool = False, metric: str = "spearman", prior: Any = None, default: Any = None,
-                   sampling: str | None = None, levels: Any = None, max_innermost: Any = None,
-                   domain_key: str, prior_key: str = "prior", default_key: str = "default",
-                   name_path: JsonPath | None = None) -> Parameter:
+def make_parameter(
+    ctx: SpecContext,
+    path: JsonPath,
+    kind: str,
+    name: str,
+    domain: Any,
+    *,
+    log: bool = False,
+    metric: str = "spearman",
+    prior: Any = None,
+    default: Any = None,
+    sampling: str | None = None,
+    levels: Any = None,
+    max_innermost: Any = None,
+    domain_key: str,
+    prior_key: str = "prior",
+    default_key: str = "default",
+    name_path: JsonPath | None = None,
+) -> Parameter:
     """Construct one parameter in stages (domain, then prior, then default) so that a
     :class:`SpaceError` is reported at the key that caused it."""
     if not isinstance(name, str) or not name.isidentifier():
-        ctx.fail(name_path if name_path is not None else path,
-                 f"a parameter name must be a Python identifier, but got {show(name)}")
+        ctx.fail(
+            name_path if name_path is not None else path,
+            f"a parameter name must be a Python identifier, but got {show(name)}",
+        )
 
     def build(prior_: Any, default_: Any) -> Parameter:
         if kind in ("real", "integer"):
@@ -119,8 +151,9 @@ def make_parameter(ctx: SpecContext, path: JsonPath, kind: str, name: str, domai
     return param
 
 
-def check_unique_names(ctx: SpecContext, params: Sequence[Parameter], paths: Sequence[JsonPath],
-                       name_key: str | None) -> None:
+def check_unique_names(
+    ctx: SpecContext, params: Sequence[Parameter], paths: Sequence[JsonPath], name_key: str | None
+) -> None:
     first: dict[str, JsonPath] = {}
     for p, path in zip(params, paths):
         if p.name in first:
@@ -129,8 +162,9 @@ def check_unique_names(ctx: SpecContext, params: Sequence[Parameter], paths: Seq
         first[p.name] = path
 
 
-def build_space(ctx: SpecContext, params: list[Parameter], constraints: Sequence[tuple[JsonPath, str]],
-                params_path: JsonPath) -> Space:
+def build_space(
+    ctx: SpecContext, params: list[Parameter], constraints: Sequence[tuple[JsonPath, str]], params_path: JsonPath
+) -> Space:
     texts = [text for _, text in constraints]
     try:
         return Space(params, texts)
@@ -155,12 +189,22 @@ def read_space(ctx: SpecContext, params: Any, constraints: Any = ()) -> Space:
         for key, spec in params.items():
             key_path = ("parameters", key)
             if isinstance(spec, Mapping) and "name" in spec and spec["name"] != key:
-                ctx.fail(key_path + ("name",), f"the name must match the key {key!r} (or be left out), but got {show(spec['name'])}")
+                ctx.fail(
+                    key_path + ("name",),
+                    f"the name must match the key {key!r} (or be left out), but got {show(spec['name'])}",
+                )
             items.append((key_path, key, spec, key_path))
         name_key = None
     elif isinstance(params, (list, tuple)):
-        items = [(("parameters", i), spec.get("name") if isinstance(spec, Mapping) else None, spec,
-                  ("parameters", i, "name")) for i, spec in enumerate(params)]
+        items = [
+            (
+                ("parameters", i),
+                spec.get("name") if isinstance(spec, Mapping) else None,
+                spec,
+                ("parameters", i, "name"),
+            )
+            for i, spec in enumerate(params)
+        ]
         name_key = "name"
     else:
         ctx.fail(("parameters",), f"expected a list or an object of parameters, but got {show(params)}")
@@ -173,21 +217,37 @@ def read_space(ctx: SpecContext, params: Any, constraints: Any = ()) -> Space:
             ctx.fail(path + ("type",), f"must be one of {sorted(DOMAIN_KEYS)}, but got {show(kind)}")
         if DOMAIN_KEYS[kind] not in spec:
             ctx.fail(path, f"missing required key {DOMAIN_KEYS[kind]!r}")
-        built.append(make_parameter(
-            ctx, path, kind, name, spec[DOMAIN_KEYS[kind]], log=spec.get("log", False), sampling=spec.get("sampling"),
-            metric=spec.get("metric", "spearman"), prior=spec.get("prior"), default=spec.get("default"),
-            levels=spec.get("levels"), max_innermost=spec.get("max_innermost"),
-            domain_key=DOMAIN_KEYS[kind], name_path=name_path))
+        built.append(
+            make_parameter(
+                ctx,
+                path,
+                kind,
+                name,
+                spec[DOMAIN_KEYS[kind]],
+                log=spec.get("log", False),
+                sampling=spec.get("sampling"),
+                metric=spec.get("metric", "spearman"),
+                prior=spec.get("prior"),
+                default=spec.get("default"),
+                levels=spec.get("levels"),
+                max_innermost=spec.get("max_innermost"),
+                domain_key=DOMAIN_KEYS[kind],
+                name_path=name_path,
+            )
+        )
         paths.append(path)
     check_unique_names(ctx, built, paths, name_key)
     if isinstance(constraints, str) or not all(isinstance(c, str) for c in constraints):
         ctx.fail(("constraints",), f"expected a list of expression strings, but got {show(constraints)}")
-    return build_space(ctx, built, [(("constraints", i), text) for i, text in enumerate(constraints)],
-                       ("parameters",))
+    return build_space(ctx, built, [(("constraints", i), text) for i, text in enumerate(constraints)], ("parameters",))
 
 
-def space_from_spec(params: Sequence[Mapping[str, Any]] | Mapping[str, Mapping[str, Any]],
-                    constraints: Sequence[str] = (), *, source: str = "<spec>") -> Space:
+def space_from_spec(
+    params: Sequence[Mapping[str, Any]] | Mapping[str, Mapping[str, Any]],
+    constraints: Sequence[str] = (),
+    *,
+    source: str = "<spec>",
+) -> Space:
     """The :class:`Space` a ``parameters``/``constraints`` description holds (the inverse of
     :meth:`Space.to_spec`). Raises :class:`ScenarioError` naming the path."""
     return read_space(SpecContext(source), params, constraints)

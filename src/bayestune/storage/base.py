@@ -44,15 +44,23 @@ class TrialJournal(Protocol):
     find the evaluations that were in flight; ``abandon_pending`` marks them lost.
     """
 
-    def start(self, config: Mapping[str, Any], *, batch: int | None = None, origin: str = ...,
-              attempt: int = 1) -> int:
+    def start(self, config: Mapping[str, Any], *, batch: int | None = None, origin: str = ..., attempt: int = 1) -> int:
         """Record that ``config`` is about to be evaluated; return its trial id (ids increase)."""
 
     def finish(self, trial_id: int, result: Result) -> Trial:
         """Store the result of a started trial; JournalError if unknown or already finished."""
 
-    def record(self, config: Mapping[str, Any], result: Result, *, origin: str = ..., batch: int | None = None,
-               started_at: float | None = None, finished_at: float | None = None, attempt: int = 1) -> Trial:
+    def record(
+        self,
+        config: Mapping[str, Any],
+        result: Result,
+        *,
+        origin: str = ...,
+        batch: int | None = None,
+        started_at: float | None = None,
+        finished_at: float | None = None,
+        attempt: int = 1,
+    ) -> Trial:
         """Insert an already finished trial (manual entries, imports)."""
 
     def abandon_pending(self) -> list[Trial]:
@@ -97,13 +105,15 @@ class JournalQueries:
 
     def n_finished(self, *, count_lost: bool = False) -> int:
         """Finished evaluations, the budget's unit: lost rows are excluded unless asked for."""
-        return sum(1 for t in self.trials() if t.status.is_finished
-                   and (count_lost or t.failure_kind != FailureKind.LOST))
+        return sum(
+            1 for t in self.trials() if t.status.is_finished and (count_lost or t.failure_kind != FailureKind.LOST)
+        )
 
     def best(self, objective: str, *, minimize: bool = True, k: int = 1) -> list[Trial]:
         """The ``k`` best feasible (status OK) trials by ``objective``; ties keep the earlier trial."""
-        scored = [t for t in self.trials(TrialStatus.OK)
-                  if objective in t.values and math.isfinite(t.values[objective])]
+        scored = [
+            t for t in self.trials(TrialStatus.OK) if objective in t.values and math.isfinite(t.values[objective])
+        ]
         scored.sort(key=lambda t: (t.values[objective] if minimize else -t.values[objective], t.trial_id))
         return scored[: max(int(k), 0)]
 
@@ -135,8 +145,10 @@ def encode_config(config: Mapping[str, Any]) -> tuple[str, str]:
     try:
         plain = to_jsonable(config)
         key = {k: _canonical(v) for k, v in plain.items()}
-        return (json.dumps(plain, allow_nan=False),
-                json.dumps(key, sort_keys=True, separators=(",", ":"), allow_nan=False))
+        return (
+            json.dumps(plain, allow_nan=False),
+            json.dumps(key, sort_keys=True, separators=(",", ":"), allow_nan=False),
+        )
     except (TypeError, ValueError) as exc:
         raise JournalError(f"cannot store configuration {dict(config)!r}: {exc}") from None
 
@@ -149,8 +161,11 @@ def encode_meta(key: str, value: Any) -> str:
         raise JournalError(f"metadata {key!r} is not JSON-serialisable: {exc}") from None
 
 
-def result_fields(result: Result, trial_id: int | None, objectives: Sequence[str] | None = None,
-                  ) -> tuple[TrialStatus, dict[str, float], str | None, str | None]:
+def result_fields(
+    result: Result,
+    trial_id: int | None,
+    objectives: Sequence[str] | None = None,
+) -> tuple[TrialStatus, dict[str, float], str | None, str | None]:
     """``(status, values, error, failure_kind)`` to store for a Result; non-finite values become NaN.
 
     A result that claims success but carries NaN/inf is stored as a FAILED trial of kind
@@ -252,8 +267,7 @@ def status_filter(status: StatusFilter) -> list[str] | None:
     try:
         return [TrialStatus(s).value for s in items]
     except ValueError:
-        raise JournalError(
-            f"unknown trial status in {items!r}; allowed: {[s.value for s in TrialStatus]}") from None
+        raise JournalError(f"unknown trial status in {items!r}; allowed: {[s.value for s in TrialStatus]}") from None
 
 
 def with_space(trial: Trial, space: Any) -> Trial:

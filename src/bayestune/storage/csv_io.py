@@ -40,10 +40,18 @@ _FALSE = frozenset({"false", "f", "0", "no", "n"})
 
 
 # ---- export -------------------------------------------------------------------------------
-def export_csv(trials: Sequence[Trial], path: str | os.PathLike, *, parameter_names: Sequence[str],
-               objectives: Sequence[str], feasible_column: str | None = "Valid",
-               timestamp_column: str = "Timestamp", metrics: Sequence[str] | None = None,
-               error_column: str | None = None, start_time: float | None = None) -> None:
+def export_csv(
+    trials: Sequence[Trial],
+    path: str | os.PathLike,
+    *,
+    parameter_names: Sequence[str],
+    objectives: Sequence[str],
+    feasible_column: str | None = "Valid",
+    timestamp_column: str = "Timestamp",
+    metrics: Sequence[str] | None = None,
+    error_column: str | None = None,
+    start_time: float | None = None,
+) -> None:
     """Write finished ``trials`` as a HyperMapper/BaCO sample file.
 
     ``metrics``: extra value columns written after the timestamp (default: every
@@ -109,7 +117,9 @@ def _start_time(trials: Sequence[Trial]) -> float | None:
 
 def _config_value(trial: Trial, name: str, path: Any) -> Any:
     if name not in trial.config:
-        raise JournalError(f"{path}: trial {trial.trial_id} has no value for parameter {name!r}: {dict(trial.config)!r}")
+        raise JournalError(
+            f"{path}: trial {trial.trial_id} has no value for parameter {name!r}: {dict(trial.config)!r}"
+        )
     return trial.config[name]
 
 
@@ -139,9 +149,15 @@ def _write_atomically(path: Path, text: str) -> None:
 
 
 # ---- import -------------------------------------------------------------------------------
-def import_csv(path: str | os.PathLike, *, parameters: Sequence[Any], objectives: Sequence[str],
-               feasible_column: str | None = "Valid", timestamp_column: str = "Timestamp",
-               error_column: str | None = None) -> list[tuple[dict, Result]]:
+def import_csv(
+    path: str | os.PathLike,
+    *,
+    parameters: Sequence[Any],
+    objectives: Sequence[str],
+    feasible_column: str | None = "Valid",
+    timestamp_column: str = "Timestamp",
+    error_column: str | None = None,
+) -> list[tuple[dict, Result]]:
     """Read a HyperMapper/BaCO sample file into ``(config, Result)`` pairs, in file order.
 
     Every parameter cell goes through ``Parameter.validate``; a bad cell raises JournalError
@@ -152,9 +168,16 @@ def import_csv(path: str | os.PathLike, *, parameters: Sequence[Any], objectives
     Pass ``feasible_column=None`` for files written without a feasibility column.
     """
     header, rows = _read_table(path)
-    pairs = read_table(path, header, rows, parameters=parameters, objectives=objectives,
-                       feasible_column=feasible_column, timestamp_column=timestamp_column,
-                       error_column=error_column)
+    pairs = read_table(
+        path,
+        header,
+        rows,
+        parameters=parameters,
+        objectives=objectives,
+        feasible_column=feasible_column,
+        timestamp_column=timestamp_column,
+        error_column=error_column,
+    )
     logger.info("read %d row(s) from %s", len(pairs), path)
     return pairs
 
@@ -186,8 +209,7 @@ def _read_table(path: str | os.PathLike) -> tuple[list[str], list[tuple[int, lis
     return header, rows
 
 
-def _column_index(path: Any, header: list[str], required: Sequence[str],
-                  feasible_column: str | None) -> dict[str, int]:
+def _column_index(path: Any, header: list[str], required: Sequence[str], feasible_column: str | None) -> dict[str, int]:
     missing = [name for name in required if name not in header]
     if missing:
         hint = ""
@@ -200,8 +222,13 @@ def _column_index(path: Any, header: list[str], required: Sequence[str],
     return {name: i for i, name in enumerate(header)}
 
 
-def _numeric_extra_columns(header: list[str], rows: list[tuple[int, list[str]]], required: set[str],
-                           timestamp_names: set[str], error_column: str | None) -> list[str]:
+def _numeric_extra_columns(
+    header: list[str],
+    rows: list[tuple[int, list[str]]],
+    required: set[str],
+    timestamp_names: set[str],
+    error_column: str | None,
+) -> list[str]:
     """Columns that are neither inputs, objectives, flags nor timestamps and hold only numbers."""
     extras = []
     for i, name in enumerate(header):
@@ -217,20 +244,29 @@ def _numeric_extra_columns(header: list[str], rows: list[tuple[int, list[str]]],
     return extras
 
 
-def read_table(where: Any, header: list[str], rows: list[tuple[int, list[str]]], *, parameters: Sequence[Any],
-               objectives: Sequence[str], feasible_column: str | None = "Valid", timestamp_column: str = "Timestamp",
-               error_column: str | None = None) -> list[tuple[dict, Result]]:
+def read_table(
+    where: Any,
+    header: list[str],
+    rows: list[tuple[int, list[str]]],
+    *,
+    parameters: Sequence[Any],
+    objectives: Sequence[str],
+    feasible_column: str | None = "Valid",
+    timestamp_column: str = "Timestamp",
+    error_column: str | None = None,
+) -> list[tuple[dict, Result]]:
     """:func:`import_csv` on a table already split into cells (``where`` names it in errors):
     the HyperMapper/BaCO client-server reply is such a table."""
     required = [p.name for p in parameters] + list(objectives) + ([feasible_column] if feasible_column else [])
     index = _column_index(where, header, required, feasible_column)
-    extras = _numeric_extra_columns(header, rows, set(required), {timestamp_column.lower(), "timestamp"},
-                                    error_column)
+    extras = _numeric_extra_columns(header, rows, set(required), {timestamp_column.lower(), "timestamp"}, error_column)
     pairs = []
     for line, cells in rows:
         if len(cells) != len(header):
-            raise JournalError(f"{where}, line {line}: the row has {len(cells)} cell(s) but the header has "
-                               f"{len(header)} column(s) {header}")
+            raise JournalError(
+                f"{where}, line {line}: the row has {len(cells)} cell(s) but the header has "
+                f"{len(header)} column(s) {header}"
+            )
         cell = _CellReader(where, line, header, index, cells)
         config = {p.name: _parse_parameter(p, cell) for p in parameters}
         pairs.append((config, _parse_result(cell, objectives, feasible_column, extras, error_column)))
@@ -294,8 +330,13 @@ def _parse_bool(cell: _CellReader, column: str) -> bool:
     raise cell.error(column, "expected True or False")
 
 
-def _parse_result(cell: _CellReader, objectives: Sequence[str], feasible_column: str | None,
-                  extras: Sequence[str], error_column: str | None) -> Result:
+def _parse_result(
+    cell: _CellReader,
+    objectives: Sequence[str],
+    feasible_column: str | None,
+    extras: Sequence[str],
+    error_column: str | None,
+) -> Result:
     feasible = _parse_bool(cell, feasible_column) if feasible_column else True
     values: dict[str, float] = {}
     problems: list[str] = []
@@ -324,14 +365,14 @@ class PeerSamples:
     run leaves (Pareto front, log). Relative paths are taken from the working directory, as the
     peers take them."""
 
-    path: str                          # output_data_file, else <application_name>_output_samples.csv
+    path: str  # output_data_file, else <application_name>_output_samples.csv
     parameter_names: tuple[str, ...]
     objectives: tuple[str, ...]
-    feasible_column: str | None        # only when the file enables the feasibility predictor
-    timestamp_column: str              # BaCO: "timestamp"; HyperMapper: its `timestamp` key ("Timestamp")
-    resume_from: str | None = None     # resume_optimization: the sample file to continue from
-    pareto_path: str | None = None     # several objectives: hm-compute-pareto's front file (output_pareto_file)
-    log_path: str | None = None        # the peer's log file (`bayestune serve` logs there: stdout is the protocol's)
+    feasible_column: str | None  # only when the file enables the feasibility predictor
+    timestamp_column: str  # BaCO: "timestamp"; HyperMapper: its `timestamp` key ("Timestamp")
+    resume_from: str | None = None  # resume_optimization: the sample file to continue from
+    pareto_path: str | None = None  # several objectives: hm-compute-pareto's front file (output_pareto_file)
+    log_path: str | None = None  # the peer's log file (`bayestune serve` logs there: stdout is the protocol's)
 
     def write(self, trials: Sequence[Trial], *, start_time: float | None = None) -> Path:
         """Write the finished ``trials`` to :attr:`path` (replaced atomically), and their feasible
@@ -340,9 +381,16 @@ class PeerSamples:
         t0 = _start_time(finished) if start_time is None else start_time
 
         def write_csv(rows: Sequence[Trial], path: str) -> None:
-            export_csv(rows, path, parameter_names=self.parameter_names, objectives=self.objectives,
-                       feasible_column=self.feasible_column, timestamp_column=self.timestamp_column, metrics=(),
-                       start_time=t0)
+            export_csv(
+                rows,
+                path,
+                parameter_names=self.parameter_names,
+                objectives=self.objectives,
+                feasible_column=self.feasible_column,
+                timestamp_column=self.timestamp_column,
+                metrics=(),
+                start_time=t0,
+            )
 
         for path in (self.path, self.pareto_path):
             if path is not None and os.path.dirname(path):  # the peers create their run_directory
@@ -356,5 +404,10 @@ class PeerSamples:
         """The evaluations of :attr:`resume_from` (none when not resuming)."""
         if self.resume_from is None:
             return []
-        return import_csv(self.resume_from, parameters=parameters, objectives=self.objectives,
-                          feasible_column=self.feasible_column, timestamp_column=self.timestamp_column)
+        return import_csv(
+            self.resume_from,
+            parameters=parameters,
+            objectives=self.objectives,
+            feasible_column=self.feasible_column,
+            timestamp_column=self.timestamp_column,
+        )

@@ -92,10 +92,14 @@ def _lock_current_file(path: Path, journal_path: str | os.PathLike, fcntl: Any) 
         try:
             fd = _open_lock_file(path, os.O_RDWR | os.O_CREAT)
         except OSError as exc:
-            why = ("it is a symbolic link or not a regular file; remove it" if isinstance(exc, IsADirectoryError)
-                   or exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO) else exc.strerror or str(exc))
-            raise JournalError(f"cannot open the lock file {str(path)!r} of journal {str(journal_path)!r}: "
-                               f"{why}") from None
+            why = (
+                "it is a symbolic link or not a regular file; remove it"
+                if isinstance(exc, IsADirectoryError) or exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO)
+                else exc.strerror or str(exc)
+            )
+            raise JournalError(
+                f"cannot open the lock file {str(path)!r} of journal {str(journal_path)!r}: {why}"
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -103,7 +107,8 @@ def _lock_current_file(path: Path, journal_path: str | os.PathLike, fcntl: Any) 
             raise JournalError(
                 f"journal {str(journal_path)!r} is in use by {describe_owner(read_owner(journal_path))}; "
                 "wait for that run to finish or stop it (two writers would measure every configuration "
-                "twice and overrun the budget)") from None
+                "twice and overrun the budget)"
+            ) from None
         try:
             now = os.stat(path, follow_symlinks=False)
         except OSError:
@@ -134,20 +139,25 @@ class RunLock:
         try:
             import fcntl
         except ImportError:  # Windows: no flock; the run goes unlocked, as before
-            logger.warning("no file locking on this platform: %s is not protected against a second writer",
-                           journal_path)
+            logger.warning(
+                "no file locking on this platform: %s is not protected against a second writer", journal_path
+            )
             return cls(journal_path, -1, None)
         path = lock_path(journal_path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise JournalError(f"cannot create the directory of journal {str(journal_path)!r}: "
-                               f"{exc.strerror or exc}") from None
+            raise JournalError(
+                f"cannot create the directory of journal {str(journal_path)!r}: {exc.strerror or exc}"
+            ) from None
         fd = _lock_current_file(path, journal_path, fcntl)
         stale = read_owner(journal_path)
         if stale is not None:
-            logger.warning("journal %s: stale lock of %s (that run died without releasing it); taking it over",
-                           journal_path, describe_owner(stale))
+            logger.warning(
+                "journal %s: stale lock of %s (that run died without releasing it); taking it over",
+                journal_path,
+                describe_owner(stale),
+            )
         owner = {"pid": os.getpid(), "host": socket.gethostname(), "started_at": time.time()}
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(owner).encode(), 0)

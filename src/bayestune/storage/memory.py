@@ -44,8 +44,7 @@ class MemoryJournal(JournalQueries):
         self._lock = threading.RLock()
         self._trials: dict[int, Trial] = {}
         self._remeasurements: list[Remeasurement] = []
-        self._meta: dict[str, str] = {META_CREATED_AT: json.dumps(time.time()),
-                                      META_VERSION: json.dumps(__version__)}
+        self._meta: dict[str, str] = {META_CREATED_AT: json.dumps(time.time()), META_VERSION: json.dumps(__version__)}
         self._closed = False
 
     def _check_open(self) -> None:
@@ -76,11 +75,15 @@ class MemoryJournal(JournalQueries):
             self._trials[trial.trial_id] = trial
             return trial
 
-    def start(self, config: Mapping[str, Any], *, batch: int | None = None, origin: str = Origin.SUGGESTED,
-              attempt: int = 1) -> int:
+    def start(
+        self, config: Mapping[str, Any], *, batch: int | None = None, origin: str = Origin.SUGGESTED, attempt: int = 1
+    ) -> int:
         stored = json.loads(encode_config(config)[0])
-        return self._insert(Trial(0, stored, TrialStatus.PENDING, started_at=time.time(), batch=batch,
-                                  attempt=int(attempt), origin=origin)).trial_id
+        return self._insert(
+            Trial(
+                0, stored, TrialStatus.PENDING, started_at=time.time(), batch=batch, attempt=int(attempt), origin=origin
+            )
+        ).trial_id
 
     def finish(self, trial_id: int, result: Result) -> Trial:
         status, values, error, kind = result_fields(result, trial_id, objective_names(self.get_meta(META_OBJECTIVES)))
@@ -91,30 +94,70 @@ class MemoryJournal(JournalQueries):
             if trial is None:
                 raise JournalError(f"journal ':memory:' has no trial {trial_id}")
             if trial.status is not TrialStatus.PENDING:
-                raise JournalError(f"trial {trial_id} is already finished (status {trial.status.value!r}) "
-                                   "in journal ':memory:'")
-            trial = replace(trial, status=status, values=values, error=error, failure_kind=kind,
-                            finished_at=time.time(), repeats=repeats, timings=timings)
+                raise JournalError(
+                    f"trial {trial_id} is already finished (status {trial.status.value!r}) in journal ':memory:'"
+                )
+            trial = replace(
+                trial,
+                status=status,
+                values=values,
+                error=error,
+                failure_kind=kind,
+                finished_at=time.time(),
+                repeats=repeats,
+                timings=timings,
+            )
             self._trials[trial.trial_id] = trial
             return trial
 
-    def record(self, config: Mapping[str, Any], result: Result, *, origin: str = Origin.SUGGESTED,
-               batch: int | None = None, started_at: float | None = None, finished_at: float | None = None,
-               attempt: int = 1) -> Trial:
+    def record(
+        self,
+        config: Mapping[str, Any],
+        result: Result,
+        *,
+        origin: str = Origin.SUGGESTED,
+        batch: int | None = None,
+        started_at: float | None = None,
+        finished_at: float | None = None,
+        attempt: int = 1,
+    ) -> Trial:
         stored = json.loads(encode_config(config)[0])
         status, values, error, kind = result_fields(result, None, objective_names(self.get_meta(META_OBJECTIVES)))
         repeats, timings = measurement_fields(result)
         finished_at = time.time() if finished_at is None else float(finished_at)
         started_at = finished_at if started_at is None else float(started_at)
-        return self._insert(Trial(0, stored, status, values, error, kind, started_at, finished_at, batch,
-                                  int(attempt), origin, repeats, timings))
+        return self._insert(
+            Trial(
+                0,
+                stored,
+                status,
+                values,
+                error,
+                kind,
+                started_at,
+                finished_at,
+                batch,
+                int(attempt),
+                origin,
+                repeats,
+                timings,
+            )
+        )
 
     def abandon_pending(self) -> list[Trial]:
         with self._lock:
             self._check_open()
-            lost = [replace(t, status=TrialStatus.FAILED, failure_kind=FailureKind.LOST, error=LOST_ERROR,
-                            finished_at=time.time())
-                    for t in self._trials.values() if t.status is TrialStatus.PENDING]
+            lost = [
+                replace(
+                    t,
+                    status=TrialStatus.FAILED,
+                    failure_kind=FailureKind.LOST,
+                    error=LOST_ERROR,
+                    finished_at=time.time(),
+                )
+                for t in self._trials.values()
+                if t.status is TrialStatus.PENDING
+            ]
             self._trials.update((t.trial_id, t) for t in lost)
             return lost
 

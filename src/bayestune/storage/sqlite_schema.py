@@ -49,7 +49,7 @@ APPLICATION_ID = 0x4254756E
 #: The columns a new trial row is written with, and those a trial is read from.
 INSERT_COLUMNS = (
     'config, config_key, status, "values", error, failure_kind, started_at, finished_at, batch, attempt, origin, '
-    'repeats, timings'
+    "repeats, timings"
 )
 TRIAL_COLUMNS = "trial_id, " + INSERT_COLUMNS
 
@@ -123,6 +123,7 @@ def check_version(conn: sqlite3.Connection, path: str) -> None:
     if version == 1:
         migrate_from_1(conn, path)
 
+
 def migrate_from_1(conn: sqlite3.Connection, path: str) -> None:
     """Add what version 2 keeps (repeats, timings, re-measurement rounds) to a version 1 journal."""
     for statement in MIGRATE_1_TO_2:
@@ -131,6 +132,7 @@ def migrate_from_1(conn: sqlite3.Connection, path: str) -> None:
     conn.execute("UPDATE bayestune_schema SET version = ?", (SCHEMA_VERSION,))
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     logger.info("journal %s: migrated from schema 1 to %d", path, SCHEMA_VERSION)
+
 
 def create_schema(conn: sqlite3.Connection, path: str) -> None:
     """The tables, version marks and creation metadata of a new journal."""
@@ -171,8 +173,22 @@ def row_to_trial(row: Sequence[Any]) -> Trial:
     """A row of :data:`TRIAL_COLUMNS` as a :class:`~bayestune.trial.Trial`; ValueError (or
     TypeError) naming the column when a cell is not what a journal writes there, so that damage
     is reported here, not as a crash where the value is used."""
-    (trial_id, config, _key, status, values, error, failure_kind,
-     started_at, finished_at, batch, attempt, origin, repeats, timings) = row
+    (
+        trial_id,
+        config,
+        _key,
+        status,
+        values,
+        error,
+        failure_kind,
+        started_at,
+        finished_at,
+        batch,
+        attempt,
+        origin,
+        repeats,
+        timings,
+    ) = row
     config = json.loads(config)
     if not isinstance(config, dict):
         raise ValueError(f"column 'config' holds {config!r:.60}, not a JSON object")
@@ -196,17 +212,37 @@ def row_to_trial(row: Sequence[Any]) -> Trial:
 
 #: What a journal writes under the run's metadata keys: a damaged value is refused when read.
 META_SHAPES: dict[str, tuple[Any, str]] = {
-    "objectives": (lambda v: isinstance(v, list) and bool(v) and all(
-        isinstance(o, dict) and isinstance(o.get("name"), str) and isinstance(o.get("minimize", True), bool)
-        for o in v), "a list of {name, minimize}"),
+    "objectives": (
+        lambda v: (
+            isinstance(v, list)
+            and bool(v)
+            and all(
+                isinstance(o, dict) and isinstance(o.get("name"), str) and isinstance(o.get("minimize", True), bool)
+                for o in v
+            )
+        ),
+        "a list of {name, minimize}",
+    ),
     "strategy": (lambda v: isinstance(v, str), "a strategy name"),
     "strategy_options": (lambda v: v is None or isinstance(v, dict), "an object of options"),
-    "seed": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0), "a seed (an integer >= 0)"),
+    "seed": (
+        lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0),
+        "a seed (an integer >= 0)",
+    ),
     "budget": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)), "an integer"),
-    "design": (lambda v: v is None or (isinstance(v, dict) and set(v) <= {"method", "size", "include_default"}
-                                       and isinstance(v.get("method", ""), str)
-                                       and type(v.get("size", 0)) is int and type(v.get("include_default", True)) is bool),
-               "an object of method, size and include_default"),
+    "design": (
+        lambda v: (
+            v is None
+            or (
+                isinstance(v, dict)
+                and set(v) <= {"method", "size", "include_default"}
+                and isinstance(v.get("method", ""), str)
+                and type(v.get("size", 0)) is int
+                and type(v.get("include_default", True)) is bool
+            )
+        ),
+        "an object of method, size and include_default",
+    ),
     "space": (lambda v: v is None or isinstance(v, dict), "an object"),
     "scenario": (lambda v: v is None or isinstance(v, dict), "an object"),
     "output_constraints": (lambda v: v is None or isinstance(v, list), "a list"),
@@ -220,12 +256,16 @@ def decode_meta(path: str, key: str, text: Any) -> Any:
     try:
         value = json.loads(text)
     except (ValueError, TypeError, RecursionError):
-        raise JournalError(f"journal {path!r}: metadata {key!r} is damaged (not JSON: {str(text)[:60]!r}); "
-                           "repair or delete that row of the meta table") from None
+        raise JournalError(
+            f"journal {path!r}: metadata {key!r} is damaged (not JSON: {str(text)[:60]!r}); "
+            "repair or delete that row of the meta table"
+        ) from None
     check, what = META_SHAPES.get(key, (lambda v: True, ""))
     if not check(value):
-        raise JournalError(f"journal {path!r}: metadata {key!r} is damaged ({json.dumps(value)[:60]} is not "
-                           f"{what}); repair or delete that row of the meta table")
+        raise JournalError(
+            f"journal {path!r}: metadata {key!r} is damaged ({json.dumps(value)[:60]} is not "
+            f"{what}); repair or delete that row of the meta table"
+        )
     return value
 
 
@@ -239,5 +279,9 @@ def objectives_finite(trial: Trial, objectives: Sequence[str] | None) -> Trial:
     if not bad:
         return trial
     logger.warning("trial %d is marked ok but holds no finite %s; read as a failure", trial.trial_id, bad)
-    return replace(trial, status=TrialStatus.FAILED, failure_kind="nan",
-                   error=f"the journal holds no finite value for objective(s) {bad}")
+    return replace(
+        trial,
+        status=TrialStatus.FAILED,
+        failure_kind="nan",
+        error=f"the journal holds no finite value for objective(s) {bad}",
+    )

@@ -55,8 +55,9 @@ def outcome_table(space: Space, history: History) -> dict[bytes, float | None]:
 Proposal = tuple[bytes, np.ndarray, bool]
 
 
-def settle(proposed: list[Proposal], outcomes: dict[bytes, float | None]
-           ) -> tuple[list[tuple[np.ndarray, bool, float | None]], list[Proposal]]:
+def settle(
+    proposed: list[Proposal], outcomes: dict[bytes, float | None]
+) -> tuple[list[tuple[np.ndarray, bool, float | None]], list[Proposal]]:
     """Split ``proposed`` into the finished ones, in order, as ``(row, is_restart, value)``
     (``None`` for a failure), and those still pending."""
     finished, pending = [], []
@@ -73,15 +74,18 @@ class AnnealingSettings(Settings):
     """Options of the ``annealing`` strategy."""
 
     initial_temperature: float = 1.0  # in units of the observed values' spread
-    cooling: float = 0.95             # temperature factor per evaluated proposal
-    max_free_steps: int = 200         # moves over known neighbours before a restart
+    cooling: float = 0.95  # temperature factor per evaluated proposal
+    max_free_steps: int = 200  # moves over known neighbours before a restart
 
     def rules(self) -> list[Rule]:
         return [
             ("initial_temperature", self.initial_temperature > 0, "`initial_temperature > 0`"),
             ("cooling", 0 < self.cooling <= 1, "`0 < cooling <= 1`"),
-            ("max_free_steps", isinstance(self.max_free_steps, int) and self.max_free_steps >= 0,
-             "`max_free_steps >= 0` (an integer)"),
+            (
+                "max_free_steps",
+                isinstance(self.max_free_steps, int) and self.max_free_steps >= 0,
+                "`max_free_steps >= 0` (an integer)",
+            ),
         ]
 
 
@@ -101,7 +105,7 @@ class SimulatedAnnealing(Strategy):
         self.steps = 0  # evaluated proposals (drives the cooling)
 
     def temperature(self, spread: float) -> float:
-        return self.settings.initial_temperature * spread * self.settings.cooling ** self.steps
+        return self.settings.initial_temperature * spread * self.settings.cooling**self.steps
 
     def _accept(self, y_new: float, T: float) -> bool:
         if y_new <= self._current_y:

@@ -39,7 +39,8 @@ class Strategy(ABC):
         if len(self.objectives) > 1 and not self.multi_objective:
             raise BayestuneError(
                 f"strategy {self.name!r} optimises one objective, but the scenario has {len(self.objectives)}: "
-                f"{[o.name for o in self.objectives]}")
+                f"{[o.name for o in self.objectives]}"
+            )
 
     @abstractmethod
     def suggest(self, history: History, n: int) -> np.ndarray:
@@ -62,8 +63,13 @@ def available_strategies() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def make_strategy(name: str, space: Space, objectives: Sequence[Objective], rng: np.random.Generator,
-                  options: Mapping[str, Any] | None = None) -> Strategy:
+def make_strategy(
+    name: str,
+    space: Space,
+    objectives: Sequence[Objective],
+    rng: np.random.Generator,
+    options: Mapping[str, Any] | None = None,
+) -> Strategy:
     names = available_strategies()
     if name not in _REGISTRY:
         raise BayestuneError(f"unknown strategy {name!r}; allowed: {names}")

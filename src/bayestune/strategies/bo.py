@@ -56,22 +56,29 @@ class ExperimentalSettings(Settings):
 
     EXPERIMENTAL: ClassVar[bool] = True
 
-    model_selection_every: int = 0      # > 0: re-choose gp or rf by cross-validated likelihood every this many model suggestions
-    portfolio: bool = False             # EI/PI/LCB chosen per pick by discounted ranks (acquisition.portfolio)
-    contextual_variance: bool = False   # Kernel Tuner's contextual-variance factor instead of the constant xi/kappa
+    model_selection_every: int = (
+        0  # > 0: re-choose gp or rf by cross-validated likelihood every this many model suggestions
+    )
+    portfolio: bool = False  # EI/PI/LCB chosen per pick by discounted ranks (acquisition.portfolio)
+    contextual_variance: bool = False  # Kernel Tuner's contextual-variance factor instead of the constant xi/kappa
     lengthscale_prior_auto: bool = False  # keep or drop the GP's length-scale prior by cross-validated likelihood
-    ordinal_scale: str | None = None    # ordinals' warping: None (the space's rule) | log | linear | index | auto
+    ordinal_scale: str | None = None  # ordinals' warping: None (the space's rule) | log | linear | index | auto
     permutation_metric: str | None = None  # override every permutation's metric (BaCO Fig. 9's ablation)
-    stall_after: int = 0                # a run whose best has not improved for this many model suggestions explores once every this many
-    stall_action: str = "thompson"      # the stall step: thompson (a posterior draw's minimum) | random
-    memory_policy: str = "mixed"        # which rows max_training_points keeps: mixed | lru | best | reset (models.training)
-    epsilon: float = 0.0                # chance of a random step instead of the model's pick (BaCO's epsilon-greedy)
+    stall_after: int = (
+        0  # a run whose best has not improved for this many model suggestions explores once every this many
+    )
+    stall_action: str = "thompson"  # the stall step: thompson (a posterior draw's minimum) | random
+    memory_policy: str = "mixed"  # which rows max_training_points keeps: mixed | lru | best | reset (models.training)
+    epsilon: float = 0.0  # chance of a random step instead of the model's pick (BaCO's epsilon-greedy)
 
     #: Experimental values that are a peer's own default: a HyperMapper file that leaves
     #: epsilon_greedy_threshold out means 0.1, so the warning says whose default it is.
     PEER_DEFAULTS: ClassVar[dict[str, tuple[Any, str]]] = {
-        "epsilon": (0.1, "HyperMapper 2.0's default epsilon_greedy_threshold: a HyperMapper file without that "
-                         "key means it")}
+        "epsilon": (
+            0.1,
+            "HyperMapper 2.0's default epsilon_greedy_threshold: a HyperMapper file without that key means it",
+        )
+    }
 
     @classmethod
     def from_options(cls, owner: str, options: Any, *, base: Any = None, path: str = "") -> ExperimentalSettings:
@@ -79,8 +86,11 @@ class ExperimentalSettings(Settings):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             settings = super().from_options(owner, options, base=base, path=path)
-        peer = [f"{path}{k} = {v!r} is {why}" for k, (v, why) in cls.PEER_DEFAULTS.items()
-                if isinstance(options, dict) and options.get(k) == v]
+        peer = [
+            f"{path}{k} = {v!r} is {why}"
+            for k, (v, why) in cls.PEER_DEFAULTS.items()
+            if isinstance(options, dict) and options.get(k) == v
+        ]
         for w in caught:
             text = str(w.message)
             if issubclass(w.category, ExperimentalOptionWarning) and peer:
@@ -89,10 +99,14 @@ class ExperimentalSettings(Settings):
         return settings
 
     def rules(self) -> list[Rule]:
-        return [self.at_least("model_selection_every", 0), self.one_of("ordinal_scale", ORDINAL_SCALE_CHOICES),
-                self.at_least("stall_after", 0), self.one_of("stall_action", STALL_ACTIONS),
-                self.one_of("memory_policy", MEMORY_POLICIES),
-                ("epsilon", 0.0 <= self.epsilon <= 1.0, "`0 <= epsilon <= 1`")]
+        return [
+            self.at_least("model_selection_every", 0),
+            self.one_of("ordinal_scale", ORDINAL_SCALE_CHOICES),
+            self.at_least("stall_after", 0),
+            self.one_of("stall_action", STALL_ACTIONS),
+            self.one_of("memory_policy", MEMORY_POLICIES),
+            ("epsilon", 0.0 <= self.epsilon <= 1.0, "`0 <= epsilon <= 1`"),
+        ]
 
 
 @dataclass(frozen=True)
@@ -101,20 +115,29 @@ class BOSettings(StepSettings):
 
     RENAMED: ClassVar[dict[str, str]] = {
         **StepSettings.RENAMED,
-        "rf_trees": "rf.trees", "rf_max_features": "rf.max_features", "rf_bootstrap": "rf.bootstrap",
+        "rf_trees": "rf.trees",
+        "rf_max_features": "rf.max_features",
+        "rf_bootstrap": "rf.bootstrap",
         "rf_min_samples_split": "rf.min_samples_split",
-        "noise": "gp.noise", "failure_variance": "gp.failure_variance", "lengthscale_prior": "gp.lengthscale_prior",
+        "noise": "gp.noise",
+        "failure_variance": "gp.failure_variance",
+        "lengthscale_prior": "gp.lengthscale_prior",
         "model_select_every": "experimental.model_selection_every",
-        "permutation_metric": "experimental.permutation_metric", "ordinal_scale": "experimental.ordinal_scale",
-        "memory_policy": "experimental.memory_policy", "epsilon": "experimental.epsilon",
-        "stall_after": "experimental.stall_after", "stall_action": "experimental.stall_action",
+        "permutation_metric": "experimental.permutation_metric",
+        "ordinal_scale": "experimental.ordinal_scale",
+        "memory_policy": "experimental.memory_policy",
+        "epsilon": "experimental.epsilon",
+        "stall_after": "experimental.stall_after",
+        "stall_action": "experimental.stall_action",
     }
 
-    model: str = "gp"                       # gp | rf: the surrogate
-    acquisition: str = "ei"                 # ei | pi | lcb
-    xi: float = 1e-4                        # EI/PI improvement margin (latent units)
-    kappa: float = 2.0                      # LCB exploration weight
-    max_training_points: int | None = DEFAULT_MAX_TRAINING_POINTS  # cap on what the models learn from (models.training); None: all
+    model: str = "gp"  # gp | rf: the surrogate
+    acquisition: str = "ei"  # ei | pi | lcb
+    xi: float = 1e-4  # EI/PI improvement margin (latent units)
+    kappa: float = 2.0  # LCB exploration weight
+    max_training_points: int | None = (
+        DEFAULT_MAX_TRAINING_POINTS  # cap on what the models learn from (models.training); None: all
+    )
     gp: GPSettings = GPSettings()
     rf: RandomForestSettings = RandomForestSettings()
     experimental: ExperimentalSettings = ExperimentalSettings()
@@ -129,8 +152,10 @@ class BOSettings(StepSettings):
             if not isinstance(value, str):
                 continue
             if (key, value) in _REMOVED_VALUES:
-                raise BayestuneError(f"{owner}: {key}={value!r} was Kernel Tuner's method emulated inside bo and was "
-                                     "removed; its real counterpart is the benchmark peer kt_bayes_opt_multi_advanced")
+                raise BayestuneError(
+                    f"{owner}: {key}={value!r} was Kernel Tuner's method emulated inside bo and was "
+                    "removed; its real counterpart is the benchmark peer kt_bayes_opt_multi_advanced"
+                )
             if (key, value) in _LEGACY_VALUES:
                 new, new_value = _LEGACY_VALUES[key, value]
                 _renamed(owner, f"{key}={value!r}", f"{new}={new_value!r}")
@@ -161,12 +186,21 @@ class BOSettings(StepSettings):
             *super().rules(),
             self.one_of("model", ("gp", "rf")),
             self.one_of("acquisition", ("ei", "pi", "lcb")),
-            ("max_training_points", self.max_training_points is None or self.max_training_points >= 10,
-             "`max_training_points >= 10`"),
-            ("gp.noise", self.gp.noise == "homoscedastic" or self.model == "gp",
-             "`gp.noise='heteroscedastic'` needs model='gp'"),
-            ("experimental.memory_policy", self.experimental.memory_policy == "mixed" or self.max_training_points is not None,
-             "a memory policy other than 'mixed' needs `max_training_points` (its window)"),
+            (
+                "max_training_points",
+                self.max_training_points is None or self.max_training_points >= 10,
+                "`max_training_points >= 10`",
+            ),
+            (
+                "gp.noise",
+                self.gp.noise == "homoscedastic" or self.model == "gp",
+                "`gp.noise='heteroscedastic'` needs model='gp'",
+            ),
+            (
+                "experimental.memory_policy",
+                self.experimental.memory_policy == "mixed" or self.max_training_points is not None,
+                "a memory policy other than 'mixed' needs `max_training_points` (its window)",
+            ),
         ]
 
 
@@ -186,20 +220,51 @@ class BayesianOptimization(Strategy):
         super().__init__(space, objectives, rng, **options)
         s, x = self.settings, self.settings.experimental
         self.candidates = EnumeratedCandidates(space, s.acquisition_search.exhaustive_limit)
-        self.surrogates = SurrogateFactory(space, rng, ModelChoice(
-            model=s.model, gp=s.gp, rf=s.rf, log_transform=self._surrogate_log_transform,
-            max_training_points=s.max_training_points, memory_policy=x.memory_policy,
-            select_every=x.model_selection_every, lengthscale_prior_auto=x.lengthscale_prior_auto,
-            ordinal_scale=x.ordinal_scale, permutation_metric=x.permutation_metric), self.objectives[0].name)
-        self.scorer = Scorer(space, rng, ScoringChoice(
-            acquisition=s.acquisition, xi=s.xi, kappa=s.kappa, prior=s.prior,
-            feasibility_threshold=s.feasibility.threshold, portfolio=x.portfolio,
-            contextual_variance=x.contextual_variance), self.candidates)
-        self.schedule = ProposalSchedule(s.trust_region, epsilon=x.epsilon, stall_after=x.stall_after,
-                                         stall_action=x.stall_action)
-        self.step = BOStep(space, rng, target=self._targets, model=self.surrogates, scorer=self.scorer,
-                           schedule=self.schedule, feasibility=s.feasibility, search=s.acquisition_search,
-                           candidates=self.candidates)
+        self.surrogates = SurrogateFactory(
+            space,
+            rng,
+            ModelChoice(
+                model=s.model,
+                gp=s.gp,
+                rf=s.rf,
+                log_transform=self._surrogate_log_transform,
+                max_training_points=s.max_training_points,
+                memory_policy=x.memory_policy,
+                select_every=x.model_selection_every,
+                lengthscale_prior_auto=x.lengthscale_prior_auto,
+                ordinal_scale=x.ordinal_scale,
+                permutation_metric=x.permutation_metric,
+            ),
+            self.objectives[0].name,
+        )
+        self.scorer = Scorer(
+            space,
+            rng,
+            ScoringChoice(
+                acquisition=s.acquisition,
+                xi=s.xi,
+                kappa=s.kappa,
+                prior=s.prior,
+                feasibility_threshold=s.feasibility.threshold,
+                portfolio=x.portfolio,
+                contextual_variance=x.contextual_variance,
+            ),
+            self.candidates,
+        )
+        self.schedule = ProposalSchedule(
+            s.trust_region, epsilon=x.epsilon, stall_after=x.stall_after, stall_action=x.stall_action
+        )
+        self.step = BOStep(
+            space,
+            rng,
+            target=self._targets,
+            model=self.surrogates,
+            scorer=self.scorer,
+            schedule=self.schedule,
+            feasibility=s.feasibility,
+            search=s.acquisition_search,
+            candidates=self.candidates,
+        )
 
     def use_transfer(self, runs) -> None:
         """Learn with prior runs of the space (``bayestune.transfer.PriorRun``) as the GP's prior mean."""
@@ -228,16 +293,20 @@ class BayesianOptimization(Strategy):
 class ScalarizationSettings(Settings):
     """ParEGO's random scalarisation (the ``scalarization`` option group of ``parego``)."""
 
-    rho: float = 0.05                 # weight of the linear term of the augmented Chebyshev function
-    weights: str = "lattice"          # lattice | dirichlet: how each suggestion's weight vector is drawn
+    rho: float = 0.05  # weight of the linear term of the augmented Chebyshev function
+    weights: str = "lattice"  # lattice | dirichlet: how each suggestion's weight vector is drawn
     lattice_steps: int | None = None  # s of the lattice (None: 10 for 2 objectives, 4 for 3, ...)
 
     def rules(self) -> list[Rule]:
-        return [self.one_of("weights", WEIGHT_DRAWS),
-                ("lattice_steps", self.lattice_steps is None or (isinstance(self.lattice_steps, int)
-                                                                 and self.lattice_steps >= 1),
-                 "`lattice_steps >= 1` (an integer)"),
-                ("rho", self.rho >= 0, "`rho >= 0`")]
+        return [
+            self.one_of("weights", WEIGHT_DRAWS),
+            (
+                "lattice_steps",
+                self.lattice_steps is None or (isinstance(self.lattice_steps, int) and self.lattice_steps >= 1),
+                "`lattice_steps >= 1` (an integer)",
+            ),
+            ("rho", self.rho >= 0, "`rho >= 0`"),
+        ]
 
 
 @dataclass(frozen=True)
@@ -245,18 +314,26 @@ class ParEGOSettings(BOSettings):
     """Options of the ``parego`` strategy: those of ``bo`` (``log_transform`` applies to each
     objective before normalising) plus the scalarisation's."""
 
-    RENAMED: ClassVar[dict[str, str]] = {**BOSettings.RENAMED, "rho": "scalarization.rho",
-                                         "weights": "scalarization.weights",
-                                         "lattice_steps": "scalarization.lattice_steps"}
+    RENAMED: ClassVar[dict[str, str]] = {
+        **BOSettings.RENAMED,
+        "rho": "scalarization.rho",
+        "weights": "scalarization.weights",
+        "lattice_steps": "scalarization.lattice_steps",
+    }
 
     # off: the incumbent of a scalarisation that changes every suggestion is no anchor
     trust_region: TrustRegionSettings = TrustRegionSettings(every=0)
     scalarization: ScalarizationSettings = ScalarizationSettings()
 
     def rules(self) -> list[Rule]:
-        return [*super().rules(),
-                ("gp.noise", self.gp.noise == "homoscedastic",
-                 "`gp.noise='homoscedastic'` (a scalarised target has no measured repeats)")]
+        return [
+            *super().rules(),
+            (
+                "gp.noise",
+                self.gp.noise == "homoscedastic",
+                "`gp.noise='homoscedastic'` (a scalarised target has no measured repeats)",
+            ),
+        ]
 
 
 @register
@@ -271,9 +348,13 @@ class ParEGO(BayesianOptimization):
     def __init__(self, space, objectives, rng, **options: Any) -> None:
         super().__init__(space, objectives, rng, **options)
         s = self.settings.scalarization
-        self.scalarization = ChebyshevScalarization(len(self.objectives), rho=s.rho, weights=s.weights,
-                                                    lattice_steps=s.lattice_steps,
-                                                    log_transform=self.settings.log_transform)
+        self.scalarization = ChebyshevScalarization(
+            len(self.objectives),
+            rho=s.rho,
+            weights=s.weights,
+            lattice_steps=s.lattice_steps,
+            log_transform=self.settings.log_transform,
+        )
 
     def _targets(self, history: History) -> np.ndarray:
         """The scalarised objectives of the feasible rows under a new weight vector (NaN elsewhere)."""

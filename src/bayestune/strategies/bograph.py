@@ -51,21 +51,28 @@ class BoGraphSettings(StepSettings):
 
     RENAMED: ClassVar[dict[str, str]] = {
         **StepSettings.RENAMED,
-        "known_edges": "expert.known_edges", "forbidden_edges": "expert.forbidden_edges",
+        "known_edges": "expert.known_edges",
+        "forbidden_edges": "expert.forbidden_edges",
         "formulas": "expert.formulas",
-        "budget": "relearn.budget", "relearn_every": "relearn.every", "relearn_growth": "relearn.growth",
+        "budget": "relearn.budget",
+        "relearn_every": "relearn.every",
+        "relearn_growth": "relearn.growth",
         "min_rows_to_learn": "relearn.min_rows",
-        **{k: f"notears.{k}" for k in ("l1", "w_threshold", "recall_alpha", "strict_objectives", "cv_parents",
-                                        "cv_margin")},
-        "grouping": "summary.grouping", "group_depth": "summary.group_depth",
-        "max_summary_columns": "summary.max_columns", "log_metrics": "summary.log_positive",
+        **{
+            k: f"notears.{k}"
+            for k in ("l1", "w_threshold", "recall_alpha", "strict_objectives", "cv_parents", "cv_margin")
+        },
+        "grouping": "summary.grouping",
+        "group_depth": "summary.group_depth",
+        "max_summary_columns": "summary.max_columns",
+        "log_metrics": "summary.log_positive",
     }
 
-    structure: str = "learn"            # learn (NOTEARS + the expert's knowledge) | expert (the expert's edges only)
-    target: str | None = None           # the node to minimise (default: the objective)
-    metrics: list | None = None         # logged metrics to use (default: every one reported)
-    mc_samples: int = 64                # quasi-random draws through the DAG per candidate
-    hold_unmodelled: bool = True        # parameters with no path to the target keep the incumbent's values
+    structure: str = "learn"  # learn (NOTEARS + the expert's knowledge) | expert (the expert's edges only)
+    target: str | None = None  # the node to minimise (default: the objective)
+    metrics: list | None = None  # logged metrics to use (default: every one reported)
+    mc_samples: int = 64  # quasi-random draws through the DAG per candidate
+    hold_unmodelled: bool = True  # parameters with no path to the target keep the incumbent's values
     expert: ExpertSettings = ExpertSettings()
     relearn: RelearnSettings = RelearnSettings()
     notears: NotearsSettings = NotearsSettings()
@@ -73,8 +80,11 @@ class BoGraphSettings(StepSettings):
     acquisition_search: AcquisitionSearchSettings = AcquisitionSearchSettings(n_samples=2000, exhaustive_limit=20_000)
 
     def rules(self) -> list[Rule]:
-        return [*super().rules(), self.one_of("structure", ("learn", "expert")),
-                ("mc_samples", 1 <= self.mc_samples <= 4096, "`1 <= mc_samples <= 4096`")]
+        return [
+            *super().rules(),
+            self.one_of("structure", ("learn", "expert")),
+            ("mc_samples", 1 <= self.mc_samples <= 4096, "`1 <= mc_samples <= 4096`"),
+        ]
 
 
 @register
@@ -93,19 +103,45 @@ class BoGraph(Strategy):
         s = self.settings
         expert = s.expert.expert()
         if python_expert is not None:
-            expert = Expert(python_expert.known_edges + expert.known_edges,
-                            python_expert.forbidden_edges + expert.forbidden_edges,
-                            {**python_expert.formulas, **expert.formulas}, dict(python_expert.models))
-        self.graph = GraphModel(space, self.objectives, rng, expert=expert, target=s.target, metrics=s.metrics,
-                                structure=s.structure, relearn=s.relearn, notears=s.notears, summary=s.summary,
-                                log_transform=s.log_transform, hold_unmodelled=s.hold_unmodelled)
+            expert = Expert(
+                python_expert.known_edges + expert.known_edges,
+                python_expert.forbidden_edges + expert.forbidden_edges,
+                {**python_expert.formulas, **expert.formulas},
+                dict(python_expert.models),
+            )
+        self.graph = GraphModel(
+            space,
+            self.objectives,
+            rng,
+            expert=expert,
+            target=s.target,
+            metrics=s.metrics,
+            structure=s.structure,
+            relearn=s.relearn,
+            notears=s.notears,
+            summary=s.summary,
+            log_transform=s.log_transform,
+            hold_unmodelled=s.hold_unmodelled,
+        )
         candidates = EnumeratedCandidates(space, s.acquisition_search.exhaustive_limit)
-        scorer = Scorer(space, rng, ScoringChoice(prior=s.prior, feasibility_threshold=s.feasibility.threshold,
-                                                  mc_samples=s.mc_samples), candidates)
+        scorer = Scorer(
+            space,
+            rng,
+            ScoringChoice(prior=s.prior, feasibility_threshold=s.feasibility.threshold, mc_samples=s.mc_samples),
+            candidates,
+        )
         self.schedule = ProposalSchedule(s.trust_region)
-        self.step = BOStep(space, rng, target=lambda history: history.signed_Y()[:, 0], model=self.graph,
-                           scorer=scorer, schedule=self.schedule, feasibility=s.feasibility,
-                           search=s.acquisition_search, candidates=candidates)
+        self.step = BOStep(
+            space,
+            rng,
+            target=lambda history: history.signed_Y()[:, 0],
+            model=self.graph,
+            scorer=scorer,
+            schedule=self.schedule,
+            feasibility=s.feasibility,
+            search=s.acquisition_search,
+            candidates=candidates,
+        )
 
     @property
     def updates(self) -> list[StructureUpdate]:

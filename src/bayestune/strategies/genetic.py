@@ -65,17 +65,23 @@ def repair(space: Space, row: np.ndarray, rng: np.random.Generator) -> np.ndarra
 class GeneticSettings(Settings):
     """Options of the ``genetic`` strategy."""
 
-    population_size: int = 20         # the best feasible evaluations that breed
+    population_size: int = 20  # the best feasible evaluations that breed
     tournament_size: int = 3
     crossover_rate: float = 0.9
     mutation_rate: float = 0.3
 
     def rules(self) -> list[Rule]:
         return [
-            ("population_size", isinstance(self.population_size, int) and self.population_size >= 2,
-             "`population_size >= 2` (an integer)"),
-            ("tournament_size", isinstance(self.tournament_size, int) and self.tournament_size >= 1,
-             "`tournament_size >= 1` (an integer)"),
+            (
+                "population_size",
+                isinstance(self.population_size, int) and self.population_size >= 2,
+                "`population_size >= 2` (an integer)",
+            ),
+            (
+                "tournament_size",
+                isinstance(self.tournament_size, int) and self.tournament_size >= 1,
+                "`tournament_size >= 1` (an integer)",
+            ),
             ("crossover_rate", 0.0 <= self.crossover_rate <= 1.0, "`0 <= crossover_rate <= 1`"),
             ("mutation_rate", 0.0 <= self.mutation_rate <= 1.0, "`0 <= mutation_rate <= 1`"),
         ]

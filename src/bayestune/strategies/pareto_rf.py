@@ -49,22 +49,25 @@ logger = logging.getLogger(__name__)
 class ParetoRFSettings(Settings):
     """Options of the ``pareto_rf`` strategy (``strategy_options`` in a scenario)."""
 
-    batch_size: int = 1               # M: evaluations per active-learning iteration
-    epsilon: float = 0.0              # chance that a front pick is replaced by a random candidate
-    n_candidates: int = 20_000        # Chain-of-Trees samples predicted per iteration (large spaces)
-    exhaustive_limit: int = 50_000    # predict every feasible configuration up to this many
+    batch_size: int = 1  # M: evaluations per active-learning iteration
+    epsilon: float = 0.0  # chance that a front pick is replaced by a random candidate
+    n_candidates: int = 20_000  # Chain-of-Trees samples predicted per iteration (large spaces)
+    exhaustive_limit: int = 50_000  # predict every feasible configuration up to this many
     n_estimators: int = 100
-    max_features: float = 0.5         # features per split (all of them below 6 features)
+    max_features: float = 0.5  # features per split (all of them below 6 features)
     log_transform: bool | str = "auto"  # log of positive objectives inside the forests
     feasibility_threshold: float = 0.5  # P(feasible) below this rules a candidate out
-    prior_beta: float = 10.0          # decay of the prior's weight with the number of observations
+    prior_beta: float = 10.0  # decay of the prior's weight with the number of observations
 
     def rules(self) -> list[Rule]:
         return [
             ("batch_size", isinstance(self.batch_size, int) and self.batch_size >= 1, "`batch_size >= 1` (an integer)"),
             ("epsilon", 0.0 <= self.epsilon <= 1.0, "`0 <= epsilon <= 1`"),
-            ("n_candidates", isinstance(self.n_candidates, int) and self.n_candidates >= 1,
-             "`n_candidates >= 1` (an integer)"),
+            (
+                "n_candidates",
+                isinstance(self.n_candidates, int) and self.n_candidates >= 1,
+                "`n_candidates >= 1` (an integer)",
+            ),
             ("feasibility_threshold", 0.0 <= self.feasibility_threshold < 1.0, "`0 <= feasibility_threshold < 1`"),
             ("n_estimators", isinstance(self.n_estimators, int) and self.n_estimators >= 1, "`n_estimators >= 1`"),
             ("max_features", 0.0 < self.max_features <= 1.0, "`0 < max_features <= 1`"),
@@ -127,14 +130,20 @@ class ParetoRandomForest(Strategy):
         F = self.encoder.transform(history.X[ok])
         S = history.signed_Y()[ok]
         max_features = settings.max_features if self.encoder.width >= 6 else 1.0
-        models = [RandomForestSurrogate(n_estimators=settings.n_estimators, max_features=max_features,
-                                        log_transform_y=settings.log_transform,
-                                        seed=int(self.rng.integers(2**31))).fit(F, S[:, j])
-                  for j in range(S.shape[1])]
+        models = [
+            RandomForestSurrogate(
+                n_estimators=settings.n_estimators,
+                max_features=max_features,
+                log_transform_y=settings.log_transform,
+                seed=int(self.rng.integers(2**31)),
+            ).fit(F, S[:, j])
+            for j in range(S.shape[1])
+        ]
         classifier = None
         if not history.feasible.all():
-            classifier = feasibility_classifier(self.encoder, history, np.arange(history.n), self.rng,
-                                                n_estimators=settings.n_estimators)
+            classifier = feasibility_classifier(
+                self.encoder, history, np.arange(history.n), self.rng, n_estimators=settings.n_estimators
+            )
         return models, classifier
 
     def _iteration(self, history: History, seen: set[bytes], size: int) -> list[np.ndarray]:
@@ -162,8 +171,14 @@ class ParetoRandomForest(Strategy):
         n_front = len(chosen)
         rest = np.setdiff1d(np.arange(len(cands)), np.asarray(chosen, dtype=int))
         chosen += list(self._pick(rest, size - len(chosen), weights))
-        logger.debug("pareto_rf: %d candidates, %d predicted feasible, front of %d: %d picked + %d random",
-                     len(cands), len(pool), len(front), n_front, len(chosen) - n_front)
+        logger.debug(
+            "pareto_rf: %d candidates, %d predicted feasible, front of %d: %d picked + %d random",
+            len(cands),
+            len(pool),
+            len(front),
+            n_front,
+            len(chosen) - n_front,
+        )
         return [cands[i] for i in chosen]
 
     def suggest(self, history: History, n: int) -> np.ndarray:

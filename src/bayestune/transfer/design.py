@@ -30,7 +30,7 @@ def warm_start_rows(space: Space, runs: Sequence[PriorRun], n: int, history: His
             if len(out) >= n:
                 return np.array(out).reshape(-1, space.width)
             if i < len(rows):
-                key = space.row_keys(rows[i:i + 1])[0]
+                key = space.row_keys(rows[i : i + 1])[0]
                 if key not in seen:
                     seen.add(key)
                     out.append(rows[i])

@@ -63,12 +63,20 @@ class SourceGate:
     closed_at: int | None = None  # the evaluation (1-based) after which it closed
 
     def describe(self, n_others: int) -> str:
-        won = "" if np.isnan(self.auc) else (f"its picks won {100 * self.auc:.0f}% of the comparisons with the "
-                                             f"{n_others} other design measurement(s)")
+        won = (
+            ""
+            if np.isnan(self.auc)
+            else (
+                f"its picks won {100 * self.auc:.0f}% of the comparisons with the "
+                f"{n_others} other design measurement(s)"
+            )
+        )
         if self.open:
             return f"{self.name}: trusted after {self.n_picks} measured pick(s)" + (f" ({won})" if won else "")
-        return (f"{self.name}: dropped after evaluation {self.closed_at} ({self.n_picks} pick(s) measured; "
-                f"{won}, below the {100 * TRUST_AUC:.0f}% needed)")
+        return (
+            f"{self.name}: dropped after evaluation {self.closed_at} ({self.n_picks} pick(s) measured; "
+            f"{won}, below the {100 * TRUST_AUC:.0f}% needed)"
+        )
 
 
 @dataclass(frozen=True)
@@ -129,7 +137,7 @@ class DesignGate:
         aucs = [float("nan")] * n
         closed: list[int | None] = [None] * n  # the evaluation that closed each source
         others: list[float] = []
-        for i, key in enumerate(self.space.row_keys(history.X[:self.horizon]) if history.n else []):
+        for i, key in enumerate(self.space.row_keys(history.X[: self.horizon]) if history.n else []):
             if key not in self._all:
                 others.append(z[i])
             for j in range(n):
@@ -140,8 +148,9 @@ class DesignGate:
                     aucs[j] = pairwise_auc(picks[j], others)
                     if aucs[j] < TRUST_AUC:
                         closed[j] = i + 1
-        sources = tuple(SourceGate(self.names[j], closed[j] is None, len(picks[j]), aucs[j], closed[j])
-                        for j in range(n))
+        sources = tuple(
+            SourceGate(self.names[j], closed[j] is None, len(picks[j]), aucs[j], closed[j]) for j in range(n)
+        )
         return GateState(sources, len(others))
 
     def next_row(self, history: History) -> np.ndarray | None:

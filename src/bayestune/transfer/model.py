@@ -45,8 +45,9 @@ def _keys(F: np.ndarray) -> list[bytes]:
 class SourceMean:
     """One prior run as a function of encoded features (in its own, possibly logged, units)."""
 
-    def __init__(self, run: PriorRun, encoder: FeatureEncoder, log_transform: bool | str = "auto",
-                 seed: int = 0) -> None:
+    def __init__(
+        self, run: PriorRun, encoder: FeatureEncoder, log_transform: bool | str = "auto", seed: int = 0
+    ) -> None:
         self.name = run.name
         self.encoder = encoder
         y = run.y[run.feasible]
@@ -75,8 +76,9 @@ class SourceMean:
             order = ok[np.argsort(self.z[ok], kind="stable")]
             best, rest = order[:SOURCE_GP_BEST], order[SOURCE_GP_BEST:]
             rows = np.concatenate([best, rng.choice(rest, min(len(rest), SOURCE_GP_SAMPLE), replace=False)])
-            self._gp = GaussianProcess(self.encoder.blocks, log_transform_y=False, seed=self._seed,
-                                       n_restarts_sample=20, max_iter=50).fit(self.F[rows], self.z[rows])
+            self._gp = GaussianProcess(
+                self.encoder.blocks, log_transform_y=False, seed=self._seed, n_restarts_sample=20, max_iter=50
+            ).fit(self.F[rows], self.z[rows])
         return self._gp
 
 
@@ -95,8 +97,9 @@ class TransferModel:
     """Fits the transfer surrogate for a strategy (see the module docstring); ``weights_`` holds
     the last fit's ``(source, weight, tau)`` and ``weight_history_`` every fit's, for logs and tests."""
 
-    def __init__(self, runs: Sequence[PriorRun], encoder: FeatureEncoder, log_transform: bool | str = "auto",
-                 seed: int = 0) -> None:
+    def __init__(
+        self, runs: Sequence[PriorRun], encoder: FeatureEncoder, log_transform: bool | str = "auto", seed: int = 0
+    ) -> None:
         if not runs:
             raise BayestuneError("a transfer model needs at least one prior run")
         self.log_transform = log_transform

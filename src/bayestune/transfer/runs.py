@@ -44,8 +44,9 @@ class PriorRun:
 
     def __post_init__(self) -> None:
         if self.X.ndim != 2 or self.y.shape != (self.X.shape[0],):
-            raise BayestuneError(f"prior run {self.name!r}: X must be (n, width) and y (n,), "
-                                 f"but got {self.X.shape} and {self.y.shape}")
+            raise BayestuneError(
+                f"prior run {self.name!r}: X must be (n, width) and y (n,), but got {self.X.shape} and {self.y.shape}"
+            )
 
     @property
     def feasible(self) -> np.ndarray:
@@ -56,8 +57,15 @@ class PriorRun:
         return int(self.feasible.sum())
 
     @classmethod
-    def from_configs(cls, space: Space, configs: Sequence[Mapping[str, Any]], values: Sequence[float | None], *,
-                     name: str = "<python>", minimize: bool = True) -> PriorRun:
+    def from_configs(
+        cls,
+        space: Space,
+        configs: Sequence[Mapping[str, Any]],
+        values: Sequence[float | None],
+        *,
+        name: str = "<python>",
+        minimize: bool = True,
+    ) -> PriorRun:
         """A prior run from configuration dicts and their values (None/NaN: a failure)."""
         if len(configs) != len(values):
             raise BayestuneError(f"prior run {name!r}: {len(configs)} configurations but {len(values)} values")
@@ -86,12 +94,18 @@ class PriorRun:
             X, y = X[first], y[first]
         dropped = len(configs) - len(X)
         if dropped:
-            logger.info("prior run %s: %d of %d configuration(s) are outside the space or repeated; dropped",
-                        name, dropped, len(configs))
+            logger.info(
+                "prior run %s: %d of %d configuration(s) are outside the space or repeated; dropped",
+                name,
+                dropped,
+                len(configs),
+            )
         run = cls(name, X, y)
         if run.n_feasible == 0:
-            raise BayestuneError(f"prior run {name!r} has no successful evaluation inside this space "
-                                 f"({len(configs)} read, {len(X)} in the space)")
+            raise BayestuneError(
+                f"prior run {name!r} has no successful evaluation inside this space "
+                f"({len(configs)} read, {len(X)} in the space)"
+            )
         return run
 
 
@@ -101,9 +115,11 @@ def _check_names(space: Space, config_keys: Sequence[set[str]], name: str, ignor
     for keys in config_keys:
         missing, extra = sorted(wanted - keys), sorted(keys - wanted - ignore)
         if missing or extra:
-            raise BayestuneError(f"prior run {name!r} does not match the space: "
-                                 f"missing parameter(s) {missing}, unknown parameter(s) {extra}; "
-                                 f"the space has {sorted(wanted)}")
+            raise BayestuneError(
+                f"prior run {name!r} does not match the space: "
+                f"missing parameter(s) {missing}, unknown parameter(s) {extra}; "
+                f"the space has {sorted(wanted)}"
+            )
 
 
 def _suffix(path: Path) -> str:
@@ -131,13 +147,16 @@ def load_prior_run(path: str | os.PathLike, space: Space, objective: Objective |
         return _from_csv(p, space, objective)
     if suffix in JOURNAL_SUFFIXES:
         return _from_journal(p, space, objective)
-    raise BayestuneError(f"prior run {str(p)!r}: unknown file type {suffix!r}; expected a journal "
-                         f"{list(JOURNAL_SUFFIXES)}, a CSV file {list(CSV_SUFFIXES)} or a Kernel Tuner cache "
-                         f"{list(CACHE_SUFFIXES)}")
+    raise BayestuneError(
+        f"prior run {str(p)!r}: unknown file type {suffix!r}; expected a journal "
+        f"{list(JOURNAL_SUFFIXES)}, a CSV file {list(CSV_SUFFIXES)} or a Kernel Tuner cache "
+        f"{list(CACHE_SUFFIXES)}"
+    )
 
 
-def load_prior_runs(sources: Sequence[str | os.PathLike | PriorRun], space: Space,
-                    objective: Objective | str) -> list[PriorRun]:
+def load_prior_runs(
+    sources: Sequence[str | os.PathLike | PriorRun], space: Space, objective: Objective | str
+) -> list[PriorRun]:
     """Every source as a :class:`PriorRun` (those already loaded pass through). A source may be
     a folder or a glob pattern (``caches/*.json``: one cache per GPU, as Kernel Tuner users keep
     them): its runs of this space are read, and the files that are not (another kernel, another
@@ -161,8 +180,10 @@ def load_prior_runs(sources: Sequence[str | os.PathLike | PriorRun], space: Spac
         for reason in skipped:
             logger.warning("prior runs %s: skipped %s", source, reason)
         if not found:
-            raise BayestuneError(f"prior runs {str(source)!r}: no run of this space among {len(files)} file(s)"
-                                 + (f": {'; '.join(skipped[:5])}" if skipped else ""))
+            raise BayestuneError(
+                f"prior runs {str(source)!r}: no run of this space among {len(files)} file(s)"
+                + (f": {'; '.join(skipped[:5])}" if skipped else "")
+            )
         runs.extend(found)
     return runs
 
@@ -199,16 +220,18 @@ def _from_cache(path: Path, space: Space) -> PriorRun:
     return PriorRun._build(space, configs, np.array(y, dtype=float), str(path))
 
 
-def _from_rows(rows: Sequence[tuple[Mapping[str, Any], bool, Mapping[str, float]]], space: Space,
-               objective: Objective, name: str) -> PriorRun:
+def _from_rows(
+    rows: Sequence[tuple[Mapping[str, Any], bool, Mapping[str, float]]], space: Space, objective: Objective, name: str
+) -> PriorRun:
     """``rows`` of (configuration, succeeded, values) as a prior run of ``objective``."""
     if not rows:
         raise BayestuneError(f"prior run {name!r} holds no finished evaluation")
     _check_names(space, [set(c) for c, _, _ in rows], name, ignore=set())
     recorded = {k for _, ok, values in rows if ok for k in values}
     if recorded and objective.name not in recorded:
-        raise BayestuneError(f"prior run {name!r} does not record objective {objective.name!r}; "
-                             f"it records {sorted(recorded)}")
+        raise BayestuneError(
+            f"prior run {name!r} does not record objective {objective.name!r}; it records {sorted(recorded)}"
+        )
     sign = 1.0 if objective.minimize else -1.0
     y = np.array([sign * float(values.get(objective.name, np.nan)) if ok else np.nan for _, ok, values in rows])
     y[~np.isfinite(y)] = np.nan
@@ -242,8 +265,9 @@ def _from_csv(path: Path, space: Space, objective: Objective) -> PriorRun:
         header = next(csv.reader(fh), [])
     _check_names(space, [set(header)], str(path), ignore=set(header) - set(space.names))
     if objective.name not in header:
-        raise BayestuneError(f"prior run {str(path)!r} has no column for objective {objective.name!r}; "
-                             f"its columns are {header}")
+        raise BayestuneError(
+            f"prior run {str(path)!r} has no column for objective {objective.name!r}; its columns are {header}"
+        )
     feasible = next((h for h in header if h.lower() == "valid"), None)
     try:
         pairs = import_csv(path, parameters=space.parameters, objectives=[objective.name], feasible_column=feasible)

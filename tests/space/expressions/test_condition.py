@@ -34,22 +34,25 @@ def test_a_condition_pickles_by_its_text():
     assert c.evaluate({"x": np.array([1.0, 3.0]), "y": np.array([3.0, 3.0])}).tolist() == [True, False]
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("__import__('os').system('true')", "only named functions"),
-    ("__import__('os') == 1", "dunder"),
-    ("x.__class__ < 1", "attribute access"),
-    ("open('/etc/passwd') == 1", "function 'open' is not allowed"),
-    ("[y for y in x] == 1", "comprehension"),
-    ("(lambda: 1)() == 1", "lambda"),
-    ("x[0] < 1", "only permutation parameters can be indexed"),
-    ("x == 'text' + 1", "text can only be compared"),
-    ("(x := 3) > 1", "assignment expression"),
-    ("x <", "invalid syntax"),
-    ("x in (1, 2) == 3", "container after `in` is not a value"),
-    ("", "empty"),
-    ("-" * 200 + "x < 1", "nested"),
-    ("x < " + "1 + " * MAX_EXPRESSION_LENGTH + "1", "character limit"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("__import__('os').system('true')", "only named functions"),
+        ("__import__('os') == 1", "dunder"),
+        ("x.__class__ < 1", "attribute access"),
+        ("open('/etc/passwd') == 1", "function 'open' is not allowed"),
+        ("[y for y in x] == 1", "comprehension"),
+        ("(lambda: 1)() == 1", "lambda"),
+        ("x[0] < 1", "only permutation parameters can be indexed"),
+        ("x == 'text' + 1", "text can only be compared"),
+        ("(x := 3) > 1", "assignment expression"),
+        ("x <", "invalid syntax"),
+        ("x in (1, 2) == 3", "container after `in` is not a value"),
+        ("", "empty"),
+        ("-" * 200 + "x < 1", "nested"),
+        ("x < " + "1 + " * MAX_EXPRESSION_LENGTH + "1", "character limit"),
+    ],
+)
 def test_hostile_input_is_rejected_when_read(text, fragment):
     with pytest.raises(ConstraintError, match=fragment):
         numeric_condition(text)

@@ -45,11 +45,26 @@ imported on first use.
 from bayestune.integrations._lazy import lazy_exports
 
 _WHERE = {
-    "Pipeline": "knobs", "Loop": "knobs", "ScheduleContext": "knobs", "Knob": "knobs", "KNOB_TYPES": "knobs",
-    "Split": "knobs", "Reorder": "knobs", "Vectorize": "knobs", "Unroll": "knobs", "Parallel": "knobs",
-    "ComputeAt": "knobs", "StoreAt": "knobs", "knob_space": "knobs", "apply_schedule": "knobs",
-    "knobs_to_json": "knobs", "knobs_from_json": "knobs",
-    "STAGE_KINDS": "tuner", "Measurement": "tuner", "run_worker": "tuner", "HalideTuner": "tuner",
+    "Pipeline": "knobs",
+    "Loop": "knobs",
+    "ScheduleContext": "knobs",
+    "Knob": "knobs",
+    "KNOB_TYPES": "knobs",
+    "Split": "knobs",
+    "Reorder": "knobs",
+    "Vectorize": "knobs",
+    "Unroll": "knobs",
+    "Parallel": "knobs",
+    "ComputeAt": "knobs",
+    "StoreAt": "knobs",
+    "knob_space": "knobs",
+    "apply_schedule": "knobs",
+    "knobs_to_json": "knobs",
+    "knobs_from_json": "knobs",
+    "STAGE_KINDS": "tuner",
+    "Measurement": "tuner",
+    "run_worker": "tuner",
+    "HalideTuner": "tuner",
 }
 __all__ = sorted(_WHERE)
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE)

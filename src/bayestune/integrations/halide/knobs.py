@@ -50,8 +50,14 @@ class ScheduleContext:
     """One configuration being applied: the Funcs, the reduction variables (declared by the
     pipeline or made by splitting one), and the Reorder knobs that :class:`Loop` refers to."""
 
-    def __init__(self, hl: Any, funcs: Mapping[str, Any], knobs: Sequence[Knob], config: Mapping[str, Any],
-                 rvars: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        hl: Any,
+        funcs: Mapping[str, Any],
+        knobs: Sequence[Knob],
+        config: Mapping[str, Any],
+        rvars: Mapping[str, Any] | None = None,
+    ) -> None:
         self.hl, self.funcs, self.config = hl, funcs, config
         self.rvars = dict(rvars or {})
         self.split_rvars: set[tuple[str, str]] = set()  # (func, name) made by splitting an RVar
@@ -62,13 +68,17 @@ class ScheduleContext:
             return ref
         reorder = self.reorders.get(ref.order)
         if reorder is None:
-            raise KeyError(f"Loop refers to reorder parameter {ref.order!r}, but no Reorder knob has that name; "
-                           f"Reorder knobs: {sorted(self.reorders)}")
+            raise KeyError(
+                f"Loop refers to reorder parameter {ref.order!r}, but no Reorder knob has that name; "
+                f"Reorder knobs: {sorted(self.reorders)}"
+            )
         positions = reorder.value_in(self.config)
         among = list(ref.among) or list(reorder.vars)
         unknown = [v for v in among if v not in reorder.vars]
         if unknown:
-            raise KeyError(f"Loop names var(s) {unknown} that Reorder {ref.order!r} does not order ({list(reorder.vars)})")
+            raise KeyError(
+                f"Loop names var(s) {unknown} that Reorder {ref.order!r} does not order ({list(reorder.vars)})"
+            )
         rank = {v: int(positions[i]) for i, v in enumerate(reorder.vars)}  # 0 = outermost
         return (max if ref.pick == "innermost" else min)(among, key=rank.__getitem__)
 
@@ -318,8 +328,13 @@ KNOB_TYPES = {cls.__name__: cls for cls in (Split, Reorder, Vectorize, Unroll, P
 _FUNC_LEVEL = (ComputeAt, StoreAt)
 
 
-def knob_space(knobs: Sequence[Knob], constraints: Sequence[str] = (), *, parameters: Sequence[Any] = (),
-               parameter_order: Sequence[str] | None = None) -> Space:
+def knob_space(
+    knobs: Sequence[Knob],
+    constraints: Sequence[str] = (),
+    *,
+    parameters: Sequence[Any] = (),
+    parameter_order: Sequence[str] | None = None,
+) -> Space:
     """The bayestune :class:`Space` of ``knobs``: one parameter per distinct knob name (knobs
     sharing a ``param`` share it), plus ``parameters`` that only ``when`` conditions read.
     ``parameter_order`` lists every parameter name in the order the space should have (default:
@@ -332,8 +347,10 @@ def knob_space(knobs: Sequence[Knob], constraints: Sequence[str] = (), *, parame
             continue
         p = k.parameter()
         if k.name in found and found[k.name] != p:
-            raise ValueError(f"knobs sharing parameter {k.name!r} must declare the same values (parameter names "
-                             f"must be unique otherwise), but got {found[k.name]!r} and {p!r}")
+            raise ValueError(
+                f"knobs sharing parameter {k.name!r} must declare the same values (parameter names "
+                f"must be unique otherwise), but got {found[k.name]!r} and {p!r}"
+            )
         found.setdefault(k.name, p)
     for p in parameters:
         if p.name in found:
@@ -342,17 +359,25 @@ def knob_space(knobs: Sequence[Knob], constraints: Sequence[str] = (), *, parame
     for k in knobs:
         unknown = [n for n in (k.when or {}) if n not in found]
         if unknown:
-            raise ValueError(f"knob {k.name!r}: `when` names {unknown}, which are not parameters; known: {sorted(found)}")
+            raise ValueError(
+                f"knob {k.name!r}: `when` names {unknown}, which are not parameters; known: {sorted(found)}"
+            )
     if parameter_order is not None:
         if sorted(parameter_order) != sorted(found):
-            raise ValueError(f"parameter_order must list each parameter once: {sorted(found)}, "
-                             f"but got {list(parameter_order)}")
+            raise ValueError(
+                f"parameter_order must list each parameter once: {sorted(found)}, but got {list(parameter_order)}"
+            )
         return Space([found[n] for n in parameter_order], list(constraints))
     return Space(list(found.values()), list(constraints))
 
 
-def apply_schedule(hl: Any, funcs: Mapping[str, Any], knobs: Sequence[Knob], config: Mapping[str, Any],
-                   rvars: Mapping[str, Any] | None = None) -> None:
+def apply_schedule(
+    hl: Any,
+    funcs: Mapping[str, Any],
+    knobs: Sequence[Knob],
+    config: Mapping[str, Any],
+    rvars: Mapping[str, Any] | None = None,
+) -> None:
     """Apply ``config`` to ``funcs`` knob by knob, in declared order (so splits precede the
     reorder/vectorize that use their new Vars), skipping knobs whose ``when`` does not hold.
     ``rvars``: the pipeline's reduction variables by name. Halide errors propagate."""
@@ -364,7 +389,9 @@ def apply_schedule(hl: Any, funcs: Mapping[str, Any], knobs: Sequence[Knob], con
     for k in knobs:
         unknown = [f for f in {k.func, getattr(k, "consumer", "") or k.func} if f not in funcs]
         if unknown:
-            raise KeyError(f"knob {k.name!r} names Func(s) {unknown} the pipeline does not define; it has {sorted(funcs)}")
+            raise KeyError(
+                f"knob {k.name!r} names Func(s) {unknown} the pipeline does not define; it has {sorted(funcs)}"
+            )
         if k.applies(config):
             k.apply(ctx, k.value_in(config))
 

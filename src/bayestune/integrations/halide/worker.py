@@ -65,10 +65,16 @@ def main() -> int:
         _answer("ok", compile_s=compile_s, run_ms=0.0)
         return 0
     reference = np.load(request["reference"])
-    if result.shape != reference.shape or not np.allclose(result, reference, rtol=request["rtol"], atol=request["atol"]):
+    if result.shape != reference.shape or not np.allclose(
+        result, reference, rtol=request["rtol"], atol=request["atol"]
+    ):
         diff = float(np.abs(result - reference).max()) if result.shape == reference.shape else float("nan")
-        _answer("verify", error=f"output differs from the reference realization by up to {diff:.3g} "
-                                f"(rtol={request['rtol']}, atol={request['atol']})", compile_s=compile_s)
+        _answer(
+            "verify",
+            error=f"output differs from the reference realization by up to {diff:.3g} "
+            f"(rtol={request['rtol']}, atol={request['atol']})",
+            compile_s=compile_s,
+        )
         return 0
     times = []
     try:

@@ -52,13 +52,21 @@ Names are imported on first use, so importing this package imports none of them.
 from bayestune.integrations._lazy import lazy_exports
 
 _WHERE = {
-    "BayestuneStrategy": "strategy", "DEFAULT_CONFIG_TIMEOUT": "strategy", "JOURNAL_SUFFIX": "strategy",
+    "BayestuneStrategy": "strategy",
+    "DEFAULT_CONFIG_TIMEOUT": "strategy",
+    "JOURNAL_SUFFIX": "strategy",
     "KernelTunerSpace": "space",
-    "COMPILE": "outcomes", "VERIFICATION": "outcomes", "classify_exception": "outcomes",
-    "failure_kind_of": "outcomes", "result_of": "outcomes",
-    "kernel_tuner_objectives": "options", "tune_kernel_device_options": "options",
-    "ConfigTimeout": "timeouts", "time_limit": "timeouts",
-    "IsolatedRunner": "worker", "WorkerError": "worker",
+    "COMPILE": "outcomes",
+    "VERIFICATION": "outcomes",
+    "classify_exception": "outcomes",
+    "failure_kind_of": "outcomes",
+    "result_of": "outcomes",
+    "kernel_tuner_objectives": "options",
+    "tune_kernel_device_options": "options",
+    "ConfigTimeout": "timeouts",
+    "time_limit": "timeouts",
+    "IsolatedRunner": "worker",
+    "WorkerError": "worker",
 }
 __all__ = sorted(_WHERE)
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE)

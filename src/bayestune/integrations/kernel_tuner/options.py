@@ -32,8 +32,10 @@ def kernel_tuner_objectives(tuning_options: Any) -> list[tuple[str, bool]]:
         higher = [False] * len(names)
     higher = [higher] * len(names) if isinstance(higher, bool) else list(higher)
     if not names or len(higher) != len(names) or len(set(names)) != len(names):
-        raise BayestuneError(f"Kernel Tuner's objectives {names} and objective_higher_is_better {higher} must "
-                             "name distinct objectives, one direction each")
+        raise BayestuneError(
+            f"Kernel Tuner's objectives {names} and objective_higher_is_better {higher} must "
+            "name distinct objectives, one direction each"
+        )
     return [(str(n), bool(h)) for n, h in zip(names, higher)]
 
 
@@ -54,8 +56,12 @@ def tune_kernel_device_options(runner: Any) -> dict[str, Any]:
                 return {k: options[k] for k in keys if k in options}
         frame = frame.f_back
     backend = getattr(getattr(runner, "dev", None), "dev", None)
-    found = {"device": 0, "platform": 0, "compiler": getattr(backend, "compiler", None),
-             "compiler_options": getattr(backend, "compiler_options", None)}
+    found = {
+        "device": 0,
+        "platform": 0,
+        "compiler": getattr(backend, "compiler", None),
+        "compiler_options": getattr(backend, "compiler_options", None),
+    }
     found.update(_opencl_indices(backend))
     return found
 

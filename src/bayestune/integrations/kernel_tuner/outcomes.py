@@ -13,8 +13,12 @@ from bayestune.trial import FailureKind, Result
 #: Failure kinds this integration reports besides the core vocabulary.
 COMPILE, VERIFICATION = FailureKind.COMPILE, FailureKind.VERIFICATION
 #: Kernel Tuner's failure markers -> failure kinds, and back.
-_MARKER_KIND = {"InvalidConfig": FailureKind.INVALID, "CompilationFailedConfig": COMPILE,
-                "RuntimeFailedConfig": FailureKind.RUNTIME, "ErrorConfig": FailureKind.RUNTIME}
+_MARKER_KIND = {
+    "InvalidConfig": FailureKind.INVALID,
+    "CompilationFailedConfig": COMPILE,
+    "RuntimeFailedConfig": FailureKind.RUNTIME,
+    "ErrorConfig": FailureKind.RUNTIME,
+}
 _COMPILE_HINTS = ("clbuildprogram", "build_program_failure", "compil", "nvrtc", "nvcc", "ptxas")
 
 
@@ -46,8 +50,11 @@ def result_of(record: Mapping[str, Any], objective: str | Sequence[str]) -> Resu
         if kind is None:
             continue
         if kind == FailureKind.PARSE and name not in record:
-            return Result.failure(f"Kernel Tuner's result has no objective {name!r} (it has {sorted(record)}); "
-                                  "a derived objective must be defined in tune_kernel's metrics=", kind)
+            return Result.failure(
+                f"Kernel Tuner's result has no objective {name!r} (it has {sorted(record)}); "
+                "a derived objective must be defined in tune_kernel's metrics=",
+                kind,
+            )
         return Result.failure(str(record.get("bayestune_error") or record.get("__error__") or record.get(name)), kind)
     values = {name: float(record[name]) for name in names}
     for extra in ("compile_time", "verification_time", "benchmark_time"):

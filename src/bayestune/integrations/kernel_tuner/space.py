@@ -18,8 +18,12 @@ from bayestune.space.space import Space
 class KernelTunerSpace:
     """bayestune's view of a Kernel Tuner ``Searchspace`` and the conversions between the two."""
 
-    def __init__(self, tune_params: Mapping[str, Sequence[Any]], valid: Sequence[Sequence[Any]],
-                 defaults: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        tune_params: Mapping[str, Sequence[Any]],
+        valid: Sequence[Sequence[Any]],
+        defaults: Mapping[str, Any] | None = None,
+    ) -> None:
         self.keys = list(tune_params)
         self.tune_params = {k: list(v) for k, v in tune_params.items()}
         self.constants = {k: v[0] for k, v in self.tune_params.items() if len(v) == 1}
@@ -39,8 +43,11 @@ class KernelTunerSpace:
         if len(rows) == full:
             constraints: list[Any] = []
         elif all(isinstance(p, Ordinal) for p in parameters):
-            constraints = [MembershipConstraint(self.names, [[float(v) for v in r] for r in rows],
-                                                label="kernel_tuner_restrictions")]
+            constraints = [
+                MembershipConstraint(
+                    self.names, [[float(v) for v in r] for r in rows], label="kernel_tuner_restrictions"
+                )
+            ]
         else:
             index_rows = [[p.to_raw(p.validate(v))[0] for p, v in zip(parameters, r)] for r in rows]
             constraints = [IndexMembershipConstraint(parameters, index_rows, "kernel_tuner_restrictions")]
@@ -55,8 +62,9 @@ class KernelTunerSpace:
 
     def element(self, config: Mapping[str, Any]) -> tuple:
         """Our configuration -> Kernel Tuner's parameter tuple (``tune_params`` order)."""
-        return tuple(self.constants[k] if k in self.constants else self._canonical[k][_lookup_key(config[k])]
-                     for k in self.keys)
+        return tuple(
+            self.constants[k] if k in self.constants else self._canonical[k][_lookup_key(config[k])] for k in self.keys
+        )
 
     def cache_key(self, element: Sequence[Any]) -> str:
         """The key Kernel Tuner's cache uses for ``element``."""

@@ -54,13 +54,23 @@ class BayestuneStrategy:
     ``transfer_mode`` says (:class:`bayestune.scenario.TransferSpec`; default its own).
     """
 
-    def __init__(self, *, seed: int | None = 0, strategy: str | None = None,
-                 strategy_options: dict[str, Any] | None = None,
-                 design: DesignSpec | None = None, journal: str | os.PathLike | None = "auto",
-                 config_timeout: float | None = DEFAULT_CONFIG_TIMEOUT, defaults: Mapping[str, Any] | None = None,
-                 warm_start: bool = True, isolate: bool | None = None, device: int | None = None,
-                 platform: int | None = None, prior_caches: Sequence[str | os.PathLike] | None = None,
-                 transfer_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        seed: int | None = 0,
+        strategy: str | None = None,
+        strategy_options: dict[str, Any] | None = None,
+        design: DesignSpec | None = None,
+        journal: str | os.PathLike | None = "auto",
+        config_timeout: float | None = DEFAULT_CONFIG_TIMEOUT,
+        defaults: Mapping[str, Any] | None = None,
+        warm_start: bool = True,
+        isolate: bool | None = None,
+        device: int | None = None,
+        platform: int | None = None,
+        prior_caches: Sequence[str | os.PathLike] | None = None,
+        transfer_mode: str | None = None,
+    ) -> None:
         if config_timeout is not None and not config_timeout > 0:
             raise BayestuneError(f"config_timeout must be > 0 seconds or None, but got {config_timeout!r}")
         self.seed = seed
@@ -74,8 +84,9 @@ class BayestuneStrategy:
         self.isolate = isolate
         self.device, self.platform = device, platform
         runs = tuple(str(p) for p in prior_caches or ())
-        self.transfer = (None if not runs else
-                         TransferSpec(runs, mode=transfer_mode) if transfer_mode else TransferSpec(runs))
+        self.transfer = (
+            None if not runs else TransferSpec(runs, mode=transfer_mode) if transfer_mode else TransferSpec(runs)
+        )
         self.costfunc_kwargs = {"scaling": False, "snap": False}  # read by Kernel Tuner's OptAlgWrapper
         self.constraint_aware = False
         self.optimizer_: Optimizer | None = None
@@ -104,14 +115,24 @@ class BayestuneStrategy:
         simulation = bool(getattr(runner, "simulation_mode", False))
         space = KernelTunerSpace.from_searchspace(searchspace, self.defaults)
         journal, resume = self._open_journal(tuning_options, simulation)
-        opt = Optimizer(space.space, objectives=[Objective(n, "maximize" if higher else "minimize")
-                                                 for n, higher in directions],
-                        strategy=self.strategy, strategy_options=self.strategy_options or None,
-                        design=self.design, seed=self.seed, journal=journal, resume=resume,
-                        transfer=self.transfer)
+        opt = Optimizer(
+            space.space,
+            objectives=[Objective(n, "maximize" if higher else "minimize") for n, higher in directions],
+            strategy=self.strategy,
+            strategy_options=self.strategy_options or None,
+            design=self.design,
+            seed=self.seed,
+            journal=journal,
+            resume=resume,
+            transfer=self.transfer,
+        )
         self.optimizer_, self.space_ = opt, space
-        logger.info("bayestune in Kernel Tuner: %d valid configurations of %d parameters, %d trials resumed",
-                    space.n_valid, len(space.names), opt.n_evaluated)
+        logger.info(
+            "bayestune in Kernel Tuner: %d valid configurations of %d parameters, %d trials resumed",
+            space.n_valid,
+            len(space.names),
+            opt.n_evaluated,
+        )
         if opt.transfer_note():
             logger.info("%s", opt.transfer_note())
         if self.warm_start and not simulation:
@@ -145,8 +166,9 @@ class BayestuneStrategy:
         if self.isolate is None and type(runner).__name__ != "SequentialRunner":
             return None
         device_options = tune_kernel_device_options(runner)
-        device_options.update({k: v for k, v in (("device", self.device), ("platform", self.platform)) if v is not None},
-                              quiet=True)
+        device_options.update(
+            {k: v for k, v in (("device", self.device), ("platform", self.platform)) if v is not None}, quiet=True
+        )
         try:
             worker = IsolatedRunner(runner, tuning_options, device_options)
             worker.ensure_started()
@@ -175,8 +197,9 @@ class BayestuneStrategy:
             logger.info("resuming the run journaled in %s", path)
         return journal, resume
 
-    def _warm_start(self, opt: Optimizer, space: KernelTunerSpace, tuning_options: Any,
-                    objective: Sequence[str]) -> None:
+    def _warm_start(
+        self, opt: Optimizer, space: KernelTunerSpace, tuning_options: Any, objective: Sequence[str]
+    ) -> None:
         """Tell the optimizer what Kernel Tuner's cache already knows (free: nothing is run)."""
         known = {space.cache_key(space.element(t.config)) for t in opt.trials}
         told = 0
@@ -190,8 +213,15 @@ class BayestuneStrategy:
         if told:
             logger.info("warm start: %d configuration(s) from Kernel Tuner's cache", told)
 
-    def _evaluate(self, runner: Any, tuning_options: Any, space: KernelTunerSpace, config: Mapping[str, Any],
-                  objective: Sequence[str], timeout: float | None) -> dict[str, Any] | None:
+    def _evaluate(
+        self,
+        runner: Any,
+        tuning_options: Any,
+        space: KernelTunerSpace,
+        config: Mapping[str, Any],
+        objective: Sequence[str],
+        timeout: float | None,
+    ) -> dict[str, Any] | None:
         """Run one configuration; any failure becomes a failure record (and a cache entry)."""
         element = space.element(config)
         if isinstance(runner, IsolatedRunner):
@@ -217,23 +247,39 @@ class BayestuneStrategy:
             error = exc
         kind = classify_exception(error)
         message = f"{type(error).__name__}: {error}".strip()
-        logger.warning("configuration %s failed (%s): %s", dict(zip(space.keys, element)), kind,
-                       message.splitlines()[0][:300] if message else kind)
+        logger.warning(
+            "configuration %s failed (%s): %s",
+            dict(zip(space.keys, element)),
+            kind,
+            message.splitlines()[0][:300] if message else kind,
+        )
         marker = error_marker(kind)
         record = dict(zip(space.keys, element))
         record.update({name: marker for name in ([objective] if isinstance(objective, str) else objective)})
-        record.update({"__error__": marker, "bayestune_failure": kind,
-                       "bayestune_error": message[:2000], "compile_time": 0, "verification_time": 0,
-                       "benchmark_time": 1000 * (perf_counter() - started)})
+        record.update(
+            {
+                "__error__": marker,
+                "bayestune_failure": kind,
+                "bayestune_error": message[:2000],
+                "compile_time": 0,
+                "verification_time": 0,
+                "benchmark_time": 1000 * (perf_counter() - started),
+            }
+        )
         from kernel_tuner import util
 
-        util.store_cache(space.cache_key(element), record, tuning_option(tuning_options, "cachefile"),
-                         tuning_option(tuning_options, "cache"))
+        util.store_cache(
+            space.cache_key(element),
+            record,
+            tuning_option(tuning_options, "cachefile"),
+            tuning_option(tuning_options, "cache"),
+        )
         return record
 
     @staticmethod
-    def _run_isolated(worker: Any, tuning_options: Any, space: KernelTunerSpace, element: tuple,
-                      timeout: float | None) -> dict[str, Any]:
+    def _run_isolated(
+        worker: Any, tuning_options: Any, space: KernelTunerSpace, element: tuple, timeout: float | None
+    ) -> dict[str, Any]:
         """What SequentialRunner.run does around a configuration (budget, metrics, cache), the
         compile and benchmark themselves in the worker."""
         from kernel_tuner import util
@@ -243,6 +289,10 @@ class BayestuneStrategy:
         metrics = tuning_option(tuning_options, "metrics")
         if metrics and "__error__" not in record:
             record = util.process_metrics(record, metrics)
-        util.store_cache(space.cache_key(element), record, tuning_option(tuning_options, "cachefile"),
-                         tuning_option(tuning_options, "cache"))
+        util.store_cache(
+            space.cache_key(element),
+            record,
+            tuning_option(tuning_options, "cachefile"),
+            tuning_option(tuning_options, "cache"),
+        )
         return record

@@ -21,8 +21,12 @@ class ConfigTimeout(BaseException):
 @contextlib.contextmanager
 def time_limit(seconds: float | None) -> Iterator[None]:
     """Raise :class:`ConfigTimeout` after ``seconds`` (no-op without SIGALRM or off the main thread)."""
-    usable = (seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
-              and threading.current_thread() is threading.main_thread())
+    usable = (
+        seconds is not None
+        and seconds > 0
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
     if seconds is None or not usable:
         yield
         return

@@ -134,9 +134,10 @@ class IsolatedRunner:
             self.close()
             raise WorkerStartError(
                 f"the Kernel Tuner worker process ended while starting (exit code {code}). If your script "
-                "calls tune_kernel at its top level, put the call under `if __name__ == \"__main__\":` -- "
+                'calls tune_kernel at its top level, put the call under `if __name__ == "__main__":` -- '
                 "the worker imports your script to find what its arguments (a verify function, say) "
-                "reference, and so runs it again") from None
+                "reference, and so runs it again"
+            ) from None
         if tag != "ready":
             self.close()
             raise WorkerError(f"the Kernel Tuner worker could not set up the device: {payload}")

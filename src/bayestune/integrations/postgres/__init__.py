@@ -26,5 +26,4 @@ from bayestune.integrations.postgres.pgbench import Pgbench
 from bayestune.integrations.postgres.server import missing_programs
 from bayestune.integrations.postgres.tuner import OBJECTIVES, PostgresTuner
 
-__all__ = ["DEFAULT_KNOBS", "DURABILITY_KNOBS", "OBJECTIVES", "Knob", "Pgbench", "PostgresTuner",
-           "missing_programs"]
+__all__ = ["DEFAULT_KNOBS", "DURABILITY_KNOBS", "OBJECTIVES", "Knob", "Pgbench", "PostgresTuner", "missing_programs"]

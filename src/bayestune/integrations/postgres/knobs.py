@@ -30,11 +30,14 @@ class Knob:
         if not isinstance(self.parameter, Parameter):
             raise EvaluationError(f"Knob needs a bayestune parameter (Integer, Real, ...), but got {self.parameter!r}")
         if not SETTING_NAME.match(self.parameter.name):
-            raise EvaluationError(f"knob {self.parameter.name!r} is not a PostgreSQL setting name "
-                                  "(lower-case letters, digits, '_' and '.')")
+            raise EvaluationError(
+                f"knob {self.parameter.name!r} is not a PostgreSQL setting name "
+                "(lower-case letters, digits, '_' and '.')"
+            )
         if self.unit not in UNITS:
-            raise EvaluationError(f"knob {self.parameter.name!r}: unit must be one of {list(UNITS)}, "
-                                  f"but got {self.unit!r}")
+            raise EvaluationError(
+                f"knob {self.parameter.name!r}: unit must be one of {list(UNITS)}, but got {self.unit!r}"
+            )
 
     @property
     def name(self) -> str:

@@ -42,19 +42,29 @@ class Pgbench:
     script_weight: int = 1
 
     def __post_init__(self) -> None:
-        for name, low in (("scale", 1), ("clients", 1), ("threads", 1), ("duration", 1), ("warmup", 0),
-                          ("builtin_weight", 1), ("script_weight", 1)):
+        for name, low in (
+            ("scale", 1),
+            ("clients", 1),
+            ("threads", 1),
+            ("duration", 1),
+            ("warmup", 0),
+            ("builtin_weight", 1),
+            ("script_weight", 1),
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise EvaluationError(f"Pgbench.{name} must be an integer >= {low}, but got {value!r}")
         if self.threads > self.clients:
-            raise EvaluationError(f"Pgbench: `threads <= clients` must hold (pgbench's rule), but got "
-                                  f"threads={self.threads}, clients={self.clients}")
+            raise EvaluationError(
+                f"Pgbench: `threads <= clients` must hold (pgbench's rule), but got "
+                f"threads={self.threads}, clients={self.clients}"
+            )
         if not isinstance(self.script, str):
             raise EvaluationError(f"Pgbench.script must be the text of a pgbench script, but got {self.script!r}")
         if self.builtin not in BUILTINS and not (self.builtin == "" and self.script.strip()):
-            raise EvaluationError(f"Pgbench.builtin must be one of {list(BUILTINS)} (or '' with a script), "
-                                  f"but got {self.builtin!r}")
+            raise EvaluationError(
+                f"Pgbench.builtin must be one of {list(BUILTINS)} (or '' with a script), but got {self.builtin!r}"
+            )
         if self.protocol not in PROTOCOLS:
             raise EvaluationError(f"Pgbench.protocol must be one of {list(PROTOCOLS)}, but got {self.protocol!r}")
 
@@ -72,8 +82,7 @@ class Pgbench:
             mix += ["-b", f"{self.builtin}@{self.builtin_weight}" if self.script.strip() else self.builtin]
         if self.script.strip():
             mix += ["-f", f"{script_file}@{self.script_weight}"]
-        return ["-n", *mix, "-M", self.protocol, "-c", str(self.clients), "-j", str(self.threads),
-                "-T", str(seconds)]
+        return ["-n", *mix, "-M", self.protocol, "-c", str(self.clients), "-j", str(self.threads), "-T", str(seconds)]
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,9 @@ def parse_report(text: str) -> PgbenchReport:
     if tps is None or latency is None:
         raise ValueError(f"pgbench reported no tps / latency average: {text.strip()[-800:]!r}")
     connect, failed = _CONNECT.search(text), _FAILED.search(text)
-    return PgbenchReport(tps=float(tps.group(1)), latency_ms=float(latency.group(1)),
-                         connection_ms=float(connect.group(1)) if connect else float("nan"),
-                         failed=int(failed.group(1)) if failed else 0)
+    return PgbenchReport(
+        tps=float(tps.group(1)),
+        latency_ms=float(latency.group(1)),
+        connection_ms=float(connect.group(1)) if connect else float("nan"),
+        failed=int(failed.group(1)) if failed else 0,
+    )

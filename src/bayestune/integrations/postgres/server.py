@@ -34,8 +34,11 @@ DEFAULT_SERVER_USER = "postgres"
 #: Seconds a fast shutdown may take before the server is stopped immediately.
 STOP_SECONDS = 60.0
 #: Server log lines that explain why it refused to start or died.
-_REASON = re.compile(r"FATAL|PANIC|ERROR|invalid|outside the valid range|could not|out of memory|"
-                     r"contains errors|unrecognized", re.IGNORECASE)
+_REASON = re.compile(
+    r"FATAL|PANIC|ERROR|invalid|outside the valid range|could not|out of memory|"
+    r"contains errors|unrecognized",
+    re.IGNORECASE,
+)
 #: Lines of the server log quoted when no line matches ``_REASON``.
 LOG_TAIL_LINES = 12
 #: Environment of every program: English messages (they are parsed) and no stray connection defaults.
@@ -69,8 +72,10 @@ class Binaries:
         missing = missing_programs(bindir)
         if missing:
             where = f"in {str(bindir)!r}" if bindir else "on PATH"
-            raise EvaluationError(f"PostgreSQL programs {missing} not found {where}; install PostgreSQL "
-                                  "(e.g. Debian's postgresql package) or pass bindir=")
+            raise EvaluationError(
+                f"PostgreSQL programs {missing} not found {where}; install PostgreSQL "
+                "(e.g. Debian's postgresql package) or pass bindir="
+            )
         return cls({name: _locate(name, bindir) or name for name in PROGRAMS})
 
     def __getitem__(self, name: str) -> str:
@@ -105,16 +110,22 @@ class ServerUser:
         try:
             pwd.getpwnam(name)
         except KeyError:
-            raise EvaluationError(f"run_as: there is no account {name!r} to run the PostgreSQL server as; "
-                                  "create one or pass run_as= an existing non-root user") from None
+            raise EvaluationError(
+                f"run_as: there is no account {name!r} to run the PostgreSQL server as; "
+                "create one or pass run_as= an existing non-root user"
+            ) from None
         if name == me and not root:
             return cls(name)
         if name == me or pwd.getpwnam(name).pw_uid == 0:
-            raise EvaluationError(f"run_as={name!r}: initdb and postgres refuse to run as root; name another "
-                                  f"account (default {DEFAULT_SERVER_USER!r})")
+            raise EvaluationError(
+                f"run_as={name!r}: initdb and postgres refuse to run as root; name another "
+                f"account (default {DEFAULT_SERVER_USER!r})"
+            )
         if not root:
-            raise EvaluationError(f"run_as={name!r}: switching to another account needs root, but we run as "
-                                  f"{me!r}; leave run_as unset to run the server as {me!r}")
+            raise EvaluationError(
+                f"run_as={name!r}: switching to another account needs root, but we run as "
+                f"{me!r}; leave run_as unset to run the server as {me!r}"
+            )
         runuser = shutil.which("runuser")
         if runuser is None:
             raise EvaluationError("running the server as another account needs the runuser program (util-linux)")
@@ -143,8 +154,15 @@ def run_program(argv: Sequence[str], user: ServerUser, *, step: str, timeout: fl
     """
     if timeout <= 0:
         raise StepTimeout(step, 0.0)
-    proc = subprocess.Popen([*user.prefix, *argv], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, env=_environment(), start_new_session=True, cwd="/")
+    proc = subprocess.Popen(
+        [*user.prefix, *argv],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=_environment(),
+        start_new_session=True,
+        cwd="/",
+    )
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -204,13 +222,21 @@ class Cluster:
 
     def initdb(self, timeout: float) -> None:
         """A fresh cluster: no fsync while creating it, C locale, trust authentication on the socket."""
-        self._run("initdb", ["-D", str(self.data_dir), "-A", "trust", "-N", "-E", "UTF8", "--locale=C"],
-                  step="initdb", timeout=timeout)
+        self._run(
+            "initdb",
+            ["-D", str(self.data_dir), "-A", "trust", "-N", "-E", "UTF8", "--locale=C"],
+            step="initdb",
+            timeout=timeout,
+        )
 
     def copy_from(self, template: Cluster, timeout: float) -> None:
         """This data directory as a copy of ``template``'s (a stopped server), owned by the server account."""
-        run_program(["cp", "-a", str(template.data_dir), str(self.data_dir)], self.workspace.user,
-                    step="copying the template cluster", timeout=timeout)
+        run_program(
+            ["cp", "-a", str(template.data_dir), str(self.data_dir)],
+            self.workspace.user,
+            step="copying the template cluster",
+            timeout=timeout,
+        )
 
     def configure(self, settings: Mapping[str, str]) -> None:
         """Append ``settings`` to postgresql.conf; later lines override the defaults above them."""
@@ -222,9 +248,22 @@ class Cluster:
         """Start the server and wait until it accepts connections; ServerStartError quotes its log."""
         self.workspace.running.append(self)
         try:
-            self._run("pg_ctl", ["-D", str(self.data_dir), "-l", str(self.log_file), "-w", "-s",
-                                 "-t", str(max(1, int(timeout))), "start"], step="starting the server",
-                      timeout=timeout + 5.0)
+            self._run(
+                "pg_ctl",
+                [
+                    "-D",
+                    str(self.data_dir),
+                    "-l",
+                    str(self.log_file),
+                    "-w",
+                    "-s",
+                    "-t",
+                    str(max(1, int(timeout))),
+                    "start",
+                ],
+                step="starting the server",
+                timeout=timeout + 5.0,
+            )
         except StepFailed as exc:
             raise ServerStartError(self.failure_reason() or str(exc)) from None
 
@@ -263,8 +302,12 @@ class Cluster:
             return
         for mode in ("fast", "immediate"):
             try:
-                self._run("pg_ctl", ["-D", str(self.data_dir), "-m", mode, "-w", "-s", "-t", str(int(STOP_SECONDS)),
-                                     "stop"], step=f"{mode} shutdown", timeout=STOP_SECONDS + 5.0)
+                self._run(
+                    "pg_ctl",
+                    ["-D", str(self.data_dir), "-m", mode, "-w", "-s", "-t", str(int(STOP_SECONDS)), "stop"],
+                    step=f"{mode} shutdown",
+                    timeout=STOP_SECONDS + 5.0,
+                )
                 return
             except (StepFailed, StepTimeout) as exc:
                 if self._postmaster_pid() is None:

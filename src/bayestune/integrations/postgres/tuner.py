@@ -60,10 +60,18 @@ class PostgresTuner(Evaluator):
     workspace's socket); parallel workers each build their own tuner.
     """
 
-    def __init__(self, knobs: Sequence[Knob] = DEFAULT_KNOBS, workload: Pgbench | None = None, *,
-                 objective: str = "tps", settings: Mapping[str, Any] | None = None, run_as: str | None = None,
-                 bindir: str | Path | None = None, workdir: str | Path | None = None,
-                 timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        knobs: Sequence[Knob] = DEFAULT_KNOBS,
+        workload: Pgbench | None = None,
+        *,
+        objective: str = "tps",
+        settings: Mapping[str, Any] | None = None,
+        run_as: str | None = None,
+        bindir: str | Path | None = None,
+        workdir: str | Path | None = None,
+        timeout: float | None = None,
+    ) -> None:
         if objective not in OBJECTIVES:
             raise EvaluationError(f"objective must be one of {list(OBJECTIVES)}, but got {objective!r}")
         super().__init__([objective])
@@ -75,8 +83,7 @@ class PostgresTuner(Evaluator):
         busy = self.workload.warmup + self.workload.duration
         self.timeout = float(timeout) if timeout is not None else busy + SETUP_SECONDS
         if not math.isfinite(self.timeout) or self.timeout <= busy:
-            raise EvaluationError(f"timeout must exceed the warm-up plus the duration ({busy} s), "
-                                  f"but got {timeout!r}")
+            raise EvaluationError(f"timeout must exceed the warm-up plus the duration ({busy} s), but got {timeout!r}")
         self.binaries = Binaries.find(bindir)
         self.user = ServerUser.resolve(run_as)
         self._workdir = workdir
@@ -137,13 +144,22 @@ class PostgresTuner(Evaluator):
             self._script_file.write_text(self.workload.script, encoding="utf-8")
             self._script_file.chmod(0o644)
         self._template = template
-        logger.info("PostgreSQL %s template cluster (pgbench scale %d) in %s", self._version,
-                    self.workload.scale, template.data_dir)
+        logger.info(
+            "PostgreSQL %s template cluster (pgbench scale %d) in %s",
+            self._version,
+            self.workload.scale,
+            template.data_dir,
+        )
 
     def _base_settings(self) -> dict[str, str]:
         assert self._workspace is not None
-        return {"listen_addresses": "", "unix_socket_directories": str(self._workspace.root),
-                "track_io_timing": "on", "track_wal_io_timing": "on", "logging_collector": "off"}
+        return {
+            "listen_addresses": "",
+            "unix_socket_directories": str(self._workspace.root),
+            "track_io_timing": "on",
+            "track_wal_io_timing": "on",
+            "logging_collector": "off",
+        }
 
     def close(self) -> None:
         """Stop any server still running and remove the workspace (idempotent)."""
@@ -178,8 +194,7 @@ class PostgresTuner(Evaluator):
         finally:
             trial.stop()
             trial.remove()
-        values = {"tps": report.tps, "latency_ms": report.latency_ms, "Pgbench.failed": float(report.failed),
-                  **metrics}
+        values = {"tps": report.tps, "latency_ms": report.latency_ms, "Pgbench.failed": float(report.failed), **metrics}
         if math.isfinite(report.connection_ms):
             values["Pgbench.connection_ms"] = report.connection_ms
         return Result(values=values)
@@ -198,5 +213,7 @@ class PostgresTuner(Evaluator):
         return report, metrics_from_snapshot(snapshot)
 
     def __repr__(self) -> str:
-        return (f"PostgresTuner({len(self.knobs)} knobs, objective={self.objectives[0]!r}, "
-                f"pgbench scale {self.workload.scale}, {self.workload.clients} clients, {self.workload.duration} s)")
+        return (
+            f"PostgresTuner({len(self.knobs)} knobs, objective={self.objectives[0]!r}, "
+            f"pgbench scale {self.workload.scale}, {self.workload.clients} clients, {self.workload.duration} s)"
+        )

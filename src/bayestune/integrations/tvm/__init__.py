@@ -41,7 +41,6 @@ which imports TVM: its names load on first use, after :func:`load_tvm`) and :mod
 (earlier runs read into the space).
 """
 
-
 from typing import Any
 
 from bayestune.integrations._lazy import lazy_exports
@@ -55,8 +54,17 @@ from bayestune.integrations.tvm.tuning import (
     tune,
 )
 
-__all__ = ["BayestuneSearchStrategy", "Measurement", "TVM_STRATEGIES", "TuneOutcome", "TuningRecord", "fast_build",
-           "load_tvm", "measure", "tune"]
+__all__ = [
+    "BayestuneSearchStrategy",
+    "Measurement",
+    "TVM_STRATEGIES",
+    "TuneOutcome",
+    "TuningRecord",
+    "fast_build",
+    "load_tvm",
+    "measure",
+    "tune",
+]
 _STRATEGY_NAMES = {"BayestuneSearchStrategy": "strategy", "TuningRecord": "strategy"}
 _lazy_strategy, _lazy_dir = lazy_exports(__name__, _STRATEGY_NAMES)
 

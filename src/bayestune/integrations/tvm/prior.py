@@ -58,16 +58,20 @@ def _sources(source: str | os.PathLike) -> list[Path]:
         if (sub / JOURNAL_FILE).is_file() or (sub / RECORDS_FILE).is_file():
             found += _sources(sub)
     if not found:
-        raise BayestuneError(f"prior runs {text!r}: no MetaSchedule database ({RECORDS_FILE}) or bayestune "
-                             "journal in this folder or its subfolders")
+        raise BayestuneError(
+            f"prior runs {text!r}: no MetaSchedule database ({RECORDS_FILE}) or bayestune "
+            "journal in this folder or its subfolders"
+        )
     return found
 
 
-def read_prior_runs(sources: Sequence[Any], spaces: DesignSpaces, mod: Any,
-                    config_of: Callable[[Any], dict[str, Any] | None]) -> tuple[list[PriorRun], list[str]]:
+def read_prior_runs(
+    sources: Sequence[Any], spaces: DesignSpaces, mod: Any, config_of: Callable[[Any], dict[str, Any] | None]
+) -> tuple[list[PriorRun], list[str]]:
     """The prior runs of ``sources`` in ``spaces`` and one note per source saying what was
     read (and refused). ``config_of`` turns a MetaSchedule trace into a configuration (None: not one of this space)."""
     from bayestune.integrations.tvm.strategy import OBJECTIVE
+
     runs: list[PriorRun] = []
     notes: list[str] = []
     for source in sources:
@@ -85,16 +89,19 @@ def read_prior_runs(sources: Sequence[Any], spaces: DesignSpaces, mod: Any,
     return runs, notes
 
 
-def _from_database(path: Path, spaces: DesignSpaces, mod: Any,
-                   config_of: Callable[[Any], dict[str, Any] | None]) -> tuple[PriorRun, str]:
+def _from_database(
+    path: Path, spaces: DesignSpaces, mod: Any, config_of: Callable[[Any], dict[str, Any] | None]
+) -> tuple[PriorRun, str]:
     """One MetaSchedule tuning log (with the workload file beside it) as a prior run."""
     import tvm_ffi
     from tvm.s_tir import meta_schedule as ms
 
     workloads = path.with_name(WORKLOAD_FILE)
     if not workloads.is_file():
-        raise BayestuneError(f"prior run {str(path)!r}: MetaSchedule's workload file {WORKLOAD_FILE} is not "
-                             "beside it (a tuning log needs the workloads its records refer to)")
+        raise BayestuneError(
+            f"prior run {str(path)!r}: MetaSchedule's workload file {WORKLOAD_FILE} is not "
+            "beside it (a tuning log needs the workloads its records refer to)"
+        )
     try:
         db = ms.database.JSONDatabase(str(workloads), str(path), allow_missing=False)
         records = db.get_all_tuning_records()
@@ -114,13 +121,17 @@ def _from_database(path: Path, spaces: DesignSpaces, mod: Any,
         ok = secs and all(math.isfinite(s) and s < FAILED_SECS for s in secs)
         configs.append(config)
         values.append(sum(secs) / len(secs) if ok else None)
-    note = (f"{path}: {len(configs)} record(s) of this operator read"
-            + (f", {other_operator} of other operators refused" if other_operator else "")
-            + (f", {outside} outside this decision space dropped" if outside else ""))
+    note = (
+        f"{path}: {len(configs)} record(s) of this operator read"
+        + (f", {other_operator} of other operators refused" if other_operator else "")
+        + (f", {outside} outside this decision space dropped" if outside else "")
+    )
     if not configs:
-        raise BayestuneError(f"prior run {str(path)!r}: no record of this operator "
-                             f"({len(records)} record(s), {other_operator} of other operators, "
-                             f"{outside} outside the decision space)")
+        raise BayestuneError(
+            f"prior run {str(path)!r}: no record of this operator "
+            f"({len(records)} record(s), {other_operator} of other operators, "
+            f"{outside} outside the decision space)"
+        )
     return PriorRun.from_configs(spaces.space, configs, values, name=str(path)), note
 
 

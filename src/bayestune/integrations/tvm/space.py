@@ -63,8 +63,8 @@ class DesignSpaces:
         if not spaces:
             raise ValueError("MetaSchedule produced no design space to tune")
         self.spaces = [list(s) for s in spaces]
-        names: dict[tuple, str] = {}       # (signature, occurrence) -> parameter name
-        self.slots: list[list[str]] = []   # per design space, per decision: its parameter
+        names: dict[tuple, str] = {}  # (signature, occurrence) -> parameter name
+        self.slots: list[list[str]] = []  # per design space, per decision: its parameter
         params: list[Parameter] = []
         used: set[str] = {DESIGN}
         for decisions in self.spaces:
@@ -75,8 +75,11 @@ class DesignSpaces:
                 occurrence = seen.get(sig, 0)
                 seen[sig] = occurrence + 1
                 if (sig, occurrence) not in names:
-                    name = base = _identifier(dec.label if dec.kind == "categorical" else
-                                              f"{'tile' if dec.kind == 'tile' else 'loc'}_{dec.label}")
+                    name = base = _identifier(
+                        dec.label
+                        if dec.kind == "categorical"
+                        else f"{'tile' if dec.kind == 'tile' else 'loc'}_{dec.label}"
+                    )
                     k = 1
                     while name in used:
                         name, k = f"{base}_{k}", k + 1
@@ -148,8 +151,12 @@ def _is_tiling(dec: Decision) -> bool:
         f = [int(v) for v in dec.default]
     except TypeError:
         return False
-    return (len(f) == dec.levels and math.prod(f) == dec.extent and all(v >= 1 for v in f)
-            and (dec.max_innermost is None or f[-1] <= dec.max_innermost))
+    return (
+        len(f) == dec.levels
+        and math.prod(f) == dec.extent
+        and all(v >= 1 for v in f)
+        and (dec.max_innermost is None or f[-1] <= dec.max_innermost)
+    )
 
 
 def read_decisions(trace: Any) -> list[Any]:

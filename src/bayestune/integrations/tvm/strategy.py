@@ -77,12 +77,18 @@ def _sample_decisions(trace: Any, mod: Any) -> list[Decision]:
         if name == "SamplePerfectTile":
             loop = sch.get(inputs[0])
             cap = int(attrs[1])
-            found.append(Decision("tile", str(loop.loop_var.name), [int(v) for v in decision],
-                                  extent=int(loop.extent), levels=int(attrs[0]),
-                                  max_innermost=cap if cap > 0 else None))
+            found.append(
+                Decision(
+                    "tile",
+                    str(loop.loop_var.name),
+                    [int(v) for v in decision],
+                    extent=int(loop.extent),
+                    levels=int(attrs[0]),
+                    max_innermost=cap if cap > 0 else None,
+                )
+            )
         elif name == "SampleCategorical":
-            found.append(Decision("categorical", "categorical", int(decision),
-                                  choices=tuple(int(v) for v in attrs[0])))
+            found.append(Decision("categorical", "categorical", int(decision), choices=tuple(int(v) for v in attrs[0])))
         elif name == "SampleComputeLocation":
             found.append(Decision("compute_location", str(sch.get(inputs[0]).name_hint), int(decision)))
         return decision
@@ -110,6 +116,7 @@ def _keeps_error(method: Callable[..., Any]) -> Callable[..., Any]:
     """Keep an exception raised inside a MetaSchedule callback in the shared record before it
     crosses TVM's FFI (which turns it into a RuntimeError), so :func:`tune` can raise the
     original, with its own type and text."""
+
     @functools.wraps(method)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -118,6 +125,7 @@ def _keeps_error(method: Callable[..., Any]) -> Callable[..., Any]:
             if self.record.error is None:
                 self.record.error = exc
             raise
+
     return wrapper
 
 
@@ -126,10 +134,19 @@ class BayestuneSearchStrategy(PySearchStrategy):
     """bayestune's ask/tell loop as MetaSchedule's search strategy (see
     :mod:`bayestune.integrations.tvm` for the options and the space it tunes)."""
 
-    def __init__(self, strategy: str = "bo", strategy_options: dict[str, Any] | None = None, *, seed: int = 0,
-                 initial_design: int = 16, epsilon: float = 0.0, record: TuningRecord | None = None,
-                 journal: TrialJournal | None = None, prior_runs: Sequence[Any] = (),
-                 transfer_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        strategy: str = "bo",
+        strategy_options: dict[str, Any] | None = None,
+        *,
+        seed: int = 0,
+        initial_design: int = 16,
+        epsilon: float = 0.0,
+        record: TuningRecord | None = None,
+        journal: TrialJournal | None = None,
+        prior_runs: Sequence[Any] = (),
+        transfer_mode: str | None = None,
+    ) -> None:
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], but got {epsilon!r}")
         self.strategy_name = strategy
@@ -149,19 +166,31 @@ class BayestuneSearchStrategy(PySearchStrategy):
         self.postprocs = list(context.space_generator.postprocs)
 
     @_keeps_error
-    def pre_tuning(self, max_trials: int, num_trials_per_iter: int, design_spaces: list[Any],
-                   database: Any = None, cost_model: Any = None) -> None:
+    def pre_tuning(
+        self,
+        max_trials: int,
+        num_trials_per_iter: int,
+        design_spaces: list[Any],
+        database: Any = None,
+        cost_model: Any = None,
+    ) -> None:
         self.max_trials, self.per_iter = int(max_trials), int(num_trials_per_iter)
         self.traces = [s.trace for s in design_spaces]
         per_space = [_sample_decisions(t, self.mod) for t in self.traces]
-        per_space = [[self._with_locations(d, i, dec) for i, dec in enumerate(decs)]
-                     for d, decs in enumerate(per_space)]
+        per_space = [
+            [self._with_locations(d, i, dec) for i, dec in enumerate(decs)] for d, decs in enumerate(per_space)
+        ]
         # One choice set per block across the design spaces (each was probed at its own tiles).
         union: dict[str, set[int]] = {}
         for dec in (dec for decs in per_space for dec in decs if dec.kind == "compute_location"):
             union.setdefault(dec.label, set()).update(dec.choices)
-        per_space = [[replace(dec, choices=tuple(sorted(union[dec.label]))) if dec.kind == "compute_location" else dec
-                      for dec in decs] for decs in per_space]
+        per_space = [
+            [
+                replace(dec, choices=tuple(sorted(union[dec.label]))) if dec.kind == "compute_location" else dec
+                for dec in decs
+            ]
+            for decs in per_space
+        ]
         spaces = DesignSpaces(per_space)
         self.args_info = ArgInfo.from_prim_func(self.mod["main"])
         record = self.record
@@ -169,14 +198,22 @@ class BayestuneSearchStrategy(PySearchStrategy):
         transfer = None
         if self.prior_runs:
             runs, notes = read_prior_runs(self.prior_runs, spaces, self.mod, self._config_of_trace)
-            transfer = (TransferSpec(tuple(runs), mode=self.transfer_mode) if self.transfer_mode
-                        else TransferSpec(tuple(runs)))
+            transfer = (
+                TransferSpec(tuple(runs), mode=self.transfer_mode) if self.transfer_mode else TransferSpec(tuple(runs))
+            )
         journal = self.journal
         resume = journal is not None and bool(journal.trials())
-        record.optimizer = Optimizer(spaces.space, objectives=[OBJECTIVE], strategy=self.strategy_name,
-                                     strategy_options=self.strategy_options, seed=self.seed,
-                                     design=DesignSpec(method="cot", size=self.initial_design),
-                                     journal=journal, resume=resume, transfer=transfer)
+        record.optimizer = Optimizer(
+            spaces.space,
+            objectives=[OBJECTIVE],
+            strategy=self.strategy_name,
+            strategy_options=self.strategy_options,
+            seed=self.seed,
+            design=DesignSpec(method="cot", size=self.initial_design),
+            journal=journal,
+            resume=resume,
+            transfer=transfer,
+        )
         if resume:  # journaled measurements count towards max_trials
             record.resumed = sum(t.failure_kind != FailureKind.SCHEDULE for t in record.optimizer.trials)
             record.measured = record.resumed
@@ -193,6 +230,7 @@ class BayestuneSearchStrategy(PySearchStrategy):
         """The configuration of a trace MetaSchedule recorded (a prior run's): its decisions
         in the design space that makes the same program with them (None: no design does)."""
         import tvm_ffi
+
         spaces = self.record.spaces
         if spaces is None:
             raise BayestuneError("a trace was read before pre_tuning made the design spaces")
@@ -303,8 +341,11 @@ class BayestuneSearchStrategy(PySearchStrategy):
             self.record.skipped_invalid += 1
             return Result.failure("TVM refused a decision of this configuration", FailureKind.SCHEDULE)
         actual = _read_back(sch)
-        moved = [k for k, (a, w) in enumerate(zip(actual, wanted))
-                 if a != w and spaces.spaces[design][k].kind != "compute_location"]
+        moved = [
+            k
+            for k, (a, w) in enumerate(zip(actual, wanted))
+            if a != w and spaces.spaces[design][k].kind != "compute_location"
+        ]
         if moved or len(actual) != len(wanted):
             self.record.skipped_invalid += 1
             return Result.failure(f"TVM changed the decisions {wanted} to {actual}", FailureKind.SCHEDULE)
@@ -330,8 +371,11 @@ class BayestuneSearchStrategy(PySearchStrategy):
             else:
                 secs = [float(x) for x in result.run_secs]
                 value = float(np.mean(secs)) if secs and all(math.isfinite(s) for s in secs) else math.nan
-                outcome = (Result(values={OBJECTIVE: value}) if math.isfinite(value)
-                           else Result.failure(f"run_secs {secs}", FailureKind.NAN))
+                outcome = (
+                    Result(values={OBJECTIVE: value})
+                    if math.isfinite(value)
+                    else Result.failure(f"run_secs {secs}", FailureKind.NAN)
+                )
             self._cache[key] = outcome
             record.trials.append(opt.tell(config, outcome))
         for config, key in self._twins:
@@ -342,14 +386,22 @@ class BayestuneSearchStrategy(PySearchStrategy):
         pass
 
     def clone(self) -> Any:
-        return BayestuneSearchStrategy(self.strategy_name, self.strategy_options, seed=self.seed,
-                                       initial_design=self.initial_design, epsilon=self.epsilon, record=self.record,
-                                       journal=self.journal, prior_runs=self.prior_runs,
-                                       transfer_mode=self.transfer_mode)
+        return BayestuneSearchStrategy(
+            self.strategy_name,
+            self.strategy_options,
+            seed=self.seed,
+            initial_design=self.initial_design,
+            epsilon=self.epsilon,
+            record=self.record,
+            journal=self.journal,
+            prior_runs=self.prior_runs,
+            transfer_mode=self.transfer_mode,
+        )
 
 
-def journal_measurements(mod: Any, target: Any, measurements: list[Any], journal: TrialJournal | None,
-                         strategy: str, seed: int) -> tuple[TuningRecord, int]:
+def journal_measurements(
+    mod: Any, target: Any, measurements: list[Any], journal: TrialJournal | None, strategy: str, seed: int
+) -> tuple[TuningRecord, int]:
     """Tell a run of one of TVM's own strategies to an optimizer (journaled in ``journal``, None:
     in memory), each measurement as the configuration of its decisions, so ``show``/``report``/
     ``export`` and ``outcome.record`` read it like a bayestune run. Also returns how many
@@ -357,8 +409,10 @@ def journal_measurements(mod: Any, target: Any, measurements: list[Any], journal
     from tvm.s_tir import meta_schedule as ms
 
     from bayestune.run import META_STRATEGY
-    context = ms.TuneContext(mod=mod, target=target, space_generator="post-order-apply",
-                             search_strategy="replay-trace", task_name="main")
+
+    context = ms.TuneContext(
+        mod=mod, target=target, space_generator="post-order-apply", search_strategy="replay-trace", task_name="main"
+    )
     reader = BayestuneSearchStrategy("random", seed=seed, journal=journal)
     reader._initialize_with_tune_context(context)
     reader.pre_tuning(max(len(measurements), 1), 1, context.generate_design_space())

@@ -34,7 +34,8 @@ def load_tvm(*, stub_tensor_intrin: bool = True) -> types.ModuleType:
         raise ImportError(
             f"the TVM integration needs Apache TVM ({exc}); install it with "
             "pip install -e '.[tvm]' in the bayestune checkout "
-            "(apache-tvm==0.27.0.post1 with apache-tvm-ffi==0.1.14.post1)") from None
+            "(apache-tvm==0.27.0.post1 with apache-tvm-ffi==0.1.14.post1)"
+        ) from None
 
 
 def fast_build(mod: Any, target: Any, _params: Any) -> Any:
@@ -44,6 +45,7 @@ def fast_build(mod: Any, target: Any, _params: Any) -> Any:
     from tvm.tirx import (
         build as tirx_build,  # tvm.driver.build is deprecated in TVM 0.27
     )
+
     return tirx_build(RemoveWeightLayoutRewriteBlock(skip_tensor_rewrite=True)(mod), target=target)
 
 
@@ -91,13 +93,21 @@ def _recorder(measurements: list[Measurement], start: float) -> Any:
 
     @derived_object
     class RecordMeasurements(PyMeasureCallback):
-        def apply(self, task_scheduler: Any, task_id: int, measure_candidates: Any, builder_results: Any,
-                  runner_results: Any) -> None:
+        def apply(
+            self, task_scheduler: Any, task_id: int, measure_candidates: Any, builder_results: Any, runner_results: Any
+        ) -> None:
             for cand, built, ran in zip(measure_candidates, builder_results, runner_results):
                 error = built.error_msg or ran.error_msg
                 secs = None if error else sum(float(s) for s in ran.run_secs) / max(len(ran.run_secs), 1)
-                measurements.append(Measurement(secs, str(error) if error else None, cand.sch,
-                                                read_decisions(cand.sch.trace), time.perf_counter() - start))
+                measurements.append(
+                    Measurement(
+                        secs,
+                        str(error) if error else None,
+                        cand.sch,
+                        read_decisions(cand.sch.trace),
+                        time.perf_counter() - start,
+                    )
+                )
 
     return RecordMeasurements()
 
@@ -118,12 +128,27 @@ def _unnamed_handlers_set_aside() -> Iterator[None]:
             log.addHandler(h)
 
 
-def tune(mod: Any, target: Any, work_dir: str | Path, max_trials: int, *, strategy: str = "bo",
-         strategy_options: dict[str, Any] | None = None, num_trials_per_iter: int = 16, seed: int = 0,
-         initial_design: int = 16, epsilon: float = 0.0, builder_timeout: float = 120.0,
-         runner_timeout: float = 60.0, evaluator_config: Any = None, cost_model: str | None = None,
-         builder_workers: int = 1, journal: str | Path | None = "auto", prior_runs: Sequence[Any] = (),
-         transfer_mode: str | None = None) -> TuneOutcome:
+def tune(
+    mod: Any,
+    target: Any,
+    work_dir: str | Path,
+    max_trials: int,
+    *,
+    strategy: str = "bo",
+    strategy_options: dict[str, Any] | None = None,
+    num_trials_per_iter: int = 16,
+    seed: int = 0,
+    initial_design: int = 16,
+    epsilon: float = 0.0,
+    builder_timeout: float = 120.0,
+    runner_timeout: float = 60.0,
+    evaluator_config: Any = None,
+    cost_model: str | None = None,
+    builder_workers: int = 1,
+    journal: str | Path | None = "auto",
+    prior_runs: Sequence[Any] = (),
+    transfer_mode: str | None = None,
+) -> TuneOutcome:
     """Tune one TIR module with MetaSchedule, searching with bayestune's ``strategy`` (any
     registered name, e.g. ``bo`` or ``random``) or with one of TVM's (:data:`TVM_STRATEGIES`;
     ``evolutionary`` uses the ``xgb`` cost model unless ``cost_model`` says otherwise).
@@ -150,12 +175,15 @@ def tune(mod: Any, target: Any, work_dir: str | Path, max_trials: int, *, strate
     Path(work_dir).mkdir(parents=True, exist_ok=True)
     from bayestune.integrations.tvm.prior import JOURNAL_FILE
     from bayestune.storage.journal import Journal
+
     record, opened = None, None
     if journal is not None:
         path = Path(work_dir) / JOURNAL_FILE if journal == "auto" else Path(journal)
         if strategy in TVM_STRATEGIES and path.is_file():
-            raise ValueError(f"{path} already holds a run; TVM's own strategies start a new journal "
-                             "(pass another journal path, or journal=None)")
+            raise ValueError(
+                f"{path} already holds a run; TVM's own strategies start a new journal "
+                "(pass another journal path, or journal=None)"
+            )
         opened = Journal(path)
     if strategy in TVM_STRATEGIES:
         if prior_runs:
@@ -164,9 +192,17 @@ def tune(mod: Any, target: Any, work_dir: str | Path, max_trials: int, *, strate
         model = cost_model or ("xgb" if strategy == "evolutionary" else "random")
     else:
         from bayestune.integrations.tvm.strategy import BayestuneSearchStrategy
-        search = BayestuneSearchStrategy(strategy, strategy_options, seed=seed, initial_design=initial_design,
-                                         epsilon=epsilon, journal=opened, prior_runs=prior_runs,
-                                         transfer_mode=transfer_mode)
+
+        search = BayestuneSearchStrategy(
+            strategy,
+            strategy_options,
+            seed=seed,
+            initial_design=initial_design,
+            epsilon=epsilon,
+            journal=opened,
+            prior_runs=prior_runs,
+            transfer_mode=transfer_mode,
+        )
         record = search.record
         model = cost_model or "random"  # bayestune models the cost itself; a random model costs nothing
     measurements: list[Measurement] = []
@@ -176,18 +212,32 @@ def tune(mod: Any, target: Any, work_dir: str | Path, max_trials: int, *, strate
     try:
         with _unnamed_handlers_set_aside():
             database = ms.tune_tir(
-                mod=mod, target=target, work_dir=str(work_dir), max_trials_global=max_trials,
-                num_trials_per_iter=num_trials_per_iter, strategy=search, cost_model=model, measure_callbacks=callbacks,
-                builder=ms.builder.LocalBuilder(max_workers=builder_workers, timeout_sec=builder_timeout,
-                                                f_build=fast_build),
-                runner=runner, num_tuning_cores=1, seed=seed)
+                mod=mod,
+                target=target,
+                work_dir=str(work_dir),
+                max_trials_global=max_trials,
+                num_trials_per_iter=num_trials_per_iter,
+                strategy=search,
+                cost_model=model,
+                measure_callbacks=callbacks,
+                builder=ms.builder.LocalBuilder(
+                    max_workers=builder_workers, timeout_sec=builder_timeout, f_build=fast_build
+                ),
+                runner=runner,
+                num_tuning_cores=1,
+                seed=seed,
+            )
         seconds = time.perf_counter() - start  # the search's wall time, without the journaling below
         if record is None:  # TVM's own search: its measurements told (and journaled) afterwards
             from bayestune.integrations.tvm.strategy import journal_measurements
+
             record, skipped = journal_measurements(mod, target, measurements, opened, strategy, seed)
             if skipped:
-                logger.warning("%d of %d measurement(s) fit no configuration of the decision space; not journaled",
-                               skipped, len(measurements))
+                logger.warning(
+                    "%d of %d measurement(s) fit no configuration of the decision space; not journaled",
+                    skipped,
+                    len(measurements),
+                )
     except Exception:
         if record is not None and record.error is not None:
             raise record.error from None  # bayestune's own error, not TVM's wrapping of it
@@ -196,12 +246,12 @@ def tune(mod: Any, target: Any, work_dir: str | Path, max_trials: int, *, strate
         runner.pool.shutdown(wait=False)  # its worker process would otherwise outlive a failed run
         if opened is not None:
             opened.close()
-    return TuneOutcome(database, measurements, seconds, record,
-                       Path(opened.path) if opened is not None else None)
+    return TuneOutcome(database, measurements, seconds, record, Path(opened.path) if opened is not None else None)
 
 
-def measure(schedule: Any, target: Any, *, repeat: int = 5, number: int = 3,
-            inputs: Sequence[Any] | None = None) -> tuple[float, list[Any]]:
+def measure(
+    schedule: Any, target: Any, *, repeat: int = 5, number: int = 3, inputs: Sequence[Any] | None = None
+) -> tuple[float, list[Any]]:
     """Median seconds of ``repeat`` timings of a tuned schedule compiled afresh (each the mean
     of ``number`` runs), and the output arrays of one run (random inputs unless given) to
     check the result."""
@@ -217,8 +267,10 @@ def measure(schedule: Any, target: Any, *, repeat: int = 5, number: int = 3,
     dev = tvm.cpu(0)
     if inputs is None:
         rng = np.random.default_rng(0)
-        inputs = [rng.random([int(s) for s in info.shape]).astype(str(info.dtype))
-                  for info in ArgInfo.from_prim_func(schedule.mod["main"])]
+        inputs = [
+            rng.random([int(s) for s in info.shape]).astype(str(info.dtype))
+            for info in ArgInfo.from_prim_func(schedule.mod["main"])
+        ]
     args = [tvm.runtime.tensor(np.asarray(a), dev) for a in inputs]
     timer = lib.time_evaluator(lib.entry_name, dev, number=number, repeat=repeat)
     seconds = float(np.median(timer(*args).results))

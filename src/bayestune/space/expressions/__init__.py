@@ -45,5 +45,17 @@ from bayestune.space.expressions.compiler import (
 )
 from bayestune.space.expressions.condition import Condition, numeric_condition
 
-__all__ = ["MAX_EXPRESSION_LENGTH", "MAX_NESTING_DEPTH", "MIXED", "NUMBER", "PERMUTATION", "TEXT", "Condition",
-           "Variable", "numeric_condition", "parse", "quote", "translate_c_operators"]
+__all__ = [
+    "MAX_EXPRESSION_LENGTH",
+    "MAX_NESTING_DEPTH",
+    "MIXED",
+    "NUMBER",
+    "PERMUTATION",
+    "TEXT",
+    "Condition",
+    "Variable",
+    "numeric_condition",
+    "parse",
+    "quote",
+    "translate_c_operators",
+]

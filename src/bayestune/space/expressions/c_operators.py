@@ -61,9 +61,11 @@ def _unary_operand(text: str, i: int) -> tuple[int, int]:
     elif i < len(text) and text[i] in "([":
         i = _bracket_end(text, i)
     else:
-        while i < len(text) and (text[i].isalnum() or text[i] in "_."
-                                 or (text[i] in "+-" and i > primary and text[i - 1] in "eE"
-                                     and text[primary].isdigit())):
+        while i < len(text) and (
+            text[i].isalnum()
+            or text[i] in "_."
+            or (text[i] in "+-" and i > primary and text[i - 1] in "eE" and text[primary].isdigit())
+        ):
             i += 1
     while True:  # calls and subscripts: f(x), order[0]
         j = _skip_spaces(text, i)
@@ -82,8 +84,8 @@ def translate_c_operators(text: str) -> str:
     parenthesis at the end of its operand (operands nest, so a stack suffices).
     """
     out: list[str] = []
-    closes: list[int] = []              # where pending "(not " groups end, innermost last
-    prefix_until, prefix_end = -1, -1   # a run like "!!!a" shares one operand end
+    closes: list[int] = []  # where pending "(not " groups end, innermost last
+    prefix_until, prefix_end = -1, -1  # a run like "!!!a" shares one operand end
     i = 0
     while i < len(text):
         while closes and closes[-1] <= i:

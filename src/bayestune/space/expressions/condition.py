@@ -54,8 +54,10 @@ class Condition:
         n_rows: int | None = None
         for name in sorted(self.variables):
             if name not in columns:
-                raise ConstraintError(f"constraint {quote(self.expression)}: no column for parameter "
-                                      f"{name!r} (got columns {sorted(columns)})")
+                raise ConstraintError(
+                    f"constraint {quote(self.expression)}: no column for parameter "
+                    f"{name!r} (got columns {sorted(columns)})"
+                )
             variable = self._scope[name]
             kind = variable.kind
             column = np.asarray(columns[name], dtype=float if kind == NUMBER else None)
@@ -65,14 +67,18 @@ class Condition:
             else:
                 ok = column.ndim == 1
             if not ok or (n_rows is not None and column.shape[0] != n_rows):
-                raise ConstraintError(f"constraint {quote(self.expression)}: column {name!r} has shape "
-                                      f"{column.shape}, which does not fit {n_rows} rows of a {kind} parameter")
+                raise ConstraintError(
+                    f"constraint {quote(self.expression)}: column {name!r} has shape "
+                    f"{column.shape}, which does not fit {n_rows} rows of a {kind} parameter"
+                )
             n_rows = column.shape[0]
             env[name] = column
         if n_rows is None:  # a constant constraint: take N from any column
             if not columns:
-                raise ConstraintError(f"constraint {quote(self.expression)}: cannot tell the number of "
-                                      f"configurations from an empty set of columns")
+                raise ConstraintError(
+                    f"constraint {quote(self.expression)}: cannot tell the number of "
+                    f"configurations from an empty set of columns"
+                )
             n_rows = int(np.shape(next(iter(columns.values())))[0])
         return n_rows, env
 
@@ -92,8 +98,9 @@ class Condition:
             return mask
         if mask.ndim == 0:
             return np.full(n_rows, bool(mask))
-        raise ConstraintError(f"constraint {quote(self.expression)}: result has shape {mask.shape}, "
-                              f"expected ({n_rows},)")
+        raise ConstraintError(
+            f"constraint {quote(self.expression)}: result has shape {mask.shape}, expected ({n_rows},)"
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.expression!r})"

@@ -62,7 +62,7 @@ def _power(x: Any, y: Any) -> Any:
 
 def _is_integral(v: np.ndarray) -> np.ndarray:
     """Rows holding an integer that float64 represents exactly (bit operations need one)."""
-    return np.isfinite(v) & (v == np.round(v)) & (np.abs(v) <= 2.0 ** 53)
+    return np.isfinite(v) & (v == np.round(v)) & (np.abs(v) <= 2.0**53)
 
 
 def _integer_operation(op: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[[Any, Any], np.ndarray]:
@@ -125,15 +125,24 @@ def element_at(positions: np.ndarray, k: int) -> np.ndarray:
 
 #: Comparison operators; which operands they may meet is decided in ``Compiler.comparison``.
 COMPARISONS: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Eq: operator.eq, ast.NotEq: operator.ne,
-    ast.Lt: operator.lt, ast.LtE: operator.le,
-    ast.Gt: operator.gt, ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
 }
 
 ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply,
-    ast.Div: _divide, ast.FloorDiv: _floor_divide, ast.Mod: _modulo, ast.Pow: _power,
-    ast.LShift: _left_shift, ast.RShift: _right_shift,
+    ast.Add: np.add,
+    ast.Sub: np.subtract,
+    ast.Mult: np.multiply,
+    ast.Div: _divide,
+    ast.FloorDiv: _floor_divide,
+    ast.Mod: _modulo,
+    ast.Pow: _power,
+    ast.LShift: _left_shift,
+    ast.RShift: _right_shift,
 }
 
 #: ``&``, ``|``, ``^``: logical on two conditions (numpy/pandas and T1 usage), bitwise on integers.
@@ -181,8 +190,9 @@ def numeric_comparison(compare: Callable[[Any, Any], Any]) -> Callable[[Any, Any
     return lambda x, y: np.where(np.isfinite(x) & np.isfinite(y), compare(x, y), np.nan)
 
 
-def object_comparison(compare: Callable[[Any, Any], Any], left_numeric: bool,
-                       right_numeric: bool) -> Callable[[Any, Any], Any]:
+def object_comparison(
+    compare: Callable[[Any, Any], Any], left_numeric: bool, right_numeric: bool
+) -> Callable[[Any, Any], Any]:
     """``==`` / ``!=`` involving a mixed text/number categorical (Python equality per element)."""
 
     def test(x: Any, y: Any) -> Any:

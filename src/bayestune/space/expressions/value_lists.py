@@ -30,8 +30,19 @@ def _concatenate(items: Any, start: Any = 0) -> Any:
         if len(out) > T1_MAX_VALUES:
             raise ValueError(f"the expression produces more than {T1_MAX_VALUES:,} values")
     return out
-_T1_TYPES = {"int": "int", "integer": "int", "float": "float", "double": "float", "real": "float",
-             "string": "str", "str": "str", "bool": "bool", "boolean": "bool"}
+
+
+_T1_TYPES = {
+    "int": "int",
+    "integer": "int",
+    "float": "float",
+    "double": "float",
+    "real": "float",
+    "string": "str",
+    "str": "str",
+    "bool": "bool",
+    "boolean": "bool",
+}
 
 
 class ValueListEvaluator:
@@ -48,16 +59,37 @@ class ValueListEvaluator:
     """
 
     _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
-        ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-        ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+        ast.Add: operator.add,
+        ast.Sub: operator.sub,
+        ast.Mult: operator.mul,
+        ast.Div: operator.truediv,
+        ast.FloorDiv: operator.floordiv,
+        ast.Mod: operator.mod,
+        ast.Pow: operator.pow,
     }
     _CMPOPS: dict[type, Callable[[Any, Any], bool]] = {
-        ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-        ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+        ast.Eq: operator.eq,
+        ast.NotEq: operator.ne,
+        ast.Lt: operator.lt,
+        ast.LtE: operator.le,
+        ast.Gt: operator.gt,
+        ast.GtE: operator.ge,
+        ast.In: lambda a, b: a in b,
+        ast.NotIn: lambda a, b: a not in b,
     }
     _FUNCS: dict[str, Callable[..., Any]] = {
-        "range": range, "list": list, "tuple": list, "sorted": sorted, "int": int, "float": float,
-        "round": round, "abs": abs, "min": min, "max": max, "len": len, "sum": _concatenate,
+        "range": range,
+        "list": list,
+        "tuple": list,
+        "sorted": sorted,
+        "int": int,
+        "float": float,
+        "round": round,
+        "abs": abs,
+        "min": min,
+        "max": max,
+        "len": len,
+        "sum": _concatenate,
     }
 
     def __init__(self) -> None:
@@ -155,8 +187,9 @@ class ValueListEvaluator:
             return out
         raise ValueError(f"unsupported syntax {type(node).__name__}")
 
-    def _comprehension(self, elt: ast.AST, gens: list[ast.comprehension], i: int, env: dict[str, Any],
-                       out: list[Any], depth: int) -> None:
+    def _comprehension(
+        self, elt: ast.AST, gens: list[ast.comprehension], i: int, env: dict[str, Any], out: list[Any], depth: int
+    ) -> None:
         if i == len(gens):
             self._tick()
             out.append(self.eval(elt, env, depth))
