@@ -32,19 +32,6 @@ def _concatenate(items: Any, start: Any = 0) -> Any:
     return out
 
 
-_T1_TYPES = {
-    "int": "int",
-    "integer": "int",
-    "float": "float",
-    "double": "float",
-    "real": "float",
-    "string": "str",
-    "str": "str",
-    "bool": "bool",
-    "boolean": "bool",
-}
-
-
 class ValueListEvaluator:
     """Evaluate a T1 ``Values`` text such as ``"[32 * i for i in range(1, 32)]"`` without
     ``eval``: literals, arithmetic, list concatenation/repetition, comprehensions and a
