@@ -19,8 +19,8 @@ from bayestune.exceptions import EvaluationError
 
 #: The statistics a measurement policy can report (computed by :mod:`bayestune.measurement.statistics`).
 STATISTICS = ("median", "min", "mean")
-#: Keys of a scenario's ``measurement`` section and of its ``check``.
-MEASUREMENT_KEYS = (
+#: Keys of a ``measurement`` section that make the :class:`MeasurementPolicy`.
+POLICY_KEYS = (
     "warmup",
     "repeats",
     "statistic",
@@ -29,6 +29,10 @@ MEASUREMENT_KEYS = (
     "confidence",
     "early_abort",
     "max_failure_share",
+)
+#: Keys of a scenario's ``measurement`` section and of its ``check``.
+MEASUREMENT_KEYS = (
+    *POLICY_KEYS,
     "race",
     "remeasure_top",
     "remeasure_rounds",
@@ -229,17 +233,7 @@ class MeasurementSpec:
     def from_dict(cls, data: Mapping[str, Any]) -> MeasurementSpec:
         """The record of a ``measurement`` section; EvaluationError naming an unknown or bad key."""
         _known(data, MEASUREMENT_KEYS, "measurement")
-        policy_keys = (
-            "warmup",
-            "repeats",
-            "statistic",
-            "max_repeats",
-            "precision",
-            "confidence",
-            "early_abort",
-            "max_failure_share",
-        )
-        policy = MeasurementPolicy(**{k: data[k] for k in policy_keys if k in data})
+        policy = MeasurementPolicy(**{k: data[k] for k in POLICY_KEYS if k in data})
         check = None
         if "check" in data:
             raw = data["check"]
