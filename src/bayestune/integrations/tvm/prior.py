@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bayestune.exceptions import BayestuneError
-from bayestune.integrations.tvm.space import DesignSpaces
+from bayestune.integrations.tvm.space import OBJECTIVE, DesignSpaces
 from bayestune.transfer.runs import JOURNAL_SUFFIXES, PriorRun, load_prior_run
 
 logger = logging.getLogger(__name__)
@@ -70,8 +70,6 @@ def read_prior_runs(
 ) -> tuple[list[PriorRun], list[str]]:
     """The prior runs of ``sources`` in ``spaces`` and one note per source saying what was
     read (and refused). ``config_of`` turns a MetaSchedule trace into a configuration (None: not one of this space)."""
-    from bayestune.integrations.tvm.strategy import OBJECTIVE
-
     runs: list[PriorRun] = []
     notes: list[str] = []
     for source in sources:

@@ -24,6 +24,8 @@ from bayestune.space import Categorical, Parameter, PerfectTile, Space
 
 #: The parameter choosing the design space.
 DESIGN = "design"
+#: The objective every trial reports: the mean of the runner's ``run_secs``.
+OBJECTIVE = "run_secs"
 #: The sampling instructions that become parameters; any other keeps its design-space decision.
 TUNED_SAMPLES = ("SamplePerfectTile", "SampleCategorical", "SampleComputeLocation")
 

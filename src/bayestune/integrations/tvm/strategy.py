@@ -20,6 +20,7 @@ from bayestune.exceptions import BayestuneError
 from bayestune.history import draw_unseen
 from bayestune.integrations.tvm.prior import read_prior_runs
 from bayestune.integrations.tvm.space import (
+    OBJECTIVE,
     TUNED_SAMPLES,
     Decision,
     DesignSpaces,
@@ -32,8 +33,6 @@ from bayestune.trial import FailureKind, Result, Trial
 
 logger = logging.getLogger(__name__)
 
-#: The objective every trial reports: the mean of the runner's ``run_secs``.
-OBJECTIVE = "run_secs"
 #: Compute-location indices tried when finding a SampleComputeLocation's valid choices.
 MAX_LOCATION_PROBE = 64
 #: Asks per candidate before a batch is returned short (a space of mostly invalid schedules).
