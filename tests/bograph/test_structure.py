@@ -7,17 +7,14 @@ import numpy as np
 import pytest
 
 from bayestune.bograph.dag import Expert
+from bayestune.bograph.parents import add_dependent_parents, loo_log_likelihood, prune_parents_by_cv, select_parents
 from bayestune.bograph.structure import (
     NotearsSettings,
-    add_dependent_parents,
     allowed_mask,
     learn_structure,
-    loo_log_likelihood,
     notears_linear,
     notears_weights,
-    prune_parents_by_cv,
     repair,
-    select_parents,
 )
 from bayestune.exceptions import BayestuneError
 

@@ -553,7 +553,8 @@ def test_hypermapper_files_without_models_mean_a_random_forest():
 
 
 def test_the_key_table_covers_both_published_schemas():
-    from bayestune.scenario.hypermapper_keys import BACO_KEYS, HANDLINGS, HYPERMAPPER_KEYS, TOP_LEVEL
+    from bayestune.scenario.hypermapper_keys import HANDLINGS, TOP_LEVEL
+    from bayestune.scenario.hypermapper_schemas import BACO_KEYS, HYPERMAPPER_KEYS
 
     assert set(TOP_LEVEL) == BACO_KEYS | HYPERMAPPER_KEYS | {"bayestune_read_as"}
     assert {h for h, _, _ in TOP_LEVEL.values()} <= set(HANDLINGS)

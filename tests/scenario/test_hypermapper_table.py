@@ -2,14 +2,14 @@
 
 from pathlib import Path
 
-from bayestune.scenario.hypermapper_keys import (
+from bayestune.scenario.hypermapper_keys import NESTED
+from bayestune.scenario.hypermapper_schemas import (
     BACO_KEYS,
     DOE_KEYS,
     FEASIBLE_KEYS,
     HYPERMAPPER_KEYS,
     MODE_KEYS,
     MODEL_KEYS,
-    NESTED,
     PARAMETER_KEYS,
 )
 from bayestune.scenario.hypermapper_table import peers_markdown

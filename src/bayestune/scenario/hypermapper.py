@@ -11,165 +11,37 @@ absent keys mean (:mod:`.hypermapper_peers`); the strategy follows that peer's d
 
 from __future__ import annotations
 
-import io
 import logging
 import os
-import re
-import tokenize
 from collections.abc import Mapping
 from typing import Any
 
 from bayestune.exceptions import ScenarioError
 from bayestune.scenario._common import parse_objectives
-from bayestune.scenario.hypermapper_keys import (
-    DOE_KEYS,
-    FEASIBLE_KEYS,
-    MODE_KEYS,
-    PARAMETER_KEYS,
-    TOP_LEVEL,
-    KeyHandling,
-    is_default,
-    unknown_key_message,
-)
+from bayestune.scenario.hypermapper_keys import TOP_LEVEL, KeyHandling, is_default, unknown_key_message
+from bayestune.scenario.hypermapper_parameters import hm_parameter, translate_permutation_names
 from bayestune.scenario.hypermapper_peers import OVERRIDE_KEY, detect_peer, peer_samples
-from bayestune.scenario.hypermapper_priors import hm_prior
+from bayestune.scenario.hypermapper_schemas import DOE_KEYS, FEASIBLE_KEYS, MODE_KEYS
 from bayestune.scenario.hypermapper_strategy import describe, peer_options, repetitions
 from bayestune.scenario.records import BlackBoxSpec, DesignSpec, Scenario
 from bayestune.space.inference import is_integral, is_number
-from bayestune.space.parameters import PERMUTATION_METRICS, Parameter, Permutation
-from bayestune.space.spec import JsonPath, SpecContext, build_space, fmt_path, make_parameter, show
+from bayestune.space.parameters import Permutation
+from bayestune.space.spec import SpecContext, build_space, fmt_path, show
 
 logger = logging.getLogger(__name__)
 
 #: Top-level keys that mark the format.
 HM_MARKERS = ("application_name", "optimization_objectives", "input_parameters")
-HM_PARAMETER_TYPES = ("real", "integer", "ordinal", "categorical", "permutation")
 #: HyperMapper/BaCO ``doe_type`` -> our initial-design method.
 HM_DOE_METHODS = {
-    "random sampling": "cot",            # uniform over the feasible set (BaCO samples the Chain-of-Trees)
+    "random sampling": "cot",  # uniform over the feasible set (BaCO samples the Chain-of-Trees)
     "embedding random sampling": "cot",
     "standard latin hypercube": "lhs",
     "k latin hypercube": "lhs",
-    "grid_search": "maximin",            # no grid design: the closest space-filling one
+    "grid_search": "maximin",  # no grid design: the closest space-filling one
 }
-#: BaCO's permutation ``parametrization`` -> our metric (``naive``, a one-hot over all n!
-#: permutations, has no distance structure; Hamming is the nearest we have).
-HM_PERMUTATION_METRICS = {**{m: m for m in PERMUTATION_METRICS}, "naive": "hamming"}
 #: Values of ``feasible_output.true_value`` our evaluators read as "feasible" (case-insensitive).
 _TRUE_TEXTS = ("true", "1", "yes", "y")
-
-
-def _hm_parameter(ctx: SpecContext, name: str, spec: Any, peer: str) -> tuple[Parameter, list[tuple[JsonPath, str]]]:
-    path: JsonPath = ("input_parameters", name)
-    if not isinstance(spec, Mapping):
-        ctx.fail(path, f"a parameter must be an object, but got {show(spec)}")
-    for key in spec:
-        if key not in PARAMETER_KEYS:
-            ctx.fail(path + (str(key),), unknown_key_message(str(key), PARAMETER_KEYS, "in a parameter"))
-    if "parameter_type" not in spec:
-        ctx.fail(path, "missing required key 'parameter_type'")
-    kind = spec["parameter_type"]
-    if kind not in HM_PARAMETER_TYPES:
-        ctx.fail(path + ("parameter_type",), f"unknown parameter_type {show(kind)}; allowed: {list(HM_PARAMETER_TYPES)}")
-    if "values" not in spec:
-        ctx.fail(path, "missing required key 'values'")
-    values = spec["values"]
-    vpath = path + ("values",)
-    transform = spec.get("transform", "none")
-    if transform not in ("none", "log"):
-        ctx.fail(path + ("transform",), f"must be one of ['none', 'log'], but got {show(transform)}")
-    log = transform == "log"
-    if log and kind in ("categorical", "permutation"):
-        ctx.fail(path + ("transform",), f"a log transform applies to real, integer and ordinal parameters, not {kind}")
-    default = spec.get("parameter_default")
-    metric = "spearman"
-    if kind == "permutation":
-        if is_integral(values):
-            values = [values]
-        if not (isinstance(values, list) and len(values) == 1 and is_integral(values[0]) and values[0] >= 1):
-            ctx.fail(vpath, f"a permutation's values are [n] (the number of elements, n >= 1), but got {show(values)}")
-        domain: Any = int(values[0])
-        param_metric = spec.get("parametrization", "spearman")
-        if param_metric not in HM_PERMUTATION_METRICS:
-            ctx.fail(path + ("parametrization",),
-                     f"must be one of {sorted(HM_PERMUTATION_METRICS)}, but got {show(param_metric)}")
-        metric = HM_PERMUTATION_METRICS[param_metric]
-        if param_metric == "naive":
-            logger.info("%s: %s: permutation parametrization 'naive' is read as 'hamming'", ctx.source, fmt_path(path))
-    else:
-        if not isinstance(values, list) or not values:
-            ctx.fail(vpath, f"expected a non-empty list, but got {show(values)}")
-        if kind in ("real", "integer"):
-            if len(values) != 2 or not all(is_number(v) for v in values):
-                ctx.fail(vpath, f"a {kind} parameter's values are [min, max], but got {show(values)}")
-            if kind == "integer" and not all(is_integral(v) for v in values):
-                ctx.fail(vpath, f"an integer parameter's values are two integers [min, max], but got {show(values)}")
-            if kind == "integer" and values[0] == values[1]:
-                kind, values = "ordinal", [int(values[0])]  # a constant
-            elif not values[0] < values[1]:
-                ctx.fail(vpath, f"`min < max` must hold, but got {show(values)}")
-            if kind == "integer":
-                values = [int(values[0]), int(values[1])]
-        if kind == "ordinal":
-            if not all(is_number(v) for v in values):
-                ctx.fail(vpath, f"ordinal values must be numbers, but got {show(values)}")
-            if len(set(values)) != len(values):
-                ctx.fail(vpath, f"ordinal values must be distinct, but got {show(values)}")
-            order = sorted(range(len(values)), key=lambda i: values[i])
-            if order != list(range(len(values))):
-                if isinstance(spec.get("prior"), list):
-                    logger.warning("%s: %s: the ordinal's values %s are not sorted: its prior list pairs with "
-                                   "the sorted values %s, as in BaCO", ctx.source, fmt_path(vpath), values,
-                                   sorted(values))
-                values = [values[i] for i in order]
-        domain = values
-    prior = hm_prior(ctx, path, spec, kind, domain, peer)
-    # BaCO's transform: log only log-scales the model's input; values are still drawn uniformly.
-    sampling = "uniform" if kind in ("real", "integer") else None
-    param = make_parameter(ctx, path, kind, name, domain, log=log, metric=metric, prior=prior, default=default,
-                            sampling=sampling, domain_key="values", default_key="parameter_default")
-    constraints = []
-    raw_cons = spec.get("constraints", [])
-    if not isinstance(raw_cons, list):
-        ctx.fail(path + ("constraints",), f"expected a list of expression strings, but got {show(raw_cons)}")
-    for j, text in enumerate(raw_cons):
-        if not isinstance(text, str) or not text.strip():
-            ctx.fail(path + ("constraints", j), f"a constraint must be a non-empty expression string, but got {show(text)}")
-        constraints.append((path + ("constraints", j), text))
-    return param, constraints
-
-
-_PERMUTATION_ENTRY = re.compile(r"(?P<base>[A-Za-z_][A-Za-z0-9_]*?)_(?P<at>i?)(?P<k>[0-9]+)")
-
-
-def _translate_permutation_names(text: str, permutations: Mapping[str, int], names: set[str]) -> str:
-    """Rewrite BaCO's permutation variables in a constraint into our grammar: ``p_3`` (entry 3
-    of permutation ``p``, i.e. the position of element 3) -> ``p[3]``; ``p_i3`` (the element at
-    position 3) -> ``at(p, 3)``. The rest of the text is kept: numexpr's ``&``, ``|`` and ``~``
-    between conditions mean the same in our grammar."""
-    if not permutations:
-        return text
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return text  # let the constraint parser report it
-    line_starts = [0]
-    for line in text.splitlines(keepends=True):
-        line_starts.append(line_starts[-1] + len(line))
-    out, last = [], 0
-    for tok in tokens:
-        if tok.type != tokenize.NAME or tok.string in names:
-            continue
-        m = _PERMUTATION_ENTRY.fullmatch(tok.string)
-        if not (m and m["base"] in permutations and int(m["k"]) < permutations[m["base"]]):
-            continue
-        start = line_starts[tok.start[0] - 1] + tok.start[1]
-        end = line_starts[tok.end[0] - 1] + tok.end[1]
-        out.append(text[last:start])
-        out.append(f"at({m['base']}, {int(m['k'])})" if m["at"] else f"{m['base']}[{int(m['k'])}]")
-        last = end
-    out.append(text[last:])
-    return "".join(out)
 
 
 def _review_top_level(data: Mapping[str, Any], ctx: SpecContext, handled: list[KeyHandling]) -> None:
@@ -201,7 +73,7 @@ def _black_box(data: Mapping[str, Any], ctx: SpecContext, handled: list[KeyHandl
         if value is None:
             continue
         if not isinstance(value, Mapping):
-            ctx.fail((key,), f"expected an object such as {{\"mode\": \"default\"}}, but got {show(value)}")
+            ctx.fail((key,), f'expected an object such as {{"mode": "default"}}, but got {show(value)}')
         for sub in value:
             if sub not in MODE_KEYS:
                 ctx.fail((key, str(sub)), unknown_key_message(str(sub), MODE_KEYS, f"in {key}"))
@@ -209,17 +81,31 @@ def _black_box(data: Mapping[str, Any], ctx: SpecContext, handled: list[KeyHandl
         if mode not in ("default", "client-server", "exhaustive"):
             ctx.fail((key, "mode"), f"must be one of ['default', 'client-server', 'exhaustive'], but got {show(mode)}")
         if mode != "exhaustive":
-            handled.append(KeyHandling(key, "mapped", "mode 'client-server': run `bayestune serve FILE`, which speaks "
-                                       "the peer's protocol on stdin/stdout" if mode == "client-server" else
-                                       "mode 'default': bayestune calls the black box itself"))
+            handled.append(
+                KeyHandling(
+                    key,
+                    "mapped",
+                    "mode 'client-server': run `bayestune serve FILE`, which speaks the peer's protocol on stdin/stdout"
+                    if mode == "client-server"
+                    else "mode 'default': bayestune calls the black box itself",
+                )
+            )
             continue
         table = value.get("exhaustive_search_file")
         if not isinstance(table, str) or not table.strip():
-            ctx.fail((key, "exhaustive_search_file"), "mode 'exhaustive' needs the CSV table of every configuration's "
-                                                      f"outputs, but got {show(table)}")
+            ctx.fail(
+                (key, "exhaustive_search_file"),
+                f"mode 'exhaustive' needs the CSV table of every configuration's outputs, but got {show(table)}",
+            )
         path = os.path.abspath(os.path.expanduser(table))
-        handled.append(KeyHandling(key, "mapped", f"mode 'exhaustive': the usual search, answered by the table "
-                                   f"{path} looked up by parameter values (black box kind 'table')"))
+        handled.append(
+            KeyHandling(
+                key,
+                "mapped",
+                f"mode 'exhaustive': the usual search, answered by the table "
+                f"{path} looked up by parameter values (black box kind 'table')",
+            )
+        )
         return BlackBoxSpec("table", path)
     return None
 
@@ -238,22 +124,38 @@ def _feasible_output(data: Mapping[str, Any], ctx: SpecContext, handled: list[Ke
         ctx.fail(("feasible_output", "enable_feasible_predictor"), f"expected true or false, but got {show(enabled)}")
     true_value, false_value = fo.get("true_value", "true"), fo.get("false_value", "false")
     if str(true_value).strip().lower() not in _TRUE_TEXTS:
-        ctx.fail(("feasible_output", "true_value"),
-                 f"bayestune reads a validity flag as feasible when it is one of {list(_TRUE_TEXTS)} "
-                 f"(any case), but got {show(true_value)}; have the black box print one of those")
+        ctx.fail(
+            ("feasible_output", "true_value"),
+            f"bayestune reads a validity flag as feasible when it is one of {list(_TRUE_TEXTS)} "
+            f"(any case), but got {show(true_value)}; have the black box print one of those",
+        )
     if str(false_value).strip().lower() in _TRUE_TEXTS:
         ctx.fail(("feasible_output", "false_value"), f"{show(false_value)} reads as feasible in bayestune")
-    handled.append(KeyHandling("feasible_output.true_value", "mapped",
-                           f"a flag in {list(_TRUE_TEXTS)} (any case) is feasible, anything else infeasible"))
+    handled.append(
+        KeyHandling(
+            "feasible_output.true_value",
+            "mapped",
+            f"a flag in {list(_TRUE_TEXTS)} (any case) is feasible, anything else infeasible",
+        )
+    )
     threshold = fo.get("feasibility_threshold")
     if threshold is not None:
         if not (is_number(threshold) and 0 <= threshold <= 1):
-            ctx.fail(("feasible_output", "feasibility_threshold"), f"`0 <= value <= 1` must hold, but got {show(threshold)}")
-        handled.append(KeyHandling("feasible_output.feasibility_threshold", "mapped",
-                               "strategy option feasibility.threshold: candidates whose P(feasible) is at most "
-                               "a draw from threshold x {0, 0.1, ..., 1} are ruled out"))
-    for sub in ("enable_feasible_predictor_grid_search_on_recall_and_precision",
-                "feasible_predictor_grid_search_validation_file"):
+            ctx.fail(
+                ("feasible_output", "feasibility_threshold"), f"`0 <= value <= 1` must hold, but got {show(threshold)}"
+            )
+        handled.append(
+            KeyHandling(
+                "feasible_output.feasibility_threshold",
+                "mapped",
+                "strategy option feasibility.threshold: candidates whose P(feasible) is at most "
+                "a draw from threshold x {0, 0.1, ..., 1} are ruled out",
+            )
+        )
+    for sub in (
+        "enable_feasible_predictor_grid_search_on_recall_and_precision",
+        "feasible_predictor_grid_search_validation_file",
+    ):
         if sub in fo:
             handled.append(KeyHandling(f"feasible_output.{sub}", "ignored", "a development aid of HyperMapper"))
     if not enabled:
@@ -261,8 +163,13 @@ def _feasible_output(data: Mapping[str, Any], ctx: SpecContext, handled: list[Ke
     name = fo.get("name", "Valid")
     if not isinstance(name, str) or not name:
         ctx.fail(("feasible_output", "name"), f"expected a non-empty string, but got {show(name)}")
-    handled.append(KeyHandling("feasible_output.enable_feasible_predictor", "mapped",
-                           f"feasible_output {name!r}; the feasibility classifier of 'bo' comes on"))
+    handled.append(
+        KeyHandling(
+            "feasible_output.enable_feasible_predictor",
+            "mapped",
+            f"feasible_output {name!r}; the feasibility classifier of 'bo' comes on",
+        )
+    )
     return name
 
 
@@ -280,20 +187,34 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if inputs is None:
         ctx.fail((), "missing required key 'input_parameters'")
     if not isinstance(inputs, Mapping) or not inputs:
-        ctx.fail(("input_parameters",), f"expected an object mapping parameter names to parameters, but got {show(inputs)}")
+        ctx.fail(
+            ("input_parameters",), f"expected an object mapping parameter names to parameters, but got {show(inputs)}"
+        )
     params, paths, constraints = [], [], []
     objs = data.get("optimization_objectives")
     several = isinstance(objs, list) and len(objs) > 1
-    priors = [str(k) for k, spec in inputs.items() if isinstance(spec, Mapping) and spec.get("prior", "uniform") != "uniform"]
+    priors = [
+        str(k) for k, spec in inputs.items() if isinstance(spec, Mapping) and spec.get("prior", "uniform") != "uniform"
+    ]
     if peer.key == "hypermapper" and several and priors:  # HyperMapper's bo.py: "priors will be uniform"
-        logger.warning("%s: HyperMapper 2.0 runs several objectives with uniform priors; the priors of %s are not "
-                       "used", ctx.source, priors)
-        handled.append(KeyHandling("input_parameters.prior", "ignored", f"several objectives: HyperMapper 2.0 makes "
-                                   f"every prior uniform ({', '.join(priors)})"))
-        inputs = {k: ({f: v for f, v in spec.items() if f != "prior"} if str(k) in priors else spec)
-                  for k, spec in inputs.items()}
+        logger.warning(
+            "%s: HyperMapper 2.0 runs several objectives with uniform priors; the priors of %s are not used",
+            ctx.source,
+            priors,
+        )
+        handled.append(
+            KeyHandling(
+                "input_parameters.prior",
+                "ignored",
+                f"several objectives: HyperMapper 2.0 makes every prior uniform ({', '.join(priors)})",
+            )
+        )
+        inputs = {
+            k: ({f: v for f, v in spec.items() if f != "prior"} if str(k) in priors else spec)
+            for k, spec in inputs.items()
+        }
     for key, spec in inputs.items():
-        param, cons = _hm_parameter(ctx, str(key), spec, peer.key)
+        param, cons = hm_parameter(ctx, str(key), spec, peer.key)
         params.append(param)
         paths.append(("input_parameters", str(key)))
         constraints.extend(cons)
@@ -308,7 +229,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     names = {p.name for p in params}
     translated, seen = [], set()
     for path, text in constraints:
-        new = _translate_permutation_names(text, perms, names)
+        new = translate_permutation_names(text, perms, names)
         if new != text:
             logger.debug("%s: %s: constraint %r read as %r", ctx.source, fmt_path(path), text, new)
         if new not in seen:  # BaCO repeats a constraint under each parameter it involves
@@ -332,33 +253,57 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
         ctx.fail(("design_of_experiment",), f"expected an object, but got {show(doe)}")
     for sub in doe:
         if sub not in DOE_KEYS:
-            ctx.fail(("design_of_experiment", str(sub)),
-                     unknown_key_message(str(sub), DOE_KEYS, "in design_of_experiment"))
+            ctx.fail(
+                ("design_of_experiment", str(sub)), unknown_key_message(str(sub), DOE_KEYS, "in design_of_experiment")
+            )
     if doe.get("allow_repetitions", False) is not False:
-        logger.warning("%s: design_of_experiment.allow_repetitions has no bayestune equivalent: the design "
-                       "never repeats a configuration", ctx.source)
-        handled.append(KeyHandling("design_of_experiment.allow_repetitions", "approximated",
-                               "the initial design never repeats a configuration"))
+        logger.warning(
+            "%s: design_of_experiment.allow_repetitions has no bayestune equivalent: the design "
+            "never repeats a configuration",
+            ctx.source,
+        )
+        handled.append(
+            KeyHandling(
+                "design_of_experiment.allow_repetitions",
+                "approximated",
+                "the initial design never repeats a configuration",
+            )
+        )
     doe_type = doe.get("doe_type", "random sampling")
     if doe_type not in HM_DOE_METHODS:
-        ctx.fail(("design_of_experiment", "doe_type"), f"must be one of {sorted(HM_DOE_METHODS)}, but got {show(doe_type)}")
+        ctx.fail(
+            ("design_of_experiment", "doe_type"), f"must be one of {sorted(HM_DOE_METHODS)}, but got {show(doe_type)}"
+        )
     n_doe = doe.get("number_of_samples", 10)
     if not (is_integral(n_doe) and n_doe >= 0):
-        ctx.fail(("design_of_experiment", "number_of_samples"), f"`value >= 0` (an integer) must hold, but got {show(n_doe)}")
+        ctx.fail(
+            ("design_of_experiment", "number_of_samples"), f"`value >= 0` (an integer) must hold, but got {show(n_doe)}"
+        )
     method = HM_DOE_METHODS[doe_type]
-    handled.append(KeyHandling("design_of_experiment.doe_type", "mapped", f"design method {method!r}"
-                           + (" (uniform; the priors weight the acquisition, piBO, as in BaCO)"
-                              if space.has_prior else "")))
+    handled.append(
+        KeyHandling(
+            "design_of_experiment.doe_type",
+            "mapped",
+            f"design method {method!r}"
+            + (" (uniform; the priors weight the acquisition, piBO, as in BaCO)" if space.has_prior else ""),
+        )
+    )
     iterations = data.get("optimization_iterations", 50)
     if not (is_integral(iterations) and iterations >= 0):
         ctx.fail(("optimization_iterations",), f"`value >= 0` (an integer) must hold, but got {show(iterations)}")
     per_iter = data.get("evaluations_per_optimization_iteration", 1)
     if not (is_integral(per_iter) and per_iter >= 1):
-        ctx.fail(("evaluations_per_optimization_iteration",), f"`value >= 1` (an integer) must hold, but got {show(per_iter)}")
+        ctx.fail(
+            ("evaluations_per_optimization_iteration",),
+            f"`value >= 1` (an integer) must hold, but got {show(per_iter)}",
+        )
     budget = int(n_doe) + int(iterations) * int(per_iter)
     if budget < 1:
-        ctx.fail(("optimization_iterations",), "the budget (number_of_samples + optimization_iterations × "
-                                               "evaluations_per_optimization_iteration) must be at least 1, but got 0")
+        ctx.fail(
+            ("optimization_iterations",),
+            "the budget (number_of_samples + optimization_iterations × "
+            "evaluations_per_optimization_iteration) must be at least 1, but got 0",
+        )
     time_budget = data.get("time_budget", -1)
     if not (is_number(time_budget) and (time_budget == -1 or time_budget > 0)):
         ctx.fail(("time_budget",), f"minutes > 0, or -1 for no limit, must hold, but got {show(time_budget)}")
@@ -368,24 +313,49 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     design = DesignSpec(method=method, size=int(n_doe), include_default=include_default)
 
     # ---- strategy, with the peer's defaults
-    strategy, options = peer_options(data, ctx, peer, n_objectives=len(objectives), n_doe=int(n_doe),
-                                     has_prior=space.has_prior, handled=handled)
+    strategy, options = peer_options(
+        data, ctx, peer, n_objectives=len(objectives), n_doe=int(n_doe), has_prior=space.has_prior, handled=handled
+    )
     handled.insert(0, KeyHandling(OVERRIDE_KEY, "read as", describe(peer, why, strategy, options)))
     if data.get("optimization_method") == "exhaustive":  # BaCO: every feasible configuration, once
         countable = space.count_feasible()
         if countable is None:
             ctx.fail(("optimization_method",), "'exhaustive' needs a countable space, but it has real parameters")
         budget = countable
-        handled.append(KeyHandling("optimization_method", "mapped", f"'exhaustive': every one of the {budget} "
-                                   "feasible configurations, in random order (budget)"))
-    samples = peer_samples(data, ctx, peer, parameter_names=[p.name for p in params], objectives=list(objs),
-                           feasible=feasible, handled=handled)
+        handled.append(
+            KeyHandling(
+                "optimization_method",
+                "mapped",
+                f"'exhaustive': every one of the {budget} feasible configurations, in random order (budget)",
+            )
+        )
+    samples = peer_samples(
+        data,
+        ctx,
+        peer,
+        parameter_names=[p.name for p in params],
+        objectives=list(objs),
+        feasible=feasible,
+        handled=handled,
+    )
     last = {(r.key, r.handling == "read as"): i for i, r in enumerate(handled)}  # a key read twice: its last word
     handled = [r for i, r in enumerate(handled) if last[r.key, r.handling == "read as"] == i]
     try:
-        return Scenario(name=name, space=space, objectives=objectives, budget=budget, design=design,
-                        strategy=strategy, strategy_options=options, feasible_output=feasible, source=ctx.source,
-                        time_limit=time_limit, batch=int(per_iter) if per_iter > 1 else None,
-                        key_handling=tuple(handled), peer_samples=samples, blackbox=blackbox)
+        return Scenario(
+            name=name,
+            space=space,
+            objectives=objectives,
+            budget=budget,
+            design=design,
+            strategy=strategy,
+            strategy_options=options,
+            feasible_output=feasible,
+            source=ctx.source,
+            time_limit=time_limit,
+            batch=int(per_iter) if per_iter > 1 else None,
+            key_handling=tuple(handled),
+            peer_samples=samples,
+            blackbox=blackbox,
+        )
     except ScenarioError as exc:
         raise ctx.error((), str(exc)) from None

@@ -24,6 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from bayestune.scenario.hypermapper_schemas import BACO_KEYS, HYPERMAPPER_KEYS
+
 HANDLINGS = ("mapped", "ignored", "approximated", "refused")
 #: bayestune's own top-level key: which peer's defaults a file gets ("hypermapper" or "baco").
 OVERRIDE_KEY = "bayestune_read_as"
@@ -50,65 +52,130 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "constraints": ("mapped", "known constraints of the space", _NO_DEFAULT),
     "feasible_output": ("mapped", "feasible_output: the name of the black box's validity flag", _NO_DEFAULT),
     "design_of_experiment": ("mapped", "design: method and size of the initial design", _NO_DEFAULT),
-    "optimization_iterations": ("mapped", "budget = number_of_samples + optimization_iterations "
-                                          "x evaluations_per_optimization_iteration", _NO_DEFAULT),
+    "optimization_iterations": (
+        "mapped",
+        "budget = number_of_samples + optimization_iterations x evaluations_per_optimization_iteration",
+        _NO_DEFAULT,
+    ),
     "evaluations_per_optimization_iteration": (
-        "mapped", "batch (evaluations asked for together, in lock-step) and the budget; with priors, a batch's "
-                  "picks share piBO's n (prior.batch), as HyperMapper's iteration_number", _NO_DEFAULT),
+        "mapped",
+        "batch (evaluations asked for together, in lock-step) and the budget; with priors, a batch's "
+        "picks share piBO's n (prior.batch), as HyperMapper's iteration_number",
+        _NO_DEFAULT,
+    ),
     "optimization_method": ("mapped", "strategy", _NO_DEFAULT),
-    OVERRIDE_KEY: ("mapped", "bayestune's own key: read the file with the defaults of 'hypermapper' (HyperMapper "
-                             "2.0) or 'baco' (absent: from the keys only one schema allows; neither: HyperMapper)",
-                   _NO_DEFAULT),
-    "models": ("mapped", "strategy option model: gp | rf (HyperMapper's default is a random forest, "
-                         "BaCO's a Gaussian process); number_of_trees, max_features, bootstrap, "
-                         "min_samples_split -> rf.trees, rf.max_features, rf.bootstrap, rf.min_samples_split "
-                         "(absent: the peer's defaults)", _NO_DEFAULT),
-    "acquisition_function": ("mapped", "strategy option acquisition (EI, EI_BOPRO, EI_PIBO -> ei with the "
-                                       "priors, UCB -> lcb; TS: ei with a warning)", _NO_DEFAULT),
+    OVERRIDE_KEY: (
+        "mapped",
+        "bayestune's own key: read the file with the defaults of 'hypermapper' (HyperMapper "
+        "2.0) or 'baco' (absent: from the keys only one schema allows; neither: HyperMapper)",
+        _NO_DEFAULT,
+    ),
+    "models": (
+        "mapped",
+        "strategy option model: gp | rf (HyperMapper's default is a random forest, "
+        "BaCO's a Gaussian process); number_of_trees, max_features, bootstrap, "
+        "min_samples_split -> rf.trees, rf.max_features, rf.bootstrap, rf.min_samples_split "
+        "(absent: the peer's defaults)",
+        _NO_DEFAULT,
+    ),
+    "acquisition_function": (
+        "mapped",
+        "strategy option acquisition (EI, EI_BOPRO, EI_PIBO -> ei with the priors, UCB -> lcb; TS: ei with a warning)",
+        _NO_DEFAULT,
+    ),
     "exploration_augmentation": ("mapped", "strategy option xi (EI's improvement margin)", _NO_DEFAULT),
-    "model_weight": ("mapped", "BaCO's piBO strength: strategy option prior.beta, with n counting model steps "
-                               "(prior.count model_steps; absent: 10)", _NO_DEFAULT),
-    "prior_beta": ("mapped", "HyperMapper's piBO strength: strategy option prior.beta, with n counting model steps "
-                             "(prior.count model_steps; absent or -1: 0.1 x optimization_iterations)", _NO_DEFAULT),
-    "prior_method": ("approximated", "bayestune weights the acquisition by the prior (piBO); 'bopro' "
-                                     "(HyperMapper's BOPrO posterior) is read as piBO too", "pibo"),
-    "model_posterior_weight": ("approximated", "read only by HyperMapper's BOPrO posterior (prior_method 'bopro'); "
-                                               "bayestune runs piBO", 10),
-    "cma_es_sigma": ("approximated", "read only with acquisition_function_optimizer 'cma_es'; bayestune's "
-                                     "local search maximises the acquisition", 0.2),
-    "cma_es_starting_points": ("approximated", "read only with acquisition_function_optimizer 'cma_es'; "
-                                               "bayestune's local search maximises the acquisition", 1),
-    "cma_es_random_points": ("approximated", "read only with acquisition_function_optimizer 'cma_es'; "
-                                             "bayestune's local search maximises the acquisition", 10000),
+    "model_weight": (
+        "mapped",
+        "BaCO's piBO strength: strategy option prior.beta, with n counting model steps "
+        "(prior.count model_steps; absent: 10)",
+        _NO_DEFAULT,
+    ),
+    "prior_beta": (
+        "mapped",
+        "HyperMapper's piBO strength: strategy option prior.beta, with n counting model steps "
+        "(prior.count model_steps; absent or -1: 0.1 x optimization_iterations)",
+        _NO_DEFAULT,
+    ),
+    "prior_method": (
+        "approximated",
+        "bayestune weights the acquisition by the prior (piBO); 'bopro' "
+        "(HyperMapper's BOPrO posterior) is read as piBO too",
+        "pibo",
+    ),
+    "model_posterior_weight": (
+        "approximated",
+        "read only by HyperMapper's BOPrO posterior (prior_method 'bopro'); bayestune runs piBO",
+        10,
+    ),
+    "cma_es_sigma": (
+        "approximated",
+        "read only with acquisition_function_optimizer 'cma_es'; bayestune's local search maximises the acquisition",
+        0.2,
+    ),
+    "cma_es_starting_points": (
+        "approximated",
+        "read only with acquisition_function_optimizer 'cma_es'; bayestune's local search maximises the acquisition",
+        1,
+    ),
+    "cma_es_random_points": (
+        "approximated",
+        "read only with acquisition_function_optimizer 'cma_es'; bayestune's local search maximises the acquisition",
+        10000,
+    ),
     "local_search_starting_points": ("mapped", "strategy option acquisition_search.n_starts", _NO_DEFAULT),
     "local_search_random_points": ("mapped", "strategy option acquisition_search.n_samples", _NO_DEFAULT),
     # ---- no effect on the search
-    "log_file": ("mapped", "`bayestune serve` logs there, under run_directory (absent: hypermapper_logfile.log "
-                           "/ baco_logfile.log); other commands log to stderr (`--debug`)", _NO_DEFAULT),
+    "log_file": (
+        "mapped",
+        "`bayestune serve` logs there, under run_directory (absent: hypermapper_logfile.log "
+        "/ baco_logfile.log); other commands log to stderr (`--debug`)",
+        _NO_DEFAULT,
+    ),
     "verbose_logging": ("ignored", "bayestune logs through Python's logging (`--debug`)", _NO_DEFAULT),
     "profiling": ("ignored", "profiling output of HyperMapper", _NO_DEFAULT),
     "profiling_file": ("ignored", "profiling output of HyperMapper", _NO_DEFAULT),
     "append_profiles": ("ignored", "profiling output of HyperMapper", _NO_DEFAULT),
     "output_image": ("ignored", "plots: `bayestune plot`", _NO_DEFAULT),
-    "output_pareto_file": ("mapped", "several objectives: the feasible Pareto front of the samples, in their "
-                                     "layout, under run_directory (absent: <application_name>_output_pareto.csv, "
-                                     "as hm-compute-pareto writes it)", _NO_DEFAULT),
-    "output_data_file": ("mapped", "the peer's sample CSV, in its header (absent or 'output_samples.csv': "
-                                   "<application_name>_output_samples.csv, as both peers name it)", _NO_DEFAULT),
-    "run_directory": ("mapped", "the directory of the output files (samples, Pareto front, log), from the "
-                                "working directory as in both peers; created if missing", _NO_DEFAULT),
-    "timestamp": ("mapped", "the timestamp column of HyperMapper's sample CSV (BaCO's is always 'timestamp')",
-                  _NO_DEFAULT),
+    "output_pareto_file": (
+        "mapped",
+        "several objectives: the feasible Pareto front of the samples, in their "
+        "layout, under run_directory (absent: <application_name>_output_pareto.csv, "
+        "as hm-compute-pareto writes it)",
+        _NO_DEFAULT,
+    ),
+    "output_data_file": (
+        "mapped",
+        "the peer's sample CSV, in its header (absent or 'output_samples.csv': "
+        "<application_name>_output_samples.csv, as both peers name it)",
+        _NO_DEFAULT,
+    ),
+    "run_directory": (
+        "mapped",
+        "the directory of the output files (samples, Pareto front, log), from the "
+        "working directory as in both peers; created if missing",
+        _NO_DEFAULT,
+    ),
+    "timestamp": (
+        "mapped",
+        "the timestamp column of HyperMapper's sample CSV (BaCO's is always 'timestamp')",
+        _NO_DEFAULT,
+    ),
     "print_best": ("ignored", "`bayestune show` prints the best configurations", _NO_DEFAULT),
     "print_posterior_best": ("ignored", "printing only", _NO_DEFAULT),
     "print_parameter_importance": ("ignored", "`bayestune report` shows the parameter importance", _NO_DEFAULT),
     "number_of_cpus": ("ignored", "bayestune caps its BLAS threads itself", _NO_DEFAULT),
     "use_c_backend": ("ignored", "an implementation choice of HyperMapper", _NO_DEFAULT),
-    "acquisition_function_optimizer": ("approximated", "bayestune's local search maximises the acquisition "
-                                                       "(HyperMapper's 'cma_es' too)", "local_search"),
+    "acquisition_function_optimizer": (
+        "approximated",
+        "bayestune's local search maximises the acquisition (HyperMapper's 'cma_es' too)",
+        "local_search",
+    ),
     # ---- the peer's internals: bayestune uses its own (warning when not the peer's default)
-    "epsilon_greedy_threshold": ("mapped", "a random step with that chance: strategy option experimental.epsilon "
-                                           "(absent: 0 in BaCO, 0.1 in HyperMapper)", _NO_DEFAULT),
+    "epsilon_greedy_threshold": (
+        "mapped",
+        "a random step with that chance: strategy option experimental.epsilon (absent: 0 in BaCO, 0.1 in HyperMapper)",
+        _NO_DEFAULT,
+    ),
     "local_search_step_size": ("approximated", "bayestune's local search has its own neighbourhoods", 0.03),
     "local_search_from_best": ("approximated", "bayestune's local search also starts from the best points", True),
     "local_search_improvement_threshold": ("approximated", "bayestune's local search has its own stop rule", 0),
@@ -123,22 +190,34 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "predict_noiseless": ("approximated", "bayestune's acquisition uses the latent (noiseless) posterior", True),
     "normalize_inputs": ("approximated", "bayestune's GP always works on [0, 1] inputs", True),
     "standardize_objectives": ("approximated", "bayestune's GP always standardises its targets", True),
-    "log_transform_output": ("mapped", "strategy option log_transform (absent: false, the raw values, as in "
-                                       "both peers)", _NO_DEFAULT),
+    "log_transform_output": (
+        "mapped",
+        "strategy option log_transform (absent: false, the raw values, as in both peers)",
+        _NO_DEFAULT,
+    ),
     "log_acq_value": ("approximated", "bayestune maximises the acquisition itself", False),
     "GP_model": ("approximated", "bayestune's own GP (BaCO section 3.2-3.3)", "botorch"),
     "use_STGP": ("approximated", "bayestune's own GP", True),
-    "lengthscale_prior": ("approximated", "strategy option lengthscale_prior: Gamma(1.3, 0.1) is on by default",
-                          {"name": "none"}),
+    "lengthscale_prior": (
+        "approximated",
+        "strategy option lengthscale_prior: Gamma(1.3, 0.1) is on by default",
+        {"name": "none"},
+    ),
     "outputscale_prior": ("approximated", "bayestune's own GP hyperparameter priors", {"name": "none"}),
     "noise_prior": ("approximated", "bayestune's own GP hyperparameter priors", {"name": "none"}),
     "multistart_hyperparameter_optimization": ("approximated", "bayestune's GP always uses random restarts", False),
     "hyperparameter_optimization_iterations": ("approximated", "bayestune's GP fit has its own limits", 5),
     # later BaCO versions (seen in BaCO's published benchmark scenarios, not in its schema file)
     "multistart_hyperparameter_optimization_initial_points": (
-        "approximated", "bayestune's GP fit chooses its own random restarts", _NO_DEFAULT),
+        "approximated",
+        "bayestune's GP fit chooses its own random restarts",
+        _NO_DEFAULT,
+    ),
     "multistart_hyperparameter_optimization_iterations": (
-        "approximated", "bayestune's GP fit has its own limits", _NO_DEFAULT),
+        "approximated",
+        "bayestune's GP fit has its own limits",
+        _NO_DEFAULT,
+    ),
     "reoptimise_hyperparameters_interval": ("approximated", "bayestune refits the GP every iteration", 1),
     "reuse_gp_hyperparameters": ("approximated", "bayestune refits the GP every iteration", False),
     "allow_duplicate_samples": ("approximated", "bayestune never evaluates a configuration twice", True),
@@ -155,51 +234,65 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "regularize_evolution": ("approximated", "the genetic strategy's own selection", False),
     "batch_size": ("approximated", "the genetic strategy's own tournament", 2),
     # ---- real effects bayestune cannot take from a scenario file
-    "time_budget": ("mapped", "time_limit = 60 x time_budget seconds (minutes in BaCO and HyperMapper); "
-                              "-1: no limit", _NO_DEFAULT),
-    "number_of_repetitions": ("ignored", "neither peer's optimizer reads it: each configuration runs once "
-                                         "(repeats in bayestune: a measurement policy)", _NO_DEFAULT),
-    "resume_optimization": ("mapped", "the evaluations of the sample CSV named by resume_optimization_file "
-                                      "(BaCO) / resume_optimization_data (HyperMapper) are told to the optimizer "
-                                      "before it asks for more", _NO_DEFAULT),
-    "resume_optimization_file": ("mapped", "BaCO's CSV to resume from (absent: <application_name>_output_samples.csv)",
-                                 _NO_DEFAULT),
-    "resume_optimization_data": ("mapped", "HyperMapper's CSV to resume from (absent: "
-                                           "<application_name>_output_samples.csv)", _NO_DEFAULT),
-    "baco_mode": ("mapped", "default: bayestune calls the black box; client-server: `bayestune serve FILE` "
-                            "speaks the peer's protocol; exhaustive: the usual search with exhaustive_search_file "
-                            "as the black box (BaCO's schema allows it, its code never reads the file; "
-                            "optimization_method 'exhaustive' is BaCO's evaluate-everything)", {"mode": "default"}),
-    "hypermapper_mode": ("mapped", "default: bayestune calls the black box; client-server: `bayestune serve FILE` "
-                                   "speaks the peer's protocol; exhaustive: the usual search with "
-                                   "exhaustive_search_file as the black box, as HyperMapper's bo.py runs it (it "
-                                   "does not evaluate every configuration)", {"mode": "default"}),
+    "time_budget": (
+        "mapped",
+        "time_limit = 60 x time_budget seconds (minutes in BaCO and HyperMapper); -1: no limit",
+        _NO_DEFAULT,
+    ),
+    "number_of_repetitions": (
+        "ignored",
+        "neither peer's optimizer reads it: each configuration runs once (repeats in bayestune: a measurement policy)",
+        _NO_DEFAULT,
+    ),
+    "resume_optimization": (
+        "mapped",
+        "the evaluations of the sample CSV named by resume_optimization_file "
+        "(BaCO) / resume_optimization_data (HyperMapper) are told to the optimizer "
+        "before it asks for more",
+        _NO_DEFAULT,
+    ),
+    "resume_optimization_file": (
+        "mapped",
+        "BaCO's CSV to resume from (absent: <application_name>_output_samples.csv)",
+        _NO_DEFAULT,
+    ),
+    "resume_optimization_data": (
+        "mapped",
+        "HyperMapper's CSV to resume from (absent: <application_name>_output_samples.csv)",
+        _NO_DEFAULT,
+    ),
+    "baco_mode": (
+        "mapped",
+        "default: bayestune calls the black box; client-server: `bayestune serve FILE` "
+        "speaks the peer's protocol; exhaustive: the usual search with exhaustive_search_file "
+        "as the black box (BaCO's schema allows it, its code never reads the file; "
+        "optimization_method 'exhaustive' is BaCO's evaluate-everything)",
+        {"mode": "default"},
+    ),
+    "hypermapper_mode": (
+        "mapped",
+        "default: bayestune calls the black box; client-server: `bayestune serve FILE` "
+        "speaks the peer's protocol; exhaustive: the usual search with "
+        "exhaustive_search_file as the black box, as HyperMapper's bo.py runs it (it "
+        "does not evaluate every configuration)",
+        {"mode": "default"},
+    ),
     "prior_estimation_file": ("ignored", "read only with the 'estimate' prior, which is refused", _NO_DEFAULT),
     "prior_estimation_quantile": ("ignored", "read only with the 'estimate' prior, which is refused", _NO_DEFAULT),
     "estimate_multivariate_priors": ("refused", "no KDE priors in bayestune", False),
     "bandwidth_parameter": ("ignored", "read only with the 'estimate' prior, which is refused", _NO_DEFAULT),
     "bandwidth_n_factor": ("ignored", "read only with the 'estimate' prior, which is refused", _NO_DEFAULT),
-    "custom_gaussian_prior_means": ("ignored", "read only with the 'custom_gaussian' prior, which is refused",
-                                    _NO_DEFAULT),
-    "custom_gaussian_prior_stds": ("ignored", "read only with the 'custom_gaussian' prior, which is refused",
-                                   _NO_DEFAULT),
+    "custom_gaussian_prior_means": (
+        "ignored",
+        "read only with the 'custom_gaussian' prior, which is refused",
+        _NO_DEFAULT,
+    ),
+    "custom_gaussian_prior_stds": (
+        "ignored",
+        "read only with the 'custom_gaussian' prior, which is refused",
+        _NO_DEFAULT,
+    ),
 }
-
-#: Keys of one input parameter (additionalProperties: false in both schemas).
-PARAMETER_KEYS = ("parameter_type", "values", "parameter_default", "prior", "prior_parameters", "transform",
-                  "parametrization", "constraints", "dependencies", "custom_gaussian_prior_means",
-                  "custom_gaussian_prior_stds")
-#: Keys of ``design_of_experiment`` (additionalProperties: false).
-DOE_KEYS = ("doe_type", "number_of_samples", "allow_repetitions")
-#: Keys of ``feasible_output`` (additionalProperties: false).
-FEASIBLE_KEYS = ("name", "true_value", "false_value", "enable_feasible_predictor", "feasibility_threshold",
-                 "enable_feasible_predictor_grid_search_on_recall_and_precision",
-                 "feasible_predictor_grid_search_validation_file")
-#: Keys of ``models`` (extra keys tolerated by both schemas).
-MODEL_KEYS = ("model", "number_of_trees", "max_features", "bootstrap", "min_samples_split",
-              "use_all_data_to_fit_mean", "use_all_data_to_fit_variance")
-#: Keys of ``baco_mode`` / ``hypermapper_mode`` (additionalProperties: false).
-MODE_KEYS = ("mode", "exhaustive_search_file")
 
 
 def did_you_mean(key: str, allowed: Iterable[str]) -> str:
@@ -210,8 +303,9 @@ def did_you_mean(key: str, allowed: Iterable[str]) -> str:
 
 def unknown_key_message(key: str, allowed: Iterable[str], where: str) -> str:
     allowed = sorted(allowed)
-    return (f"unknown key {key!r}{did_you_mean(key, allowed)}; the HyperMapper and BaCO schemas "
-            f"allow no other keys {where}")
+    return (
+        f"unknown key {key!r}{did_you_mean(key, allowed)}; the HyperMapper and BaCO schemas allow no other keys {where}"
+    )
 
 
 def is_default(value: Any, default: Any) -> bool:
@@ -223,48 +317,6 @@ def is_default(value: Any, default: Any) -> bool:
     if isinstance(default, (int, float)) and isinstance(value, (int, float)):
         return float(value) == float(default)
     return bool(value == default)
-
-
-#: Top-level keys of BaCO's schema (baco/schema.json).
-BACO_KEYS = frozenset((
-    "acquisition_function", "acquisition_function_optimizer", "allow_duplicate_samples", "application_name",
-    "design_of_experiment", "epsilon_greedy_threshold", "evolution_crossover", "evolution_generations",
-    "evolution_population_size", "exploration_augmentation", "feasible_output", "baco_mode", "input_parameters",
-    "lengthscale_prior", "local_search_from_best", "local_search_improvement_threshold",
-    "local_search_random_points", "local_search_starting_points", "local_search_step_size", "log_acq_value",
-    "log_file", "log_transform_output", "model_good_quantile", "model_weight", "models",
-    "multistart_hyperparameter_optimization", "hyperparameter_optimization_iterations", "GP_model",
-    "mutation_rate", "naive_cot_rs", "noise", "noise_prior", "normalize_inputs", "number_of_repetitions",
-    "objective_value_target", "optimization_iterations", "optimization_method", "optimization_objectives",
-    "output_data_file", "outputscale_prior", "predict_noiseless", "prior_estimation_file",
-    "prior_estimation_quantile", "prior_floor", "prior_limit_estimation_points", "regularize_evolution",
-    "reoptimise_hyperparameters_interval", "resume_optimization", "resume_optimization_file",
-    "reuse_gp_hyperparameters", "run_directory", "standardize_objectives", "time_budget", "timestamp", "use_STGP",
-    "multistart_hyperparameter_optimization_initial_points", "multistart_hyperparameter_optimization_iterations",
-    "constraints",  # BaCO's constraints live under the parameters; a top-level list is read too
-))
-#: Top-level keys of HyperMapper 2.0's schema (hypermapper/schema.json).
-HYPERMAPPER_KEYS = frozenset((
-    "application_name", "log_file", "verbose_logging", "profiling", "noise", "profiling_file", "append_profiles",
-    "number_of_cpus", "max_number_of_predictions", "optimization_iterations", "time_budget",
-    "number_of_repetitions", "hypermapper_mode", "models", "output_image", "optimization_objectives",
-    "feasible_output", "timestamp", "evaluations_per_optimization_iteration", "run_directory", "output_data_file",
-    "output_pareto_file", "design_of_experiment", "input_parameters", "acquisition_function",
-    "scalarization_method", "weight_sampling", "bounding_box_limits", "optimization_method", "use_c_backend",
-    "local_search_starting_points", "local_search_random_points", "local_search_evaluation_limit",
-    "scalarization_key", "local_search_scalarization_weights", "print_parameter_importance", "normalize_inputs",
-    "epsilon_greedy_threshold", "model_posterior_weight", "model_good_quantile", "prior_estimation_file",
-    "prior_estimation_quantile", "estimate_multivariate_priors", "resume_optimization", "resume_optimization_data",
-    "bandwidth_parameter", "bandwidth_n_factor", "prior_limit_estimation_points",
-    "posterior_computation_lower_limit", "custom_gaussian_prior_means", "custom_gaussian_prior_stds",
-    "acquisition_function_optimizer", "evolution_population_size", "evolution_generations", "mutation_rate",
-    "evolution_crossover", "regularize_evolution", "batch_size", "print_best", "print_posterior_best",
-    "prior_beta", "prior_method", "cma_es_sigma", "cma_es_starting_points", "cma_es_random_points",
-))
-#: Parameter keys only BaCO knows (HyperMapper's parameters take type, values, default and prior).
-BACO_PARAMETER_KEYS = frozenset(("prior_parameters", "transform", "parametrization", "constraints", "dependencies"))
-#: Parameter keys only HyperMapper 2.0 knows (read with its custom_gaussian prior).
-HYPERMAPPER_PARAMETER_KEYS = frozenset(("custom_gaussian_prior_means", "custom_gaussian_prior_stds"))
 
 
 def format_key_handling(records: Iterable[KeyHandling]) -> list[str]:
@@ -284,8 +336,11 @@ def key_table() -> list[tuple[str, str, str, str]]:
     table of ``docs/scenario.md``."""
     rows = []
     for key, (handling, detail, default) in sorted(TOP_LEVEL.items(), key=lambda kv: kv[0].lower()):
-        peers = "both" if key in BACO_KEYS and key in HYPERMAPPER_KEYS else (
-            "BaCO" if key in BACO_KEYS else "HyperMapper" if key in HYPERMAPPER_KEYS else "bayestune")
+        peers = (
+            "both"
+            if key in BACO_KEYS and key in HYPERMAPPER_KEYS
+            else ("BaCO" if key in BACO_KEYS else "HyperMapper" if key in HYPERMAPPER_KEYS else "bayestune")
+        )
         if handling in ("approximated", "refused") and default is not _NO_DEFAULT:
             detail = f"{detail} (the peer's default {default!r} is accepted silently)"
         rows.append((key, peers, handling, detail))
@@ -317,30 +372,43 @@ NESTED: dict[str, tuple[str, str]] = {
     "input_parameters.parameter_type": ("mapped", "real, integer, ordinal, categorical, permutation: the same kinds"),
     "input_parameters.values": ("mapped", "bounds [min, max], the ordinal/categorical values, or [n] of a permutation"),
     "input_parameters.parameter_default": ("mapped", "the default; all given: the design evaluates it first"),
-    "input_parameters.prior": ("mapped", "the parameter's prior (HyperMapper's Beta shapes, by rank on an ordinal "
-                                         "of a HyperMapper file; probability lists; BaCO's truncated normal); "
-                                         "estimate and custom_gaussian are refused"),
+    "input_parameters.prior": (
+        "mapped",
+        "the parameter's prior (HyperMapper's Beta shapes, by rank on an ordinal "
+        "of a HyperMapper file; probability lists; BaCO's truncated normal); "
+        "estimate and custom_gaussian are refused",
+    ),
     "input_parameters.prior_parameters": ("mapped", "BaCO's [mean, std] of a gaussian prior"),
     "input_parameters.transform": ("mapped", "log: the model sees log(x); values are still drawn uniformly"),
     "input_parameters.parametrization": ("mapped", "a permutation's metric (naive is read as hamming)"),
     "input_parameters.constraints": ("mapped", "known constraints, BaCO's permutation names translated"),
     "input_parameters.dependencies": ("ignored", "the Chain-of-Trees finds the dependencies itself"),
-    "input_parameters.custom_gaussian_prior_means": ("ignored", "HyperMapper's: read only with the custom_gaussian "
-                                                                "prior, which is refused"),
-    "input_parameters.custom_gaussian_prior_stds": ("ignored", "HyperMapper's: read only with the custom_gaussian "
-                                                               "prior, which is refused"),
-    "design_of_experiment.doe_type": ("mapped", "design method: random sampling -> cot, latin hypercubes -> lhs, "
-                                                "grid_search -> maximin"),
+    "input_parameters.custom_gaussian_prior_means": (
+        "ignored",
+        "HyperMapper's: read only with the custom_gaussian prior, which is refused",
+    ),
+    "input_parameters.custom_gaussian_prior_stds": (
+        "ignored",
+        "HyperMapper's: read only with the custom_gaussian prior, which is refused",
+    ),
+    "design_of_experiment.doe_type": (
+        "mapped",
+        "design method: random sampling -> cot, latin hypercubes -> lhs, grid_search -> maximin",
+    ),
     "design_of_experiment.number_of_samples": ("mapped", "the design's size (default 10)"),
     "design_of_experiment.allow_repetitions": ("approximated", "the design never repeats a configuration"),
     "feasible_output.name": ("mapped", "feasible_output: the flag's column (default Valid)"),
     "feasible_output.true_value": ("mapped", "a flag in true, 1, yes, y (any case) is feasible"),
     "feasible_output.false_value": ("mapped", "must not read as feasible"),
-    "feasible_output.enable_feasible_predictor": ("mapped", "the flag is read and bo's feasibility classifier "
-                                                            "learns it"),
+    "feasible_output.enable_feasible_predictor": (
+        "mapped",
+        "the flag is read and bo's feasibility classifier learns it",
+    ),
     "feasible_output.feasibility_threshold": ("mapped", "strategy option feasibility.threshold"),
     "feasible_output.enable_feasible_predictor_grid_search_on_recall_and_precision": (
-        "ignored", "a development aid of HyperMapper"),
+        "ignored",
+        "a development aid of HyperMapper",
+    ),
     "feasible_output.feasible_predictor_grid_search_validation_file": ("ignored", "a development aid of HyperMapper"),
     "models.model": ("mapped", "strategy option model: random_forest -> rf, gaussian_process -> gp"),
     "models.number_of_trees": ("mapped", "strategy option rf.trees"),
@@ -348,11 +416,20 @@ NESTED: dict[str, tuple[str, str]] = {
     "models.bootstrap": ("mapped", "strategy option rf.bootstrap"),
     "models.min_samples_split": ("mapped", "strategy option rf.min_samples_split"),
     "models.use_all_data_to_fit_mean": ("approximated", "bayestune's forest fits mean and spread on its own samples"),
-    "models.use_all_data_to_fit_variance": ("approximated", "bayestune's forest fits mean and spread on its own samples"),
-    "*_mode.mode": ("mapped", "default: bayestune calls the black box; client-server: `bayestune serve FILE`; "
-                              "exhaustive: the table below answers"),
-    "*_mode.exhaustive_search_file": ("mapped", "the black box of the exhaustive mode (kind 'table'): a CSV of "
-                                                "every configuration's outputs, looked up by parameter values, its "
-                                                "path from the working directory; a configuration it lacks is an "
-                                                "'invalid' failure"),
+    "models.use_all_data_to_fit_variance": (
+        "approximated",
+        "bayestune's forest fits mean and spread on its own samples",
+    ),
+    "*_mode.mode": (
+        "mapped",
+        "default: bayestune calls the black box; client-server: `bayestune serve FILE`; "
+        "exhaustive: the table below answers",
+    ),
+    "*_mode.exhaustive_search_file": (
+        "mapped",
+        "the black box of the exhaustive mode (kind 'table'): a CSV of "
+        "every configuration's outputs, looked up by parameter values, its "
+        "path from the working directory; a configuration it lacks is an "
+        "'invalid' failure",
+    ),
 }

@@ -15,13 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bayestune.scenario.hypermapper_keys import (
+from bayestune.scenario.hypermapper_keys import OVERRIDE_KEY, KeyHandling
+from bayestune.scenario.hypermapper_schemas import (
     BACO_KEYS,
     BACO_PARAMETER_KEYS,
     HYPERMAPPER_KEYS,
     HYPERMAPPER_PARAMETER_KEYS,
-    OVERRIDE_KEY,
-    KeyHandling,
 )
 from bayestune.space.spec import SpecContext, show
 from bayestune.storage.csv_io import PeerSamples

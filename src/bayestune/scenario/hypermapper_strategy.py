@@ -8,8 +8,9 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from bayestune.scenario.hypermapper_keys import MODEL_KEYS, KeyHandling, did_you_mean, is_default
+from bayestune.scenario.hypermapper_keys import KeyHandling, did_you_mean, is_default
 from bayestune.scenario.hypermapper_peers import Peer
+from bayestune.scenario.hypermapper_schemas import MODEL_KEYS
 from bayestune.scenario.records import DEFAULT_MULTI_OBJECTIVE_STRATEGY
 from bayestune.settings import put_option
 from bayestune.space.inference import is_integral, is_number
