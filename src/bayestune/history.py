@@ -14,6 +14,7 @@ import numpy as np
 
 from bayestune.objectives import Objective
 from bayestune.space.space import Space
+from bayestune.trial import Trial
 
 #: Rounds of sampling before concluding that (almost) every configuration has been seen.
 MAX_UNSEEN_ROUNDS = 50
@@ -68,6 +69,68 @@ class History:
         """Objective values turned into quantities to minimise (maximised ones negated)."""
         signs = np.array([1.0 if o.minimize else -1.0 for o in self.objectives])
         return self.Y * signs
+
+
+class RunMemory:
+    """The optimizer's view of its journal as rows: finished trials and in-flight configurations.
+
+    Filled only with what the journal returned (finished trials) or was told (started ones), so
+    it never holds anything the journal does not. Rows are kept beside the trials so an ``ask``
+    does not re-encode the run, in-flight configurations included.
+    """
+
+    def __init__(self, space: Space, objectives: Sequence[Objective]) -> None:
+        self.space = space
+        self.objectives = list(objectives)
+        self.trials: list[Trial] = []
+        self.seen: set[bytes] = set()
+        self._rows: list[np.ndarray] = []
+        self._values: list[np.ndarray] = []
+        self._feasible: list[bool] = []
+        self._pending: dict[bytes, tuple[int, np.ndarray]] = {}  # key -> (trial id, row)
+
+    @property
+    def n_pending(self) -> int:
+        return len(self._pending)
+
+    @property
+    def n_feasible(self) -> int:
+        return sum(self._feasible)
+
+    def add_finished(self, trial: Trial, x: np.ndarray, key: bytes) -> None:
+        """A finished trial (canonical config) with its row ``x`` and key."""
+        self.trials.append(trial)
+        self._rows.append(x)
+        self._feasible.append(trial.feasible)
+        self._values.append(
+            np.array([trial.values.get(o.name, np.nan) if trial.feasible else np.nan for o in self.objectives])
+        )
+        self.seen.add(key)
+
+    def add_pending(self, key: bytes, trial_id: int, x: np.ndarray) -> None:
+        """A configuration the journal started as trial ``trial_id``."""
+        self._pending[key] = (trial_id, x)
+        self.seen.add(key)
+
+    def take_pending(self, key: bytes) -> int | None:
+        """The journal's id of the in-flight configuration with this key (no longer in flight), or None."""
+        pending = self._pending.pop(key, None)
+        return None if pending is None else pending[0]
+
+    def history(self) -> History:
+        """What a strategy sees: a fresh :class:`History` (the caller may extend its ``seen`` and ``pending``)."""
+        width = self.space.width
+        return History(
+            self.space,
+            self.objectives,
+            np.array(self._rows).reshape(-1, width),
+            np.array(self._values).reshape(-1, len(self.objectives)),
+            np.array(self._feasible, dtype=bool),
+            np.array([x for _, x in self._pending.values()]).reshape(-1, width),
+            set(self.seen),
+            metrics=[t.values for t in self.trials],
+            repeats=[t.repeats for t in self.trials],
+        )
 
 
 def draw_unseen(

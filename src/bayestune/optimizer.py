@@ -20,7 +20,7 @@ from bayestune.design.initial import initial_design
 from bayestune.exceptions import BayestuneError, SpaceError
 from bayestune.execution.loop import DEFAULT_STOP_AFTER_FAILURES
 from bayestune.execution.loop import run as run_loop
-from bayestune.history import History
+from bayestune.history import History, RunMemory
 from bayestune.objectives import Objective, parse_output_constraints
 from bayestune.scenario.records import (
     DEFAULT_MULTI_OBJECTIVE_STRATEGY,
@@ -111,12 +111,7 @@ class Optimizer:
             self.strategy = make_strategy(strategy, space, self.objectives, self.rng, strategy_options)
         self._gate: DesignGate | None = None  # transfer mode auto
         self.transfer, self._prior_runs = self._load_transfer(transfer)
-        self._trials: list[Trial] = []
-        self._X: list[np.ndarray] = []
-        self._Y: list[np.ndarray] = []
-        self._feasible: list[bool] = []
-        self._seen: set[bytes] = set()
-        self._pending: dict[bytes, tuple[int, dict[str, Any]]] = {}
+        self._memory = RunMemory(space, self.objectives)
         self._requeue: list[dict[str, Any]] = []
         self._design_rows: list[np.ndarray] = []
         self._design_started = False
@@ -234,7 +229,7 @@ class Optimizer:
             self._absorb(replace(trial, config=config), x, key)
         for trial in lost:
             config, _, key = self._validated(trial)
-            if key not in self._seen:
+            if key not in self._memory.seen:
                 self._requeue.append(config)
         if lost:
             logger.info("resuming: %d evaluation(s) lost in flight will be re-run", len(lost))
@@ -251,25 +246,25 @@ class Optimizer:
     # ---- state -------------------------------------------------------------------------
     @property
     def trials(self) -> list[Trial]:
-        return list(self._trials)
+        return list(self._memory.trials)
 
     @property
     def n_evaluated(self) -> int:
         """Finished evaluations (failures included): what the budget counts."""
-        return len(self._trials)
+        return len(self._memory.trials)
 
     @property
     def n_failed(self) -> int:
-        return sum(1 for t in self._trials if not t.feasible)
+        return sum(1 for t in self._memory.trials if not t.feasible)
 
     @property
     def n_pending(self) -> int:
-        return len(self._pending)
+        return self._memory.n_pending
 
     @property
     def best(self) -> Trial | None:
         """Best feasible trial on the first objective."""
-        feasible = [t for t in self._trials if t.feasible]
+        feasible = [t for t in self._memory.trials if t.feasible]
         if not feasible:
             return None
         obj = self.objectives[0]
@@ -277,22 +272,7 @@ class Optimizer:
         return min(feasible, key=lambda t: sign * t.values[obj.name])
 
     def history(self) -> History:
-        space = self.space
-        X = np.array(self._X).reshape(-1, space.width)
-        Y = np.array(self._Y).reshape(-1, len(self.objectives))
-        pending = [space.to_matrix([cfg])[0] for _, cfg in self._pending.values()]
-        P = np.array(pending).reshape(-1, space.width)
-        return History(
-            space,
-            self.objectives,
-            X,
-            Y,
-            np.array(self._feasible, dtype=bool),
-            P,
-            set(self._seen),
-            metrics=[t.values for t in self._trials],
-            repeats=[t.repeats for t in self._trials],
-        )
+        return self._memory.history()
 
     # ---- ask -------------------------------------------------------------------------
     def ask(self, n: int = 1) -> list[dict[str, Any]]:
@@ -321,7 +301,7 @@ class Optimizer:
                     logger.warning(
                         "the default configuration %s breaks the known constraint(s) %s: not evaluated", default, broken
                     )
-                elif self.space.row_keys(X)[0] not in self._seen:
+                elif self.space.row_keys(X)[0] not in self._memory.seen:
                     out.append((default, Origin.DEFAULT))
             planned = self.design.size - len(out) - self.n_evaluated - self.n_pending
             if planned > 0:  # the whole design at once, so LHS/maximin can spread it
@@ -361,7 +341,7 @@ class Optimizer:
         to. Replacing more would spend evaluations at the random failure rate, which is what
         the feasibility model exists to beat (BaCO keeps sampling until one is feasible)."""
         n_done = self.n_evaluated + self.n_pending + extra
-        return n_done < self.design.size or sum(self._feasible) < MIN_FEASIBLE_DESIGN
+        return n_done < self.design.size or self._memory.n_feasible < MIN_FEASIBLE_DESIGN
 
     def _warm_start(self, planned: int, out: list[tuple[dict[str, Any], str]]) -> list[np.ndarray]:
         """The prior runs' best configurations that open the design (none without a transfer)."""
@@ -384,9 +364,9 @@ class Optimizer:
         return history
 
     def _mark_pending(self, config: dict[str, Any], origin: str) -> dict[str, Any]:
-        key = self.space.row_keys(self.space.to_matrix([config]))[0]
-        self._pending[key] = (self.journal.start(config, origin=origin), config)
-        self._seen.add(key)
+        x = self.space.to_matrix([config])[0]
+        key = self.space.row_keys(x.reshape(1, -1))[0]
+        self._memory.add_pending(key, self.journal.start(config, origin=origin), x)
         return dict(config)
 
     # ---- tell ------------------------------------------------------------------------
@@ -396,9 +376,9 @@ class Optimizer:
         x = self.space.to_matrix([canonical])[0]
         key = self.space.row_keys(x.reshape(1, -1))[0]
         res = self._check_outputs(coerce_result(result, [o.name for o in self.objectives], self.feasible_output))
-        pending = self._pending.pop(key, None)
-        if pending is not None:
-            trial = self.journal.finish(pending[0], res)
+        trial_id = self._memory.take_pending(key)
+        if trial_id is not None:
+            trial = self.journal.finish(trial_id, res)
         else:
             trial = self.journal.record(canonical, res, origin=Origin.MANUAL)
         trial = replace(trial, config=canonical)
@@ -424,12 +404,7 @@ class Optimizer:
 
     def _absorb(self, trial: Trial, x: np.ndarray, key: bytes) -> None:
         """Add a finished trial (canonical config, its row ``x`` and key) to what strategies see."""
-        self._trials.append(trial)
-        self._X.append(x)
-        ok = trial.feasible
-        self._feasible.append(ok)
-        self._Y.append(np.array([trial.values.get(o.name, np.nan) if ok else np.nan for o in self.objectives]))
-        self._seen.add(key)
+        self._memory.add_finished(trial, x, key)
 
     # ---- the whole loop --------------------------------------------------------------
     def optimize(
