@@ -97,11 +97,20 @@ class Scorer:
             self.portfolio.update(self.space.row_keys(history.X), targets, history.feasible)
 
     def score(
-        self, posterior, encoder: FeatureEncoder, classifier: FeasibilityClassifier | None, n_obs: int
+        self,
+        posterior,
+        encoder: FeatureEncoder,
+        classifier: FeasibilityClassifier | None,
+        n_obs: int,
+        *,
+        acquisition: str | None = None,
+        rng: np.random.Generator | None = None,
     ) -> tuple[Score, str]:
-        """The next pick's score and the acquisition it uses."""
+        """The next pick's score and the acquisition it uses (``acquisition``: this one instead of
+        the policy's, e.g. an arm's nominee; ``rng``: draw from it instead of the scorer's)."""
         choice = self.choice
-        acquisition = self.portfolio.next_member() if self.portfolio is not None else choice.acquisition
+        if acquisition is None:
+            acquisition = self.portfolio.next_member() if self.portfolio is not None else choice.acquisition
         parameter = choice.kappa if acquisition == "lcb" else choice.xi
         if self._explore is not None:
             factor, unit = self._explore
@@ -111,7 +120,7 @@ class Scorer:
             encoder,
             posterior,
             classifier,
-            self.rng,
+            self.rng if rng is None else rng,
             acquisition=acquisition,
             parameter=parameter,
             n_obs=choice.prior.decay_n(n_obs),

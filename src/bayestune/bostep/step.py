@@ -23,6 +23,7 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from bayestune.acquisition.thompson import thompson_pick
+from bayestune.bostep.arms import ARMS, DEFAULT_ARM, ArmHedge
 from bayestune.bostep.scorer import PriorSettings, Scorer
 from bayestune.history import History, draw_unseen, top_up
 from bayestune.models.base import ModelFit
@@ -172,10 +173,12 @@ class BOStep:
         feasibility: FeasibilitySettings,
         search: AcquisitionSearchSettings,
         candidates: EnumeratedCandidates,
+        arms: ArmHedge | None = None,
     ) -> None:
         self.space, self.rng = space, rng
         self.target, self.model, self.scorer, self.schedule = target, model, scorer, schedule
         self.feasibility, self.search, self.candidates = feasibility, search, candidates
+        self.arms = arms
 
     def suggest(self, history: History, n: int) -> np.ndarray:
         # Small matrices: extra BLAS threads only oversubscribe the cores (see limit_blas_threads).
@@ -195,6 +198,7 @@ class BOStep:
         self.scorer.prepare(history, targets, fit, model.encoder, seen)
         stall_turn, local_turn = self.schedule.turns(targets, history.feasible, history.n, n)
         order = np.argsort(fit.y)
+        forest = self._judge_arms(history, targets, fit)
         believe = getattr(model, "believe", None)
         chosen: list[np.ndarray] = []
         score: Score | None = None
@@ -226,6 +230,8 @@ class BOStep:
                 )
             if not len(rows):
                 break
+            if forest is not None and n == 1 and not (stall_turn or local_turn):
+                rows, acquisition = self._hedged_pick(rows, acquisition, fit, forest, classifier, history, seen)
             for row, key in zip(rows, space.row_keys(rows)):
                 chosen.append(row)
                 self.scorer.record(key, acquisition)
@@ -238,6 +244,58 @@ class BOStep:
             chosen = _project_rows(space, np.array(chosen), fit.project, seen0)
             seen = seen0 | set(space.row_keys(np.array(chosen)))
         return top_up(space, history, chosen, seen, n, rng)
+
+    def _judge_arms(self, history: History, targets: np.ndarray, fit: ModelFit) -> dict[str, Any] | None:
+        """With an arm hedge: the models of its arms fitted on this history (the step's own fit
+        is the GP), after they judged the last nominees; None without a hedge."""
+        if self.arms is None or fit.F is None or fit.project is not None:
+            return None
+        models: dict[str, Any] = {}
+        for kind in self.arms.settings.models:
+            if kind == "gp":
+                models[kind] = fit.posterior
+            else:  # the forest, from the hedge's own stream so the default's draws stay as they were
+                models[kind] = self.model.fit_forest(history, targets, self.arms.rng)  # type: ignore[attr-defined]
+        self.arms.judge(models, fit.F, self.model.encoder.transform)
+        return models
+
+    def _hedged_pick(
+        self,
+        rows: np.ndarray,
+        acquisition: str,
+        fit: ModelFit,
+        models: dict[str, Any],
+        classifier: FeasibilityClassifier | None,
+        history: History,
+        seen: set[bytes],
+    ) -> tuple[np.ndarray, str]:
+        """The proposal of the arm the hedge draws: ``rows`` (the default arm's pick) or another
+        arm's nominee, searched with the hedge's random stream."""
+        hedge = self.arms
+        assert hedge is not None
+        nominees = {DEFAULT_ARM: rows[0]}
+        for arm in hedge.arms:
+            if arm in nominees:
+                continue
+            kind, acq = ARMS[arm]
+            score, _ = self.scorer.score(
+                models[kind], self.model.encoder, classifier, history.n, acquisition=acq, rng=hedge.rng
+            )
+            picked = maximize(
+                self.space,
+                score,
+                hedge.rng,
+                seen=seen,
+                n=1,
+                candidates=self.candidates.unseen(seen),
+                evaluated_best=fit.X[np.argsort(fit.y)],
+                settings=self.search,
+            )
+            nominees[arm] = picked[0] if len(picked) else rows[0]
+        arm = hedge.choose(nominees, history.n)
+        if arm == DEFAULT_ARM:
+            return rows, acquisition
+        return nominees[arm].reshape(1, -1), ARMS[arm][1]
 
     def _classifier(self, history: History, targets: np.ndarray) -> FeasibilityClassifier | None:
         mode = self.feasibility.model

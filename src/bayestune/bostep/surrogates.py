@@ -155,6 +155,14 @@ class SurrogateFactory:
         self._n_suggestions += 1
         return ModelFit(fitted, X, y, fitted=fitted, F=F, y_fitted=y, noise=noise)
 
+    def fit_forest(self, history: History, targets: np.ndarray, rng: np.random.Generator) -> Surrogate:
+        """A random forest on the same training rows and encoding as :meth:`fit`, seeded from
+        ``rng`` (an arm hedge's second model, bostep.arms), with at most ``CV_TREES`` trees."""
+        train = self.training_set(history, targets).feasible
+        trees = min(self.choice.rf.trees, CV_TREES)  # its fits and predictions are the hedge's main cost
+        forest = self.choice.rf.surrogate(self.choice.log_transform, int(rng.integers(2**31)), trees)
+        return forest.fit(self.encoder.transform(history.X[train]), targets[train])
+
     def with_failures(
         self, fit: ModelFit, history: History, targets: np.ndarray, classifier: FeasibilityClassifier | None
     ) -> ModelFit:

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from bayestune.bostep.arms import ArmHedge, ArmSettings
 from bayestune.bostep.scorer import Scorer, ScoringChoice
 from bayestune.bostep.step import STALL_ACTIONS, BOStep, ProposalSchedule, StepSettings
 from bayestune.bostep.surrogates import ORDINAL_SCALE_CHOICES, GPSettings, ModelChoice, SurrogateFactory
@@ -70,6 +71,7 @@ class ExperimentalSettings(Settings):
     stall_action: str = "thompson"  # the stall step: thompson (a posterior draw's minimum) | random
     memory_policy: str = "mixed"  # which rows max_training_points keeps: mixed | lru | best | reset (models.training)
     epsilon: float = 0.0  # chance of a random step instead of the model's pick (BaCO's epsilon-greedy)
+    arms: ArmSettings = ArmSettings()  # a hedge over (model, acquisition) arms scored by their picks (bostep.arms)
 
     #: Experimental values that are a peer's own default: a HyperMapper file that leaves
     #: epsilon_greedy_threshold out means 0.1, so the warning says whose default it is.
@@ -197,11 +199,26 @@ class BOSettings(StepSettings):
                 "`gp.noise='heteroscedastic'` needs model='gp'",
             ),
             (
+                "experimental.arms.set",
+                self.experimental.arms.set == "off"
+                or (self.model == "gp" and self.experimental.model_selection_every == 0),
+                "an arm hedge picks the model itself: it needs model='gp' and no experimental.model_selection_every",
+            ),
+            (
                 "experimental.memory_policy",
                 self.experimental.memory_policy == "mixed" or self.max_training_points is not None,
                 "a memory policy other than 'mixed' needs `max_training_points` (its window)",
             ),
         ]
+
+
+def _child_stream(rng: np.random.Generator) -> np.random.Generator:
+    """An independent stream for a part that must not shift the run's own draws (spawning
+    leaves ``rng``'s state as it was)."""
+    try:
+        return rng.spawn(1)[0]
+    except (AttributeError, TypeError, ValueError):  # a generator without a seed sequence
+        return np.random.default_rng(int(rng.bit_generator.state["state"]["state"]) % 2**63)
 
 
 def _renamed(owner: str, old: str, new: str) -> None:
@@ -264,6 +281,7 @@ class BayesianOptimization(Strategy):
             feasibility=s.feasibility,
             search=s.acquisition_search,
             candidates=self.candidates,
+            arms=ArmHedge(x.arms, _child_stream(rng)) if x.arms.arms else None,
         )
 
     def use_transfer(self, runs) -> None:
