@@ -15,6 +15,12 @@ Differences from the paper, and why:
   posterior mean against the spread of the model's means at the training points), averaged,
   so a GP does not judge a forest's nominees alone; the sign is flipped (we minimise).
 * Gains are discounted (``discount``): the landscape a run sees changes as it narrows in.
+* ``reward="model"`` is the paper's full-information gain; it favours exploiting arms (PI's
+  nominee is where the model already believes the best is, so the model rates it well whether
+  or not it is). ``reward="outcome"`` scores only what was measured, Exp3 style (Auer et al.
+  2002): the proposal's rank among the feasible observations (best +1, worst or failed -1),
+  divided by the chance it had of being proposed and credited to every arm that nominated
+  it; a share :data:`OUTCOME_EXPLORE` of the draws is uniform so that chance stays bounded.
 * The default arm (GP with EI) proposes alone until ``after`` evaluations: the first model
   suggestions behave as the default does, since a short run has no evidence to adapt on.
   Nominees are still made and judged then, from the part's own random stream, so a run's
@@ -41,6 +47,10 @@ ARMS: dict[str, tuple[str, str]] = {
 }
 #: The arm that proposes before there is evidence (today's default model and acquisition).
 DEFAULT_ARM = "gp-ei"
+#: What an arm's gain is made of (module docstring).
+REWARDS = ("model", "outcome")
+#: With ``reward="outcome"``: the share of arm draws made uniformly.
+OUTCOME_EXPLORE = 0.1
 #: The arm sets a run may hedge over (``off``: the default arm alone, no hedge).
 ARM_SETS: dict[str, tuple[str, ...]] = {
     "off": (),
@@ -58,6 +68,7 @@ class ArmSettings(Settings):
     after: int = 20  # evaluations before an arm other than gp-ei may propose
     eta: float = 1.0  # softmax sharpness over the discounted gains (standardised units)
     discount: float = 0.9  # weight of a gain one suggestion older
+    reward: str = "model"  # model (refreshed models' means at every nominee) | outcome (the proposal's measured rank)
 
     def rules(self) -> list[Rule]:
         return [
@@ -65,6 +76,7 @@ class ArmSettings(Settings):
             self.at_least("after", 0),
             ("eta", self.eta > 0, "`eta > 0`"),
             ("discount", 0 < self.discount <= 1, "`0 < discount <= 1`"),
+            self.one_of("reward", REWARDS),
         ]
 
     @property
@@ -89,16 +101,28 @@ class ArmHedge:
         #: the part's own random stream: the nominees' searches and the draw of an arm
         self.rng = rng
         self._nominees: dict[str, np.ndarray] = {}
+        self._chances = np.zeros(len(self.arms))
+        self.proposed: np.ndarray | None = None
         #: how often each arm's nominee was proposed (for tests and benchmarks)
         self.picks = {a: 0 for a in self.arms}
 
-    def judge(self, judges: Mapping[str, object], F_train: np.ndarray, encode) -> None:
-        """Add to each arm's discounted gain how good the refreshed ``judges`` (model name ->
-        fitted surrogate with ``predict_latent``) believe its last nominee is; ``F_train`` are
-        the encoded training rows that set each judge's units, ``encode`` maps raw rows."""
+    def judge(self, judges: Mapping[str, object], F_train: np.ndarray, encode, outcome: float | None = None) -> None:
+        """Add to each arm's discounted gain the reward of its last nominee: how good the
+        refreshed ``judges`` (model name -> fitted surrogate with ``predict_latent``) believe it
+        is (``F_train``, the encoded training rows, set each judge's units; ``encode`` maps raw
+        rows), or, with ``reward="outcome"``, the measured ``outcome`` of the proposal in [-1, 1]
+        (None: not measured; no update)."""
         if not self._nominees:
             return
         rows = np.array([self._nominees[a] for a in self.arms])
+        self._nominees = {}
+        if self.settings.reward == "outcome":
+            if outcome is None:
+                return
+            same = np.array([np.array_equal(row, self.proposed) for row in rows])
+            chance = float(self._chances[same].sum())
+            self.gains = self.settings.discount * self.gains + np.where(same, outcome / max(chance, 1e-9), 0.0)
+            return
         F = encode(rows)
         reward = np.zeros(len(self.arms))
         for model in judges.values():
@@ -108,13 +132,16 @@ class ArmHedge:
             reward += -(np.asarray(mu, dtype=float) - float(np.mean(ref))) / spread
         reward /= max(1, len(judges))
         self.gains = self.settings.discount * self.gains + reward
-        self._nominees = {}
 
     def probabilities(self) -> np.ndarray:
-        """Softmax of ``eta`` x the gains (shifted for stability)."""
+        """Softmax of ``eta`` x the gains (shifted for stability), mixed with the uniform share
+        :data:`OUTCOME_EXPLORE` when the reward is the outcome."""
         z = self.settings.eta * (self.gains - self.gains.max())
         p = np.exp(z)
-        return p / p.sum()
+        p /= p.sum()
+        if self.settings.reward == "outcome":
+            p = (1 - OUTCOME_EXPLORE) * p + OUTCOME_EXPLORE / len(p)
+        return p
 
     def choose(self, nominees: Mapping[str, np.ndarray], n_evaluated: int) -> str:
         """The arm whose nominee is proposed; the nominees wait for the next :meth:`judge`."""
@@ -125,7 +152,11 @@ class ArmHedge:
         draw = self.rng.random()  # drawn every time, so the stream does not depend on `after`
         if n_evaluated < self.settings.after:
             arm = DEFAULT_ARM if DEFAULT_ARM in self.arms else self.arms[0]
+            self._chances = np.array([float(a == arm) for a in self.arms])
         else:
-            arm = self.arms[int(np.searchsorted(np.cumsum(self.probabilities()), draw * (1 - 1e-12)))]
+            self._chances = self.probabilities()
+            arm = self.arms[int(np.searchsorted(np.cumsum(self._chances), draw * (1 - 1e-12)))]
+        #: the row proposed (an outcome reward looks up its measured value)
+        self.proposed = self._nominees[arm]
         self.picks[arm] += 1
         return arm

@@ -42,6 +42,8 @@ from bayestune.space.space import Space
 
 #: Feasible configurations drawn for a Thompson step when the space is too large to enumerate.
 THOMPSON_SAMPLE = 2000
+#: How many of the latest evaluations an arm hedge searches for its last proposal's outcome.
+OUTCOME_LOOKBACK = 8
 #: A stalled run's exploration steps.
 STALL_ACTIONS = ("thompson", "random")
 
@@ -256,8 +258,27 @@ class BOStep:
                 models[kind] = fit.posterior
             else:  # the forest, from the hedge's own stream so the default's draws stay as they were
                 models[kind] = self.model.fit_forest(history, targets, self.arms.rng)  # type: ignore[attr-defined]
-        self.arms.judge(models, fit.F, self.model.encoder.transform)
+        self.arms.judge(models, fit.F, self.model.encoder.transform, self._outcome(history, targets))
         return models
+
+    def _outcome(self, history: History, targets: np.ndarray) -> float | None:
+        """The hedge's last proposal as measured: its rank among the feasible targets, +1 best to
+        -1 worst (a failure: -1); None when it is not among the latest evaluations."""
+        proposed = None if self.arms is None else self.arms.proposed
+        if proposed is None or not history.n:
+            return None
+        key = self.space.row_keys(np.asarray(proposed).reshape(1, -1))[0]
+        recent = range(max(0, history.n - OUTCOME_LOOKBACK), history.n)
+        hits = [i for i, k in zip(recent, self.space.row_keys(history.X[recent.start :])) if k == key]
+        if not hits:
+            return None
+        i = hits[-1]
+        if not history.feasible[i] or not np.isfinite(targets[i]):
+            return -1.0
+        ok = targets[history.feasible & np.isfinite(targets)]
+        if len(ok) < 2:
+            return 0.0
+        return float(1.0 - 2.0 * np.mean(ok < targets[i]) * len(ok) / (len(ok) - 1))
 
     def _hedged_pick(
         self,
