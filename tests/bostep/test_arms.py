@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from bayestune.bostep.arms import ARM_SETS, DEFAULT_ARM, ArmHedge, ArmSettings
+from bayestune.bostep.arms import ARM_SETS, DEFAULT_ARM, OUTCOME_EXPLORE, ArmHedge, ArmSettings
 from bayestune.exceptions import BayestuneError
 from bayestune.optimizer import Optimizer
 from bayestune.settings import ExperimentalOptionWarning
@@ -55,6 +55,28 @@ def test_equal_nominees_leave_the_choice_open():
     assert 60 < chosen.count("rf-ei") < 140
 
 
+def test_with_the_outcome_reward_it_follows_the_arm_whose_measured_proposals_were_better():
+    hedge = ArmHedge(ArmSettings(set="all", after=0, reward="outcome", eta=0.2), np.random.default_rng(2))
+    nominees = {a: np.array([float(i)]) for i, a in enumerate(ARM_SETS["all"])}
+    for _ in range(80):  # the forest's proposals measure best, the others worst
+        outcome = None if hedge.proposed is None else (1.0 if hedge.proposed[0] == 3.0 else -1.0)
+        hedge.judge({}, F_TRAIN, None, outcome)
+        hedge.choose(nominees, 40)
+    p = hedge.probabilities()
+    assert p.argmax() == hedge.arms.index("rf-ei") and p.max() > 0.8
+    assert p.min() >= OUTCOME_EXPLORE / len(p) - 1e-12  # the uniform share keeps every arm drawn
+
+
+def test_an_unmeasured_proposal_leaves_the_outcome_gains_alone():
+    hedge = ArmHedge(ArmSettings(set="models", after=0, reward="outcome"), np.random.default_rng(0))
+    hedge.choose({"gp-ei": np.array([1.0]), "rf-ei": np.array([1.0])}, 30)
+    hedge.judge({}, F_TRAIN, None, None)
+    assert np.all(hedge.gains == 0)
+    hedge.choose({"gp-ei": np.array([1.0]), "rf-ei": np.array([1.0])}, 30)
+    hedge.judge({}, F_TRAIN, None, 0.5)  # both nominated the measured row: both credited, chance 1
+    assert np.allclose(hedge.gains, 0.5)
+
+
 def test_the_default_arm_proposes_until_after_evaluations():
     hedge = ArmHedge(ArmSettings(set="models", after=20), np.random.default_rng(0))
     nominees = {"gp-ei": np.array([19.0]), "rf-ei": np.array([8.0])}
@@ -89,9 +111,10 @@ def run(budget, seed=0, **arms):
     return opt
 
 
-def test_a_run_with_the_hedge_equals_the_default_until_after_then_uses_the_arms():
+@pytest.mark.parametrize("reward", ["model", "outcome"])
+def test_a_run_with_the_hedge_equals_the_default_until_after_then_uses_the_arms(reward):
     default = [t.config for t in run(30).trials]
-    hedged_opt = run(30, set="all", after=20)
+    hedged_opt = run(30, set="all", after=20, reward=reward)
     hedged = [t.config for t in hedged_opt.trials]
     assert hedged[:20] == default[:20]
     hedge = hedged_opt.strategy.step.arms
@@ -106,6 +129,7 @@ def test_a_run_with_the_hedge_equals_the_default_until_after_then_uses_the_arms(
         ({"eta": 0}, "experimental.arms.eta"),
         ({"discount": 1.5}, "experimental.arms.discount"),
         ({"after": -1}, "experimental.arms.after"),
+        ({"reward": "regret"}, "experimental.arms.reward"),
     ],
 )
 @pytest.mark.filterwarnings("ignore::bayestune.settings.ExperimentalOptionWarning")
