@@ -117,7 +117,7 @@ class ArmHedge:
         rows = np.array([self._nominees[a] for a in self.arms])
         self._nominees = {}
         if self.settings.reward == "outcome":
-            if outcome is None:
+            if outcome is None or self.proposed is None:
                 return
             same = np.array([np.array_equal(row, self.proposed) for row in rows])
             chance = float(self._chances[same].sum())
