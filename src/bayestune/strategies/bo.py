@@ -20,6 +20,7 @@ in the ``experimental`` group, which warns when used.
 from __future__ import annotations
 
 import warnings
+import zlib
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -217,8 +218,8 @@ def _child_stream(rng: np.random.Generator) -> np.random.Generator:
     leaves ``rng``'s state as it was)."""
     try:
         return rng.spawn(1)[0]
-    except (AttributeError, TypeError, ValueError):  # a generator without a seed sequence
-        return np.random.default_rng(int(rng.bit_generator.state["state"]["state"]) % 2**63)
+    except (AttributeError, TypeError, ValueError):  # a generator without a seed sequence: seed from its state
+        return np.random.default_rng(zlib.crc32(repr(rng.bit_generator.state).encode()))
 
 
 def _renamed(owner: str, old: str, new: str) -> None:
