@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.jsonl import load_records
-from benchmarks.measurement_policy import judge, main, markdown, parse_seeds, sign_test, truth_stability
+from benchmarks.measurement_policy import judge, main, parse_seeds
+from benchmarks.measurement_policy_table import markdown, sign_test, truth_stability
 
 
 def arm(declared: str | None, seconds: float, evaluations: int) -> dict:
