@@ -83,8 +83,8 @@ def test_tune_records_the_measurement_and_remeasures_the_top_k(tmp_path: Path) -
     assert baseline is not None and result.optimizer.trials[baseline.trial_id - 1].config == {"unroll": 5}
     assert notes == [
         f"confirming: re-measuring the best 2 and the default configuration (trial {baseline.trial_id}) "
-        "in 6 interleaved rounds (18 evaluations; `measurement: {remeasure_top: 0}` or --no-confirm "
-        "turns it off)"
+        "in 6 interleaved rounds (18 evaluations, 2 more round(s) at most if runs fail; "
+        "`measurement: {remeasure_top: 0}` or --no-confirm turns it off)"
     ]
     with Journal.open(tmp_path / "run.db") as journal:
         confirmed = run_meta.stored_confirmation(journal.meta())

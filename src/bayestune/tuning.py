@@ -34,7 +34,7 @@ from bayestune.execution import AllFailedError
 from bayestune.execution.loop import DEFAULT_STOP_AFTER_FAILURES
 from bayestune.measurement.build import for_remeasurement, make_evaluator, seed_incumbent, unwrapped
 from bayestune.measurement.racing import RacingEvaluator
-from bayestune.measurement.remeasure import Remeasured, evaluated_trial, remeasure_top
+from bayestune.measurement.remeasure import Remeasured, evaluated_trial, makeup_rounds, remeasure_top
 from bayestune.measurement_spec import MeasurementSpec
 from bayestune.optimizer import Optimizer
 from bayestune.scenario import Scenario, load_scenario
@@ -301,7 +301,8 @@ def _confirm(
     count = len({t.trial_id for t in ranked} | ({baseline.trial_id} if baseline is not None else set()))
     announce(
         f"confirming: re-measuring the best {top}{why} in {rounds} interleaved rounds "
-        f"({count * rounds} evaluations; `measurement: {{remeasure_top: 0}}` or --no-confirm turns it off)"
+        f"({count * rounds} evaluations, {makeup_rounds(rounds, spec.policy.max_failure_share)} more round(s) "
+        "at most if runs fail; `measurement: {remeasure_top: 0}` or --no-confirm turns it off)"
     )
     try:
         with sigterm_as_interrupt():

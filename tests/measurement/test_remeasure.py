@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -143,3 +144,50 @@ def test_a_round_cut_short_is_finished_on_resume() -> None:
     outcome = remeasure_top(journal, Counting(["time"]), Objective("time"), k=2, rounds=3)
     assert calls.count(1) == 1 and calls.count(2) == 2  # round 2's trial 2, and round 3 for both
     assert all(len(e.samples) == 3 for e in outcome.estimates)
+
+
+class Crashing(Drifting):
+    """``Drifting`` without drift whose calls number ``crashes`` (1-based), and every call of
+    configuration ``broken``, crash."""
+
+    def __init__(self, true: Mapping[int, float], crashes: set[int], broken: int | None = None) -> None:
+        super().__init__(true, drift=0.0)
+        self.crashes, self.broken = crashes, broken
+
+    def evaluate(self, config: Mapping[str, Any]) -> Result:
+        result = super().evaluate(config)
+        if len(self.order) in self.crashes or config["x"] == self.broken:
+            return Result.failure("crashed", FailureKind.CRASH)
+        return result
+
+
+def test_a_failed_run_of_the_winner_gets_a_makeup_round() -> None:
+    """One crash in six rounds left the winner 5 runs, too few for the median's 95 % interval: a
+    make-up round gives it 6; without crashes, or when only a loser crashed, no round is added."""
+    from bayestune.measurement.remeasure import makeup_rounds
+
+    assert makeup_rounds(6, 0.25) == 2 and makeup_rounds(2, 0.25) == 1 and makeup_rounds(6, 0.0) == 0
+    # rounds' orders: 3 1 2 | 1 2 3 | 2 3 1 | ...: trial 1 is calls 2, 4, 9, 11, 13, 18, then 20, 22
+    for crashes, calls in ((set(), 18), ({3}, 18), ({2}, 21), ({2, 5}, 21)):
+        journal = lucky_journal(MemoryJournal())
+        black_box = Crashing({1: 1.0, 2: 1.1, 3: 1.3}, crashes)
+        winner = remeasure_top(journal, black_box, Objective("time"), k=3, rounds=6).winner
+        assert len(black_box.order) == calls and winner is not None and winner.trial_id == 1, crashes
+        assert len(winner.samples) == 6 and -math.inf < winner.low <= winner.value <= winner.high < math.inf
+
+
+def test_the_baseline_short_of_runs_gets_makeup_rounds_up_to_the_limit() -> None:
+    from bayestune.trial import Trial, TrialStatus
+
+    baseline = Trial(4, {"x": 4}, TrialStatus.OK, {"time": 3.0})
+    true = {1: 1.0, 2: 1.1, 3: 1.3, 4: 3.0}
+    black_box = Crashing(true, {4})  # round 1: 3, 1, 2, then the baseline
+    outcome = remeasure_top(
+        lucky_journal(MemoryJournal()), black_box, Objective("time"), k=3, rounds=6, baseline=baseline
+    )
+    assert len(black_box.order) == 28 and len(outcome.baseline.samples) == 6 and outcome.speedup is not None
+    black_box = Crashing(true, set(), broken=4)  # the baseline never runs: two make-up rounds, then it stops
+    outcome = remeasure_top(
+        lucky_journal(MemoryJournal()), black_box, Objective("time"), k=3, rounds=6, baseline=baseline
+    )
+    assert len(black_box.order) == 32 and outcome.baseline.failures == 8 and outcome.winner.trial_id == 1

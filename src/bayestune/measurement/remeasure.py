@@ -98,9 +98,11 @@ def remeasure_top(
     """Re-measure the ``k`` best feasible trials of ``journal`` in ``rounds`` interleaved rounds,
     with the ``baseline`` trial (see :func:`evaluated_trial`) among them when given.
 
-    An interrupted confirmation of the same candidates is continued, its rounds not repeated; a
-    run that searched on since its last confirmation gets a fresh one, numbered after the
-    rounds in the journal (:func:`confirmation_rounds` tells one confirmation's rounds apart).
+    When runs fail, up to :func:`makeup_rounds` more rounds follow, while the winner or the
+    baseline has fewer than ``rounds`` successful runs. An interrupted confirmation of the same
+    candidates is continued, its rounds not repeated; a run that searched on since its last
+    confirmation gets a fresh one, numbered after the rounds in the journal
+    (:func:`confirmation_rounds` tells one confirmation's rounds apart).
     """
     for name, value, least in (("k", k, 1), ("rounds", rounds, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
@@ -118,7 +120,22 @@ def remeasure_top(
         latest = []
     done = {(r.trial_id, r.round) for r in latest}  # a round cut short is finished, not repeated
     configs = {t.trial_id: (t.config if space is None else space.validate_config(t.config)) for t in top}
-    for round_number in range(first, first + rounds):
+
+    def outcome() -> Remeasured:
+        return summarise_rounds(
+            [r for r in journal.remeasurements() if r.round >= first],
+            top,
+            objective,
+            statistic=statistic,
+            confidence=confidence,
+            baseline_id=None if baseline is None else baseline.trial_id,
+            max_failure_share=max_failure_share,
+        )
+
+    last = first + rounds - 1 + makeup_rounds(rounds, max_failure_share)
+    for round_number in range(first, last + 1):
+        if round_number >= first + rounds and not _short(outcome(), rounds):
+            break
         if all((i, round_number) in done for i in ids):
             continue
         for trial_id in interleaved_order(ids, round_number):
@@ -126,17 +143,25 @@ def remeasure_top(
                 continue
             result = evaluate_safely(evaluator, configs[trial_id])
             journal.record_remeasurement(trial_id, round_number, result)
-        logger.info("re-measurement round %d of %d done", round_number - first + 1, rounds)
-    mine = [r for r in journal.remeasurements() if r.round >= first]
-    return summarise_rounds(
-        mine,
-        top,
-        objective,
-        statistic=statistic,
-        confidence=confidence,
-        baseline_id=None if baseline is None else baseline.trial_id,
-        max_failure_share=max_failure_share,
-    )
+        if round_number < first + rounds:
+            logger.info("re-measurement round %d of %d done", round_number - first + 1, rounds)
+        else:
+            logger.info("re-measurement make-up round %d done (runs of a leading candidate failed)", round_number)
+    return outcome()
+
+
+def makeup_rounds(rounds: int, max_failure_share: float) -> int:
+    """Most rounds added after ``rounds`` when runs failed: as many as the rounds a candidate may
+    lose and still win (a winner with one failed round of 6 had 5 runs, too few for the median's
+    95 % interval)."""
+    return math.ceil(max_failure_share * rounds)
+
+
+def _short(outcome: Remeasured, rounds: int) -> bool:
+    """Whether the winner (the best candidate when none is reliable yet) or the baseline has fewer
+    successful runs than ``rounds``."""
+    leaders = [outcome.winner or (outcome.estimates[0] if outcome.estimates else None), outcome.baseline]
+    return any(e is not None and len(e.samples) < rounds for e in leaders)
 
 
 def confirmation_rounds(remeasurements: Sequence[Remeasurement]) -> tuple[int, int]:
