@@ -48,13 +48,13 @@ def test_the_paired_column_compares_the_same_seeds_with_the_default() -> None:
 
 def test_the_table_has_a_row_per_problem_and_arm_with_its_coverage() -> None:
     records = [
-        record("noisy_low", "default", 0, 0.1, covered=True, speedup_covered=False),
-        record("noisy_low", "default", 1, 0.3, covered=False),
+        record("noisy_low", "default", 0, 0.1, covered=True, speedup_covered=False, best_evaluated_regret=0.0),
+        record("noisy_low", "default", 1, 0.3, covered=False, best_evaluated_regret=0.1),
         record("noisy_low", "none", 0, None),  # no winner: left out
     ]
     text = table(records)
     assert "| noisy_low | 0.15 | 0% | default | 2 | 20.0% ±" in text
-    assert "| 50.0% of 2 | 0.0% of 1 | 10 |" in text
+    assert "| 5.0% | 50.0% of 2 | 0.0% of 1 | 10 |" in text
     assert "| none |" not in text and "| noisy |" not in text
 
 
@@ -67,6 +67,7 @@ def test_the_command_runs_as_measurement_policy_simulated(tmp_path: Path) -> Non
     assert "python -m benchmarks.measurement_policy simulated --seeds 0" in text and "| noisy_low | 0.15 |" in text
     policy_main(["simulated", "--seeds", "0", "--problems", "noisy_low", "--arms", "none", "--out", str(out)])
     assert len(out.read_text().splitlines()) == 1  # resumed: nothing run twice
+    assert confirmation.table_path(Path("a/b.jsonl.gz")) == Path("a/b.md") == confirmation.table_path(Path("a/b.jsonl"))
 
 
 @pytest.mark.parametrize(
