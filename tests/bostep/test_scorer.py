@@ -1,11 +1,19 @@
-"""The prior's decay: bayestune counts observations, the peers count model steps."""
+"""The prior's decay (bayestune counts observations, the peers count model steps) and noisy EI's incumbent."""
 
 import warnings
 
+import numpy as np
 import pytest
 
-from bayestune.bostep.scorer import PriorSettings
+from bayestune.acquisition.functions import get_acquisition
+from bayestune.bostep.scorer import PriorSettings, Scorer, ScoringChoice, plug_in_incumbent
 from bayestune.exceptions import BayestuneError
+from bayestune.history import History
+from bayestune.models.base import ModelFit
+from bayestune.models.encoding import FeatureEncoder
+from bayestune.objectives import Objective
+from bayestune.search.candidates import EnumeratedCandidates
+from bayestune.space import Integer, Space
 from bayestune.strategies.bo import BOSettings
 
 
@@ -40,3 +48,50 @@ def test_bad_prior_options_name_the_key():
     with warnings.catch_warnings():
         with pytest.raises(BayestuneError, match="prior.count"):
             BOSettings.from_options("strategy 'bo'", {"prior": {"count": "iterations"}})
+
+
+def _history(repeats):
+    space = Space([Integer("x", 0, 20)])
+    X = np.array([[2.0], [5.0], [9.0]])
+    return space, History(
+        space,
+        [Objective("time")],
+        X,
+        np.array([[3.0], [2.0], [1.0]]),
+        np.ones(3, dtype=bool),
+        np.empty((0, 1)),
+        repeats=repeats,
+    )
+
+
+class Falling:
+    """Latent mean -x/10 (the larger x, the better), unit spread; its best observed target is 0."""
+
+    best_y_latent_ = 0.0
+
+    def predict_latent(self, F):
+        return -F[:, 0] / 10, np.ones(len(F))
+
+
+def test_a_noisy_black_box_gets_noisy_eis_incumbent_the_best_posterior_mean():
+
+    space, noisy = _history([{"time": (3.1, 2.9)}, {}, {"time": (1.0,)}])
+    encoder = FeatureEncoder(space)
+    fit = ModelFit(Falling(), noisy.X, np.array([3.0, 2.0, 1.0]))
+    mean, _ = Falling().predict_latent(encoder.transform(noisy.X))
+    assert plug_in_incumbent(noisy, fit, encoder) == pytest.approx(float(mean.min())) != 0.0
+    scorer = Scorer(space, np.random.default_rng(0), ScoringChoice(), EnumeratedCandidates(space, 100))
+    scorer.prepare(noisy, fit.y, fit, encoder, set())
+    score, acquisition = scorer.score(fit.posterior, encoder, None, noisy.n)
+    rows = np.array([[0.0], [12.0], [20.0]])
+    mu, sd = Falling().predict_latent(encoder.transform(rows))
+    expected = get_acquisition("ei")(mu, sd, float(mean.min()), ScoringChoice().xi)
+    assert acquisition == "ei" and np.allclose(score(rows), expected)
+
+
+def test_a_black_box_measured_once_keeps_the_best_observation_as_incumbent():
+
+    for repeats in ([], [{}, {}, {}], [{"time": (1.0,)}, {"time": (2.0, float("nan"))}, {}]):
+        space, history = _history(repeats)
+        fit = ModelFit(Falling(), history.X, np.array([3.0, 2.0, 1.0]))
+        assert plug_in_incumbent(history, fit, FeatureEncoder(space)) is None

@@ -48,6 +48,7 @@ def acquisition_scorer(
     prior_beta: float,
     feasibility_threshold: float = DEFAULT_FEASIBILITY_THRESHOLD,
     mc_samples: int = DEFAULT_MC_SAMPLES,
+    incumbent: float | None = None,
 ) -> Score:
     """Score rows of ``space`` (higher is better): the acquisition on ``model``'s posterior,
     times P(feasible) with candidates at or below a random threshold ε_f ruled out (BaCO), times
@@ -56,7 +57,8 @@ def acquisition_scorer(
     ε_f is drawn from ``rng`` once per scorer, and only when there is a ``classifier``, from
     ``feasibility_threshold · {0, 0.1, ..., 1}`` (BaCO's ``feasible_output.feasibility_threshold``);
     a sampling posterior's base samples are drawn after it, also once per scorer. A sampling
-    posterior is scored by Monte-Carlo EI (``acquisition`` must be ``"ei"``).
+    posterior is scored by Monte-Carlo EI (``acquisition`` must be ``"ei"``). ``incumbent`` (latent
+    units) replaces a Gaussian model's best observed target, e.g. by noisy EI's plug-in value.
     """
     thresholds = (
         FEASIBILITY_THRESHOLDS
@@ -67,7 +69,7 @@ def acquisition_scorer(
     value = (
         _monte_carlo(model, rng, acquisition, mc_samples)
         if isinstance(model, SamplingPosterior)
-        else _gaussian(model, acquisition, parameter)
+        else _gaussian(model, acquisition, parameter, incumbent)
     )
 
     def score(X: np.ndarray) -> np.ndarray:
@@ -88,8 +90,8 @@ def acquisition_scorer(
     return score
 
 
-def _gaussian(model: Surrogate, acquisition: str, parameter: float):
-    best = float(model.best_y_latent_)
+def _gaussian(model: Surrogate, acquisition: str, parameter: float, incumbent: float | None = None):
+    best = float(model.best_y_latent_ if incumbent is None else incumbent)
     function = get_acquisition(acquisition)
 
     def value(X: np.ndarray, encoded: Callable[[], np.ndarray]) -> np.ndarray:
