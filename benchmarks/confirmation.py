@@ -120,6 +120,13 @@ ARMS: dict[str, tuple[dict[str, Any] | None, bool]] = {
 }
 #: What a plain run compares: before issue 26, racing without and with confirmation, the full noise-aware settings.
 MAIN_ARMS = ("none", "race_only", "no_race", "default", "noise_aware")
+#: The arms in a word, for the table's file.
+ARMS_NOTE = (
+    "Arms: `none` one run per configuration, no confirmation (before issue 26); `race_only` racing, no "
+    "confirmation; `no_race` one run per configuration, then the confirmation (before racing); `default` "
+    "racing + the confirmation (best 2 and the default configuration, 6 rounds); `noise_aware` median of "
+    "3-10 repeats until ±2 %, early abort, the best 3 in 8 rounds (docs/measurement.md). 30 evaluations each."
+)
 #: The arm every other one is paired with.
 REFERENCE = "default"
 
@@ -328,7 +335,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> None:
         "# Confirmation: the reported winner against the truth (issue 26)\n\n"
         f"`{command}`; see `benchmarks/confirmation.py`'s docstring. Regret: the reported winner's true time over "
         "the optimum's, minus 1; a paired difference below 0 means the arm's winner was truly faster than "
-        f"the {REFERENCE} arm's on the same seeds.\n\n" + text + "\n"
+        f"the {REFERENCE} arm's on the same seeds.\n\n{ARMS_NOTE}\n\n" + text + "\n"
     )
     print(text)
 
