@@ -275,3 +275,13 @@ def test_a_default_run_races_and_a_resumed_one_learns_the_noise_from_its_journal
     )
     resumed = tune(scenario, tmp_path / "run.db", resume=True, budget=6)
     assert [len(t.repeats["time"]) for t in resumed.optimizer.trials] == [3, 1, 1, 1, 1, 1]
+
+
+def test_without_a_failure_share_the_confirmation_announces_no_makeup_rounds(tmp_path: Path) -> None:
+    notes: list[str] = []
+    measurement = {**MEASUREMENT, "max_failure_share": 0.0}
+    tune(write_scenario(tmp_path, measurement=measurement), tmp_path / "run.db", announce=notes.append)
+    assert [n for n in notes if n.startswith("confirming:")] == [
+        "confirming: re-measuring the best 2 and the default configuration (trial 1) in 6 interleaved rounds "
+        "(18 evaluations; `measurement: {remeasure_top: 0}` or --no-confirm turns it off)"
+    ]

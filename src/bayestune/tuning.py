@@ -299,10 +299,11 @@ def _confirm(
     objective = scenario.objectives[0]
     ranked = journal.best(objective.name, minimize=objective.minimize, k=top)
     count = len({t.trial_id for t in ranked} | ({baseline.trial_id} if baseline is not None else set()))
+    makeup = makeup_rounds(rounds, spec.policy.max_failure_share)
     announce(
         f"confirming: re-measuring the best {top}{why} in {rounds} interleaved rounds "
-        f"({count * rounds} evaluations, {makeup_rounds(rounds, spec.policy.max_failure_share)} more round(s) "
-        "at most if runs fail; `measurement: {remeasure_top: 0}` or --no-confirm turns it off)"
+        f"({count * rounds} evaluations{f', {makeup} more round(s) at most if runs fail' if makeup else ''}; "
+        "`measurement: {remeasure_top: 0}` or --no-confirm turns it off)"
     )
     try:
         with sigterm_as_interrupt():
