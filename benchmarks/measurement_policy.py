@@ -7,7 +7,7 @@ Simulated (fast, one process; the true regret of the reported winner, interval c
 black-box calls of the default settings, racing without confirmation, no racing or confirmation,
 and the full noise-aware settings, at σ = 0.3 and 0.15, with and without 7 % crashes)::
 
-    python -m benchmarks.measurement_policy simulated --seeds 0-99 --out benchmarks/results/measurement/noise_levels.jsonl
+    python -m benchmarks.measurement_policy simulated --seeds 0-199 --out benchmarks/results/measurement/noise_levels.jsonl.gz
 
 takes :mod:`benchmarks.confirmation`'s options (``--problems``, ``--arms``, ``--seeds``, ``--out``).
 The rest of this docstring is the live benchmark.
