@@ -77,6 +77,40 @@ def test_an_unmeasured_proposal_leaves_the_outcome_gains_alone():
     assert np.allclose(hedge.gains, 0.5)
 
 
+class Constant:
+    """A judge that predicts the same value everywhere: every row ties, its predicted share is 0."""
+
+    def predict_latent(self, F):
+        return np.zeros(len(F)), np.ones(len(F))
+
+
+def test_with_the_prediction_reward_it_follows_the_model_that_ranked_the_measured_proposals_right():
+    hedge = ArmHedge(ArmSettings(set="models", after=0, reward="prediction", eta=5), np.random.default_rng(3))
+    encode = lambda rows: np.asarray(rows, dtype=float).reshape(len(rows), -1)  # noqa: E731
+    judges = {"gp": Constant(), "rf": Valley()}  # the forest predicts rows near 8 to be the best
+    for step in range(30):
+        # the proposal at row 8 measured best (share better 0): Valley predicted share 0, so did Constant;
+        # at row 0 it measured mid-table (share 0.5): Valley predicted 15/20 (off by 0.25), Constant 0 (0.5)
+        row = 8.0 if step % 2 == 0 else 0.0
+        outcome = None if hedge.proposed is None else (1.0 if hedge.proposed[0] == 8.0 else 0.0)
+        hedge.judge(judges, F_TRAIN, encode, outcome)
+        hedge.choose({"gp-ei": np.array([row]), "rf-ei": np.array([row])}, 40)
+    assert int(np.argmax(hedge.gains)) == hedge.arms.index("rf-ei")
+    assert hedge.probabilities()[hedge.arms.index("rf-ei")] > 0.9
+
+
+def test_the_prediction_reward_judges_nothing_after_a_turn_without_a_hedged_pick():
+    hedge = ArmHedge(ArmSettings(set="models", after=0, reward="prediction"), np.random.default_rng(0))
+    encode = lambda rows: np.asarray(rows, dtype=float).reshape(len(rows), -1)  # noqa: E731
+    hedge.judge({"gp": Constant(), "rf": Valley()}, F_TRAIN, encode, None)
+    hedge.choose({"gp-ei": np.array([0.0]), "rf-ei": np.array([0.0])}, 40)
+    hedge.judge({"gp": Constant(), "rf": Valley()}, F_TRAIN, encode, 1.0)  # judged: the proposal measured
+    gains = hedge.gains.copy()
+    assert not np.allclose(gains, 0)
+    hedge.judge({"gp": Constant(), "rf": Valley()}, F_TRAIN, encode, 1.0)  # a trust-region turn: nothing new
+    assert np.allclose(hedge.gains, gains)
+
+
 def test_the_default_arm_proposes_until_after_evaluations():
     hedge = ArmHedge(ArmSettings(set="models", after=20), np.random.default_rng(0))
     nominees = {"gp-ei": np.array([19.0]), "rf-ei": np.array([8.0])}
@@ -111,7 +145,7 @@ def run(budget, seed=0, **arms):
     return opt
 
 
-@pytest.mark.parametrize("reward", ["model", "outcome"])
+@pytest.mark.parametrize("reward", ["model", "outcome", "prediction"])
 def test_a_run_with_the_hedge_equals_the_default_until_after_then_uses_the_arms(reward):
     default = [t.config for t in run(30).trials]
     hedged_opt = run(30, set="all", after=20, reward=reward)

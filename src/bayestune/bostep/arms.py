@@ -21,6 +21,13 @@ Differences from the paper, and why:
   2002): the proposal's rank among the feasible observations (best +1, worst or failed -1),
   divided by the chance it had of being proposed and credited to every arm that nominated
   it; a share :data:`OUTCOME_EXPLORE` of the draws is uniform so that chance stays bounded.
+  ``reward="prediction"`` scores the models, not the picks (the issue's "predictive
+  likelihood on the most recent observations", in ranks so that a GP and a forest compare in
+  one unit): each model as fitted at the last suggestion predicted where the proposal would
+  rank among the training rows; once measured, its reward is minus the distance between that
+  quantile and the measured one. Every model is judged on the same measured point, so no arm
+  is favoured for nominating what its own model likes; arms sharing a model share its reward,
+  so it is meant for ``set="models"``.
 * The default arm (GP with EI) proposes alone until ``after`` evaluations: the first model
   suggestions behave as the default does, since a short run has no evidence to adapt on.
   Nominees are still made and judged then, from the part's own random stream, so a run's
@@ -48,7 +55,7 @@ ARMS: dict[str, tuple[str, str]] = {
 #: The arm that proposes before there is evidence (today's default model and acquisition).
 DEFAULT_ARM = "gp-ei"
 #: What an arm's gain is made of (module docstring).
-REWARDS = ("model", "outcome")
+REWARDS = ("model", "outcome", "prediction")
 #: With ``reward="outcome"``: the share of arm draws made uniformly.
 OUTCOME_EXPLORE = 0.1
 #: The arm sets a run may hedge over (``off``: the default arm alone, no hedge).
@@ -68,7 +75,9 @@ class ArmSettings(Settings):
     after: int = 20  # evaluations before an arm other than gp-ei may propose
     eta: float = 1.0  # softmax sharpness over the discounted gains (standardised units)
     discount: float = 0.9  # weight of a gain one suggestion older
-    reward: str = "model"  # model (refreshed models' means at every nominee) | outcome (the proposal's measured rank)
+    reward: str = (
+        "model"  # model (models judge each nominee) | outcome (pick's measured rank) | prediction (rank error)
+    )
 
     def rules(self) -> list[Rule]:
         return [
@@ -105,6 +114,8 @@ class ArmHedge:
         self.proposed: np.ndarray | None = None
         #: how often each arm's nominee was proposed (for tests and benchmarks)
         self.picks = {a: 0 for a in self.arms}
+        #: with reward="prediction": the judges of the last suggestion and their encoded training rows
+        self._previous: tuple[Mapping[str, object], np.ndarray] | None = None
 
     def judge(self, judges: Mapping[str, object], F_train: np.ndarray, encode, outcome: float | None = None) -> None:
         """Add to each arm's discounted gain the reward of its last nominee: how good the
@@ -112,6 +123,12 @@ class ArmHedge:
         is (``F_train``, the encoded training rows, set each judge's units; ``encode`` maps raw
         rows), or, with ``reward="outcome"``, the measured ``outcome`` of the proposal in [-1, 1]
         (None: not measured; no update)."""
+        if self.settings.reward == "prediction":
+            previous, self._previous = self._previous, (judges, F_train)
+            if previous is not None and outcome is not None and self.proposed is not None:
+                self.gains = self.settings.discount * self.gains + self._prediction_rewards(*previous, encode, outcome)
+            self._nominees, self.proposed = {}, None  # a turn without a hedged pick judges nothing next time
+            return
         if not self._nominees:
             return
         rows = np.array([self._nominees[a] for a in self.arms])
@@ -132,6 +149,21 @@ class ArmHedge:
             reward += -(np.asarray(mu, dtype=float) - float(np.mean(ref))) / spread
         reward /= max(1, len(judges))
         self.gains = self.settings.discount * self.gains + reward
+
+    def _prediction_rewards(
+        self, judges: Mapping[str, object], F_train: np.ndarray, encode, outcome: float
+    ) -> np.ndarray:
+        """Minus each arm's model's quantile error on the measured proposal: the share of its
+        training rows it predicted better than the proposal, against the measured share
+        (``outcome`` is the measured rank in [-1, 1], +1 the best: that share is (1 - outcome) / 2)."""
+        measured = (1.0 - outcome) / 2.0
+        F_new = encode(np.asarray(self.proposed).reshape(1, -1))
+        error = {}
+        for kind, model in judges.items():
+            mu_new, _ = model.predict_latent(F_new)  # type: ignore[attr-defined]
+            mu_train, _ = model.predict_latent(F_train)  # type: ignore[attr-defined]
+            error[kind] = abs(float(np.mean(np.asarray(mu_train) < float(mu_new[0]))) - measured)
+        return np.array([-error.get(ARMS[a][0], 1.0) for a in self.arms])
 
     def probabilities(self) -> np.ndarray:
         """Softmax of ``eta`` x the gains (shifted for stability), mixed with the uniform share
