@@ -47,7 +47,7 @@ how many seeds the arm's winner was truly better / equal / worse), the mean regr
 configuration the search evaluated (what a perfect final pick would report), the coverages and
 the calls.
 
-    python -m benchmarks.measurement_policy simulated --seeds 0-99
+    python -m benchmarks.measurement_policy simulated --seeds 0-199
     python -m benchmarks.confirmation --seeds 0-99 --problems noisy,flaky --arms default,noise_aware
 
 append one JSON line per (problem, arm, seed) to ``--out`` (resumable; default
@@ -127,14 +127,16 @@ ARMS: dict[str, tuple[dict[str, Any] | None, bool]] = {
 #: as many black-box calls as the noise-aware settings spend on 30 evaluations (~255), so the two
 #: compare at equal cost (200 seeds: 267 calls at σ = 0.3, 232 at 0.15, against 261 and 251).
 ARM_BUDGETS = {"default_same_calls": 130}
-#: What a plain run compares: before issue 26, racing without and with confirmation, the full noise-aware settings.
+#: What a plain run compares: before issue 26, racing without and with confirmation, the full noise-aware settings,
+#: and the default given their calls.
 MAIN_ARMS = ("none", "race_only", "no_race", "default", "noise_aware", "default_same_calls")
 #: The arms in a word, for the table's file.
 ARMS_NOTE = (
     "Arms: `none` one run per configuration, no confirmation (before issue 26); `race_only` racing, no "
     "confirmation; `no_race` one run per configuration, then the confirmation (before racing); `default` "
     "racing + the confirmation (best 2 and the default configuration, 6 rounds); `noise_aware` median of "
-    "3-10 repeats until ±2 %, early abort, the best 3 in 8 rounds (docs/measurement.md); `default_same_calls` the default with 130 evaluations, about `noise_aware`'s calls. 30 evaluations each otherwise."
+    "3-10 repeats until ±2 %, early abort, the best 3 in 8 rounds (docs/measurement.md); `default_same_calls` "
+    "the default with 130 evaluations, about `noise_aware`'s calls. 30 evaluations each otherwise."
 )
 #: The arm every other one is paired with.
 REFERENCE = "default"
