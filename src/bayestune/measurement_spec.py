@@ -250,16 +250,7 @@ class MeasurementSpec:
         """The section :meth:`from_dict` reads back, without the keys left at their defaults."""
         out: dict[str, Any] = {}
         default = MeasurementPolicy()
-        for name in (
-            "warmup",
-            "repeats",
-            "statistic",
-            "max_repeats",
-            "precision",
-            "confidence",
-            "early_abort",
-            "max_failure_share",
-        ):
+        for name in POLICY_KEYS:
             if getattr(self.policy, name) != getattr(default, name):
                 out[name] = getattr(self.policy, name)
         for name in ("race", "remeasure_top", "remeasure_rounds"):

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bayestune.space.expressions.compiler import MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH
+from bayestune.space.expressions.runtime import COMPARISONS
 from bayestune.space.inference import is_number
 
 __all__ = ["T1_MAX_VALUES", "ValueListEvaluator", "evaluate_value_list"]
@@ -54,13 +55,8 @@ class ValueListEvaluator:
         ast.Mod: operator.mod,
         ast.Pow: operator.pow,
     }
-    _CMPOPS: dict[type, Callable[[Any, Any], bool]] = {
-        ast.Eq: operator.eq,
-        ast.NotEq: operator.ne,
-        ast.Lt: operator.lt,
-        ast.LtE: operator.le,
-        ast.Gt: operator.gt,
-        ast.GtE: operator.ge,
+    _CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
+        **COMPARISONS,
         ast.In: lambda a, b: a in b,
         ast.NotIn: lambda a, b: a not in b,
     }
