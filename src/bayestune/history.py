@@ -29,7 +29,8 @@ class History:
     everything row ``i`` reported (objectives and extra logged metrics), for strategies that
     model the system's logs; it is empty when the caller keeps no metrics. ``repeats[i]`` holds
     the repeated measurements behind row ``i``'s values (objective name -> repeats; empty when
-    none were kept), so a model can read the measurement noise.
+    none were kept), so a model can read the measurement noise. ``censored[i]`` says row ``i``'s
+    first objective is a bound (measuring stopped early: at least this bad), not a measurement.
     """
 
     space: Space
@@ -41,6 +42,14 @@ class History:
     seen: set[bytes] = field(default_factory=set)
     metrics: Sequence[Mapping[str, float]] = field(default_factory=list)
     repeats: Sequence[Mapping[str, tuple[float, ...]]] = field(default_factory=list)
+    censored: np.ndarray | None = None  # None: no row is censored
+
+    @property
+    def censored_rows(self) -> np.ndarray:
+        """Row ``i`` holds a bound of its first objective (see the class docstring)."""
+        if self.censored is None or len(self.censored) != self.n:
+            return np.zeros(self.n, dtype=bool)
+        return np.asarray(self.censored, dtype=bool)
 
     @classmethod
     def empty(cls, space: Space, objectives: Sequence[Objective]) -> History:
@@ -130,6 +139,7 @@ class RunMemory:
             set(self.seen),
             metrics=[t.values for t in self.trials],
             repeats=[t.repeats for t in self.trials],
+            censored=np.array([t.censored and t.feasible for t in self.trials], dtype=bool),
         )
 
 

@@ -79,6 +79,10 @@ class Result:
     #: Where the evaluation's time went, in seconds per phase (e.g. ``{"compile": 1.2, "run": 0.4}``);
     #: an evaluator fills what it knows, the loop adds ``"optimizer"`` (the suggestion's time).
     timings: Mapping[str, float] = field(default_factory=dict)
+    #: The first objective's value is a bound, not a measurement of the whole policy: measuring
+    #: stopped early because the first runs were clearly worse than the best so far, so the true
+    #: value is at least this bad (``measurement.early_stop``). Models treat it as censored.
+    censored: bool = False
 
     @classmethod
     def failure(cls, error: str, kind: str = FailureKind.EXCEPTION) -> Result:
@@ -190,6 +194,7 @@ class Trial:
     origin: str = Origin.SUGGESTED
     repeats: Mapping[str, tuple[float, ...]] = field(default_factory=dict)  # see Result.repeats
     timings: Mapping[str, float] = field(default_factory=dict)  # see Result.timings
+    censored: bool = False  # see Result.censored
 
     @property
     def feasible(self) -> bool:

@@ -27,6 +27,7 @@ from bayestune.bostep.arms import ARMS, DEFAULT_ARM, ArmHedge
 from bayestune.bostep.scorer import PriorSettings, Scorer
 from bayestune.history import History, draw_unseen, top_up
 from bayestune.models.base import ModelFit
+from bayestune.models.censored import impute_censored
 from bayestune.models.encoding import FeatureEncoder
 from bayestune.models.forest import FeasibilityClassifier
 from bayestune.models.gp import GaussianProcess
@@ -192,6 +193,10 @@ class BOStep:
         if history.n_feasible < 2 or model.encoder.width == 0 or self.schedule.random_step(rng):
             return draw_unseen(space, history, n, rng)
         targets = self.target(history)
+        censored = history.censored_rows
+        if censored.any():  # bounds from an early stop: fitted once as values, then imputed above them
+            first = model.fit(history, targets)
+            targets = impute_censored(targets, censored, first.fitted, model.encoder.transform(history.X[censored]))
         fit = model.fit(history, targets)
         classifier = self._classifier(history, targets)
         fit = model.with_failures(fit, history, targets, classifier)

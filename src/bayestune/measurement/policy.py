@@ -6,8 +6,9 @@ keeps the luckiest sample declares noise the winner. :class:`MeasuredEvaluator` 
 black box ``warmup`` times (discarded: cold caches, JIT, frequency ramp-up), then ``repeats``
 times, and — with ``max_repeats`` — keeps going until the confidence interval of the
 statistic is within ``precision`` (relative half-width). With ``early_abort`` it stops as
-soon as the interval says the configuration is worse than the best one measured so far:
-its number is then good enough to rank it, and the saved runs go to better candidates.
+soon as the runs show the configuration clearly worse than the best one measured so far (the
+rule of :mod:`bayestune.measurement.early_stop`): its value is then recorded as a bound
+(``Result.censored``), and the saved runs go to better candidates.
 Every measured sample goes into ``Result.repeats`` (and so into the journal).
 """
 
@@ -20,11 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from scipy import stats
-
 from bayestune.evaluators.base import Evaluator, evaluate_safely
 from bayestune.exceptions import EvaluationError
-from bayestune.measurement.statistics import confidence_interval, relative_half_width, summarise
+from bayestune.measurement.early_stop import early_stop_bound
+from bayestune.measurement.statistics import relative_half_width, summarise
 from bayestune.measurement_spec import MeasurementPolicy
 from bayestune.trial import FailureKind, Result, TrialStatus
 
@@ -98,6 +98,13 @@ class MeasuredEvaluator(Evaluator):
                 return with_timings(result, timings)
             else:
                 runs.append(result)
+                bound = self._early_stop(runs)
+                if bound is not None:
+                    logger.debug(
+                        "early stop after %d run(s): at least %s, the incumbent %s", len(runs), bound, self.incumbent
+                    )
+                    censored = self._summary(runs, timings, failed=len(failures))
+                    return replace(censored, values={**censored.values, self.objectives[0]: bound}, censored=True)
             if len(runs) + len(failures) >= self.policy.most_runs or (runs and self._enough(runs)):
                 break
         if not runs:
@@ -111,21 +118,18 @@ class MeasuredEvaluator(Evaluator):
         policy, n = self.policy, len(runs)
         if n >= policy.most_runs:
             return True
-        samples = [r.values[self.objectives[0]] for r in runs]
-        if policy.early_abort and self.incumbent is not None and n >= 2 and self._clearly_worse(samples):
-            logger.debug("early abort after %d run(s): clearly worse than the incumbent %s", n, self.incumbent)
-            return True
         if n < policy.repeats or policy.precision is None:
             return False
+        samples = [r.values[self.objectives[0]] for r in runs]
         return relative_half_width(samples, policy.statistic, policy.confidence) <= policy.precision
 
-    def _clearly_worse(self, samples: Sequence[float]) -> bool:
-        incumbent = float(self.incumbent)  # type: ignore[arg-type]  # checked by the caller
-        if self.policy.statistic == "median":  # one-sided sign test: this many runs all worse by chance?
-            worse = sum(1 for v in samples if (v > incumbent if self.minimize else v < incumbent))
-            return float(stats.binom.sf(worse - 1, len(samples), 0.5)) <= 1.0 - self.policy.confidence
-        low, high = confidence_interval(samples, self.policy.statistic, self.policy.confidence)
-        return low > incumbent if self.minimize else high < incumbent
+    def _early_stop(self, runs: Sequence[Result]) -> float | None:
+        """The censoring bound when ``early_abort`` is on and the runs are clearly worse than the
+        incumbent (:func:`~bayestune.measurement.early_stop.early_stop_bound`), else None."""
+        if not self.policy.early_abort or len(runs) >= self.policy.most_runs:
+            return None
+        samples = [r.values[self.objectives[0]] for r in runs]
+        return early_stop_bound(samples, self.incumbent, minimize=self.minimize)
 
     def _summary(self, runs: Sequence[Result], timings: Mapping[str, float], *, failed: int = 0) -> Result:
         """The statistic of the successful runs; a failed run is a NaN sample of every objective."""

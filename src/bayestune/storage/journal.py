@@ -43,12 +43,12 @@ from bayestune.storage.sqlite_schema import (
     APPLICATION_ID,
     INSERT_COLUMNS,
     SCHEMA_VERSION,
-    TRIAL_COLUMNS,
     damage,
     decode_meta,
     decode_values,
     objectives_finite,
     row_to_trial,
+    trial_columns,
     values_json,
 )
 from bayestune.trial import FailureKind, Origin, Remeasurement, Result, Trial, TrialStatus
@@ -128,7 +128,7 @@ class Journal(SQLiteFile, JournalQueries):
                 raise JournalError(f"trial {trial_id} is already finished (status {row[0]!r}) in journal {self.path!r}")
             conn.execute(
                 'UPDATE trials SET status = ?, "values" = ?, error = ?, failure_kind = ?, finished_at = ?, '
-                "repeats = ?, timings = ? WHERE trial_id = ?",
+                "repeats = ?, timings = ?, censored = ? WHERE trial_id = ?",
                 (
                     status.value,
                     values_json(values),
@@ -137,6 +137,7 @@ class Journal(SQLiteFile, JournalQueries):
                     time.time(),
                     encode_repeats(repeats),
                     json.dumps(timings),
+                    int(result.censored and status is TrialStatus.OK),
                     int(trial_id),
                 ),
             )
@@ -195,7 +196,7 @@ class Journal(SQLiteFile, JournalQueries):
         finished_at = time.time() if finished_at is None else float(finished_at)
         started_at = finished_at if started_at is None else float(started_at)
         cur = conn.execute(
-            f"INSERT INTO trials ({INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO trials ({INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 config_text,
                 key,
@@ -210,6 +211,7 @@ class Journal(SQLiteFile, JournalQueries):
                 origin,
                 encode_repeats(repeats),
                 json.dumps(timings),
+                int(result.censored and status is TrialStatus.OK),
             ),
         )
         return _inserted_id(cur)
@@ -280,7 +282,7 @@ class Journal(SQLiteFile, JournalQueries):
         with ``validate_config(config) -> dict``) to get canonical values (tuples) back.
         """
         statuses = status_filter(status)
-        sql = f"SELECT {TRIAL_COLUMNS} FROM trials"
+        sql = f"SELECT {self._trial_columns()} FROM trials"
         params: list[Any] = []
         if statuses is not None:
             sql += f" WHERE status IN ({', '.join('?' * len(statuses))})"
@@ -294,10 +296,18 @@ class Journal(SQLiteFile, JournalQueries):
             return with_space(self._fetch(self._connection, int(trial_id)), space)
 
     def _fetch(self, conn: sqlite3.Connection, trial_id: int) -> Trial:
-        row = conn.execute(f"SELECT {TRIAL_COLUMNS} FROM trials WHERE trial_id = ?", (trial_id,)).fetchone()
+        row = conn.execute(f"SELECT {self._trial_columns()} FROM trials WHERE trial_id = ?", (trial_id,)).fetchone()
         if row is None:
             raise JournalError(f"journal {self.path!r} has no trial {trial_id}")
         return self._to_trial(row, self._objective_names())
+
+    def _trial_columns(self) -> str:
+        """The columns a trial is read from, defaults standing in for those an unmigrated (read-only) journal lacks."""
+        columns = getattr(self, "_columns", None)
+        if columns is None:
+            present = {r[1] for r in self._read("PRAGMA table_info(trials)")}
+            columns = self._columns = trial_columns(present)
+        return columns
 
     def _to_trial(self, row: Sequence[Any], objectives: Sequence[str] | None) -> Trial:
         """A row as a Trial; JournalError naming the journal, the row and what is wrong with it."""

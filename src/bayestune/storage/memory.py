@@ -106,6 +106,7 @@ class MemoryJournal(JournalQueries):
                 finished_at=time.time(),
                 repeats=repeats,
                 timings=timings,
+                censored=result.censored and status is TrialStatus.OK,
             )
             self._trials[trial.trial_id] = trial
             return trial
@@ -141,6 +142,7 @@ class MemoryJournal(JournalQueries):
                 origin,
                 repeats,
                 timings,
+                result.censored and status is TrialStatus.OK,
             )
         )
 

@@ -43,15 +43,27 @@ from bayestune.trial import Trial, TrialStatus
 logger = logging.getLogger(__name__)
 
 #: Version of the table layout written by this module (also stored as ``PRAGMA user_version``).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: ``PRAGMA application_id`` of bayestune journals ("BTun"), so tools like ``file`` can tell them apart.
 APPLICATION_ID = 0x4254756E
 #: The columns a new trial row is written with, and those a trial is read from.
 INSERT_COLUMNS = (
     'config, config_key, status, "values", error, failure_kind, started_at, finished_at, batch, attempt, origin, '
-    "repeats, timings"
+    "repeats, timings, censored"
 )
 TRIAL_COLUMNS = "trial_id, " + INSERT_COLUMNS
+#: What an older journal opened read-only (and so not migrated) reads in place of a later column.
+LATER_COLUMNS = {"repeats": "'{}'", "timings": "'{}'", "censored": "0"}
+
+
+def trial_columns(present: set[str]) -> str:
+    """:data:`TRIAL_COLUMNS` for a trials table with the columns ``present``: a column an older
+    schema lacks is read as its default (a read-only journal is never migrated)."""
+    return ", ".join(
+        name if name.strip('"') in present or name not in LATER_COLUMNS else f"{LATER_COLUMNS[name]} AS {name}"
+        for name in (c.strip() for c in TRIAL_COLUMNS.split(","))
+    )
+
 
 #: The tables and indexes of a new journal (the re-measurement table is :data:`REMEASUREMENTS_TABLE`).
 TABLES = """
@@ -77,7 +89,8 @@ CREATE TABLE trials (
     attempt      INTEGER NOT NULL DEFAULT 1,
     origin       TEXT    NOT NULL DEFAULT 'suggested',
     repeats      TEXT    NOT NULL DEFAULT '{}',
-    timings      TEXT    NOT NULL DEFAULT '{}'
+    timings      TEXT    NOT NULL DEFAULT '{}',
+    censored     INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX trials_config_key ON trials (config_key);
 CREATE INDEX trials_status ON trials (status);
@@ -88,6 +101,9 @@ MIGRATE_1_TO_2 = (
     "ALTER TABLE trials ADD COLUMN repeats TEXT NOT NULL DEFAULT '{}'",
     "ALTER TABLE trials ADD COLUMN timings TEXT NOT NULL DEFAULT '{}'",
 )
+#: What turns a version 2 journal into version 3: ``censored`` marks a value that is a bound
+#: (measuring stopped early: the configuration is at least this bad), 0 on every older row.
+MIGRATE_2_TO_3 = ("ALTER TABLE trials ADD COLUMN censored INTEGER NOT NULL DEFAULT 0",)
 REMEASUREMENTS_TABLE = """
 CREATE TABLE remeasurements (
     id          INTEGER PRIMARY KEY,
@@ -111,7 +127,7 @@ def decode_values(text: str | None) -> dict[str, float]:
 
 
 def check_version(conn: sqlite3.Connection, path: str) -> None:
-    """Refuse a journal of a newer or invalid schema; migrate a version 1 journal in place."""
+    """Refuse a journal of a newer or invalid schema; migrate an older journal in place."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
         raise JournalError(
@@ -120,18 +136,22 @@ def check_version(conn: sqlite3.Connection, path: str) -> None:
         )
     if version < 1:
         raise JournalError(f"journal {path!r} has an invalid schema version {version}")
+    if version < SCHEMA_VERSION:
+        migrate(conn, path, version)
+
+
+def migrate(conn: sqlite3.Connection, path: str, version: int) -> None:
+    """Add what later versions keep to an older journal: repeats, timings and re-measurement
+    rounds (version 2), the censored mark (version 3)."""
     if version == 1:
-        migrate_from_1(conn, path)
-
-
-def migrate_from_1(conn: sqlite3.Connection, path: str) -> None:
-    """Add what version 2 keeps (repeats, timings, re-measurement rounds) to a version 1 journal."""
-    for statement in MIGRATE_1_TO_2:
+        for statement in MIGRATE_1_TO_2:
+            conn.execute(statement)
+        conn.execute(REMEASUREMENTS_TABLE)
+    for statement in MIGRATE_2_TO_3:
         conn.execute(statement)
-    conn.execute(REMEASUREMENTS_TABLE)
     conn.execute("UPDATE bayestune_schema SET version = ?", (SCHEMA_VERSION,))
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    logger.info("journal %s: migrated from schema 1 to %d", path, SCHEMA_VERSION)
+    logger.info("journal %s: migrated from schema %d to %d", path, version, SCHEMA_VERSION)
 
 
 def create_schema(conn: sqlite3.Connection, path: str) -> None:
@@ -188,6 +208,7 @@ def row_to_trial(row: Sequence[Any]) -> Trial:
         origin,
         repeats,
         timings,
+        censored,
     ) = row
     config = json.loads(config)
     if not isinstance(config, dict):
@@ -207,6 +228,7 @@ def row_to_trial(row: Sequence[Any]) -> Trial:
         origin=_typed("origin", origin, (str,), "text"),
         repeats=decode_repeats(repeats),
         timings={k: float(v) for k, v in json.loads(timings or "{}").items()},
+        censored=bool(_typed("censored", censored, (int,), "0 or 1")),
     )
 
 
