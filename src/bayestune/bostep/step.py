@@ -198,6 +198,9 @@ class BOStep:
             first = model.fit(history, targets)
             targets = impute_censored(targets, censored, first.fitted, model.encoder.transform(history.X[censored]))
         fit = model.fit(history, targets)
+        believe = getattr(model, "believe", None)
+        if believe is not None and len(history.pending) and fit.F is not None:  # configurations in flight
+            fit = believe(fit, history.pending)  # (asynchronous refills): the model counts on them
         classifier = self._classifier(history, targets)
         fit = model.with_failures(fit, history, targets, classifier)
         seen0 = set(history.seen)
@@ -206,7 +209,6 @@ class BOStep:
         stall_turn, local_turn = self.schedule.turns(targets, history.feasible, history.n, n)
         order = np.argsort(fit.y)
         forest = self._judge_arms(history, targets, fit)
-        believe = getattr(model, "believe", None)
         chosen: list[np.ndarray] = []
         score: Score | None = None
         for k in range(n):

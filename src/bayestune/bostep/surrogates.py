@@ -175,16 +175,22 @@ class SurrogateFactory:
         return fit
 
     def believe(self, fit: ModelFit, row: np.ndarray) -> ModelFit:
-        """The fit with a value pretended observed at ``row``, to plan the rest of a batch: the
-        GP's prediction (kriging believer; hyperparameters kept), the best target so far for the
-        forest (constant liar)."""
-        f_new = self.encoder.transform(row.reshape(1, -1))
+        """The fit with values pretended observed at ``row`` (one row, or several as a 2-D array),
+        to plan the rest of a batch or to account for configurations in flight: the GP's
+        prediction (kriging believer; hyperparameters kept), the best target so far for the
+        forest (constant liar). With the hyperparameters kept, believing several rows at once is
+        the same as believing them one after another: a value at the posterior mean moves no mean."""
+        rows = np.atleast_2d(np.asarray(row, dtype=float))
+        f_new = self.encoder.transform(rows)
         fitted = fit.fitted
         if fit.F is None or fit.y_fitted is None:  # set by every fit of this part
             raise BayestuneError("a batch believer needs the fit's training features and targets")
-        believed = float(fitted.predict(f_new)[0]) if isinstance(fitted, GaussianProcess) else float(fit.y.min())
+        if isinstance(fitted, GaussianProcess):
+            believed = np.asarray(fitted.predict(f_new), dtype=float).reshape(-1)
+        else:
+            believed = np.full(len(rows), float(fit.y.min()))
         F, y = np.vstack([fit.F, f_new]), np.append(fit.y_fitted, believed)
-        noise = None if fit.noise is None else np.append(fit.noise, np.nan)  # a believed value has no repeats
+        noise = None if fit.noise is None else np.append(fit.noise, np.full(len(rows), np.nan))  # no repeats
         if isinstance(fitted, GaussianProcess):
             refit = self._fit(F, y, fixed=fitted.fitted_hyperparameters(), noise=noise)
         else:

@@ -58,6 +58,7 @@ class PipelineSchedule:
     build_slots: int
     devices: tuple[str, ...] = (CPU_DEVICE,)
     exclusive_host: bool | None = None  # None: the devices are exactly ("cpu",)
+    max_in_flight: int | None = None  # None: builders + devices
     to_build: deque[Hashable] = field(default_factory=deque)
     building: set[Hashable] = field(default_factory=set)
     built: deque[Hashable] = field(default_factory=deque)
@@ -125,11 +126,22 @@ class PipelineSchedule:
 
     @property
     def capacity(self) -> int:
-        """Configurations worth having in flight: every builder busy and one measuring per device.
+        """The most configurations in flight: every builder busy and one measuring per device."""
+        return self.max_in_flight if self.max_in_flight is not None else self.build_slots + len(self.devices)
 
-        More would only condition the model on more pending configurations without using the
-        hardware any better."""
-        return self.build_slots + len(self.devices)
+    def accepts(self) -> bool:
+        """Whether a new configuration is worth asking for now: a builder would take it at once
+        and no device has more than one built configuration waiting.
+
+        Asking earlier only conditions the model on more configurations in flight (each one a
+        guess the model must hedge against) without using the hardware any better: where builds
+        are fast and measurements slow, a device needs one configuration ready, not eight.
+        """
+        return (
+            self.in_flight < self.capacity
+            and len(self.to_build) + len(self.building) < self.build_slots
+            and len(self.built) < len(self.devices)
+        )
 
     def status(self) -> dict[str, int]:
         return {
