@@ -219,9 +219,19 @@ def kernel_tuner_run(costs: Costs, strategy: str, seed: int, budget: int) -> dic
         seen.add(key)
         cost, _ = costs.of(setup.from_kt(r))
         strategy_ms = r.get("strategy_time")
-        clock += cost.build_s + cost.device_s + (float(strategy_ms) / 1000 if isinstance(strategy_ms, (int, float)) else 0.0)
-        told.append({"t": round(clock, 4), "value": cost.value, "censored": False, "device_s": cost.device_s,
-                     "device_full_s": cost.device_s, "build_s": cost.build_s})
+        clock += (
+            cost.build_s + cost.device_s + (float(strategy_ms) / 1000 if isinstance(strategy_ms, (int, float)) else 0.0)
+        )
+        told.append(
+            {
+                "t": round(clock, 4),
+                "value": cost.value,
+                "censored": False,
+                "device_s": cost.device_s,
+                "device_full_s": cost.device_s,
+                "build_s": cost.build_s,
+            }
+        )
         if len(told) >= budget:
             break
     return {"told": told, "ask_s": None, "optimum": costs.optimum}
@@ -276,13 +286,23 @@ def run(args: argparse.Namespace) -> None:
                     if arm in KT_ARMS
                     else simulate(costs, ARMS[arm], seed, args.budget)
                 )
-                record.update({"problem": name, "arm": arm, "seed": seed, "budget": args.budget,
-                               "elapsed_s": round(time.perf_counter() - started, 2)})
+                record.update(
+                    {
+                        "problem": name,
+                        "arm": arm,
+                        "seed": seed,
+                        "budget": args.budget,
+                        "elapsed_s": round(time.perf_counter() - started, 2),
+                    }
+                )
                 with out.open("a") as f:
                     f.write(json.dumps(record) + "\n")
                 curve = best_curve(record["told"], record["optimum"])
-                print(f"{name} {arm} seed {seed}: {len(curve)} evals, sim {curve[-1][0]:.0f} s, "
-                      f"best/opt {curve[-1][1]:.3f}, {record['elapsed_s']} s", flush=True)
+                print(
+                    f"{name} {arm} seed {seed}: {len(curve)} evals, sim {curve[-1][0]:.0f} s, "
+                    f"best/opt {curve[-1][1]:.3f}, {record['elapsed_s']} s",
+                    flush=True,
+                )
 
 
 def _geo(values: list[float]) -> float:
@@ -300,8 +320,12 @@ def table(args: argparse.Namespace) -> str:
     lines = ["# Time to a tuned kernel (simulated clock)", ""]
     # median simulated seconds to each target, per space and arm
     for target in TARGETS:
-        lines += [f"## Median simulated time (s) to {target}x the optimum", "",
-                  "| space | " + " | ".join(arms) + " |", "|---|" + "---|" * len(arms)]
+        lines += [
+            f"## Median simulated time (s) to {target}x the optimum",
+            "",
+            "| space | " + " | ".join(arms) + " |",
+            "|---|" + "---|" * len(arms),
+        ]
         speedups: dict[str, list[float]] = defaultdict(list)
         for p in problems:
             medians = {}
@@ -311,13 +335,24 @@ def table(args: argparse.Namespace) -> str:
             for a in arms:
                 speedups[a].append(medians["sequential"] / medians[a] if math.isfinite(medians[a]) else 0.0)
             lines.append(f"| {p} | " + " | ".join(_seconds(medians[a]) for a in arms) + " |")
-        lines.append("| **geo-mean speed-up vs sequential** | " + " | ".join(
-            f"{_geo(speedups[a]):.2f}x" if _geo(speedups[a]) != math.inf else "n/a (a median not reached)" for a in arms) + " |")
+        lines.append(
+            "| **geo-mean speed-up vs sequential** | "
+            + " | ".join(
+                f"{_geo(speedups[a]):.2f}x" if _geo(speedups[a]) != math.inf else "n/a (a median not reached)"
+                for a in arms
+            )
+            + " |"
+        )
         lines.append("")
     # best/optimum at fixed wall times: the sequential median time to 1.05 and fractions of it
-    lines += ["## Geo-mean best/optimum at fixed simulated times", "",
-              "Times per space: the sequential arm's median time at 20 / 40 / 60 / 100 evaluations.", "",
-              "| arm | " + " | ".join(f"t(seq@{n})" for n in CHECKPOINTS) + " |", "|---|" + "---|" * len(CHECKPOINTS)]
+    lines += [
+        "## Geo-mean best/optimum at fixed simulated times",
+        "",
+        "Times per space: the sequential arm's median time at 20 / 40 / 60 / 100 evaluations.",
+        "",
+        "| arm | " + " | ".join(f"t(seq@{n})" for n in CHECKPOINTS) + " |",
+        "|---|" + "---|" * len(CHECKPOINTS),
+    ]
     for a in arms:
         cells = []
         for n in CHECKPOINTS:
@@ -325,20 +360,39 @@ def table(args: argparse.Namespace) -> str:
             for p in problems:
                 seq = runs.get((p, "sequential"), [])
                 at = statistics.median(best_curve(r["told"], r["optimum"])[min(n, len(r["told"])) - 1][0] for r in seq)
-                ratios.append(statistics.median(ratio_at_time(best_curve(r["told"], r["optimum"]), at) for r in runs.get((p, a), [])) if runs.get((p, a)) else math.nan)
+                ratios.append(
+                    statistics.median(
+                        ratio_at_time(best_curve(r["told"], r["optimum"]), at) for r in runs.get((p, a), [])
+                    )
+                    if runs.get((p, a))
+                    else math.nan
+                )
             cells.append(f"{_geo(ratios):.3f}")
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
-    lines += ["", "## Geo-mean best/optimum per evaluation (quality, not time)", "",
-              "| arm | " + " | ".join(f"@{n}" for n in CHECKPOINTS) + " |", "|---|" + "---|" * len(CHECKPOINTS)]
+    lines += [
+        "",
+        "## Geo-mean best/optimum per evaluation (quality, not time)",
+        "",
+        "| arm | " + " | ".join(f"@{n}" for n in CHECKPOINTS) + " |",
+        "|---|" + "---|" * len(CHECKPOINTS),
+    ]
     for a in arms:
         cells = []
         for n in CHECKPOINTS:
-            ratios = [statistics.mean(ratio_at_evaluation(best_curve(r["told"], r["optimum"]), n) for r in runs[(p, a)])
-                      for p in problems if runs.get((p, a))]
+            ratios = [
+                statistics.mean(ratio_at_evaluation(best_curve(r["told"], r["optimum"]), n) for r in runs[(p, a)])
+                for p in problems
+                if runs.get((p, a))
+            ]
             cells.append(f"{_geo(ratios):.4f}")
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
-    lines += ["", "## Device time spent (first 100 evaluations), early stop against full repeats", "",
-              "| space | arm | device s used | device s without early stop | saved |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Device time spent (first 100 evaluations), early stop against full repeats",
+        "",
+        "| space | arm | device s used | device s without early stop | saved |",
+        "|---|---|---|---|---|",
+    ]
     for p in problems:
         for a in arms:
             if not ARMS.get(a, Arm("")).early_stop or not runs.get((p, a)):
@@ -354,8 +408,9 @@ def _seconds(value: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.wallclock", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.wallclock", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run")
     r.add_argument("--problems", default=None, help="comma list (default: every GPU cache)")

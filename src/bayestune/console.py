@@ -9,6 +9,7 @@ import math
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -80,12 +81,22 @@ def run_with_progress(
 
     lines = show_progress and not is_terminal(sys.stderr)  # piped (CI, nohup): one line per evaluation
     seen: list[Any] = []
+    target = evaluator if execution["backend"] == "serial" else ScenarioFactory(scenario)
+    if execution["backend"] == "pipeline":  # built here so the bar can show the builders and devices
+        from bayestune.execution import make_backend
+
+        options = {k: execution[k] for k in ("workers", "dask_client", "build_workers", "devices") if k in execution}
+        execution = {**execution, "backend": make_backend("pipeline", target, scenario.objective_names, **options)}
+    started, first = time.monotonic(), optimizer.n_evaluated
 
     def on_trial(trial: Any) -> None:
         seen.append(trial)
         best = optimizer.best
         best_text = display(best.values[objective.name]) if best is not None else "-"
         time_text = format_breakdown(time_breakdown(seen), shares=False)
+        status = getattr(execution["backend"], "status", None)
+        if status is not None:
+            time_text = pipeline_text(status(), optimizer.n_evaluated - first, started, budget, optimizer.n_evaluated)
         postfix = f"best {objective.name}={best_text}, failed={optimizer.n_failed}"
         bar.set_postfix_str(postfix + (f"; {time_text}" if time_text else ""), refresh=False)
         done = optimizer.n_evaluated if budget is None else min(optimizer.n_evaluated, budget)
@@ -95,13 +106,7 @@ def run_with_progress(
 
     try:
         with sigterm_as_interrupt():
-            run(
-                optimizer,
-                evaluator if execution["backend"] == "serial" else ScenarioFactory(scenario),
-                budget,
-                callback=on_trial,
-                **execution,
-            )
+            run(optimizer, target, budget, callback=on_trial, **execution)
     except KeyboardInterrupt:
         return True
     finally:
@@ -109,6 +114,17 @@ def run_with_progress(
     if seen and show_progress:
         click.echo(f"time: {format_breakdown(time_breakdown(seen))}", err=True)
     return False
+
+
+def pipeline_text(status: dict[str, Any], done: int, started: float, budget: int | None, evaluated: int) -> str:
+    """``building 6, 1 waiting, device use 92%, ~3 min left``: the pipeline as the bar shows it."""
+    text = (
+        f"building {status['building']}, {status['built']} built waiting, device use {100 * status['device_use']:.0f}%"
+    )
+    if budget is not None and done > 0:
+        left = (budget - evaluated) * (time.monotonic() - started) / done
+        text += f", ~{display(round(left / 60, 1)) + ' min' if left >= 90 else display(round(left)) + ' s'} left"
+    return text
 
 
 def is_terminal(stream: Any) -> bool:

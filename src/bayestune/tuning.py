@@ -32,6 +32,7 @@ from bayestune.evaluators.base import Evaluator
 from bayestune.exceptions import BayestuneError
 from bayestune.execution import AllFailedError
 from bayestune.execution.loop import DEFAULT_STOP_AFTER_FAILURES
+from bayestune.execution.pipeline_schedule import check_build_workers, check_devices
 from bayestune.measurement.build import for_remeasurement, make_evaluator, seed_incumbent, unwrapped
 from bayestune.measurement.racing import RacingEvaluator
 from bayestune.measurement.remeasure import Remeasured, evaluated_trial, makeup_rounds, remeasure_top
@@ -53,7 +54,9 @@ class Execution:
     ``distributed.Client``. ``batch``: lock-step batches of this many configurations instead of
     refilling each worker as soon as it is free. ``stop_after_failures``: stop when this many
     evaluations in a row failed and none succeeded yet (0 or None: never). ``time_limit``:
-    wall-clock seconds after which no new evaluation starts.
+    wall-clock seconds after which no new evaluation starts. ``build_workers`` / ``devices``: for a
+    black box with a build step, builds at once (default: the machine's cores) and the devices
+    that each measure one configuration at a time (default ``["cpu"]``; see docs/faster.md).
     """
 
     workers: int | None = None
@@ -61,8 +64,14 @@ class Execution:
     batch: int | None = None
     stop_after_failures: int | None = DEFAULT_STOP_AFTER_FAILURES
     time_limit: float | None = None
+    build_workers: int | None = None
+    devices: tuple[str, ...] | list[str] | None = None
 
     def __post_init__(self) -> None:
+        if self.build_workers is not None:
+            check_build_workers(self.build_workers)
+        if self.devices is not None:
+            check_devices(self.devices)
         if self.workers is not None and (
             isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1
         ):
@@ -89,7 +98,27 @@ class Execution:
 
     def loop_options(self, scenario: Scenario) -> dict[str, Any]:
         """The keyword arguments of :func:`bayestune.execution.run` for ``scenario``."""
-        backend = self.backend
+        staged = scenario.blackbox is not None and scenario.blackbox.build is not None
+        if not staged and (self.build_workers is not None or self.devices is not None):
+            raise BayestuneError(
+                "build_workers and devices need a black box with a build step (blackbox.build); "
+                "without one, use workers"
+            )
+        if staged and self.workers is not None and self.dask is None:
+            raise BayestuneError(
+                "a black box with a build step runs builds in parallel and measures one at a time per device: "
+                "use build_workers and devices instead of workers"
+            )
+        backend = "pipeline" if staged else self.backend
+        if staged:
+            return {
+                "backend": backend,
+                "dask_client": self.dask,
+                "build_workers": self.build_workers,
+                "devices": self.devices,
+                "stop_after_failures": self.stop_after_failures,
+                "time_limit": self.time_limit if self.time_limit is not None else scenario.time_limit,
+            }
         return {
             "backend": backend,
             "workers": self.workers if backend != "serial" else None,

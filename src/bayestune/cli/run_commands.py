@@ -69,6 +69,18 @@ from bayestune.trial import FailureKind, TrialStatus
     "--dask, tasks in flight (default: the cluster's worker threads).",
 )
 @click.option(
+    "--build-workers",
+    type=click.IntRange(min=1),
+    help="For a black box with a build step: builds at once (default: this machine's cores; with "
+    "--dask: the workers' 'build' resources).",
+)
+@click.option(
+    "--devices",
+    metavar="LIST",
+    help="For a black box with a build step: comma-separated devices, each measuring one configuration "
+    "at a time (e.g. 0,1,2,3 for GPUs; default: cpu, where builds pause while a measurement runs).",
+)
+@click.option(
     "--dask",
     "dask_address",
     metavar="SCHEDULER_ADDRESS",
@@ -125,6 +137,8 @@ def optimize(
     no_confirm: bool,
     csv_path: str | None,
     workers: int | None,
+    build_workers: int | None,
+    devices: str | None,
     dask_address: str | None,
     batch: int | None,
     stop_after_failures: int,
@@ -142,7 +156,13 @@ def optimize(
     if dask_address:
         _quiet_dask_client()
     execution = Execution(
-        workers=workers, dask=dask_address, batch=batch, stop_after_failures=stop_after_failures, time_limit=time_limit
+        workers=workers,
+        dask=dask_address,
+        batch=batch,
+        stop_after_failures=stop_after_failures,
+        time_limit=time_limit,
+        build_workers=build_workers,
+        devices=devices.split(",") if devices is not None else None,
     )
     result = tune(
         scenario,

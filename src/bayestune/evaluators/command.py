@@ -298,6 +298,7 @@ class CommandEvaluator(Evaluator):
         output_regex: str | None = None,
         output_json: Mapping[str, str] | str | None = None,
         max_output_mb: float = DEFAULT_MAX_OUTPUT_MB,
+        read_output: bool = True,
     ) -> None:
         if not isinstance(template, str) or not template.strip():
             raise EvaluationError(f"command template must be a non-empty string, but got {template!r}")
@@ -349,6 +350,7 @@ class CommandEvaluator(Evaluator):
                 f"max_output_mb must be a number in (0, {MAX_OUTPUT_MB_LIMIT}], but got {max_output_mb!r}"
             )
         self.max_output_bytes = int(max_output_mb * 1024 * 1024)
+        self.read_output = bool(read_output)  # False: a step whose success is its exit status (a build)
         self._memory_limit = memory_limit_bytes(memory_limit_mb) if memory_limit_mb is not None else None
 
     def render(self, config: Mapping[str, Any]) -> str:
@@ -402,6 +404,8 @@ class CommandEvaluator(Evaluator):
             err = read_end(err_file, self.max_output_bytes)
         if rc != 0:
             return Result.failure(f"command {cmd!r} {describe_exit(rc)}" + stderr_note(err), FailureKind.CRASH)
+        if not self.read_output:
+            return Result()
         result = parse_output(out.decode(errors="replace"), self.objectives, self.feasible_key, self.output_rule)
         if result.kind == FailureKind.PARSE and err.strip():
             return Result.failure((result.error or "") + stderr_note(err, STDERR_TAIL_CHARS // 3), FailureKind.PARSE)

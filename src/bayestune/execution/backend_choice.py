@@ -15,10 +15,12 @@ from bayestune.exceptions import BayestuneError, EvaluationError
 from bayestune.execution.backends import Backend, SerialBackend
 from bayestune.execution.dask_backend import DaskBackend
 from bayestune.execution.factories import EvaluatorFactory, portable
+from bayestune.execution.pipeline import PipelineBackend
+from bayestune.execution.pipeline_dask import DaskPlaces
 from bayestune.execution.pool import ProcessPoolBackend
 
 #: Names :func:`make_backend` accepts.
-BACKENDS = ("serial", "pool", "dask")
+BACKENDS = ("serial", "pool", "dask", "pipeline")
 
 
 def make_backend(
@@ -31,6 +33,8 @@ def make_backend(
     batch: int | None = None,
     mp_context: Any = None,
     feasible_key: str | None = None,
+    build_workers: int | None = None,
+    devices: Sequence[str] | None = None,
 ) -> Backend:
     """The backend named ``backend`` for ``evaluator`` (see :func:`bayestune.execution.loop.run`).
 
@@ -51,6 +55,17 @@ def make_backend(
             )
         return SerialBackend(*_local_evaluator(evaluator, objectives, feasible_key), slots=batch or 1)
     factory = portable(evaluator, objectives)
+    if backend == "pipeline":
+        if dask_client is None:
+            return PipelineBackend(
+                factory, build_workers=build_workers, devices=devices or ("cpu",), mp_context=mp_context
+            )
+        places = DaskPlaces(dask_client)
+        offered_builds, offered_devices = places.offered()
+        devices = list(devices) if devices else [f"dask-device-{i}" for i in range(offered_devices)]
+        build_workers = build_workers or max(offered_builds, 1)
+        places.check(build_workers, len(devices))
+        return PipelineBackend(factory, build_workers=build_workers, devices=devices, places=places)
     if backend == "pool":
         return ProcessPoolBackend(factory, workers or 1, mp_context=mp_context)
     if dask_client is None:

@@ -62,6 +62,8 @@ def run(
     mp_context: Any = None,
     stop_after_failures: int | None = DEFAULT_STOP_AFTER_FAILURES,
     time_limit: float | None = None,
+    build_workers: int | None = None,
+    devices: Any = None,
 ) -> Trial | None:
     """Evaluate until ``budget`` evaluations are journaled (or the space is exhausted); return the best trial.
 
@@ -82,6 +84,10 @@ def run(
     or 0 never stops. The optimizer's ``stopped_reason`` then says why.
     ``time_limit``: wall-clock seconds after which no new evaluation starts (those running finish);
     ``budget=None`` runs until then (or until the space is exhausted).
+    ``build_workers`` / ``devices``: with ``backend="pipeline"`` (a black box with a build step),
+    builds at once and the devices that each measure one configuration at a time
+    (:mod:`bayestune.execution.pipeline`); with ``dask_client`` they run on the Dask workers
+    offering the ``build`` and ``device`` resources.
     """
     if budget is None and time_limit is None:
         raise BayestuneError("budget=None needs a time_limit: a run must be bounded by evaluations, seconds, or both")
@@ -111,6 +117,8 @@ def run(
         batch=batch,
         mp_context=mp_context,
         feasible_key=optimizer.feasible_output,
+        build_workers=build_workers,
+        devices=devices,
     )
     if not unlimited:
         run_meta.record_budget(optimizer.journal, budget)
@@ -212,10 +220,14 @@ class EvaluationLoop:
 
     def run(self) -> None:
         while True:
-            self._ask()
-            while self.queue and self.in_flight < self.backend.slots:
-                self.backend.submit(self.queue.popleft())
-                self.in_flight += 1
+            while True:  # a pipeline's slots open one at a time as it accepts configurations
+                before = len(self.queue) + self.in_flight
+                self._ask()
+                while self.queue and self.in_flight < self.backend.slots:
+                    self.backend.submit(self.queue.popleft())
+                    self.in_flight += 1
+                if len(self.queue) + self.in_flight == before:
+                    break
             if self.in_flight == 0:
                 if self.exhausted and self.optimizer.n_evaluated < self.budget:
                     logger.info("every feasible configuration has been evaluated")

@@ -19,6 +19,7 @@ from bayestune.evaluators.csv_table import CsvTableEvaluator
 from bayestune.evaluators.external import ExternalEvaluator
 from bayestune.evaluators.python_callable import CallableEvaluator, load_callable
 from bayestune.evaluators.replay import ReplayEvaluator, load_kernel_tuner_cache
+from bayestune.evaluators.staged import ARTEFACT, RESERVED, CallableBuild, CommandBuild, StagedEvaluator, check_reserved
 from bayestune.exceptions import EvaluationError
 from bayestune.measurement.correctness import CheckedEvaluator
 from bayestune.measurement.policy import MeasuredEvaluator
@@ -75,6 +76,8 @@ def build_evaluator(
     processes, via :class:`~bayestune.execution.ScenarioFactory`, both call), without the measurement wrappers."""
     base = Path(base_dir)
     objectives = list(objectives)
+    if spec.build is not None:
+        return _staged_evaluator(spec, base, objectives, parameter_names, feasible_output, scenario_name)
     if spec.kind == "python":
         _check_options(spec.kind, spec.options, PYTHON_OPTIONS)
         if spec.timeout is not None:
@@ -127,6 +130,49 @@ def build_evaluator(
     )
 
 
+def _staged_evaluator(
+    spec: BlackBoxSpec,
+    base: Path,
+    objectives: list[str],
+    parameter_names: Sequence[str],
+    feasible_output: str | None,
+    scenario_name: str,
+) -> StagedEvaluator:
+    """A build step and a run step (``evaluators.staged``): the run is the spec's own black box,
+    given ``{artefact}`` and ``{device}`` besides the parameters."""
+    check_reserved(parameter_names)
+    names = [*parameter_names, *RESERVED]
+    run = build_evaluator(
+        replace(spec, build=None),
+        base_dir=base,
+        objectives=objectives,
+        parameter_names=names,
+        feasible_output=feasible_output,
+        scenario_name=scenario_name,
+    )
+    assert spec.build is not None  # checked by the caller
+    if spec.build_kind == "python":
+        return StagedEvaluator(CallableBuild(load_callable(spec.build, base)), run)
+    workdir = base / spec.workdir if spec.workdir else base
+    command = CommandEvaluator(
+        spec.build,
+        ["built"],
+        parameter_names=[*parameter_names, ARTEFACT],
+        timeout=spec.build_timeout,
+        workdir=workdir,
+        env=spec.options.get("env"),
+        memory_limit_mb=spec.options.get("memory_limit_mb"),
+        read_output=False,
+    )
+    if ARTEFACT not in command.fields:
+        logger.warning(
+            "blackbox.build %r does not name {artefact}: the build must write the path it is given; "
+            "without it the run finds no artefact",
+            spec.build,
+        )
+    return StagedEvaluator(CommandBuild(command), run)
+
+
 def _replay_evaluator(
     spec: BlackBoxSpec, base: Path, objectives: Sequence[str], parameter_names: Sequence[str], scenario_name: str
 ) -> Evaluator:
@@ -164,6 +210,8 @@ def measured(
     only when the section says ``race: true``.
     """
     spec = spec if spec is not None else MeasurementSpec()
+    if isinstance(evaluator, StagedEvaluator):  # the wrappers measure the run; the build happens once
+        return evaluator.with_run(measured(evaluator.run, spec, minimize=minimize, base_dir=base_dir))
     if spec.check is not None:
         evaluator = CheckedEvaluator(evaluator, spec.check, base_dir=base_dir)
     if spec.race or (spec.races and _raced_by_default(evaluator)):
@@ -183,6 +231,8 @@ def for_remeasurement(evaluator: Evaluator) -> Evaluator:
 
     A round is one sample per candidate; the statistic is taken over the rounds.
     """
+    if isinstance(evaluator, StagedEvaluator):
+        return evaluator.with_run(for_remeasurement(evaluator.run))
     if isinstance(evaluator, MeasuredEvaluator):
         single = replace(evaluator.policy, repeats=1, max_repeats=None, precision=None, early_abort=False)
         return MeasuredEvaluator(evaluator.inner, single, minimize=evaluator.minimize)
@@ -191,8 +241,8 @@ def for_remeasurement(evaluator: Evaluator) -> Evaluator:
 
 def unwrapped(evaluator: Evaluator) -> Evaluator:
     """The black box under the measurement wrappers (what `validate` checks is runnable)."""
-    while isinstance(evaluator, (MeasuredEvaluator, CheckedEvaluator)):
-        evaluator = evaluator.inner
+    while isinstance(evaluator, (MeasuredEvaluator, CheckedEvaluator, StagedEvaluator)):
+        evaluator = evaluator.run if isinstance(evaluator, StagedEvaluator) else evaluator.inner
     return evaluator
 
 
@@ -200,6 +250,8 @@ def seed_incumbent(evaluator: Evaluator, best_value: float | None, history: Iter
     """Let a resumed run's early abort compare with the journal's best, not only this session's;
     racing learns the noise and the incumbent from the journal's runs (``history``: each
     configuration's repeats of the first objective)."""
+    if isinstance(evaluator, StagedEvaluator):
+        evaluator = evaluator.run
     if isinstance(evaluator, RacingEvaluator):
         evaluator.learn(history)
     elif isinstance(evaluator, MeasuredEvaluator) and best_value is not None:

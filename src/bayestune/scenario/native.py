@@ -199,7 +199,7 @@ def parse_native(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
 def _parse_blackbox(ctx: SpecContext, bb: Mapping[str, Any] | None) -> BlackBoxSpec | None:
     if bb is None:
         return None
-    kinds = [k for k in BLACKBOX_KINDS if k in bb]
+    kinds = [k for k in BLACKBOX_KINDS if k in bb]  # "build" is a stage of its own, read below
     if len(kinds) != 1:
         ctx.fail(
             ("blackbox",),
@@ -214,6 +214,7 @@ def _parse_blackbox(ctx: SpecContext, bb: Mapping[str, Any] | None) -> BlackBoxS
                 ("blackbox", "python"),
                 f'expected "module:function" or "path/to/file.py:function", but got {show(target)}',
             )
+    build, build_kind, build_timeout = _parse_build(ctx, bb.get("build"))
     try:
         return BlackBoxSpec(
             kind=kind,
@@ -221,9 +222,28 @@ def _parse_blackbox(ctx: SpecContext, bb: Mapping[str, Any] | None) -> BlackBoxS
             timeout=bb.get("timeout"),
             workdir=bb.get("workdir"),
             options=copy.deepcopy(dict(bb.get("options", {}))),
+            build=build,
+            build_kind=build_kind,
+            build_timeout=build_timeout,
         )
     except ScenarioError as exc:
         raise ctx.error(("blackbox",), str(exc)) from None
+
+
+def _parse_build(ctx: SpecContext, build: Any) -> tuple[str | None, str, float | None]:
+    """``blackbox.build``: a command template, or ``{"command" | "python": ..., "timeout": s}``."""
+    if build is None or isinstance(build, str):
+        return build, "command", None
+    if not isinstance(build, Mapping):
+        ctx.fail(("blackbox", "build"), f"expected a command template or an object, but got {show(build)}")
+    kinds = [k for k in ("command", "python") if k in build]
+    unknown = sorted(set(build) - {"command", "python", "timeout"})
+    if len(kinds) != 1 or unknown:
+        ctx.fail(
+            ("blackbox", "build"),
+            f"expected exactly one of 'command' or 'python' and an optional 'timeout', but got {show(build)}",
+        )
+    return build[kinds[0]], kinds[0], build.get("timeout")
 
 
 def scenario_to_dict(s: Scenario) -> dict[str, Any]:
@@ -252,6 +272,11 @@ def scenario_to_dict(s: Scenario) -> dict[str, Any]:
             bb["workdir"] = s.blackbox.workdir
         if s.blackbox.options:
             bb["options"] = to_jsonable(copy.deepcopy(dict(s.blackbox.options)))
+        if s.blackbox.build is not None:
+            build: dict[str, Any] = {s.blackbox.build_kind: s.blackbox.build}
+            if s.blackbox.build_timeout is not None:
+                build["timeout"] = s.blackbox.build_timeout
+            bb["build"] = build
         out["blackbox"] = bb
     if s.seed is not None:
         out["seed"] = s.seed

@@ -93,6 +93,11 @@ class BlackBoxSpec:
     speaking the line protocol. ``replay``: ``target`` is a recorded cache file. ``table``:
     ``target`` is a CSV file of recorded outputs, one row per configuration, looked up by the
     parameter values (HyperMapper's ``exhaustive_search_file``).
+
+    ``build``: an optional first stage for ``command`` and ``python`` black boxes: a command
+    template (``build_kind="command"``, ``{artefact}`` the path it writes) or a
+    ``"module:function"`` (``build_kind="python"``, called as ``build(config, artefact)``), with
+    its own ``build_timeout``; the run then measures the artefact (``evaluators.staged``).
     """
 
     kind: str
@@ -100,6 +105,9 @@ class BlackBoxSpec:
     timeout: float | None = None
     workdir: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    build: str | None = None
+    build_kind: str = "command"
+    build_timeout: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in BLACKBOX_KINDS:
@@ -108,6 +116,23 @@ class BlackBoxSpec:
             raise ScenarioError(f"black box {self.kind!r}: target must be a non-empty string, but got {self.target!r}")
         if self.timeout is not None and not (isinstance(self.timeout, (int, float)) and self.timeout > 0):
             raise ScenarioError(f"black box timeout must be a positive number of seconds, but got {self.timeout!r}")
+        if self.build is not None:
+            if self.kind not in ("command", "python"):
+                raise ScenarioError(
+                    f"a build step needs a 'command' or 'python' run step, but the black box is {self.kind!r}"
+                )
+            if not isinstance(self.build, str) or not self.build.strip():
+                raise ScenarioError(f"black box build must be a non-empty string, but got {self.build!r}")
+            if self.build_kind not in ("command", "python"):
+                raise ScenarioError(f"black box build kind must be 'command' or 'python', but got {self.build_kind!r}")
+            if self.build_timeout is not None and not (
+                isinstance(self.build_timeout, (int, float))
+                and not isinstance(self.build_timeout, bool)
+                and self.build_timeout > 0
+            ):
+                raise ScenarioError(
+                    f"black box build timeout must be a positive number of seconds, but got {self.build_timeout!r}"
+                )
 
 
 @dataclass(frozen=True)
