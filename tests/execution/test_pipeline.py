@@ -125,3 +125,79 @@ def test_bad_pipeline_settings_are_one_line_errors(tmp_path: Path) -> None:
         PipelineBackend(factory, build_workers=0)
     with pytest.raises(BayestuneError, match="non-empty list of device names"):
         PipelineBackend(factory, devices=[])
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_a_real_dask_scheduler_places_builds_and_measurements_by_worker_resources(tmp_path: Path) -> None:
+    """`dask scheduler` and `dask worker` processes (no LocalCluster): builds on the worker offering
+    `build`, measurements on the one offering `device`, never two at once on it."""
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("distributed")
+    scenario, log = _scenario(tmp_path)
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    cli = [sys.executable, "-m", "distributed.cli"]
+    env = {**__import__("os").environ, "DASK_DISTRIBUTED__LOGGING__DISTRIBUTED": "error"}
+    procs = [
+        subprocess.Popen(
+            [*cli[:2], "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+            cwd=tmp_path,
+            env=env,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
+    try:
+        time.sleep(3)
+        for resources, threads in (("build=2", "2"), ("device=1", "1")):
+            procs.append(
+                subprocess.Popen(
+                    [
+                        *cli[:2],
+                        "distributed.cli.dask_worker",
+                        address,
+                        "--resources",
+                        resources,
+                        "--nthreads",
+                        threads,
+                        "--no-dashboard",
+                        "--nworkers",
+                        "1",
+                    ],
+                    cwd=tmp_path,
+                    env=env,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+        from distributed import Client
+
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=120)
+            with pytest.raises(BayestuneError, match="2 device\\(s\\) asked for, but the Dask workers offer 1"):
+                _run(scenario, 4, dask_client=client, devices=["a", "b"])
+            opt = _run(scenario, 8, dask_client=client)
+        events = _events(log)
+        runs = [e for e in events if e["kind"] == "run"]
+        assert opt.n_evaluated == 8 and len(runs) >= 5
+        assert not any(_overlap(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :])
+        assert any(t.failure_kind == FailureKind.COMPILE for t in opt.trials if t.config["x"] == 3) or all(
+            t.config["x"] != 3 for t in opt.trials
+        )
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()

@@ -70,6 +70,9 @@ def build_in_worker(
     if ship and artefact is not None and os.path.isfile(artefact) and os.path.getsize(artefact) <= MAX_SHIPPED_BYTES:
         with open(artefact, "rb") as f:
             payload = f.read()
+        shutil.rmtree(directory, ignore_errors=True)  # it travels as bytes; nothing stays on the build machine
+    elif ship and artefact is None:
+        shutil.rmtree(directory, ignore_errors=True)
     return built, artefact, payload
 
 
