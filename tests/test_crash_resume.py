@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="kill -9 and pro
 BUDGET = 30
 
 
-def write_scenario(tmp_path: Path, *, sleep: float = 0.2, budget: int = BUDGET) -> Path:
+def write_scenario(tmp_path: Path, *, sleep: float = 0.2, budget: int = BUDGET, build: bool = False) -> Path:
     data = {
         "name": "crashy",
         "parameters": [
@@ -41,6 +41,9 @@ def write_scenario(tmp_path: Path, *, sleep: float = 0.2, budget: int = BUDGET) 
             "timeout": 20,
         },
     }
+    if build:  # a build step: the artefact holds the configuration, the run reads it back
+        data["blackbox"]["build"] = {"command": "sleep 0.1; echo {x} {y} > {artefact}", "timeout": 20}
+        data["blackbox"]["command"] = data["blackbox"]["command"].replace("{x}", "$(cut -d' ' -f1 {artefact})")
     path = tmp_path / "crashy.json"
     path.write_text(json.dumps(data))
     return path
@@ -94,9 +97,13 @@ def kill_after(proc: subprocess.Popen, journal: Path, n: int, timeout: float = 6
     proc.wait(10)
 
 
-@pytest.mark.parametrize("extra", [[], ["--workers", "3"]], ids=["serial", "pool"])
+@pytest.mark.parametrize(
+    "extra",
+    [[], ["--workers", "3"], ["--build-workers", "3", "--devices", "gpu0"]],
+    ids=["serial", "pool", "pipeline"],
+)
 def test_kill_9_then_resume_finishes_the_budget_and_reruns_in_flight(tmp_path, extra):
-    scenario = write_scenario(tmp_path)
+    scenario = write_scenario(tmp_path, build="--build-workers" in extra)
     journal = tmp_path / "run.db"
     proc = subprocess.Popen(
         bayestune("optimize", str(scenario), "--journal", str(journal), "--no-progress", *extra),

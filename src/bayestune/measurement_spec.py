@@ -57,9 +57,9 @@ class MeasurementPolicy:
     ``repeats``: measured runs taken unless aborted early. ``max_repeats``: with ``precision``,
     the most runs taken (adaptive repeats): after ``repeats``, run again until the
     ``confidence`` interval's half-width is within ``precision`` times the statistic.
-    ``early_abort``: stop (from the second run on) once the runs show the configuration is worse
-    than the incumbent: for the median a one-sided sign test (every run worse: from 5 runs at
-    95 %), for the mean and the minimum the interval lying wholly on the worse side.
+    ``early_abort``: stop once the runs show the configuration clearly worse than the incumbent
+    (:mod:`bayestune.measurement.early_stop`: after 3 runs, the second-best 10 % worse); its
+    value is then a censored bound.
     ``max_failure_share``: a run that crashes or times out is recorded (a NaN sample) and the
     configuration fails only when more than this share of its measured runs failed (0: any
     failure fails it); a wrong answer or an infeasible one always decides at once. The median's distribution-free interval needs 6 runs at 95 %

@@ -29,11 +29,14 @@ from typing import Any
 from bayestune import run as run_meta
 from bayestune.console import run_with_progress, sigterm_as_interrupt
 from bayestune.evaluators.base import Evaluator
+from bayestune.evaluators.staged import StagedEvaluator
 from bayestune.exceptions import BayestuneError
 from bayestune.execution import AllFailedError
 from bayestune.execution.loop import DEFAULT_STOP_AFTER_FAILURES
 from bayestune.execution.pipeline_schedule import check_build_workers, check_devices
-from bayestune.measurement.build import for_remeasurement, make_evaluator, seed_incumbent, unwrapped
+from bayestune.measurement.build import for_remeasurement, make_evaluator, measuring_part, seed_incumbent, unwrapped
+from bayestune.measurement.early_stop import savings_note
+from bayestune.measurement.policy import MeasuredEvaluator
 from bayestune.measurement.racing import RacingEvaluator
 from bayestune.measurement.remeasure import Remeasured, evaluated_trial, makeup_rounds, remeasure_top
 from bayestune.measurement_spec import MeasurementSpec
@@ -224,13 +227,18 @@ def tune(
                 announce(note)
             if resumed:
                 announce(f"resuming {path}: {optimizer.n_evaluated} of {budget or 'unlimited'} evaluations done")
-            if isinstance(evaluator, RacingEvaluator):
-                announce(evaluator.note())
+            measuring = measuring_part(evaluator)
+            if isinstance(measuring, RacingEvaluator):
+                announce(measuring.note())
             result = _search(
                 TuneResult(optimizer, scenario, path, budget, resumed), evaluator, loop_options, progress=progress
             )
-            if isinstance(evaluator, RacingEvaluator) and evaluator.configurations:
-                announce(evaluator.summary())
+            if isinstance(measuring, RacingEvaluator) and measuring.configurations:
+                announce(measuring.summary())
+            if isinstance(measuring, MeasuredEvaluator) and measuring.policy.early_abort:
+                saved = savings_note(optimizer.trials, measuring.policy.most_runs)
+                if saved:
+                    announce(saved)
             decision = optimizer.transfer_decision()
             if decision:
                 announce(decision)
@@ -334,11 +342,12 @@ def _confirm(
         f"({count * rounds} evaluations{f', {makeup} more round(s) at most if runs fail' if makeup else ''}; "
         "`measurement: {remeasure_top: 0}` or --no-confirm turns it off)"
     )
+    confirming = for_remeasurement(evaluator)
     try:
         with sigterm_as_interrupt():
             outcome = remeasure_top(
                 journal,
-                for_remeasurement(evaluator),
+                confirming,
                 scenario.objectives[0],
                 k=top,
                 rounds=rounds,
@@ -350,6 +359,9 @@ def _confirm(
             )
     except KeyboardInterrupt:
         return replace(result, remeasure_interrupted=True)
+    finally:
+        if isinstance(confirming, StagedEvaluator):
+            confirming.drop_artefacts()
     run_meta.record_confirmation(journal, outcome)
     return replace(result, remeasured=outcome)
 

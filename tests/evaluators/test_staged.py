@@ -97,3 +97,19 @@ def test_a_scenario_with_a_build_step_reads_writes_and_refuses_what_it_cannot_ru
     (tmp_path / "scenario.json").write_text(json.dumps(reserved))
     with pytest.raises(EvaluationError, match="named \\['device'\\]"):
         make_evaluator(scenario_from_dict(reserved, source=str(tmp_path / "scenario.json")))
+
+
+def test_kept_artefacts_build_each_configuration_once_until_dropped() -> None:
+    builds = []
+
+    def build(config: dict, artefact: str) -> None:
+        builds.append(config["x"])
+        Path(artefact).write_text(str(config["x"]))
+
+    staged = StagedEvaluator(CallableBuild(build), CallableEvaluator(_run, ["t"]), keep_artefacts=True)
+    for _ in range(3):
+        assert staged.evaluate({"x": 4}).values["t"] == 4.0
+    assert builds == [4]
+    kept = [directory for _, _, directory in staged._kept.values()]
+    staged.drop_artefacts()
+    assert builds == [4] and not any(Path(d).exists() for d in kept)

@@ -269,7 +269,7 @@ def _print_summary(result: Any, *, quote_failure: bool = True) -> None:
 def validate(scenario_path: str) -> None:
     """Load SCENARIO, check its space and black box, and describe it."""
     from bayestune.evaluators import CommandEvaluator
-    from bayestune.measurement.build import make_evaluator, unwrapped
+    from bayestune.measurement.build import make_evaluator, measuring_part, unwrapped
     from bayestune.measurement.racing import RacingEvaluator
 
     scenario = load(scenario_path)
@@ -303,13 +303,20 @@ def validate(scenario_path: str) -> None:
         click.echo("  black box: none (drive the optimizer from Python with ask/tell)")
     else:
         with make_evaluator(scenario) as evaluator:
-            racing = evaluator.note() if isinstance(evaluator, RacingEvaluator) else None
+            measuring = measuring_part(evaluator)
+            racing = measuring.note() if isinstance(measuring, RacingEvaluator) else None
             black_box = unwrapped(evaluator)
             if isinstance(black_box, CommandEvaluator):
                 black_box.check_program()
         bb = scenario.blackbox
         timeout = f", timeout {bb.timeout:g} s" if bb.timeout else ""
         click.echo(f"  black box: {bb.kind} {bb.target!r}{timeout} (set up OK)")
+        if bb.build is not None:
+            build_timeout = f", timeout {bb.build_timeout:g} s" if bb.build_timeout else ""
+            click.echo(
+                f"  build step: {bb.build_kind} {bb.build!r}{build_timeout}; builds run in parallel "
+                "(--build-workers, default: the cores), each device measures one at a time (--devices, default cpu)"
+            )
     if scenario.time_limit is not None or scenario.batch is not None:
         click.echo(f"  time limit {scenario.time_limit} s, batch {scenario.batch}")
     if scenario.measurement is not None:

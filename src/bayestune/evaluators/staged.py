@@ -16,6 +16,7 @@ are reserved: a space with a parameter of either name is refused.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -107,16 +108,23 @@ class StagedEvaluator(Evaluator):
     confirmation) it builds into a fresh temporary directory, measures on ``device`` and cleans
     up; a pipeline calls :meth:`build_into` and :meth:`measure` on different workers instead."""
 
-    def __init__(self, build: BuildStep, run: Evaluator, *, device: str = DEFAULT_DEVICE) -> None:
+    def __init__(
+        self, build: BuildStep, run: Evaluator, *, device: str = DEFAULT_DEVICE, keep_artefacts: bool = False
+    ) -> None:
         super().__init__(run.objectives)
         self.build_step = build
         self.run = run
         self.device = device
         self.deterministic = run.deterministic
+        #: Build each configuration once and measure its artefact again on later calls (the
+        #: confirmation's rounds): artefacts are kept until :meth:`close`.
+        self.keep_artefacts = keep_artefacts
+        self._kept: dict[str, tuple[Result, str, str]] = {}  # config key -> (build result, artefact, directory)
 
-    def with_run(self, run: Evaluator) -> StagedEvaluator:
+    def with_run(self, run: Evaluator, *, keep_artefacts: bool | None = None) -> StagedEvaluator:
         """The same build with another run step (the measurement wrappers around it)."""
-        return StagedEvaluator(self.build_step, run, device=self.device)
+        keep = self.keep_artefacts if keep_artefacts is None else keep_artefacts
+        return StagedEvaluator(self.build_step, run, device=self.device, keep_artefacts=keep)
 
     def build_into(self, config: Mapping[str, Any], directory: str) -> tuple[Result, str | None]:
         """Build ``config`` into ``directory``: ``(Result with the build's time, artefact)``; a failed
@@ -142,17 +150,33 @@ class StagedEvaluator(Evaluator):
         return evaluate_safely(self.run, {**config, ARTEFACT: artefact, DEVICE: device or self.device})
 
     def evaluate(self, config: Mapping[str, Any]) -> Result:
+        key = json.dumps({k: str(v) for k, v in config.items()}, sort_keys=True)
+        if key in self._kept:
+            _, artefact, _ = self._kept[key]
+            return self.measure(config, artefact)  # built before: this round measures only
         directory = tempfile.mkdtemp(prefix="bayestune-build-")
+        keep = False
         try:
             built, artefact = self.build_into(config, directory)
             if artefact is None:
                 return built
             result = self.measure(config, artefact)
+            keep = self.keep_artefacts
+            if keep:
+                self._kept[key] = (built, artefact, directory)
         finally:
-            shutil.rmtree(directory, ignore_errors=True)
+            if not keep:
+                shutil.rmtree(directory, ignore_errors=True)
         return merge_timings(built, result)
 
+    def drop_artefacts(self) -> None:
+        """Remove the artefacts kept for later rounds."""
+        for _, _, directory in self._kept.values():
+            shutil.rmtree(directory, ignore_errors=True)
+        self._kept.clear()
+
     def close(self) -> None:
+        self.drop_artefacts()
         self.build_step.close()
         self.run.close()
 

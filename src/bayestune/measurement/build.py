@@ -231,12 +231,17 @@ def for_remeasurement(evaluator: Evaluator) -> Evaluator:
 
     A round is one sample per candidate; the statistic is taken over the rounds.
     """
-    if isinstance(evaluator, StagedEvaluator):
-        return evaluator.with_run(for_remeasurement(evaluator.run))
+    if isinstance(evaluator, StagedEvaluator):  # each candidate built once, its artefact timed every round
+        return evaluator.with_run(for_remeasurement(evaluator.run), keep_artefacts=True)
     if isinstance(evaluator, MeasuredEvaluator):
         single = replace(evaluator.policy, repeats=1, max_repeats=None, precision=None, early_abort=False)
         return MeasuredEvaluator(evaluator.inner, single, minimize=evaluator.minimize)
     return evaluator
+
+
+def measuring_part(evaluator: Evaluator) -> Evaluator:
+    """The evaluator that repeats runs (racing, a policy): a staged black box's run step, else itself."""
+    return evaluator.run if isinstance(evaluator, StagedEvaluator) else evaluator
 
 
 def unwrapped(evaluator: Evaluator) -> Evaluator:

@@ -18,12 +18,15 @@ true value is at least that bad. The model treats it as such (:mod:`bayestune.mo
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 #: Least measured runs before a configuration may be stopped early.
 MIN_RUNS = 3
 #: How much worse than the incumbent (relative) the second-best run must be.
 MARGIN = 0.10
+#: Timing phases that are not measuring time on the device.
+NOT_DEVICE_PHASES = frozenset({"compile", "optimizer", "warmup"})
 
 
 def early_stop_bound(
@@ -48,3 +51,25 @@ def early_stop_bound(
     second = finite[-2]
     threshold = incumbent - margin * abs(incumbent)
     return second if second < threshold else None
+
+
+def savings_note(trials: Iterable[Any], most_runs: int) -> str | None:
+    """What early stop saved, for the end of a run: the censored configurations, and the device
+    time their remaining runs would have taken (each run as long as its measured ones), or None
+    when nothing was stopped early."""
+    spent = saved = 0.0
+    stopped = 0
+    for trial in trials:
+        runs = max((len(v) for v in trial.repeats.values()), default=0)
+        seconds = sum(s for phase, s in trial.timings.items() if phase not in NOT_DEVICE_PHASES)
+        spent += seconds
+        if getattr(trial, "censored", False) and 0 < runs < most_runs:
+            stopped += 1
+            saved += seconds / runs * (most_runs - runs)
+    if not stopped:
+        return None
+    share = 100 * saved / (spent + saved) if spent + saved > 0 else 0.0
+    return (
+        f"early stop: {stopped} configuration(s) stopped after their first runs (clearly worse than the best); "
+        f"their remaining runs would have taken about {saved:.1f} s of measuring, {share:.0f} % of the run's measuring time"
+    )
