@@ -24,3 +24,15 @@ def test_a_time_only_run_counts_without_a_total_and_failures_say_why() -> None:
         progress_line(trial, "time", 7, None, "-")
         == "[7] trial 7 failed (verification): wrong answer: checksum 41 | best time=-"
     )
+
+
+def test_the_pipeline_line_shows_builds_waiting_device_use_and_time_left(monkeypatch) -> None:
+    import time as clock
+
+    from bayestune.console import pipeline_text
+
+    status = {"building": 6, "built": 1, "device_use": 0.92}
+    monkeypatch.setattr(clock, "monotonic", lambda: 100.0)
+    assert pipeline_text(status, 10, 40.0, 40, 10) == "building 6, 1 built waiting, device use 92%, ~3 min left"
+    assert pipeline_text(status, 0, 40.0, 40, 0) == "building 6, 1 built waiting, device use 92%"
+    assert pipeline_text(status, 10, 90.0, None, 10) == "building 6, 1 built waiting, device use 92%"

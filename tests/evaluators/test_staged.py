@@ -113,3 +113,30 @@ def test_kept_artefacts_build_each_configuration_once_until_dropped() -> None:
     kept = [directory for _, _, directory in staged._kept.values()]
     staged.drop_artefacts()
     assert builds == [4] and not any(Path(d).exists() for d in kept)
+
+
+@pytest.mark.parametrize(
+    ("blackbox", "message"),
+    [
+        ({"build": "make"}, "a build step needs a run step"),
+        ({"build": "cc k.c -o {artefact}", "command": "./k"}, "does not name {artefact}: it would not find"),
+        ({"build": "cc k.c -o k", "command": "{artefact}"}, "does not name {artefact}: a build writes"),
+    ],
+)
+def test_a_build_without_a_run_or_without_its_artefact_is_refused_before_any_evaluation(
+    tmp_path: Path, blackbox: dict, message: str
+) -> None:
+    data = {
+        "name": "s",
+        "parameters": [{"name": "x", "type": "integer", "bounds": [1, 4]}],
+        "objectives": ["t"],
+        "blackbox": blackbox,
+    }
+    with pytest.raises(Exception, match=message):
+        make_evaluator(scenario_from_dict(data, source=str(tmp_path / "s.json")))
+
+
+def test_a_build_that_hangs_is_killed_at_its_own_timeout() -> None:
+    hang = CommandEvaluator("sleep 30 # {artefact}", ["built"], timeout=0.5, read_output=False)
+    result = StagedEvaluator(CommandBuild(hang), CallableEvaluator(_run, ["t"])).evaluate({"x": 1})
+    assert result.kind == FailureKind.TIMEOUT and "timed out" in result.error

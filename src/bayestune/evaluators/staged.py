@@ -152,8 +152,8 @@ class StagedEvaluator(Evaluator):
     def evaluate(self, config: Mapping[str, Any]) -> Result:
         key = json.dumps({k: str(v) for k, v in config.items()}, sort_keys=True)
         if key in self._kept:
-            _, artefact, _ = self._kept[key]
-            return self.measure(config, artefact)  # built before: this round measures only
+            _, kept, _ = self._kept[key]
+            return self.measure(config, kept)  # built before: this round measures only
         directory = tempfile.mkdtemp(prefix="bayestune-build-")
         keep = False
         try:

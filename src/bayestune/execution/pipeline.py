@@ -28,6 +28,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
 from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
@@ -86,10 +87,9 @@ def measure_in_worker(
 ) -> Result:
     """Measure a built artefact on ``device``; an artefact built elsewhere arrives as ``payload``."""
     staged = _staged(factory)
-    own = getattr(staged.run, "incumbent", "absent")
-    if incumbent is not None and own != "absent":
-        better = own is None or (incumbent < own if getattr(staged.run, "minimize", True) else incumbent > own)
-        if better:
+    if incumbent is not None and hasattr(staged.run, "incumbent"):
+        own: float | None = staged.run.incumbent
+        if own is None or (incumbent < own if getattr(staged.run, "minimize", True) else incumbent > own):
             staged.run.incumbent = incumbent  # early stop compares with the best of every device
     local_dir = None
     if payload is not None and not os.path.exists(artefact):
@@ -170,7 +170,7 @@ class PipelineBackend(Backend):
         factory: EvaluatorFactory,
         *,
         build_workers: int | None = None,
-        devices: list[str] | tuple[str, ...] = ("cpu",),
+        devices: Sequence[str] = ("cpu",),
         places: Any = None,
         mp_context: Any = None,
         max_in_flight: int | None = None,

@@ -18,8 +18,9 @@ A configuration in flight passes through four places: waiting for a builder, bui
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from bayestune.exceptions import BayestuneError
 
@@ -59,10 +60,10 @@ class PipelineSchedule:
     devices: tuple[str, ...] = (CPU_DEVICE,)
     exclusive_host: bool | None = None  # None: the devices are exactly ("cpu",)
     max_in_flight: int | None = None  # None: builders + devices
-    to_build: deque[Hashable] = field(default_factory=deque)
-    building: set[Hashable] = field(default_factory=set)
-    built: deque[Hashable] = field(default_factory=deque)
-    measuring: dict[str, Hashable] = field(default_factory=dict)  # device -> task
+    to_build: deque[Any] = field(default_factory=deque)
+    building: set[Any] = field(default_factory=set)
+    built: deque[Any] = field(default_factory=deque)
+    measuring: dict[str, Any] = field(default_factory=dict)  # device -> task
 
     def __post_init__(self) -> None:
         self.build_slots = check_build_workers(self.build_slots)
@@ -71,19 +72,19 @@ class PipelineSchedule:
             self.exclusive_host = self.devices == (CPU_DEVICE,)
 
     # ---- what the caller reports ----------------------------------------------------------
-    def submit(self, task: Hashable) -> None:
+    def submit(self, task: Any) -> None:
         self.to_build.append(task)
 
-    def build_finished(self, task: Hashable, ok: bool) -> None:
+    def build_finished(self, task: Any, ok: bool) -> None:
         """A build ended; a failed one leaves the pipeline (it never reaches a device)."""
         self.building.discard(task)
         if ok:
             self.built.append(task)
 
-    def measurement_finished(self, device: str) -> Hashable:
+    def measurement_finished(self, device: str) -> Any:
         return self.measuring.pop(device)
 
-    def forget(self, task: Hashable) -> None:
+    def forget(self, task: Any) -> None:
         """Drop ``task`` wherever it is (a lost worker, a cancelled run)."""
         for queue in (self.to_build, self.built):
             if task in queue:
@@ -94,7 +95,7 @@ class PipelineSchedule:
                 del self.measuring[device]
 
     # ---- what to start now ----------------------------------------------------------------
-    def start_measurements(self) -> list[tuple[str, Hashable]]:
+    def start_measurements(self) -> list[tuple[str, Any]]:
         """(device, task) pairs to start now, each marked as measuring."""
         if self.exclusive_host and self.building:
             return []  # wait for the builds still running: the measurement gets the cores alone
@@ -108,7 +109,7 @@ class PipelineSchedule:
                 started.append((device, task))
         return started
 
-    def start_builds(self) -> list[Hashable]:
+    def start_builds(self) -> list[Any]:
         """Tasks to start building now, each marked as building."""
         if self.exclusive_host and (self.measuring or self.built):
             return []  # a measurement runs or waits for the cores

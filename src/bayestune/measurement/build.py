@@ -151,6 +151,11 @@ def _staged_evaluator(
         scenario_name=scenario_name,
     )
     assert spec.build is not None  # checked by the caller
+    if isinstance(run, CommandEvaluator) and ARTEFACT not in run.fields:
+        raise EvaluationError(
+            f"the run step {spec.target!r} does not name {{artefact}}: it would not find what the build wrote "
+            '(e.g. "command": "{artefact} --size 512")'
+        )
     if spec.build_kind == "python":
         return StagedEvaluator(CallableBuild(load_callable(spec.build, base)), run)
     workdir = base / spec.workdir if spec.workdir else base
@@ -165,10 +170,9 @@ def _staged_evaluator(
         read_output=False,
     )
     if ARTEFACT not in command.fields:
-        logger.warning(
-            "blackbox.build %r does not name {artefact}: the build must write the path it is given; "
-            "without it the run finds no artefact",
-            spec.build,
+        raise EvaluationError(
+            f"blackbox.build {spec.build!r} does not name {{artefact}}: a build writes the path it is given "
+            "(builds run in parallel, so a fixed path would be overwritten by the next one)"
         )
     return StagedEvaluator(CommandBuild(command), run)
 

@@ -200,6 +200,12 @@ def _parse_blackbox(ctx: SpecContext, bb: Mapping[str, Any] | None) -> BlackBoxS
     if bb is None:
         return None
     kinds = [k for k in BLACKBOX_KINDS if k in bb]  # "build" is a stage of its own, read below
+    if not kinds and "build" in bb:
+        ctx.fail(
+            ("blackbox",),
+            "a build step needs a run step: add 'command' (e.g. \"{artefact} --size 512\") or 'python' "
+            '("module:function", reading config["artefact"])',
+        )
     if len(kinds) != 1:
         ctx.fail(
             ("blackbox",),
