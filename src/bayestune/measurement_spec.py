@@ -60,9 +60,10 @@ class MeasurementPolicy:
     ``early_abort``: stop once the runs show the configuration clearly worse than the incumbent
     (:mod:`bayestune.measurement.early_stop`: after 3 runs, the second-best 10 % worse); its
     value is then a censored bound.
-    ``max_failure_share``: a run that crashes or times out is recorded (a NaN sample) and the
-    configuration fails only when more than this share of its measured runs failed (0: any
-    failure fails it); a wrong answer or an infeasible one always decides at once. The median's distribution-free interval needs 6 runs at 95 %
+    ``max_failure_share``: a run that crashes or times out is recorded (a NaN sample); above
+    this share of failed runs a configuration is measured no further (the confirmation refuses a
+    candidate whose rounds fail above it), but it keeps its successful runs as its value (it fails only when none
+    succeeded); a wrong answer or an infeasible one always decides at once. The median's distribution-free interval needs 6 runs at 95 %
     confidence (5 at 90 %); the mean's and the minimum's (Student's t) need 2, so the mean
     suits small adaptive budgets.
     """

@@ -90,7 +90,7 @@ def test_early_abort_respects_maximisation() -> None:
 
 def test_a_failed_or_infeasible_run_is_the_result() -> None:
     crash = Result.failure("segfault", FailureKind.CRASH)
-    inner = Scripted({"a": [1.0, crash], "w": [crash], "i": [Result(values={"time": 1.0}, feasible=False)]})
+    inner = Scripted({"a": [crash, crash], "w": [crash], "i": [Result(values={"time": 1.0}, feasible=False)]})
     policy = MeasurementPolicy(repeats=3)
     failed = MeasuredEvaluator(inner, policy).evaluate({"name": "a"})
     assert failed.status is TrialStatus.FAILED and failed.kind == FailureKind.CRASH and EVALUATE_PHASE in failed.timings
@@ -116,17 +116,23 @@ def test_bad_policies_are_named(kwargs: dict, message: str) -> None:
         MeasurementPolicy(**kwargs)
 
 
-def test_a_flaky_run_is_recorded_and_tolerated_up_to_the_stated_share() -> None:
+def test_a_flaky_configuration_keeps_every_successful_run_and_fails_only_with_none() -> None:
     crash = Result.failure("bus error", FailureKind.CRASH)
-    inner = Scripted({"ok": [1.0, crash, 1.2, 1.1, 1.3], "bad": [1.0, crash, crash, 1.1, 1.3]})
+    inner = Scripted({"ok": [1.0, crash, 1.2, 1.1, 1.3], "bad": [1.0, crash, crash, 1.1, 1.3], "none": [crash] * 5})
     policy = MeasurementPolicy(repeats=5)  # max_failure_share 0.25: one failure in five is tolerated
     ok = MeasuredEvaluator(inner, policy).evaluate({"name": "ok"})
     assert ok.status is TrialStatus.OK and ok.values["time"] == pytest.approx(1.15)  # the median of the four
     assert len(ok.repeats["time"]) == 5 and sum(math.isnan(v) for v in ok.repeats["time"]) == 1
-    bad = MeasuredEvaluator(inner, policy).evaluate({"name": "bad"})
-    assert bad.status is TrialStatus.FAILED and bad.error.startswith("2 of 3 measured runs failed, the last: bus error")
+    bad = MeasuredEvaluator(inner, policy).evaluate({"name": "bad"})  # over the share: measured no further
+    assert bad.status is TrialStatus.OK and bad.values["time"] == 1.0 and inner.calls["bad"] == 3
+    assert bad.repeats["time"][0] == 1.0 and sum(math.isnan(v) for v in bad.repeats["time"]) == 2
+    none = MeasuredEvaluator(inner, policy).evaluate({"name": "none"})
+    assert none.status is TrialStatus.FAILED and none.error.startswith(
+        "all 2 measured runs failed, the last: bus error"
+    )
     strict = MeasuredEvaluator(Scripted({"a": [1.0, crash]}), MeasurementPolicy(repeats=5, max_failure_share=0.0))
-    assert strict.evaluate({"name": "a"}).status is TrialStatus.FAILED
+    result = strict.evaluate({"name": "a"})
+    assert result.status is TrialStatus.OK and len(result.repeats["time"]) == 2  # its one good run kept
 
 
 def test_a_wrong_answer_decides_at_once_whatever_the_share() -> None:

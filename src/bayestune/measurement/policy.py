@@ -54,10 +54,12 @@ class MeasuredEvaluator(Evaluator):
     """``inner`` run under a :class:`MeasurementPolicy`; the Result carries every sample.
 
     An infeasible or wrong answer in any run, and any failure in a warm-up run, is the Result.
-    A measured run that crashes or times out is kept as a NaN sample, and the configuration
-    fails only when more than ``max_failure_share`` of its measured runs failed: a benchmark
-    that fails now and then loses no good repeats, one that crashes one time in two is no
-    working configuration. ``incumbent`` is the best statistic of ``objectives[0]`` this
+    A measured run that crashes or times out is kept as a NaN sample. Once more than
+    ``max_failure_share`` of the runs failed, the configuration is measured no further; it fails
+    only when no run succeeded. A configuration with successful runs keeps their statistic as
+    its value, so the model learns where good configurations are even on a flaky machine, and
+    its failed runs count against it where a winner is chosen (the confirmation refuses a
+    candidate above the share), not by being measured more often than a loser. ``incumbent`` is the best statistic of ``objectives[0]`` this
     evaluator has produced (seed it when resuming).
     """
 
@@ -86,14 +88,7 @@ class MeasuredEvaluator(Evaluator):
             if result.status is TrialStatus.FAILED and result.kind not in DECISIVE_FAILURES:
                 failures.append(result)
                 if len(failures) > self.policy.max_failure_share * self.policy.most_runs:
-                    return with_timings(
-                        replace(
-                            result,
-                            error=f"{len(failures)} of {len(runs) + len(failures)} "
-                            f"measured runs failed, the last: {result.error}",
-                        ),
-                        timings,
-                    )
+                    break  # flaky: stop spending runs on it; its successful runs stay its value
             elif result.status is not TrialStatus.OK:
                 return with_timings(result, timings)
             else:
@@ -108,7 +103,7 @@ class MeasuredEvaluator(Evaluator):
             if len(runs) + len(failures) >= self.policy.most_runs or (runs and self._enough(runs)):
                 break
         if not runs:
-            return with_timings(failures[-1], timings)
+            return with_timings(failed_result(failures), timings)
         summary = self._summary(runs, timings, failed=len(failures))
         self._update_incumbent(summary)
         return summary
@@ -151,6 +146,15 @@ class MeasuredEvaluator(Evaluator):
 
     def __repr__(self) -> str:
         return f"MeasuredEvaluator({self.inner!r}, {self.policy})"
+
+
+def failed_result(failures: Sequence[Result]) -> Result:
+    """The Result of a configuration none of whose measured runs succeeded: the last failure,
+    saying how many runs failed."""
+    last = failures[-1]
+    if len(failures) == 1:
+        return last
+    return replace(last, error=f"all {len(failures)} measured runs failed, the last: {last.error}")
 
 
 def add_timings(total: dict[str, float], more: Mapping[str, float]) -> None:

@@ -14,8 +14,10 @@ measured once per configuration after the probe. The value kept is the policy's 
 the runs, and every run goes into ``Result.repeats`` (so the model sees the noise).
 
 Failures: a first run that fails fails the configuration at once (a crash or a timeout costs
-what it cost without racing); a later crash or timeout is a NaN repeat, and the configuration
-fails only above ``max_failure_share`` of :data:`RACE_RUNS`. Values that are not all positive
+what it cost without racing); a later crash or timeout is a NaN repeat, and above
+``max_failure_share`` of :data:`RACE_RUNS` the configuration is raced no further but keeps its
+successful runs as its value (a flaky contender is not stored as a failure, which would teach
+the feasibility model that the best region is infeasible). Values that are not all positive
 are raced on their own scale instead of the log scale.
 """
 
@@ -197,15 +199,9 @@ class RacingEvaluator(MeasuredEvaluator):
             add_timings(timings, dict(result.timings) or {EVALUATE_PHASE: time.perf_counter() - started})
             first = not runs and not failed
             if result.status is TrialStatus.FAILED and result.kind not in DECISIVE_FAILURES and not first:
-                failed += 1
+                failed += 1  # after a successful first run: its runs stay its value (see MeasuredEvaluator)
                 if failed > self.policy.max_failure_share * RACE_RUNS:
-                    return with_timings(
-                        replace(
-                            result,
-                            error=f"{failed} of {len(runs) + failed} measured runs failed, the last: {result.error}",
-                        ),
-                        timings,
-                    )
+                    break
             elif result.status is not TrialStatus.OK:
                 return with_timings(result, timings)
             else:
