@@ -380,6 +380,7 @@ def open_run_journal(path: str | Path, *, resume: bool, force: bool) -> tuple[Jo
 def _open_locked(path: Path, lock: RunLock, *, resume: bool, force: bool) -> tuple[Any, bool, str | None]:
     note = None
     if path.exists():
+        lock.lock_journal_file()  # before SQLite opens it: a hard link to a live run's journal stops here
         journal = Journal(path, create=False, run_lock=lock)  # JournalError if not a journal: never delete it
         n_rows = len(journal.trials())
         if n_rows and resume:
@@ -398,7 +399,14 @@ def _open_locked(path: Path, lock: RunLock, *, resume: bool, force: bool) -> tup
     if resume:
         note = f"nothing to resume in {path}; starting a new run"
     path.parent.mkdir(parents=True, exist_ok=True)
-    return Journal(path, run_lock=lock), False, note
+    journal = Journal(path, run_lock=lock)
+    try:
+        lock.lock_journal_file()
+    except BaseException:
+        journal.run_lock = None
+        journal.close()
+        raise
+    return journal, False, note
 
 
 def delete_journal(path: str | Path) -> None:

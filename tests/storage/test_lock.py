@@ -74,3 +74,21 @@ def test_backup_is_a_complete_copy_while_the_journal_is_open(tmp_path):
             journal.backup(tmp_path / "copy.db")
     with Journal.open(tmp_path / "copy.db") as copy:
         assert copy.n_finished() == 3
+
+
+def test_a_hard_link_to_a_journal_in_use_is_refused(tmp_path):
+    """Another name of the same file (a hard link) is not another journal: the run also locks the file."""
+    from bayestune.run import open_run_journal
+
+    path = tmp_path / "j.db"
+    journal, _, _ = open_run_journal(path, resume=False, force=False)
+    try:
+        journal.record({"x": 1}, __import__("bayestune").Result(values={"value": 1.0}))
+        os.link(path, tmp_path / "hard.db")
+        with pytest.raises(JournalError, match="under another name \\(a hard link"):
+            open_run_journal(tmp_path / "hard.db", resume=True, force=False)
+    finally:
+        journal.close()
+    again, resumed, _ = open_run_journal(tmp_path / "hard.db", resume=True, force=False)  # free once closed
+    assert resumed
+    again.close()

@@ -17,7 +17,10 @@ that the path still names the file it locked, and starts over if not.
 One journal has one lock whatever it is called: the lock belongs to the journal's resolved
 path (``alias.db -> j.db`` locks ``j.db.lock``), and the lock file itself is opened without
 following a symbolic link (a link planted there would make us truncate its target) and only
-if it is a regular file.
+if it is a regular file. A hard link is another path to the same file, which no path can
+tell: so once the journal is open, the run also holds ``flock`` on the journal file itself
+(:meth:`RunLock.lock_journal_file`), which belongs to its inode whatever name opened it.
+(SQLite's own locks are POSIX record locks, which ``flock`` does not touch on Linux.)
 
 Worker processes of one run (pool, Dask) never open the journal: the run's process writes
 every result, so they need no share of the lock.
@@ -128,7 +131,39 @@ class RunLock:
     def __init__(self, journal_path: str | os.PathLike, fd: int, stale_owner: dict[str, Any] | None) -> None:
         self.journal_path = str(journal_path)
         self._fd: int | None = fd
+        self._file_fd: int | None = None  # flock on the journal file itself (its inode)
         self.stale_owner = stale_owner
+
+    def lock_journal_file(self) -> None:
+        """Also lock the journal file itself, so a hard link (another name of the same file) cannot
+        get a second writer past the lock; JournalError if another run holds it."""
+        if self._fd is None or self._fd < 0:
+            return
+        if self._file_fd is not None:
+            try:
+                current = os.stat(self.journal_path)
+            except OSError:
+                current = None
+            held = os.fstat(self._file_fd)
+            if current is not None and (current.st_ino, current.st_dev) == (held.st_ino, held.st_dev):
+                return  # this file is locked already
+            os.close(self._file_fd)  # the file was replaced (--force): lock the new one
+            self._file_fd = None
+        import fcntl
+
+        try:
+            fd = os.open(self.journal_path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return  # not created yet, or unreadable: the journal itself will say so
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise JournalError(
+                f"journal {self.journal_path!r} is in use by another run under another name (a hard link to "
+                "the same file); two writers would measure every configuration twice and overrun the budget"
+            ) from None
+        self._file_fd = fd
 
     @classmethod
     def acquire(cls, journal_path: str | os.PathLike) -> RunLock:
@@ -171,6 +206,9 @@ class RunLock:
     def release(self) -> None:
         """Clear the owner record, delete the lock file and unlock (idempotent)."""
         fd, self._fd = self._fd, None
+        file_fd, self._file_fd = self._file_fd, None
+        if file_fd is not None:
+            os.close(file_fd)
         if fd is None or fd < 0:
             return
         try:
