@@ -185,7 +185,12 @@ def resumed_settings(journal: TrialJournal, given: Settings) -> Settings:
     design = given.design
     stored_design = journal.get_meta(META_DESIGN)
     if design is None and isinstance(stored_design, Mapping):
-        design = DesignSpec(**stored_design)
+        try:
+            design = DesignSpec(**stored_design)
+        except (TypeError, BayestuneError) as exc:
+            raise JournalError(
+                f"the journal's stored initial design {dict(stored_design)!r:.120} is damaged: {exc}"
+            ) from None
     seed = given.seed if given.seed is not None else journal.get_meta(META_SEED)
     return Settings(strategy, options or None, seed, design)
 

@@ -246,7 +246,7 @@ def test_unknown_key_lists_allowed_keys():
         (
             native(blackbox={"shell": "run"}),
             "$.blackbox",
-            "unknown key 'shell'; allowed keys: ['command', 'external', 'options', 'python', 'replay', 'table', 'timeout', 'workdir']",
+            "unknown key 'shell'; allowed keys: ['build', 'command', 'external', 'options', 'python', 'replay', 'table', 'timeout', 'workdir']",
         ),
         (native(blackbox={"command": "run", "timeout": 0}), "$.blackbox.timeout", "`value > 0` must hold, but got 0"),
         (native(blackbox="run.sh"), "$.blackbox", 'expected an object or null, but got "run.sh"'),

@@ -34,6 +34,8 @@ logger = logging.getLogger(__name__)
 #: Most values a scenario may expand to (YAML aliases repeat whole subtrees: nine levels of
 #: nine aliases are 9**9 values, the "billion laughs") and deepest nesting it may have.
 MAX_SCENARIO_VALUES = 1_000_000
+#: Most characters of text its scalars may expand to (aliases of one long string multiply it).
+MAX_SCENARIO_CHARS = 50_000_000
 MAX_SCENARIO_DEPTH = 64
 
 
@@ -77,6 +79,7 @@ def _check_expanded_size(root: yaml.Node) -> None:
     """Count the values ``root`` stands for with every alias expanded (memoised per node, so
     the count itself stays cheap), and its depth; refuse what exceeds the limits."""
     sizes: dict[int, int] = {}
+    chars: dict[int, int] = {}
     depths: dict[int, int] = {}
     open_nodes: set[int] = set()  # on the current path: meeting one again is a cycle
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
@@ -103,6 +106,16 @@ def _check_expanded_size(root: yaml.Node) -> None:
             continue
         open_nodes.discard(id(node))
         sizes[id(node)] = 1 + sum(sizes[id(c)] for c in children)
+        own = len(node.value) if isinstance(node, yaml.ScalarNode) else 0
+        chars[id(node)] = own + sum(chars[id(c)] for c in children)
+        if chars[id(node)] > MAX_SCENARIO_CHARS:
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"the document's text expands to more than {MAX_SCENARIO_CHARS:,} characters "
+                "(YAML aliases repeat whole values)",
+                node.start_mark,
+            )
         depths[id(node)] = 1 + max((depths[id(c)] for c in children), default=0)
         if sizes[id(node)] > MAX_SCENARIO_VALUES:
             raise yaml.constructor.ConstructorError(
@@ -173,6 +186,8 @@ def _parse_text(text: str, syntax: str, source: str) -> Any:
         return yaml.load(text, Loader=_YamlLoader)  # noqa: S506 (a SafeLoader subclass)
     except RecursionError:
         raise ScenarioError(f"{source}: values are nested more than {MAX_SCENARIO_DEPTH} levels deep") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts (4,300)
+        raise ScenarioError(f"{source}: invalid YAML: {exc}".split("; use sys.set_int_max_str_digits")[0]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)

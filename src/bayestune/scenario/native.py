@@ -132,11 +132,14 @@ def parse_native(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     objectives = parse_objectives(ctx, data["objectives"], ("objectives",), space)
     d = DesignSpec()
     design_data = data.get("initial_design", {})
-    design = DesignSpec(
-        method=design_data.get("method", d.method),
-        size=design_data.get("size", d.size),
-        include_default=design_data.get("include_default", d.include_default),
-    )
+    try:
+        design = DesignSpec(
+            method=design_data.get("method", d.method),
+            size=design_data.get("size", d.size),
+            include_default=design_data.get("include_default", d.include_default),
+        )
+    except ScenarioError as exc:
+        raise ctx.error(("initial_design", "size"), str(exc)) from None
     blackbox = _parse_blackbox(ctx, data.get("blackbox"))
     feasible = data.get("feasible_output")
     if feasible is not None and feasible in {o.name for o in objectives}:

@@ -30,6 +30,19 @@ class DesignSpec:
     size: int = 10
     include_default: bool = True
 
+    def __post_init__(self) -> None:
+        size = self.size
+        if isinstance(size, bool) or not isinstance(size, int) or not 0 <= size <= MAX_DESIGN_SIZE:
+            raise ScenarioError(
+                f"initial design size must be an integer in [0, {MAX_DESIGN_SIZE:,}] (configurations evaluated "
+                f"before modelling), but got {size!r}"
+            )
+
+
+#: The largest initial design: more points than any tuning run evaluates (a design of 10**11
+#: points would ask for terabytes before the first evaluation).
+MAX_DESIGN_SIZE = 100_000
+
 
 #: What a transfer from prior runs does: a warm-start design kept while the evidence supports it
 #: and a transfer model (``auto``), a transfer model, a warm-start design, or both.

@@ -203,13 +203,13 @@ class Integer(_NumericParameter):
         sampling: str | None = None,
     ) -> None:
         for label, v in (("low", low), ("high", high)):
-            if isinstance(v, (int, np.integer)) and not INT64_MIN <= int(v) <= INT64_MAX:
+            if not isinstance(v, (int, np.integer)) and (not is_finite_number(v) or float(v) != int(v)):
+                raise SpaceError(f"parameter {name!r}: integer bounds required, but got {label}={_short(v)}")
+            if not INT64_MIN <= int(v) <= INT64_MAX:  # 1e19 written as a float is checked as well
                 raise SpaceError(
                     f"parameter {name!r}: integer bounds must lie in [-2**63, 2**63 - 1] (64-bit "
                     f"integers, what every model and sampler computes with), but got {label}={_short(v)}"
                 )
-            if not is_finite_number(v) or float(v) != int(v):
-                raise SpaceError(f"parameter {name!r}: integer bounds required, but got {label}={_short(v)}")
         super().__init__(name, int(low), int(high), log=log, default=default, prior=prior, sampling=sampling)
         if isinstance(self.prior, ValuePrior) and len(self.prior.probabilities) != self.cardinality:
             raise SpaceError(

@@ -268,6 +268,8 @@ class Space:
         """Exact number of feasible configurations (None if continuous or not enumerated)."""
         if not self.constraints:
             size = self.cartesian_size
+            if isinstance(size, int):  # exact, however large (1,025 two-valued flags: 2**1025)
+                return size
             return int(size) if math.isfinite(size) else None
         return self.chain_of_trees.count()
 
