@@ -52,6 +52,7 @@ from bayestune.execution.pipeline_schedule import PipelineSchedule
 from bayestune.measurement.early_stop import early_stop_bound
 from bayestune.optimizer import Optimizer
 from bayestune.trial import Result
+from benchmarks.harness import parse_seeds
 from benchmarks.outputs import add_output_option, output_path
 from benchmarks.problems import data_dir, gpu_problem_names, t1_file_for
 
@@ -276,7 +277,7 @@ def run(args: argparse.Namespace) -> None:
     arms = args.arms.split(",")
     for name in problems:
         costs = Costs(name)
-        for seed in range(args.seeds):
+        for seed in parse_seeds(args.seeds):
             for arm in arms:
                 if (name, arm, seed) in done:
                     continue
@@ -431,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("run")
     r.add_argument("--problems", default=None, help="comma list (default: every GPU cache)")
     r.add_argument("--arms", default=",".join([*ARMS, *KT_ARMS]))
-    r.add_argument("--seeds", type=int, default=10)
+    r.add_argument("--seeds", default="10", help="N (seeds 0..N-1), A-B, or a comma list")
     r.add_argument("--budget", type=int, default=150)
     add_output_option(r, "wallclock", "runs.jsonl")
     t = sub.add_parser("table")

@@ -148,11 +148,13 @@ def optimize(
 ) -> None:
     """Tune the black box of SCENARIO, journaling every evaluation."""
     from bayestune.storage import Journal
-    from bayestune.tuning import Execution, tune
+    from bayestune.tuning import Execution, default_journal_path, tune
 
     if resume and force:
         raise CliError("--resume and --force exclude each other")
-    scenario = _with_prior_runs(load(scenario_path), prior_runs, transfer_mode)
+    scenario = load(scenario_path)
+    own_journal = journal_path or str(default_journal_path(scenario))
+    scenario = _with_prior_runs(scenario, prior_runs, transfer_mode, exclude=(own_journal,))
     if dask_address:
         _quiet_dask_client()
     execution = Execution(
@@ -392,9 +394,12 @@ def _check_strategy(scenario: Any) -> None:
     )
 
 
-def _with_prior_runs(scenario: Any, paths: tuple[str, ...], mode: str | None = None) -> Any:
+def _with_prior_runs(
+    scenario: Any, paths: tuple[str, ...], mode: str | None = None, exclude: tuple[str, ...] = ()
+) -> Any:
     """The scenario with ``--prior-run`` files added to its transfer, every run loaded now: a prior
-    run that does not fit the space fails before a journal is created."""
+    run that does not fit the space fails before a journal is created; the run's own journal
+    (``exclude``) is never one of them."""
     from bayestune.scenario import TransferSpec
     from bayestune.transfer import load_prior_runs
 
@@ -404,7 +409,7 @@ def _with_prior_runs(scenario: Any, paths: tuple[str, ...], mode: str | None = N
             raise CliError("--transfer-mode needs prior runs: give --prior-run PATH or a 'transfer' in the scenario")
         return scenario
     runs = (spec.runs if spec else ()) + tuple(str(Path(p).resolve()) for p in paths)
-    loaded = load_prior_runs(runs, scenario.space, scenario.objectives[0])
+    loaded = load_prior_runs(runs, scenario.space, scenario.objectives[0], exclude=exclude)
     if spec is not None:
         spec = TransferSpec(tuple(loaded), mode=mode or spec.mode, top=spec.top)
     else:

@@ -14,6 +14,7 @@ import csv
 import glob
 import logging
 import os
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,6 +141,18 @@ def load_prior_run(path: str | os.PathLike, space: Space, objective: Objective |
     p = Path(path)
     if not p.is_file():
         raise BayestuneError(f"prior run {str(p)!r}: no such file")
+    try:
+        return _read_prior_run(p, space, objective)
+    except BayestuneError:
+        raise
+    except (ValueError, EOFError, OSError, RecursionError, csv.Error, zlib.error, MemoryError) as exc:
+        # undecodable text, a CSV field over the limit, JSON nested 200,000 deep, a 5,000-digit
+        # integer, a truncated .gz: a damaged file is one that cannot be read, said as such
+        detail = str(exc).split("; use sys.set_int_max_str_digits")[0][:200]
+        raise BayestuneError(f"prior run {str(p)!r}: cannot be read ({type(exc).__name__}: {detail})") from None
+
+
+def _read_prior_run(p: Path, space: Space, objective: Objective) -> PriorRun:
     suffix = _suffix(p)
     if suffix in CACHE_SUFFIXES:
         return _from_cache(p, space)
@@ -155,24 +168,37 @@ def load_prior_run(path: str | os.PathLike, space: Space, objective: Objective |
 
 
 def load_prior_runs(
-    sources: Sequence[str | os.PathLike | PriorRun], space: Space, objective: Objective | str
+    sources: Sequence[str | os.PathLike | PriorRun],
+    space: Space,
+    objective: Objective | str,
+    *,
+    exclude: Sequence[str | os.PathLike] = (),
 ) -> list[PriorRun]:
     """Every source as a :class:`PriorRun` (those already loaded pass through). A source may be
     a folder or a glob pattern (``caches/*.json``: one cache per GPU, as Kernel Tuner users keep
     them): its runs of this space are read, and the files that are not (another kernel, another
     file type) are skipped with a warning naming why; a folder or pattern that yields none is an
-    error listing them."""
+    error listing them. Files in ``exclude`` (the run's own journal: a resumed run with
+    ``--prior-run .``) are never read as a source, whatever name reaches them."""
     runs: list[PriorRun] = []
+    own = [Path(e) for e in exclude if Path(e).exists()]
     for source in sources:
         if isinstance(source, PriorRun):
             runs.append(source)
             continue
         files = expand_source(source)
         if files is None:
+            if any(_same_file(Path(source), e) for e in own):
+                raise BayestuneError(
+                    f"prior run {str(source)!r} is this run's own journal: a run cannot be its own prior run"
+                )
             runs.append(load_prior_run(source, space, objective))
             continue
         found, skipped = [], []
         for path in files:
+            if any(_same_file(path, e) for e in own):
+                logger.info("prior runs %s: %s is this run's own journal, not a prior run; left out", source, path)
+                continue
             try:
                 found.append(load_prior_run(path, space, objective))
             except BayestuneError as exc:
@@ -186,6 +212,13 @@ def load_prior_runs(
             )
         runs.extend(found)
     return runs
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def expand_source(source: str | os.PathLike) -> list[Path] | None:
