@@ -41,10 +41,10 @@ PAYLOADS = [
         ('echo "$(echo `echo {c}`)"', "command substitution"),
         ("echo '{c}'", "'...' quotes"),
         ('echo "x{c}"', '"..." quotes'),
-        ("eval echo {c}", "eval, sh -c"),
-        ("sh -c {c}", "eval, sh -c"),
-        ("true && X=1 eval echo {c}", "eval, sh -c"),
-        ("if true; then bash -c {c}; fi", "eval, sh -c"),
+        ("eval echo {c}", "an argument of eval"),
+        ("sh -c {c}", "the script of sh -c"),
+        ("true && X=1 eval echo {c}", "an argument of eval"),
+        ("if true; then bash -c {c}; fi", "the script of bash -c"),
     ],
 )
 def test_templates_where_a_value_could_be_interpreted_are_refused(template, where):
@@ -130,3 +130,78 @@ def _run_if_accepted(template: str, payload: str, tmp_path: Path) -> None:
         return  # a non-number in arithmetic: the evaluation fails by name, nothing runs
     subprocess.run(["/bin/sh", "-c", cmd], cwd=tmp_path, capture_output=True, timeout=10)
     assert not (tmp_path / "X").exists(), cmd
+
+
+#: The spellings hostile testing found accepted (issue 41, round four, item 2), each now refused.
+RUNS_AS_CODE = [
+    "/bin/sh -c {c}",
+    "bash -lc {c}",
+    "sh -ec {c}",
+    "sh -e -c {c}",
+    "env sh -c {c}",
+    "timeout 5 sh -c {c}",
+    "nice bash -c {c}",
+    "exec sh -c {c}",
+    "{{ sh -c {c}; }}",
+    "find . -exec sh -c {c} \\;",
+    "command eval {c}",
+    "if true; then eval {c}; fi",
+    "while false; do eval {c}; done",
+    "trap {c} EXIT",
+    "echo {c} | sh",
+    "awk {c}",
+    "perl -e {c}",
+    "python3 -c {c}",
+    "bash <<< {c}",
+    "xargs sh -c {c}",
+]
+
+
+@pytest.mark.parametrize("template", RUNS_AS_CODE)
+def test_every_way_found_to_run_a_value_as_code_is_refused(template):
+    with pytest.raises(EvaluationError, match="shell injection"):
+        template_fields(template)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "bash -c 'echo $1' _ {x}",  # the script is the template's own; the value is $1
+        "sh run.sh {x}",
+        "awk '{{print $1}}' {file}",
+        "echo {x} | ./read",
+        "timeout 5 ./bench --n {x}",
+        "python3 bench.py {x}",
+        "{artefact} --size {n}",
+        "cat <<< {x}",
+    ],
+)
+def test_a_value_as_a_plain_argument_stays_allowed(template):
+    template_fields(template)
+
+
+WRAPPER_CHAINS = [[], ["env"], ["env", "A=1"], ["timeout", "5"], ["nice", "-n", "3"], ["exec"], ["command"], ["setsid"]]
+CODE_RUNNERS = [
+    ["sh", "-c"],
+    ["/bin/bash", "-lc"],
+    ["dash", "-ec"],
+    ["eval"],
+    ["python3", "-c"],
+    ["perl", "-e"],
+    ["awk"],
+]
+PREFIXES = ["", "true; ", "true && ", "if true; then ", "X=1 "]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(PREFIXES),
+    st.lists(st.sampled_from(WRAPPER_CHAINS), max_size=2),
+    st.sampled_from(CODE_RUNNERS),
+)
+def test_generated_templates_that_run_a_value_as_code_are_refused(prefix, wrappers, runner):
+    """Templates built from prefixes, wrapper chains and code runners: every one is refused."""
+    words = [w for chain in wrappers for w in chain] + runner + ["{c}"]
+    template = prefix + " ".join(words) + ("; fi" if prefix.startswith("if") else "")
+    with pytest.raises(EvaluationError, match="shell injection"):
+        template_fields(template)

@@ -48,6 +48,7 @@ from bayestune.evaluators.processes import (
     read_end,
     stderr_note,
 )
+from bayestune.evaluators.template_code import code_context
 from bayestune.exceptions import EvaluationError
 from bayestune.trial import FailureKind, Result
 
@@ -143,11 +144,6 @@ def _checked_fields(template: str) -> tuple[list[str], dict[str, str]]:
 
 _MARK = "\x00"  # stands for a placeholder while the template's shell syntax is scanned
 _NUMBER = re.compile(r"[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?")
-#: ``eval`` or ``sh -c`` as the command (after ``;``, ``&&``, ``then`` ..., variable assignments), not as an argument.
-_EVAL = re.compile(
-    r"(?:^|[;&|(\n`]|\b(?:then|do|else|time|!)\s)\s*(?:\w+=\S*\s+)*"
-    r"(?:eval|(?:ba|da|z|k)?sh\s+-c)\s[^;&|\n()]*\Z"
-)
 _HEREDOC_WORD = re.compile(r"<<(-?)[ \t]*((?:[^\s;|&<>()]|\\.)+)")
 
 
@@ -163,8 +159,12 @@ def _placeholder_contexts(template: str, parsed: Sequence[tuple[str, str | None,
     while i < len(text):
         ch, top = text[i], stack[-1]
         if ch == _MARK:
-            reparsed = top in ("", "(") and _EVAL.search(text, 0, i)
-            contexts.append(top if top in ("'", '"', "`", "((") else "eval" if reparsed else "")
+            why = (
+                code_context(text[:i].replace(_MARK, "X"), text[i + 1 :].replace(_MARK, "X"))
+                if top in ("", "(")
+                else None
+            )
+            contexts.append(top if top in ("'", '"', "`", "((") else f"code:{why}" if why else "")
         elif top == "'":
             if ch == "'":
                 stack.pop()
@@ -251,6 +251,12 @@ def _refuse_unsafe_placeholders(
         if context in ("((", "#"):
             if restricted.get(field) != "((":
                 restricted[field] = context
+        elif context.startswith("code:"):
+            raise EvaluationError(
+                f"command template {template!r}: placeholder '{{{field}}}' stands as {context[5:]} "
+                "(shell injection through a value): pass the value as an argument of a script, or in the "
+                "environment, instead"
+            )
         elif context:
             why = _WHY[context] % field if "%s" in _WHY[context] else _WHY[context]
             raise EvaluationError(
