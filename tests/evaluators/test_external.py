@@ -289,3 +289,20 @@ def test_any_metric_columns_are_kept_with_star(tmp_path):
     assert copy.any_metrics and copy.metrics == []
     with pytest.raises(EvaluationError, match=r"list of column names or '\*'"):
         external("cat", metrics="power")
+
+
+def test_a_tool_printing_one_endless_line_fails_the_request_with_bounded_memory(tmp_path, monkeypatch):
+    """A tool that writes without a newline is stopped at the line limit, not read into memory forever."""
+    import sys
+
+    from bayestune.evaluators import tool_process
+
+    monkeypatch.setattr(tool_process, "MAX_LINE_BYTES", 1 << 16)
+    script = tmp_path / "endless.py"
+    script.write_text("import sys\nsys.stdin.readline()\nwhile True:\n    sys.stdout.write('x' * 4096)\n")
+    evaluator = ExternalEvaluator(f"{sys.executable} {script}", ["t"], parameter_names=["x"], timeout=60)
+    try:
+        result = evaluator.evaluate({"x": 1})
+    finally:
+        evaluator.close()
+    assert result.kind == "protocol" and "printed a line of more than" in result.error

@@ -32,17 +32,14 @@ import io
 import logging
 import math
 import os
-import queue
-import signal
-import subprocess
 import threading
 import time
-from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bayestune.evaluators.base import Evaluator, tail
+from bayestune.evaluators.base import Evaluator
+from bayestune.evaluators.tool_process import ProtocolError, ToolProcess
 from bayestune.exceptions import EvaluationError
 from bayestune.formatting import format_value
 from bayestune.trial import FailureKind, Result, coerce_result
@@ -53,24 +50,11 @@ logger = logging.getLogger(__name__)
 FEASIBLE_COLUMNS = ("Valid", "valid", "feasible")
 #: ``metrics`` value that accepts every extra column of the answer as a logged metric.
 ANY_METRICS = "*"
-#: Seconds the tool gets to exit after ``End`` before its process group is killed.
-CLOSE_GRACE_SECONDS = 2.0
-#: Lines of the tool's stderr kept for error messages.
-STDERR_LINES = 40
 #: Characters of an offending line quoted in an error.
 QUOTED_CHARS = 200
 
 _TRUE = frozenset({"true", "t", "1", "yes", "y"})
 _FALSE = frozenset({"false", "f", "0", "no", "n"})
-_EOF = object()
-
-
-class ProtocolError(Exception):
-    """The tool's answer breaks the protocol; ``kind`` is the failure kind to record."""
-
-    def __init__(self, message: str, kind: str = FailureKind.PROTOCOL) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 def _csv_line(cells: Sequence[str]) -> str:
@@ -96,110 +80,6 @@ def _quote(line: str) -> str:
 
 
 # ---- the tool process ---------------------------------------------------------------------------
-class _Tool:
-    """A running tool: its stdin, a thread turning its stdout into lines, the tail of its stderr."""
-
-    def __init__(self, command: str, cwd: str | None, env: Mapping[str, str] | None) -> None:
-        self.command = command
-        try:
-            self.proc = subprocess.Popen(
-                command,
-                shell=True,
-                start_new_session=True,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=dict(env) if env is not None else None,
-            )
-        except OSError as exc:
-            raise ProtocolError(f"cannot start external tool {command!r}: {exc}", FailureKind.CRASH) from None
-        self.lines: queue.Queue = queue.Queue()
-        self.line_no = 0  # stdout lines consumed so far
-        self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
-        threading.Thread(target=self._pump_stdout, name=f"bayestune-tool-{self.proc.pid}-out", daemon=True).start()
-        threading.Thread(target=self._pump_stderr, name=f"bayestune-tool-{self.proc.pid}-err", daemon=True).start()
-        logger.debug("started external tool pid %d: %s", self.proc.pid, command)
-
-    def _pump_stdout(self) -> None:
-        assert self.proc.stdout is not None
-        for raw in iter(self.proc.stdout.readline, b""):
-            self.lines.put(raw.decode(errors="replace").rstrip("\r\n"))
-        self.lines.put(_EOF)
-
-    def _pump_stderr(self) -> None:
-        assert self.proc.stderr is not None
-        for raw in iter(self.proc.stderr.readline, b""):
-            self.stderr.append(raw.decode(errors="replace").rstrip("\r\n"))
-
-    def send(self, text: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(text.encode())
-        self.proc.stdin.flush()
-
-    def read_line(self, deadline: float | None) -> str | None:
-        """The next non-blank stdout line; None at end of output; TimeoutError past ``deadline``."""
-        while True:
-            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-            try:
-                line = self.lines.get(timeout=timeout)
-            except queue.Empty:
-                raise TimeoutError from None
-            if line is _EOF:
-                self.lines.put(_EOF)  # keep answering "end of output"
-                return None
-            self.line_no += 1
-            if line.strip():
-                return line
-
-    def exit_note(self) -> str:
-        """``"exited with code N"`` (waiting briefly for the exit status) plus the stderr tail."""
-        try:
-            rc = self.proc.wait(timeout=1.0)
-            text = f"exited with code {rc}" if rc >= 0 else f"was killed by signal {-rc}"
-        except subprocess.TimeoutExpired:
-            text = "closed its stdout but is still running"
-        return text + self.stderr_note()
-
-    def stderr_note(self) -> str:
-        time.sleep(0.05)  # let the stderr thread catch the last lines
-        text = "\n".join(self.stderr).strip()
-        return f"\nstderr (end):\n{tail(text, 1500)}" if text else ""
-
-    def kill(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            self.proc.wait(timeout=5.0)
-        except subprocess.TimeoutExpired:
-            logger.warning("external tool pid %d did not die after SIGKILL", self.proc.pid)
-        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
-                if pipe is not None:
-                    pipe.close()
-            except OSError:
-                pass
-
-    def close(self) -> None:
-        """Say ``End``, close stdin, give the tool a moment to exit, then kill its process group."""
-        try:
-            self.send("End\n")
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-        except (OSError, ValueError):
-            pass
-        try:
-            self.proc.wait(timeout=CLOSE_GRACE_SECONDS)
-        except subprocess.TimeoutExpired:
-            logger.warning(
-                "external tool %r did not exit within %.0f s of 'End'; killing it", self.command, CLOSE_GRACE_SECONDS
-            )
-        self.kill()
-
-
-# ---- the evaluator ------------------------------------------------------------------------------
 class ExternalEvaluator(Evaluator):
     """Drives a long-running tool over stdin/stdout with the line protocol (see the module docstring).
 
@@ -262,7 +142,7 @@ class ExternalEvaluator(Evaluator):
             )
         self._flags = (feasible_column,) if feasible_column else FEASIBLE_COLUMNS
         self._lock = threading.Lock()
-        self._tool: _Tool | None = None
+        self._tool: ToolProcess | None = None
         self.requests = 0  # requests sent
         self.starts = 0  # tool processes started
 
@@ -306,12 +186,12 @@ class ExternalEvaluator(Evaluator):
                 return [Result.failure(str(exc), exc.kind) for _ in configs]
 
     # ---- one request ----------------------------------------------------------------------
-    def _start_tool(self) -> _Tool:
+    def _start_tool(self) -> ToolProcess:
         if self._tool is None or self._tool.proc.poll() is not None:
             if self._tool is not None:
                 self._tool.kill()
             env = {**os.environ, **self.env_overrides} if self.env_overrides else None
-            self._tool = _Tool(self.command, self.workdir, env)
+            self._tool = ToolProcess(self.command, self.workdir, env)
             self.starts += 1
         return self._tool
 
@@ -407,7 +287,7 @@ def _rebuild(
 class _AnswerReader:
     """Reads one answer (header + n rows) and says where anything went wrong."""
 
-    def __init__(self, owner: ExternalEvaluator, tool: _Tool, n: int, deadline: float | None) -> None:
+    def __init__(self, owner: ExternalEvaluator, tool: ToolProcess, n: int, deadline: float | None) -> None:
         self.owner, self.tool, self.n, self.deadline = owner, tool, n, deadline
         self.prefix = f"external tool {owner.command!r}, request {owner.requests}"
         self.echoes_parameters = False
