@@ -113,6 +113,7 @@ def tune(
     config_timeout: float = 60.0,
     iterations: int = 7,
     time_limit: float | None = None,
+    confirm_rounds: int = 6,
 ) -> dict[str, Any]:
     """Tune one kernel; a summary (default configuration vs best found, evaluations, wall time)."""
     import kernel_tuner
@@ -120,7 +121,9 @@ def tune(
     from bayestune.integrations.kernel_tuner import BayestuneStrategy
 
     p = PROBLEMS[kernel](size)
-    strategy = BayestuneStrategy(seed=seed, config_timeout=config_timeout, defaults=p["default"])
+    strategy = BayestuneStrategy(
+        seed=seed, config_timeout=config_timeout, defaults=p["default"], confirm_rounds=confirm_rounds
+    )
     options: dict[str, Any] = {"max_fevals": max_fevals}
     if time_limit:
         options["time_limit"] = time_limit
@@ -147,18 +150,32 @@ def tune(
     trials = strategy.optimizer_.trials
     default = next((t for t in trials if t.origin == "default"), None)
     best = strategy.optimizer_.best
+    winner = next((r for r in results if r.get("bayestune_winner")), None)
     return {
         "kernel": kernel,
         "size": size,
         "device": env.get("device_name"),
-        "evaluations_this_run": len(results),
+        "evaluations_this_run": sum(1 for r in results if not r.get("bayestune_resumed")),
+        "confirmation_evaluations": 0
+        if strategy.confirmation_ is None
+        else sum(len(e.samples) + e.failures for e in strategy.confirmation_.estimates),
         "evaluations_total": len(trials),
         "failed": sum(1 for t in trials if not t.feasible),
         "failure_kinds": sorted({t.failure_kind for t in trials if t.failure_kind}),
         "default": None
         if default is None
         else {"config": dict(default.config), "time_ms": default.values.get("time"), "error": default.error},
-        "best": None if best is None else {"config": dict(best.config), "time_ms": best.values["time"]},
+        "best_searched": None if best is None else {"config": dict(best.config), "time_ms": best.values["time"]},
+        # the confirmed winner: re-measured with the default in interleaved rounds (bayestune_* fields)
+        "best": None
+        if winner is None
+        else {
+            "config": {k: winner[k] for k in p["tune_params"]},
+            "time_ms": winner["time"],
+            "interval_ms": [winner["bayestune_confirmed"]["low"], winner["bayestune_confirmed"]["high"]],
+            "searched_ms": winner.get("bayestune_searched"),
+            "speedup": winner.get("bayestune_speedup"),
+        },
         "wall_s": round(wall, 1),
     }
 
@@ -177,6 +194,7 @@ def main() -> None:
     parser.add_argument("--cache", default=None, help="Kernel Tuner cache file (default: <kernel>_<size>.json here)")
     parser.add_argument("--iterations", type=int, default=7, help="benchmark runs per configuration")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--confirm-rounds", type=int, default=6, help="interleaved rounds confirming the winner")
     args = parser.parse_args()
     cache = args.cache or f"{args.kernel}_{args.size}.json"
     summary = tune(
@@ -188,11 +206,12 @@ def main() -> None:
         config_timeout=args.config_timeout,
         iterations=args.iterations,
         time_limit=args.time_limit,
+        confirm_rounds=args.confirm_rounds,
     )
     print(json.dumps(summary, indent=2))
     if summary["default"] and summary["default"]["time_ms"] and summary["best"]:
         print(
-            f"default {summary['default']['time_ms']:.3f} ms -> best {summary['best']['time_ms']:.3f} ms "
+            f"default {summary['default']['time_ms']:.3f} ms -> confirmed best {summary['best']['time_ms']:.3f} ms "
             f"({summary['default']['time_ms'] / summary['best']['time_ms']:.2f}x) in "
             f"{summary['evaluations_this_run']} evaluations, {summary['wall_s']} s"
         )

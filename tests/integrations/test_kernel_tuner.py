@@ -140,7 +140,8 @@ class _Searchspace:
 
 
 class _Runner:
-    """Kernel Tuner's runner contract (``run([element], tuning_options)``) with scripted misbehaviour."""
+    """Kernel Tuner's runner contract (``run([element], tuning_options)``) with scripted misbehaviour
+    (tests that count its runs set confirm_top=0: test_kernel_tuner_confirm.py tests the confirmation)."""
 
     simulation_mode = False
 
@@ -178,7 +179,7 @@ def test_failures_and_timeouts_are_caught_per_configuration_and_cached(tmp_path)
     cache: dict = {}
     runner = _Runner()
     strategy = BayestuneStrategy(
-        seed=0, journal=None, config_timeout=0.5, defaults={"bx": 64, "by": 1, "unroll": 0}
+        seed=0, confirm_top=0, journal=None, config_timeout=0.5, defaults={"bx": 64, "by": 1, "unroll": 0}
     )  # a broken default first
     results = strategy.tune(_Searchspace(), runner, _options(tmp_path, cache, 40))
     assert len(results) == 40 and len(runner.ran) == 40
@@ -195,7 +196,9 @@ def test_failures_and_timeouts_are_caught_per_configuration_and_cached(tmp_path)
 
 def test_timeout_stops_a_slow_configuration(tmp_path):
     runner = _Runner()
-    strategy = BayestuneStrategy(seed=0, journal=None, config_timeout=0.5, defaults={"bx": 2, "by": 1, "unroll": 0})
+    strategy = BayestuneStrategy(
+        seed=0, confirm_top=0, journal=None, config_timeout=0.5, defaults={"bx": 2, "by": 1, "unroll": 0}
+    )
     started = time.perf_counter()
     results = strategy.tune(_Searchspace(), runner, _options(tmp_path, {}, 1))
     assert time.perf_counter() - started < 2.5
@@ -208,7 +211,7 @@ def test_warm_start_tells_the_cache_for_free_and_journals_beside_it(tmp_path):
         for bx, by, u in [(16, 4, 1), (8, 2, 0), (4, 4, 1)]
     }
     runner = _Runner()
-    strategy = BayestuneStrategy(seed=0)  # journal "auto": beside the cache file
+    strategy = BayestuneStrategy(seed=0, confirm_top=0)  # journal "auto": beside the cache file
     options = _options(tmp_path, dict(cache), 5)
     strategy.tune(_Searchspace(), runner, options)
     assert len(runner.ran) == 5 and not {e[:3] for e in runner.ran} & {(16, 4, 1), (8, 2, 0), (4, 4, 1)}
@@ -218,7 +221,7 @@ def test_warm_start_tells_the_cache_for_free_and_journals_beside_it(tmp_path):
     assert journal.is_file()
     # killed and restarted: the journal resumes; nothing already measured is run again
     again = _Runner()
-    BayestuneStrategy(seed=0).tune(_Searchspace(), again, _options(tmp_path, dict(cache), 5))
+    BayestuneStrategy(seed=0, confirm_top=0).tune(_Searchspace(), again, _options(tmp_path, dict(cache), 5))
     assert len(again.ran) == 5 and not set(again.ran) & set(runner.ran)
     assert len(Journal(journal).trials()) == 13
 
@@ -235,7 +238,7 @@ def test_time_limit_ends_the_run(tmp_path):
     options = _options(tmp_path, {}, 1000)
     options["budget"] = util.TuningBudget(time_limit=1.0, max_fevals=1000)
     started = time.perf_counter()
-    BayestuneStrategy(seed=0, journal=None, defaults={"bx": 16, "by": 4, "unroll": 1}).tune(
+    BayestuneStrategy(seed=0, confirm_top=0, journal=None, defaults={"bx": 16, "by": 4, "unroll": 1}).tune(
         _Searchspace(), runner, options
     )
     assert 2 <= len(runner.ran) <= 6 and time.perf_counter() - started < 8

@@ -187,6 +187,20 @@ def confirmation_rounds(remeasurements: Sequence[Remeasurement]) -> tuple[int, i
     return first, last
 
 
+def confirmation_done(journal: Any, trial_ids: Sequence[int], rounds: int) -> bool:
+    """Whether the journal's latest confirmation re-measured exactly ``trial_ids`` in at least
+    ``rounds`` complete rounds: a finished run resumed has nothing left to confirm (and says so
+    instead of announcing the rounds again)."""
+    earlier = journal.remeasurements()
+    first, last = confirmation_rounds(earlier)
+    latest = [r for r in earlier if first <= r.round <= last]
+    wanted = set(trial_ids)
+    if not latest or {r.trial_id for r in latest} != wanted:
+        return False
+    complete = [n for n in range(first, last + 1) if {r.trial_id for r in latest if r.round == n} == wanted]
+    return len(complete) >= rounds
+
+
 def evaluated_trial(journal: Any, config: Mapping[str, Any], space: Any) -> Trial | None:
     """The feasible evaluated trial of ``config`` in ``journal`` (the first), or None."""
     key = space.row_keys(space.to_matrix([space.validate_config(dict(config))]))[0]

@@ -36,6 +36,11 @@ both. What it does with them:
   simulated device). A SQLite journal is kept beside the cache (``<cache>.bayestune.sqlite``);
   when it exists the run resumes from it: a killed run continues where it stopped.
 
+* **Confirmation** (:mod:`.confirm`): after the budget, the best configurations and the default
+  are re-measured through Kernel Tuner's runner in interleaved rounds (counted, logged,
+  journaled); the winner by its re-measurements, its interval and its speedup over the default go
+  into the result records (``bayestune_winner``, ``bayestune_confirmed``, ``bayestune_speedup``).
+
 Per-configuration limit (compile + answer check + benchmark): with Kernel Tuner's
 SequentialRunner each configuration runs in a spawned worker process holding its own runner,
 killed at the limit (:mod:`.worker`); a hung compile or kernel costs the limit and a
@@ -43,7 +48,7 @@ worker restart, nothing else. When the kernel's options cannot be pickled (a lam
 or another runner is in use, configurations run in-process under ``SIGALRM``, which cannot stop a
 single blocking C call; a configuration over the limit is then recorded as a timeout when it ends.
 
-The folder: :mod:`.space` (the search space), :mod:`.strategy` (the loop), :mod:`.outcomes`
+The folder: :mod:`.space` (the search space), :mod:`.strategy` (the loop), :mod:`.confirm` (the confirmation), :mod:`.outcomes`
 (records -> results and failure kinds), :mod:`.options` (what ``tune_kernel`` was given),
 :mod:`.timeouts` (the per-configuration limit) and :mod:`.worker` (the killable worker process).
 Names are imported on first use, so importing this package imports none of them.

@@ -12,6 +12,7 @@ from time import perf_counter
 from typing import Any
 
 from bayestune.exceptions import BayestuneError
+from bayestune.integrations.kernel_tuner import confirm as confirmation
 from bayestune.integrations.kernel_tuner.options import (
     kernel_tuner_objectives,
     tune_kernel_device_options,
@@ -21,6 +22,8 @@ from bayestune.integrations.kernel_tuner.outcomes import classify_exception, err
 from bayestune.integrations.kernel_tuner.space import KernelTunerSpace
 from bayestune.integrations.kernel_tuner.timeouts import ConfigTimeout, time_limit
 from bayestune.integrations.kernel_tuner.worker import IsolatedRunner, WorkerStartError
+from bayestune.measurement.remeasure import Remeasured
+from bayestune.measurement_spec import DEFAULT_CONFIRM_ROUNDS, DEFAULT_CONFIRM_TOP
 from bayestune.objectives import Objective
 from bayestune.optimizer import Optimizer
 from bayestune.scenario.records import DesignSpec, TransferSpec
@@ -52,6 +55,10 @@ class BayestuneStrategy:
     ``prior_caches``: Kernel Tuner caches of the same kernel on other devices (files, folders or
     glob patterns; caches of other kernels in a folder are skipped, named) to learn from, used as
     ``transfer_mode`` says (:class:`bayestune.scenario.TransferSpec`; default its own).
+    ``confirm_top``/``confirm_rounds``: after the budget, the best ``confirm_top`` and the default
+    are re-measured in ``confirm_rounds`` interleaved rounds through Kernel Tuner's runner
+    (:mod:`.confirm`; one objective, not in simulation mode; ``confirm_top=0``: none); the
+    outcome is ``confirmation_`` and the confirmed winner ``winner_``.
     """
 
     def __init__(
@@ -70,9 +77,15 @@ class BayestuneStrategy:
         platform: int | None = None,
         prior_caches: Sequence[str | os.PathLike] | None = None,
         transfer_mode: str | None = None,
+        confirm_top: int = DEFAULT_CONFIRM_TOP,
+        confirm_rounds: int = DEFAULT_CONFIRM_ROUNDS,
     ) -> None:
         if config_timeout is not None and not config_timeout > 0:
             raise BayestuneError(f"config_timeout must be > 0 seconds or None, but got {config_timeout!r}")
+        for name, value, least in (("confirm_top", confirm_top, 0), ("confirm_rounds", confirm_rounds, 1)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise BayestuneError(f"{name} must be an integer >= {least}, but got {value!r}")
+        self.confirm_top, self.confirm_rounds = confirm_top, confirm_rounds
         self.seed = seed
         self.strategy = strategy
         self.strategy_options = dict(strategy_options or {})
@@ -91,6 +104,8 @@ class BayestuneStrategy:
         self.constraint_aware = False
         self.optimizer_: Optimizer | None = None
         self.space_: KernelTunerSpace | None = None
+        self.confirmation_: Remeasured | None = None
+        self.winner_: dict[str, Any] | None = None
 
     # Kernel Tuner's two ways in ------------------------------------------------------------
     def tune(self, searchspace: Any, runner: Any, tuning_options: Any) -> list[dict[str, Any]]:
@@ -106,6 +121,9 @@ class BayestuneStrategy:
         best = opt.best if opt is not None else None
         if opt is None or best is None or space is None:
             return None
+        winner = self.confirmation_.winner if self.confirmation_ is not None else None
+        if winner is not None and self.winner_ is not None:
+            return space.element(self.winner_), float(winner.value)
         return space.element(best.config), float(best.values[opt.objectives[0].name])
 
     # the loop ------------------------------------------------------------------------------
@@ -154,11 +172,54 @@ class BayestuneStrategy:
                     break
                 results.append(record)
                 opt.tell(asked[0], result_of(record, objective))
+            if len(objective) == 1 and self.confirm_top and not simulation and opt.best is not None:
+                self._confirm(opt, space, worker, runner, tuning_options, results, timeout)
+            elif simulation and self.confirm_top:
+                logger.info("no confirmation in simulation mode: the cache answers every re-measurement alike")
         finally:
             if worker is not None:
                 worker.close()
             if isinstance(journal, Journal):
                 journal.close()
+
+    def _confirm(
+        self,
+        opt: Optimizer,
+        space: KernelTunerSpace,
+        worker: IsolatedRunner | None,
+        runner: Any,
+        tuning_options: Any,
+        results: list[dict[str, Any]],
+        timeout: float | None,
+    ) -> None:
+        """Re-measure the best and the default (:mod:`.confirm`); the winner into the results."""
+        if worker is not None:
+            metrics = tuning_option(tuning_options, "metrics")
+
+            def run_element(element: tuple) -> dict[str, Any]:
+                from kernel_tuner import util
+
+                record = worker.run(element, timeout)
+                return util.process_metrics(record, metrics) if metrics and "__error__" not in record else record
+
+            outcome = confirmation.confirm(
+                opt, space, run_element, top=self.confirm_top, rounds=self.confirm_rounds, timeout=None
+            )
+        else:
+            outcome = confirmation.confirm(
+                opt,
+                space,
+                confirmation.in_process(runner, tuning_options),
+                top=self.confirm_top,
+                rounds=self.confirm_rounds,
+                timeout=timeout,
+            )
+        self.confirmation_ = outcome
+        winner = outcome.winner
+        if winner is not None:
+            config = next(t.config for t in opt.trials if t.trial_id == winner.trial_id)
+            self.winner_ = dict(zip(space.keys, space.element(config)))
+            confirmation.annotate(results, outcome, space, opt)
 
     def _isolated_runner(self, runner: Any, tuning_options: Any) -> Any:
         if self.isolate is False or self.config_timeout is None:
