@@ -72,6 +72,8 @@ def test_export_errors_are_one_line(runner, journal, tmp_path):
     )
     result = runner.invoke(cli, ["export", journal, "--format", "yaml"])
     assert result.exit_code == 2 and "'yaml' is not one of" in result.stderr
+    result = runner.invoke(cli, ["export", journal])  # the default format writes a file: its name is missing
+    assert result.exit_code == 2 and "missing OUT.csv" in result.stderr and "--format json" in result.stderr
 
 
 def test_compare_prints_the_table_and_writes_the_figure(runner, journal, tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import html
+import importlib.util
 import logging
 import math
 import os
@@ -23,6 +24,7 @@ from typing import Any
 from bayestune.exceptions import BayestuneError
 from bayestune.formatting import display
 from bayestune.insight import run_importance
+from bayestune.measurement.remeasure import Remeasured, confirmed_first, latest_confirmation
 from bayestune.measurement.timing import format_breakdown, time_breakdown
 from bayestune.pareto import pareto_trials
 from bayestune.run import (
@@ -40,6 +42,8 @@ from bayestune.trial import Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
 
+#: What a report written without matplotlib says in place of its plots.
+NO_PLOTS = "no plots: matplotlib is not installed (pip install -e '.[plot]' in the bayestune checkout)"
 #: Most rows of the Pareto-set / best-configurations table.
 MAX_ROWS = 50
 
@@ -53,6 +57,11 @@ th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: ta
 img { max-width: 100%; border: 1px solid #eee; margin: 0.4em 0; }
 .muted { color: #777; font-size: 0.85em; }
 """
+
+
+def have_matplotlib() -> bool:
+    """Whether the plots can be drawn (matplotlib is the ``plot`` extra, not the base install)."""
+    return importlib.util.find_spec("matplotlib") is not None
 
 
 def _esc(value: Any) -> str:
@@ -119,20 +128,15 @@ def _summary(run: Run, journal_path: str) -> str:
     return _table(["", ""], [[k, v] for k, v in items])
 
 
-def _remeasurement_section(journal_path: str, run: Run) -> list[str]:
-    """The interleaved re-measurement rounds of the best trials and the winner they declare."""
-    from bayestune.measurement.remeasure import confirmation_rounds, summarise_rounds
+def _confirmation(journal_path: str, run: Run) -> Remeasured | None:
+    """The latest confirmation's outcome (None when the run has no re-measurements)."""
     from bayestune.storage import Journal
 
     with Journal.open(journal_path) as journal:
         remeasurements = journal.remeasurements()
-    if not remeasurements:
-        return []
-    first, _ = confirmation_rounds(remeasurements)  # the latest confirmation's rounds
-    remeasurements = [r for r in remeasurements if r.round >= first]
     policy = stored_measurement(run.meta).policy
     baseline = (stored_confirmation(run.meta) or {}).get("baseline") or {}
-    outcome = summarise_rounds(
+    return latest_confirmation(
         remeasurements,
         run.trials,
         run.objectives[0],
@@ -141,6 +145,32 @@ def _remeasurement_section(journal_path: str, run: Run) -> list[str]:
         baseline_id=baseline.get("trial_id"),
         max_failure_share=policy.max_failure_share,
     )
+
+
+def _best_section(run: Run, outcome: Remeasured | None) -> list[str]:
+    """The best configurations: the confirmed winner first, then by the confirmed value where
+    there is one (a column beside the search's), else the search's."""
+    obj = run.objectives[0]
+    best = confirmed_first(run.trials, outcome, obj)[:10]
+    title = f"<h2>Best configurations by {_esc(obj.name)} ({obj.direction})</h2>"
+    if not best:
+        return [title, "<p>no feasible evaluation</p>"]
+    headers, rows, numeric = _trial_rows(best, run)
+    confirmed = {} if outcome is None else {e.trial_id: e.value for e in outcome.estimates}
+    if confirmed:
+        at = 1 + len(run.names)
+        headers.insert(at, f"confirmed {obj.name}")
+        numeric.insert(at, True)
+        for t, row in zip(best, rows):
+            row.insert(at, confirmed.get(t.trial_id, ""))
+    return [title, _table(headers, rows, numeric)]
+
+
+def _remeasurement_section(run: Run, outcome: Remeasured | None) -> list[str]:
+    """The interleaved re-measurement rounds of the best trials and the winner they declare."""
+    if outcome is None:
+        return []
+    policy = stored_measurement(run.meta).policy
     rows = [
         [e.trial_id, e.searched_value, e.value, e.low, e.high, len(e.samples), e.failures] for e in outcome.estimates
     ]
@@ -251,14 +281,17 @@ def build_report(
         rows = [[f"{o.name}", *r] for o, r in zip([o for o in run.objectives], rows)]
         parts.append(_table(["best in", *headers], rows, [False, *numeric]) if rows else "<p>none</p>")
     else:
-        best = _best_by(run, 10)
-        parts.append(f"<h2>Best configurations by {_esc(run.names[0])} ({run.objectives[0].direction})</h2>")
-        parts.append(_table(*_trial_rows(best, run)) if best else "<p>no feasible evaluation</p>")
-        parts.extend(_remeasurement_section(str(journal_path), run))
+        outcome = _confirmation(str(journal_path), run)
+        parts.extend(_best_section(run, outcome))
+        parts.extend(_remeasurement_section(run, outcome))
 
     importance = run_importance(run, method=importance_method) if run.trials else {}
     with tempfile.TemporaryDirectory(prefix="bayestune-report-") as tmp:
-        files = plot.plot_run(run, tmp, importance=importance) if run.trials else {}
+        plots = have_matplotlib()
+        files = plot.plot_run(run, tmp, importance=importance) if run.trials and plots else {}
+        if not plots:  # the base install: the text and the tables, and a word on the plots
+            logger.warning("report: no plots (matplotlib is not installed: pip install -e '.[plot]')")
+            parts.append(f'<p class="muted">{_esc(NO_PLOTS)}</p>')
         parts.append("<h2>Convergence</h2>")
         parts.extend(_image(p, "convergence") for p in files.get("convergence", []))
         if files.get("pareto"):

@@ -13,6 +13,7 @@ import click
 
 from bayestune.cli._common import CliError, debug_option, run_space, scenario_space_option, table, winner_line
 from bayestune.formatting import display
+from bayestune.measurement.remeasure import confirmed_first, latest_confirmation
 from bayestune.trial import FailureKind, TrialStatus
 
 #: Lines of each error `show --failures` prints (stderr tails included).
@@ -44,11 +45,13 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
         budget = run_meta.stored_budget(journal)
         output_constraints = run_meta.stored_output_constraints(journal)
         first = objectives[0] if objectives else None
-        best = journal.best(first.name, minimize=first.minimize, k=top) if first else []
         remeasurements = journal.remeasurements()
         measurement = run_meta.stored_measurement(journal.meta())
         confirmation = run_meta.stored_confirmation(journal.meta())
     names = [o.name for o in objectives]
+    outcome = _confirmation(remeasurements, trials, first, measurement, confirmation)
+    best = confirmed_first(trials, outcome, first)[:top] if first else []
+    confirmed = {} if outcome is None else {e.trial_id: e.value for e in outcome.estimates}
 
     lost = [t for t in trials if t.failure_kind == FailureKind.LOST]
     by_status = Counter(t.status for t in trials if t.failure_kind != FailureKind.LOST)
@@ -72,10 +75,13 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
         parts.append(f"lost in flight {len(lost)} (re-run on resume)")
     click.echo("  " + ", ".join(parts))
 
-    def cells(t: Any) -> list[str]:
-        return [display(t.values[n]) if n in t.values else "" for n in names] + [
-            display(t.config.get(p, "")) for p in params
-        ]
+    def cells(t: Any, with_confirmed: bool = False) -> list[str]:
+        extra = [display(confirmed[t.trial_id]) if t.trial_id in confirmed else ""] if with_confirmed else []
+        return (
+            [display(t.values[n]) if n in t.values else "" for n in names]
+            + extra
+            + [display(t.config.get(p, "")) for p in params]
+        )
 
     if show_all:
         rows = [
@@ -85,12 +91,15 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
         click.echo("\n" + table(["trial", "status", *names, *params], rows))
     elif first is not None:
         title = f"best {len(best)} feasible by {first.name} ({first.direction})"
+        if confirmed:
+            title += "; the confirmed winner first, then by the confirmed value where there is one"
         if len(objectives) > 1:
             title += f"; the other objectives are {names[1:]}"
         click.echo(f"\n{title}:")
         if best:
-            rows = [[str(rank), str(t.trial_id), *cells(t)] for rank, t in enumerate(best, 1)]
-            click.echo(table(["rank", "trial", *names, *params], rows))
+            rows = [[str(rank), str(t.trial_id), *cells(t, bool(confirmed))] for rank, t in enumerate(best, 1)]
+            extra = [f"confirmed {first.name}"] if confirmed else []
+            click.echo(table(["rank", "trial", *names, *extra, *params], rows))
         else:
             click.echo("  (none)")
 
@@ -110,6 +119,24 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
                 click.echo(f"      {line}")
             if len(error.splitlines()) > FAILURE_LINES:
                 click.echo(f"      ... ({len(error.splitlines()) - FAILURE_LINES} more line(s))")
+
+
+def _confirmation(
+    remeasurements: Sequence[Any], trials: Sequence[Any], objective: Any, measurement: Any, confirmation: Any
+) -> Any:
+    """The latest confirmation's outcome (None without re-measurements or an objective)."""
+    if objective is None:
+        return None
+    baseline = (confirmation or {}).get("baseline") or {}
+    return latest_confirmation(
+        remeasurements,
+        trials,
+        objective,
+        statistic=measurement.policy.statistic,
+        confidence=measurement.policy.confidence,
+        baseline_id=baseline.get("trial_id"),
+        max_failure_share=measurement.policy.max_failure_share,
+    )
 
 
 def _show_repeats(best: Sequence[Any], objective: str, measurement: Any) -> None:

@@ -92,6 +92,11 @@ def _export_evaluations(paths: tuple[str, ...], out_path: str | None, errors: bo
 
     if out_path is None and len(paths) == 2:
         out_path, paths = paths[1], paths[:1]
+    if len(paths) == 1 and out_path is None:
+        raise click.UsageError(
+            "missing OUT.csv: `bayestune export JOURNAL OUT.csv` writes every evaluation as HyperMapper/BaCO CSV; "
+            "for the best configuration add --format json (or csv, c-header, python)"
+        )
     if len(paths) != 1 or out_path is None:
         raise click.UsageError("--format hypermapper writes one journal: bayestune export JOURNAL OUT.csv")
     journal_path = paths[0]

@@ -24,7 +24,7 @@ from typing import Any
 from bayestune.exceptions import BayestuneError
 from bayestune.execution.pool import _alive
 from bayestune.formatting import display
-from bayestune.run import META_STRATEGY, Run, confirmed_winner, read_run, stored_budget
+from bayestune.run import META_STRATEGY, Run, confirmed_winner, read_run, stored_budget, stored_confirmation
 from bayestune.storage import Journal
 from bayestune.storage.lock import describe_owner, read_owner
 from bayestune.trial import FailureKind, Trial, TrialStatus
@@ -233,12 +233,18 @@ def _best(run: Run | None, meta: Mapping[str, Any]) -> dict[str, Any] | None:
         if winner is None or confirmed is None
         else {k: confirmed.get(k) for k in ("value", "low", "high", "rounds")}
     )
+    stored = stored_confirmation(meta) or {}
+    speedup, baseline = stored.get("speedup"), stored.get("baseline")
     return {
         "objective": objective.name,
         "trial": shown.trial_id,
         "value": shown.values.get(objective.name),
         "config": {k: display(v) for k, v in shown.config.items()},
         "confirmed": confirmation,
+        # the winner's speedup over the baseline, from their paired rounds (None until confirmed)
+        "speedup": None
+        if winner is None or not isinstance(speedup, Mapping) or not isinstance(baseline, Mapping)
+        else {**{k: speedup.get(k) for k in ("value", "low", "high")}, "baseline": baseline.get("trial_id")},
     }
 
 

@@ -29,6 +29,8 @@ def to_json(table: TunedTable) -> str:
                 "trial": e.trial_id,
                 "config": dict(e.config),
                 "values": dict(e.values),
+                **({"searched": dict(e.searched)} if e.searched else {}),
+                **({"interval": {k: list(v) for k, v in e.interval.items()}} if e.interval else {}),
             }
             for e in table.entries
         ],
@@ -40,7 +42,8 @@ def to_json(table: TunedTable) -> str:
 
 
 def to_csv(table: TunedTable) -> str:
-    """One row per entry: key fields, rank, trial, parameters, objectives (cells by ``format_value``).
+    """One row per entry: key fields, rank, trial, parameters, objectives (cells by ``format_value``);
+    a confirmed winner's value is its confirmed one, the search's own in a ``searched <objective>`` column.
 
     ``rank`` and ``trial`` get a trailing ``_`` when a parameter already has that name."""
     out = io.StringIO()
@@ -48,7 +51,10 @@ def to_csv(table: TunedTable) -> str:
     names = [o.name for o in table.objectives]
     taken = {*table.key_fields, *table.parameters, *names}
     rank, trial = (_free(column, taken) for column in ("rank", "trial"))
-    writer.writerow([*table.key_fields, rank, trial, *table.parameters, *names])
+    searched = [n for n in names if any(n in e.searched for e in table.entries)]  # a confirmed winner's
+    taken |= {rank, trial}
+    extra = [_free(f"searched {n}", taken) for n in searched]
+    writer.writerow([*table.key_fields, rank, trial, *table.parameters, *names, *extra])
     for e in table.entries:
         writer.writerow(
             [
@@ -57,6 +63,7 @@ def to_csv(table: TunedTable) -> str:
                 e.trial_id,
                 *(format_value(e.config[p]) for p in table.parameters),
                 *(format_value(e.values[n]) for n in names),
+                *(format_value(e.searched[n]) if n in e.searched else "" for n in searched),
             ]
         )
     return out.getvalue()

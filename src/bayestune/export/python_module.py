@@ -79,6 +79,7 @@ def to_python(table: TunedTable) -> str:
             "trial": e.trial_id,
             "config": dict(e.config),
             "values": dict(e.values),
+            **({"searched": dict(e.searched)} if e.searched else {}),
         }
         lines.append(f"    {literal(entry)},")
     lines += [")", 'BEST = dict(ENTRIES[0]["config"])', f"_SPANS = {literal(spans)}"]

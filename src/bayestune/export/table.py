@@ -11,6 +11,7 @@ several contributes its Pareto set (the first ``top`` of it by the first objecti
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,7 +33,11 @@ class Entry:
     rank: int
     trial_id: int
     config: Mapping[str, Any]
+    #: the objectives' values: the confirmed one (re-measured in interleaved rounds) for a confirmed winner
     values: Mapping[str, float]
+    #: a confirmed winner's own search value and its confirmed interval (``{}`` otherwise)
+    searched: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    interval: Mapping[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -180,9 +185,17 @@ def build_table(runs: Sequence[tuple[Mapping[str, Any], Run, str]], top: int | N
         trials = best_trials(run, top)
         if not trials:
             raise BayestuneError(f"journal {source!r} holds no feasible evaluation to export")
+        winner = confirmed_winner(run.meta, objectives[0].name) if len(objectives) == 1 else None
         for rank, t in enumerate(trials, 1):
             values = {o.name: float(t.values[o.name]) for o in objectives}
-            entries.append(Entry(dict(key), rank, t.trial_id, {p: t.config[p] for p in parameters}, values))
+            searched, interval = {}, {}
+            if winner is not None and winner["trial_id"] == t.trial_id and winner.get("value") is not None:
+                name = objectives[0].name
+                searched[name], values[name] = values[name], float(winner["value"])
+                low, high = winner.get("low"), winner.get("high")
+                interval = {name: (float(low), float(high))} if low is not None and high is not None else {}
+            config = {p: t.config[p] for p in parameters}
+            entries.append(Entry(dict(key), rank, t.trial_id, config, values, searched, interval))
     table = TunedTable(objectives, parameters, fields, tuple(entries), tuple(s for _, _, s in runs))
     for field in fields:
         kinds = {_is_number(k[field]) for k in table.keys}

@@ -271,3 +271,29 @@ def summarise_rounds(
     b, w = [p[0] for p in paired], [p[1] for p in paired]
     ratio = speedup(b, w, confidence) if objective.minimize else speedup(w, b, confidence)
     return replace(outcome, speedup=ratio)
+
+
+def latest_confirmation(
+    remeasurements: Sequence[Remeasurement], trials: Sequence[Trial], objective: Objective, **options: Any
+) -> Remeasured | None:
+    """The latest confirmation's outcome among a journal's ``remeasurements`` (None without any;
+    ``options`` are :func:`summarise_rounds`'): what every view ranks by (:func:`confirmed_first`)."""
+    if not remeasurements:
+        return None
+    first, _ = confirmation_rounds(remeasurements)
+    return summarise_rounds([r for r in remeasurements if r.round >= first], trials, objective, **options)
+
+
+def confirmed_first(trials: Sequence[Trial], outcome: Remeasured | None, objective: Objective) -> list[Trial]:
+    """The feasible trials of ``objective`` best first: the confirmed winner, then the others by
+    their confirmed value where they have one, else by the search's value (the search's best
+    sample is biased towards luck; a re-measured candidate is judged by its re-measurements)."""
+    sign = 1.0 if objective.minimize else -1.0
+    ok = [t for t in trials if t.status is TrialStatus.OK and math.isfinite(t.values.get(objective.name, math.nan))]
+    confirmed = {} if outcome is None else {e.trial_id: e.value for e in outcome.estimates if math.isfinite(e.value)}
+    winner = None if outcome is None or outcome.winner is None else outcome.winner.trial_id
+
+    def value(t: Trial) -> float:
+        return sign * confirmed.get(t.trial_id, t.values[objective.name])
+
+    return sorted(ok, key=lambda t: (t.trial_id != winner, value(t), t.trial_id))
