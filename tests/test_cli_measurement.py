@@ -140,3 +140,12 @@ def test_validate_refuses_a_baseline_outside_the_space(runner: CliRunner, tmp_pa
     assert result.exit_code == 2 and "measurement.baseline is not a configuration of the space" in result.stderr
     result = runner.invoke(cli, ["validate", str(write_scenario(tmp_path, measurement={"baseline": "fastest"}))])
     assert result.exit_code == 2 and 'baseline must be "default", a configuration' in result.stderr
+
+
+def test_validate_announces_no_confirmation_for_a_file_serve_runs(runner: CliRunner) -> None:
+    """A HyperMapper client-server file has no black box: `serve` never confirms, so validate does not say it will."""
+    data = Path(__file__).parent / "data" / "scenarios" / "hypermapper_branin4.json"
+    result = runner.invoke(cli, ["validate", str(data)])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "confirmation: none (no black box to re-measure" in result.stdout
+    assert "re-measured in 6 interleaved rounds" not in result.stdout

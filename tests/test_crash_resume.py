@@ -259,3 +259,4 @@ def test_a_stale_lock_of_a_killed_run_is_reported_and_taken_over(tmp_path):
     )
     assert resumed.returncode == 0, resumed.stderr
     assert f"took over the stale lock of bayestune pid {proc.pid}" in resumed.stderr
+    assert resumed.stderr.count(f"pid {proc.pid}") == 1  # said once, not by the lock and the run both

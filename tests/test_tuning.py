@@ -285,3 +285,19 @@ def test_without_a_failure_share_the_confirmation_announces_no_makeup_rounds(tmp
         "confirming: re-measuring the best 2 and the default configuration (trial 1) in 6 interleaved rounds "
         "(18 evaluations; `measurement: {remeasure_top: 0}` or --no-confirm turns it off)"
     ]
+
+
+def test_a_finished_run_resumed_does_not_announce_its_confirmation_again(tmp_path: Path) -> None:
+    scenario = write_scenario(tmp_path, measurement={"repeats": 1}, strategy="random")
+    tune(scenario, tmp_path / "run.db", budget=4)
+    notes: list[str] = []
+    again = tune(scenario, tmp_path / "run.db", resume=True, budget=4, announce=notes.append)
+    assert not [n for n in notes if n.startswith("confirming:")]
+    assert any(n.startswith("confirmed already: the best 2") for n in notes) and again.remeasured.winner is not None
+
+
+def test_tune_on_an_existing_journal_names_its_python_arguments(tmp_path: Path) -> None:
+    scenario = write_scenario(tmp_path, measurement={"repeats": 1, "remeasure_top": 0}, strategy="random")
+    tune(scenario, tmp_path / "run.db", budget=3)
+    with pytest.raises(BayestuneError, match=r"continue it with resume=True or start over with force=True"):
+        tune(scenario, tmp_path / "run.db", budget=3)

@@ -38,6 +38,7 @@ MEASUREMENT_KEYS = (
     "remeasure_rounds",
     "baseline",
     "check",
+    "echo_check",
 )
 #: The confirmation a single-objective run ends with when its scenario does not set
 #: ``remeasure_top``: the best 2 and the baseline in 6 interleaved rounds (18 evaluations), the
@@ -184,7 +185,8 @@ class MeasurementSpec:
     given without rounds takes :data:`DEFAULT_REMEASURE_ROUNDS`, which bound the median's
     interval up to 99 % confidence (fewer than 6 leave the 95 % interval unbounded: the winner
     then comes without one). ``baseline``: ``"default"`` (the space's default configuration),
-    a configuration, or None (no baseline, no speedup).
+    a configuration, or None (no baseline, no speedup). ``echo_check``: stop a command's run
+    whose objective echoes its arguments or never varies (:mod:`bayestune.measurement.echo_check`).
     """
 
     policy: MeasurementPolicy = field(default_factory=MeasurementPolicy)
@@ -193,8 +195,11 @@ class MeasurementSpec:
     check: CorrectnessCheck | None = None
     baseline: str | Mapping[str, Any] | None = "default"
     race: bool | None = None
+    echo_check: bool = True
 
     def __post_init__(self) -> None:
+        if not isinstance(self.echo_check, bool):
+            raise EvaluationError(f"measurement echo_check must be true or false, but got {self.echo_check!r}")
         if self.race is not None and not isinstance(self.race, bool):
             raise EvaluationError(f"measurement race must be true or false, but got {self.race!r}")
         if self.race and self.has_repeat_rule:
@@ -244,7 +249,9 @@ class MeasurementSpec:
                 )
             _known(raw, CHECK_KEYS, "measurement.check")
             check = CorrectnessCheck(**dict(raw))
-        extra = {k: data[k] for k in ("remeasure_top", "remeasure_rounds", "baseline", "race") if k in data}
+        extra = {
+            k: data[k] for k in ("remeasure_top", "remeasure_rounds", "baseline", "race", "echo_check") if k in data
+        }
         return cls(policy=policy, check=check, **extra)
 
     def to_dict(self) -> dict[str, Any]:
@@ -257,6 +264,8 @@ class MeasurementSpec:
         for name in ("race", "remeasure_top", "remeasure_rounds"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
+        if not self.echo_check:
+            out["echo_check"] = False
         if self.baseline != "default":
             out["baseline"] = dict(self.baseline) if isinstance(self.baseline, Mapping) else self.baseline
         if self.check is not None:

@@ -394,10 +394,7 @@ def _open_locked(path: Path, lock: RunLock, *, resume: bool, force: bool) -> tup
         journal.run_lock = None  # keep the lock across the close
         journal.close()
         if n_rows and not force:
-            raise JournalError(
-                f"journal {str(path)!r} already holds {n_rows} trial(s) of an earlier run; "
-                "continue it with --resume or start over with --force (deletes it)"
-            )
+            raise ExistingRunError(path, n_rows)
         if n_rows:
             delete_journal(path)
             note = f"--force: deleted the earlier run's journal {path}"
@@ -412,6 +409,21 @@ def _open_locked(path: Path, lock: RunLock, *, resume: bool, force: bool) -> tup
         journal.close()
         raise
     return journal, False, note
+
+
+class ExistingRunError(JournalError):
+    """A new run asked for on a journal that holds one; the message names the Python arguments
+    (``resume=True`` / ``force=True``), :meth:`naming` the command line's flags."""
+
+    def __init__(self, path: str | Path, n_rows: int, resume: str = "resume=True", force: str = "force=True") -> None:
+        self.path, self.n_rows = path, n_rows
+        super().__init__(
+            f"journal {str(path)!r} already holds {n_rows} trial(s) of an earlier run; "
+            f"continue it with {resume} or start over with {force} (deletes it)"
+        )
+
+    def naming(self, resume: str, force: str) -> ExistingRunError:
+        return ExistingRunError(self.path, self.n_rows, resume, force)
 
 
 def delete_journal(path: str | Path) -> None:

@@ -32,6 +32,7 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 
 from bayestune.exceptions import BayestuneError
+from bayestune.formatting import did_you_mean
 
 _S = TypeVar("_S", bound="Settings")
 
@@ -97,7 +98,9 @@ class Settings:
         unknown = sorted(set(options) - set(allowed))
         if unknown:
             raise BayestuneError(
-                f"unknown option(s) {[path + k for k in unknown]} for {owner}; allowed: {[path + k for k in allowed]}"
+                f"unknown option(s) {[path + k for k in unknown]} for {owner}"
+                + "".join(did_you_mean(path + k, [path + a for a in allowed]) for k in unknown)
+                + f"; allowed: {[path + k for k in allowed]}"
             )
         hints = typing.get_type_hints(cls)
         current = base if base is not None else cls()

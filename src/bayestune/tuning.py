@@ -36,9 +36,16 @@ from bayestune.execution.loop import DEFAULT_STOP_AFTER_FAILURES
 from bayestune.execution.pipeline_schedule import check_build_workers, check_devices
 from bayestune.measurement.build import for_remeasurement, make_evaluator, measuring_part, seed_incumbent, unwrapped
 from bayestune.measurement.early_stop import savings_note
+from bayestune.measurement.echo_check import Watched, echo_check_for
 from bayestune.measurement.policy import MeasuredEvaluator
 from bayestune.measurement.racing import RacingEvaluator
-from bayestune.measurement.remeasure import Remeasured, evaluated_trial, makeup_rounds, remeasure_top
+from bayestune.measurement.remeasure import (
+    Remeasured,
+    confirmation_done,
+    evaluated_trial,
+    makeup_rounds,
+    remeasure_top,
+)
 from bayestune.measurement_spec import MeasurementSpec
 from bayestune.optimizer import Optimizer
 from bayestune.scenario import Scenario, load_scenario
@@ -298,9 +305,11 @@ def _start(
 def _search(result: TuneResult, evaluator: Evaluator, loop_options: dict[str, Any], *, progress: bool) -> TuneResult:
     """The evaluation loop up to the budget (or time limit); Ctrl-C/SIGTERM and an all-failed
     start end it early, and the result says so."""
+    check = echo_check_for(result.scenario)  # an echo of the arguments is no measurement: stop
+    optimizer = result.optimizer if check is None else Watched(result.optimizer, check)
     try:
         interrupted = run_with_progress(
-            result.optimizer, evaluator, result.budget, result.scenario, loop_options, show_progress=progress
+            optimizer, evaluator, result.budget, result.scenario, loop_options, show_progress=progress
         )
     except AllFailedError as exc:
         return replace(result, stopped_early=str(exc))
@@ -337,11 +346,15 @@ def _confirm(
     ranked = journal.best(objective.name, minimize=objective.minimize, k=top)
     count = len({t.trial_id for t in ranked} | ({baseline.trial_id} if baseline is not None else set()))
     makeup = makeup_rounds(rounds, spec.policy.max_failure_share)
-    announce(
-        f"confirming: re-measuring the best {top}{why} in {rounds} interleaved rounds "
-        f"({count * rounds} evaluations{f', {makeup} more round(s) at most if runs fail' if makeup else ''}; "
-        "`measurement: {remeasure_top: 0}` or --no-confirm turns it off)"
-    )
+    ids = list(dict.fromkeys([t.trial_id for t in ranked] + ([baseline.trial_id] if baseline is not None else [])))
+    if confirmation_done(journal, ids, rounds):  # a finished run resumed: its confirmation stands
+        announce(f"confirmed already: the best {top}{why} were re-measured in {rounds} interleaved rounds")
+    else:
+        announce(
+            f"confirming: re-measuring the best {top}{why} in {rounds} interleaved rounds "
+            f"({count * rounds} evaluations{f', {makeup} more round(s) at most if runs fail' if makeup else ''}; "
+            "`measurement: {remeasure_top: 0}` or --no-confirm turns it off)"
+        )
     confirming = for_remeasurement(evaluator)
     try:
         with sigterm_as_interrupt():

@@ -50,3 +50,18 @@ def test_failure_kinds_from_markers_and_exceptions():
     assert classify_exception(RuntimeError("Kernel result verification failed for: bx=4")) == VERIFICATION
     assert classify_exception(RuntimeError("CL_OUT_OF_RESOURCES")) == FailureKind.RUNTIME
     assert classify_exception(ConfigTimeout("late")) == FailureKind.TIMEOUT
+
+
+def test_without_defaults_the_default_is_a_valid_configuration_not_a_made_up_middle_one():
+    """The README's snippet gives no defaults; the middle values broke its restriction, and the run
+    warned about a configuration the user never gave."""
+    params = {"block_size_x": [8, 16, 32], "block_size_y": [1, 2, 4, 8, 16, 32], "tile_size_y": [1, 2]}
+    valid = [v for v in itertools.product(*params.values()) if v[0] == v[1] * v[2]]
+    space = KernelTunerSpace(params, valid)
+    default = space.space.default_config()
+    assert space.element(default) in valid
+    X = space.space.to_matrix([default])
+    assert bool(space.space.is_feasible(X)[0])
+    given = KernelTunerSpace(params, valid, {"block_size_x": 32})  # the user's values are kept
+    assert given.space.default_config()["block_size_x"] == 32
+    assert given.element(given.space.default_config()) in valid

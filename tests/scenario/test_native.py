@@ -291,3 +291,31 @@ def test_python_shaped_input_is_accepted():
     s = scenario_from_dict(data)
     assert (s.space["n"].low, s.space["n"].high) == (1, 8) and s.space["v"].values == [1.0, 2.0, 4.0]
     json.dumps(scenario_to_dict(s))
+
+
+def test_every_problem_at_once_and_a_did_you_mean_for_keys_strategies_and_options(tmp_path):
+    """Issue 42: scenario errors came one at a time, and misspelt names got no suggestion."""
+    from bayestune.exceptions import BayestuneError
+    from bayestune.strategies.base import make_strategy
+
+    path = tmp_path / "s.json"
+    path.write_text(
+        json.dumps(
+            {
+                "name": "s",
+                "parameters": [{"name": "t", "type": "ordinal", "values": [1, 2]}],
+                "objectivs": ["t"],
+                "budgt": 5,
+            }
+        )
+    )
+    with pytest.raises(BayestuneError) as info:
+        load_scenario(path)
+    message = str(info.value)
+    assert "'budgt' (did you mean 'budget'?)" in message and "'objectivs' (did you mean 'objectives'?)" in message
+    assert "; also $: missing required key 'objectives'" in message and "\n" not in message
+    space = Space([Ordinal("t", [1, 2])])
+    with pytest.raises(BayestuneError, match=r"unknown strategy 'bbo' \(did you mean 'bo'\?\)"):
+        make_strategy("bbo", space, [], np.random.default_rng(0))
+    with pytest.raises(BayestuneError, match=r"\['kapa'\] for strategy 'bo' \(did you mean 'kappa'\?\)"):
+        make_strategy("bo", space, [], np.random.default_rng(0), {"kapa": 2})

@@ -197,6 +197,7 @@ def test_resume_past_a_nan_success_fits_finite_values(tmp_path):
                 "initial_design": {"size": 3},
                 "budget": 5,
                 "blackbox": {"command": "echo runtime: {x}"},
+                "measurement": {"echo_check": False},  # the value is x on purpose
             }
         )
     )

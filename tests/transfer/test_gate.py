@@ -121,3 +121,28 @@ def test_each_source_is_gated_on_its_own_picks(space, related, unrelated):
         kept.append(sum(k in seen for k in opt._gate.keys[1]))
         assert "unrelated: dropped" in opt.transfer_note() and "related: trusted" in opt.transfer_note()
     assert min(kept) >= 3
+
+
+def test_one_load_spike_on_a_pick_does_not_drop_a_good_source_and_the_note_says_why(space, related):
+    """The issue-42 case: a sibling's pick measured once at a load spike (190 ms for 0.8 ms)."""
+    first_pick = picks(related, 1)[0]
+    opt = Optimizer(space, objectives=["t"], seed=0, transfer=TransferSpec([related], mode="auto"))
+    spiked = 0
+    for _ in range(10):
+        cfg = opt.ask()[0]
+        value = target(cfg)
+        if tuple(space.to_matrix([cfg])[0]) == first_pick:
+            value, spiked = 1000.0 * value, spiked + 1
+        opt.tell(cfg, {"t": value})
+    state = opt._gate.state(opt.history())
+    assert spiked == 1 and state.open and state.sources[0].spike_at == 2
+    assert "was set aside, measured over 3x worse than every other design point" in opt.transfer_note()
+    assert "related: trusted after 4 measured pick(s)" in opt.transfer_note()
+
+
+def test_a_spike_is_set_aside_once_per_source():
+    from bayestune.transfer.gate import is_spike
+
+    assert is_spike(190.0, [0.8, 5.0, 12.0], minimize=True) and not is_spike(30.0, [0.8, 5.0, 12.0], minimize=True)
+    assert is_spike(1.0, [10.0, 50.0], minimize=False) and not is_spike(5.0, [10.0, 50.0], minimize=False)
+    assert not is_spike(190.0, [-1.0, 5.0], minimize=True) and not is_spike(np.nan, [1.0], minimize=True)

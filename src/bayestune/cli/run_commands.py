@@ -147,6 +147,7 @@ def optimize(
     transfer_mode: str | None,
 ) -> None:
     """Tune the black box of SCENARIO, journaling every evaluation."""
+    from bayestune.run import ExistingRunError
     from bayestune.storage import Journal
     from bayestune.tuning import Execution, default_journal_path, tune
 
@@ -166,19 +167,22 @@ def optimize(
         build_workers=build_workers,
         devices=devices.split(",") if devices is not None else None,
     )
-    result = tune(
-        scenario,
-        journal_path,
-        budget=budget,
-        resume=resume,
-        force=force,
-        strategy=strategy,
-        seed=seed,
-        execution=execution,
-        progress=not no_progress,
-        announce=lambda text: click.echo(text, err=True),
-        confirm=not no_confirm,
-    )
+    try:
+        result = tune(
+            scenario,
+            journal_path,
+            budget=budget,
+            resume=resume,
+            force=force,
+            strategy=strategy,
+            seed=seed,
+            execution=execution,
+            progress=not no_progress,
+            announce=lambda text: click.echo(text, err=True),
+            confirm=not no_confirm,
+        )
+    except ExistingRunError as exc:  # tune names its Python arguments; here the flags
+        raise exc.naming("--resume", "--force") from None
     path = result.journal_path
     if result.stopped_early is not None:
         click.echo(result.stopped_early, err=True)
@@ -329,6 +333,10 @@ def validate(scenario_path: str) -> None:
             except BayestuneError as exc:
                 raise CliError(f"measurement.baseline is not a configuration of the space: {exc}") from None
         click.echo(f"  measurement: {_describe_measurement(scenario.measurement, racing)}")
+    elif len(scenario.objectives) == 1 and scenario.blackbox is None:  # a client-server file: `serve`
+        click.echo(
+            "  confirmation: none (no black box to re-measure: `bayestune serve` hands each evaluation to its client)"
+        )
     elif len(scenario.objectives) == 1:
         from bayestune.measurement_spec import MeasurementSpec
 

@@ -15,6 +15,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
 from bayestune.exceptions import BayestuneError, ScenarioError
+from bayestune.formatting import did_you_mean
 from bayestune.jsonable import to_jsonable
 from bayestune.measurement_spec import MeasurementSpec
 from bayestune.objectives import OutputConstraint
@@ -27,7 +28,7 @@ from bayestune.scenario.records import (
     Scenario,
     TransferSpec,
 )
-from bayestune.space.spec import SpecContext, read_space, show
+from bayestune.space.spec import SpecContext, fmt_path, read_space, show
 
 #: Initial-design methods of the native format.
 DESIGN_METHODS = ("uniform", "cot", "lhs", "maximin", "feasible_lhs", "prior")
@@ -75,7 +76,7 @@ def _schema_message(err: ValidationError) -> str:
     if v == "additionalProperties":
         allowed = sorted(schema.get("properties", {}))
         extra = sorted(str(k) for k in value if k not in allowed) if isinstance(value, Mapping) else []
-        keys = ", ".join(repr(k) for k in extra)
+        keys = ", ".join(repr(k) + did_you_mean(k, allowed) for k in extra)
         return f"unknown key{'s' if len(extra) > 1 else ''} {keys}; allowed keys: {allowed}"
     if v == "required":
         missing = [k for k in wanted if isinstance(value, Mapping) and k not in value]
@@ -116,7 +117,9 @@ def _check_native_schema(data: Mapping[str, Any], ctx: SpecContext) -> None:
     # about alternatives the user did not mean).
     best = max(errors, key=relevance)
     path = list(best.absolute_path)
-    more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
+    # every problem at once, the most relevant first: a user fixes them in one go
+    rest = [e for e in errors if e is not best and "propertyNames" not in e.absolute_schema_path]
+    more = "".join(f"; also {fmt_path(list(e.absolute_path))}: {_schema_message(e)}" for e in rest)
     if "propertyNames" in best.absolute_schema_path:
         # jsonschema reports a bad key at the object holding it; point at the key itself.
         ctx.fail(

@@ -187,8 +187,8 @@ class RunLock:
             ) from None
         fd = _lock_current_file(path, journal_path, fcntl)
         stale = read_owner(journal_path)
-        if stale is not None:
-            logger.warning(
+        if stale is not None:  # debug only: the caller reports ``stale_owner`` once (run.open_run_journal)
+            logger.debug(
                 "journal %s: stale lock of %s (that run died without releasing it); taking it over",
                 journal_path,
                 describe_owner(stale),

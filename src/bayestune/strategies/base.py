@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bayestune.exceptions import BayestuneError
+from bayestune.formatting import did_you_mean
 from bayestune.history import History
 from bayestune.objectives import Objective
 from bayestune.settings import Rule, Settings
@@ -72,5 +73,5 @@ def make_strategy(
 ) -> Strategy:
     names = available_strategies()
     if name not in _REGISTRY:
-        raise BayestuneError(f"unknown strategy {name!r}; allowed: {names}")
+        raise BayestuneError(f"unknown strategy {name!r}{did_you_mean(name, names)}; allowed: {names}")
     return _REGISTRY[name](space, objectives, rng, **(options or {}))

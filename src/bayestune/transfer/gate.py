@@ -10,7 +10,9 @@ statistic is the share of (source pick, other point) pairs the pick wins (the Ma
 AUC; a failure loses to everything, ties count half). While it is at least :data:`TRUST_AUC`
 the gate stays open; the first time it falls below, it closes for good and the rest of the
 design is the cold one. With several sources (a folder of caches from other devices) each has
-its own gate over its own picks, and the source turns go to the trusted ones.
+its own gate over its own picks, and the source turns go to the trusted ones. One load spike
+must not drop a good source: a pick measured :data:`SPIKE_FACTOR` times worse than every other
+design point is set aside once per source (:func:`is_spike`), and the run's note says so.
 
 Why this rule: from an unrelated source the picks are random points, so each pick wins about
 half its comparisons and the gate closes after one or two of them (an open gate after ``k``
@@ -39,6 +41,19 @@ logger = logging.getLogger(__name__)
 #: Share of pairwise comparisons the source picks must win against the design's other points
 #: to keep the gate open: 1/2 is what random picks win on average.
 TRUST_AUC = 0.75
+#: A pick measured this many times worse than every other design measurement is a spike (a load
+#: burst during its run), not evidence: the first one of a source is set aside, a second counts.
+#: A random pick (an unrelated source) is rarely even the worst point, let alone 3x past it.
+SPIKE_FACTOR = 3.0
+
+
+def is_spike(value: float, others: Sequence[float], minimize: bool) -> bool:
+    """Whether ``value`` (a raw objective value) is :data:`SPIKE_FACTOR` times worse than every
+    finite one of ``others`` (positive values only: a ratio needs them)."""
+    finite = [x for x in others if np.isfinite(x)]
+    if not finite or not np.isfinite(value) or value <= 0 or min(finite) <= 0:
+        return False
+    return value > SPIKE_FACTOR * max(finite) if minimize else value * SPIKE_FACTOR < min(finite)
 
 
 def pairwise_auc(picks: Sequence[float], others: Sequence[float]) -> float:
@@ -61,6 +76,7 @@ class SourceGate:
     n_picks: int
     auc: float
     closed_at: int | None = None  # the evaluation (1-based) after which it closed
+    spike_at: int | None = None  # the evaluation of a pick set aside as a spike (not counted)
 
     def describe(self, n_others: int) -> str:
         won = (
@@ -71,11 +87,21 @@ class SourceGate:
                 f"{n_others} other design measurement(s)"
             )
         )
+        spike = (
+            ""
+            if self.spike_at is None
+            else f"; the pick of evaluation {self.spike_at} was set aside, measured over "
+            f"{SPIKE_FACTOR:g}x worse than every other design point (a spike, not evidence)"
+        )
         if self.open:
-            return f"{self.name}: trusted after {self.n_picks} measured pick(s)" + (f" ({won})" if won else "")
+            return (
+                f"{self.name}: trusted after {self.n_picks} measured pick(s)"
+                + (f" ({won}, at least the {100 * TRUST_AUC:.0f}% needed)" if won else "")
+                + spike
+            )
         return (
             f"{self.name}: dropped after evaluation {self.closed_at} ({self.n_picks} pick(s) measured; "
-            f"{won}, below the {100 * TRUST_AUC:.0f}% needed)"
+            f"{won}, below the {100 * TRUST_AUC:.0f}% needed){spike}"
         )
 
 
@@ -130,18 +156,26 @@ class DesignGate:
 
     def state(self, history: History) -> GateState:
         """The gate after the history's finished evaluations, replayed in order."""
-        sign = 1.0 if not history.objectives or history.objectives[0].minimize else -1.0
+        minimize = not history.objectives or history.objectives[0].minimize
+        sign = 1.0 if minimize else -1.0
         z = np.where(history.feasible, sign * history.Y[:, 0], np.inf) if history.n else np.empty(0)
+        raw = np.where(history.feasible, history.Y[:, 0], np.nan) if history.n else np.empty(0)
         n = len(self.names)
         picks: list[list[float]] = [[] for _ in range(n)]
         aucs = [float("nan")] * n
         closed: list[int | None] = [None] * n  # the evaluation that closed each source
+        spikes: list[int | None] = [None] * n  # the evaluation of each source's pick set aside
         others: list[float] = []
+        other_raw: list[float] = []
         for i, key in enumerate(self.space.row_keys(history.X[: self.horizon]) if history.n else []):
             if key not in self._all:
                 others.append(z[i])
+                other_raw.append(raw[i])
             for j in range(n):
                 if closed[j] is None and key in self._key_sets[j]:
+                    if spikes[j] is None and is_spike(raw[i], other_raw, minimize):
+                        spikes[j] = i + 1  # the first spike of a source is no evidence against it
+                        continue
                     picks[j].append(z[i])
             for j in range(n):
                 if closed[j] is None and picks[j] and others:
@@ -149,7 +183,7 @@ class DesignGate:
                     if aucs[j] < TRUST_AUC:
                         closed[j] = i + 1
         sources = tuple(
-            SourceGate(self.names[j], closed[j] is None, len(picks[j]), aucs[j], closed[j]) for j in range(n)
+            SourceGate(self.names[j], closed[j] is None, len(picks[j]), aucs[j], closed[j], spikes[j]) for j in range(n)
         )
         return GateState(sources, len(others))
 

@@ -34,11 +34,14 @@ class KernelTunerSpace:
         unknown = sorted(set(defaults) - set(self.keys))
         if unknown:
             raise BayestuneError(f"defaults name unknown parameter(s) {unknown}; tune_params has {self.keys}")
-        parameters = [_parameter(k, self.tune_params[k], defaults.get(k)) for k in self.names]
         index = [self.keys.index(k) for k in self.names]
         rows = sorted({tuple(element[i] for i in index) for element in valid}, key=str)
         if not rows:
             raise BayestuneError("Kernel Tuner's search space has no valid configuration after restrictions")
+        # the default is a valid configuration: the user's values, the rest from the valid one nearest
+        # the middle (else a made-up middle configuration would be refused by the restrictions)
+        middle = dict(zip(self.names, _nearest_middle(self.names, self.tune_params, rows, defaults)))
+        parameters = [_parameter(k, self.tune_params[k], defaults.get(k, middle[k])) for k in self.names]
         full = math.prod(len(self.tune_params[k]) for k in self.names)
         if len(rows) == full:
             constraints: list[Any] = []
@@ -80,6 +83,24 @@ class KernelTunerSpace:
             return None
         X = self.space.to_matrix([config])
         return config if bool(self.space.is_feasible(X)[0]) else None
+
+
+def _nearest_middle(
+    names: Sequence[str], tune_params: Mapping[str, Sequence[Any]], rows: Sequence[tuple], given: Mapping[str, Any]
+) -> tuple:
+    """The valid row that agrees with the ``given`` values (when one does) and is nearest each
+    other parameter's middle value (by position in its ``tune_params`` list)."""
+    position = {k: {_lookup_key(v): i for i, v in enumerate(tune_params[k])} for k in names}
+
+    def distance(row: tuple) -> tuple[int, float]:
+        mismatched = sum(k in given and _lookup_key(given[k]) != _lookup_key(v) for k, v in zip(names, row))
+        spread = sum(
+            abs(position[k][_lookup_key(v)] - (len(tune_params[k]) - 1) / 2) / len(tune_params[k])
+            for k, v in zip(names, row)
+        )
+        return mismatched, spread
+
+    return min(rows, key=distance)
 
 
 def _lookup_key(value: Any) -> Any:

@@ -45,8 +45,8 @@ class BayestuneStrategy:
     ``journal``: ``"auto"`` keeps one beside Kernel Tuner's cache file (none without a cache or in
     simulation mode), a path keeps it there, None keeps the run in memory; an existing journal is
     resumed. ``config_timeout``: wall-clock seconds per configuration (None: no limit; not applied
-    in simulation mode). ``defaults``: the configuration evaluated first (else each parameter's
-    middle value, when it is valid). ``warm_start``: tell the optimizer the cache's records first.
+    in simulation mode). ``defaults``: the configuration evaluated first (what it leaves out
+    comes from the valid configuration nearest each parameter's middle value). ``warm_start``: tell the optimizer the cache's records first.
     ``isolate``: run configurations in a worker process that is killed at ``config_timeout`` (None:
     whenever Kernel Tuner's runner is its SequentialRunner, a limit is set and the kernel's
     options can be pickled -- a lambda ``verify`` cannot; then in-process with SIGALRM);
