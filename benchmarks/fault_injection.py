@@ -38,6 +38,7 @@ _SCENARIO = {
     "seed": 5,
     "strategy": "cot_random",
     "initial_design": {"size": 4},
+    "measurement": {"echo_check": False},  # the faults' commands print fixed or echoed values on purpose
 }
 
 

@@ -660,3 +660,36 @@ def test_old_and_experimental_strategy_options_are_one_line_warnings(runner, tmp
     assert result.exit_code == 0
     assert "warning: strategy 'bo': option 'local_every' is now spelled 'trust_region.every'" in result.output
     assert "warning: strategy 'bo': experimental option(s) ['experimental.epsilon'] set" in result.output
+
+
+def test_show_counts_what_ran_and_does_not_add_up_overlapping_batch_trials(runner, tmp_path):
+    """Issue 42 (TVM): a batch measured at once is not its trials' times added up, and trials told
+    without running (a refused schedule, a measured program's twin) are not evaluations."""
+    import time as clock
+
+    from bayestune.objectives import Objective
+    from bayestune.run import META_NOT_RUN, describe_run
+    from bayestune.scenario.records import DesignSpec
+    from bayestune.space import Integer, Space
+    from bayestune.trial import Result
+
+    path = tmp_path / "batch.db"
+    with Journal(path) as journal:
+        describe_run(
+            journal,
+            objectives=[Objective("t")],
+            space=Space([Integer("x", 0, 9)]),
+            strategy="random",
+            strategy_options=None,
+            seed=0,
+            design=DesignSpec(),
+        )
+        ids = [journal.start({"x": x}, batch=1) for x in range(5)]
+        clock.sleep(0.4)
+        for i in ids:
+            journal.finish(i, Result({"t": 1.0 + i}))
+        journal.set_meta(META_NOT_RUN, [ids[-1]])
+    out = runner.invoke(cli, ["show", str(path)]).stdout
+    assert f"{path}: 4 evaluation(s), and 1 trial(s) told without running" in out
+    line = next(x for x in out.splitlines() if x.startswith("time: "))
+    assert "s wall, trials overlapping (their own times add up to 2" in line and "other" not in line

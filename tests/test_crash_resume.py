@@ -40,6 +40,7 @@ def write_scenario(tmp_path: Path, *, sleep: float = 0.2, budget: int = BUDGET, 
             "echo runtime: $(( ({x} - 50) * ({x} - 50) + {y} ))",
             "timeout": 20,
         },
+        "measurement": {"echo_check": False},  # a deterministic formula: its repeats never vary
     }
     if build:  # a build step: the artefact holds the configuration, the run reads it back
         data["blackbox"]["build"] = {"command": "sleep 0.1; echo {x} {y} > {artefact}", "timeout": 20}

@@ -46,6 +46,9 @@ META_DESIGN = "design"  # {"method", "size", "include_default"}
 META_OUTPUT_CONSTRAINTS = "output_constraints"  # ["lut_util <= 100", ...]
 META_MEASUREMENT = "measurement"  # the scenario's measurement section (MeasurementSpec.to_dict())
 META_CONFIRMATION = "confirmation"  # what the confirmation declared: winner, baseline, speedup
+#: trial ids told without running the black box, not counted in the run's evaluations (TVM: a
+#: schedule refused before building, or the same program as a measured trial)
+META_NOT_RUN = "not_run"
 
 #: Files SQLite keeps next to a journal; a journal deleted without them would come back half-written.
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")

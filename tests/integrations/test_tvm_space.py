@@ -1,5 +1,7 @@
 """The design spaces' decisions as one bayestune space (no TVM needed: decisions are records)."""
 
+import math
+
 import pytest
 
 from bayestune.integrations.tvm.space import DESIGN, Decision, DesignSpaces
@@ -44,3 +46,34 @@ def test_one_design_space_needs_no_design_parameter_and_an_invalid_default_is_dr
 def test_no_design_space_is_a_clear_error():
     with pytest.raises(ValueError, match="no design space"):
         DesignSpaces([])
+
+
+def test_the_decision_space_depends_on_the_operator_not_on_the_sampled_trace():
+    """Issue 42: the same operator and seed gave other compute locations and defaults each run,
+    because they came from the design space's own (randomly sampled) decisions."""
+    from bayestune.integrations.tvm.space import balanced_tiling, canonical_decisions, canonical_defaults
+
+    assert balanced_tiling(256, 4) == [4, 4, 4, 4] and balanced_tiling(56, 4) == [7, 2, 2, 2]
+    assert balanced_tiling(64, 2, max_innermost=4) == [16, 4] and balanced_tiling(7, 3) == [7, 1, 1]
+    for extent, levels, cap in [(256, 4, 64), (58, 4, None), (3, 2, 1), (1, 4, None)]:
+        tiles = balanced_tiling(extent, levels, cap)
+        assert len(tiles) == levels and math.prod(tiles) == extent and (cap is None or tiles[-1] <= cap)
+    one_run = [TILE_I, TILE_K, UNROLL, LOC]
+    other_run = [
+        Decision("tile", "i", [64, 1, 1, 4], extent=256, levels=4, max_innermost=64),
+        Decision("tile", "k", [256, 1], extent=256, levels=2, max_innermost=64),
+        Decision("categorical", "categorical", 3, choices=(0, 16, 64, 512)),
+        Decision("compute_location", "pad", 3, choices=(-2, -1, 0, 3)),
+    ]
+    assert canonical_decisions(one_run)[:3] == canonical_decisions(other_run)[:3] == [[4, 4, 4, 4], [16, 16], 0]
+    a, b = (DesignSpaces([canonical_defaults(run)]).space for run in (one_run, other_run))
+    assert (
+        a.default_config()
+        == b.default_config()
+        == {
+            "tile_i": (4, 4, 4, 4),
+            "tile_k": (16, 16),
+            "categorical": 0,
+            "loc_pad": -1,
+        }
+    )

@@ -46,6 +46,7 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
         output_constraints = run_meta.stored_output_constraints(journal)
         first = objectives[0] if objectives else None
         remeasurements = journal.remeasurements()
+        not_run = {int(i) for i in journal.get_meta(run_meta.META_NOT_RUN) or []}
         measurement = run_meta.stored_measurement(journal.meta())
         confirmation = run_meta.stored_confirmation(journal.meta())
     names = [o.name for o in objectives]
@@ -60,8 +61,11 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
         for t in trials
         if t.status is TrialStatus.FAILED and t.failure_kind != FailureKind.LOST
     )
-    finished = sum(n for s, n in by_status.items() if s.is_finished)
+    unrun = sum(1 for t in trials if t.trial_id in not_run and t.status.is_finished)
+    finished = sum(n for s, n in by_status.items() if s.is_finished) - unrun
     header = f"{journal_path}: {finished} evaluation(s)" + (f" of budget {budget}" if budget else "")
+    if unrun:  # e.g. TVM: refused schedules and twins of a measured program, told without a run
+        header += f", and {unrun} trial(s) told without running (refused before building, or a measured program's twin)"
     click.echo(header)
     parts = [
         f"ok {by_status[TrialStatus.OK]}",
@@ -197,11 +201,35 @@ def _show_remeasurements(
 
 
 def _show_time(trials: Sequence[Any]) -> None:
-    from bayestune.measurement.timing import format_breakdown, time_breakdown
+    """Where the time went. Trials run in overlapping batches (TVM measures a batch at once)
+    would add up to more than the run took: then the wall time, and the phases as the trials'
+    own times with what they add up to said, not an ``other`` share of time nobody spent."""
+    from bayestune.measurement.timing import OTHER_PHASE, format_breakdown, time_breakdown
 
-    text = format_breakdown(time_breakdown(trials))
+    breakdown = time_breakdown(trials)
+    wall = wall_seconds(trials)
+    own = sum(t.duration or 0.0 for t in trials if t.status.is_finished)
+    if wall > 0 and own > 1.05 * wall:
+        phases = {k: v for k, v in breakdown.items() if k != OTHER_PHASE}
+        text = f"{display(round(wall, 1))} s wall, trials overlapping (their own times add up to {display(round(own, 1))} s)"
+        click.echo(f"\ntime: {text}" + (f"; {format_breakdown(phases, shares=False)}" if phases else ""))
+        return
+    text = format_breakdown(breakdown)
     if text:
         click.echo(f"\ntime: {text}")
+
+
+def wall_seconds(trials: Sequence[Any]) -> float:
+    """Seconds during which some trial ran: the union of their start-to-finish intervals."""
+    spans = sorted(
+        (t.started_at, t.finished_at) for t in trials if t.started_at is not None and t.finished_at is not None
+    )
+    total, end = 0.0, -math.inf
+    for start, finish in spans:
+        if finish > end:
+            total += finish - max(start, end)
+            end = finish
+    return total
 
 
 def _infeasibility_reason(trial: Any, output_constraints: Any) -> str:

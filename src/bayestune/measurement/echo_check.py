@@ -81,10 +81,10 @@ def _same(value: Any, substituted: Any) -> bool:
     if value is None or substituted is None or isinstance(substituted, bool):
         return False
     try:
-        number = float(substituted)
-    except (TypeError, ValueError):
+        number, measured = float(substituted), float(value)
+    except (TypeError, ValueError, OverflowError):  # text, or an integer past float's range
         return False
-    return math.isfinite(number) and float(value) == number
+    return math.isfinite(number) and measured == number
 
 
 def echo_check_for(scenario: Any) -> EchoCheck | None:

@@ -170,3 +170,55 @@ def read_decisions(trace: Any) -> list[Any]:
             d = trace.get_decision(inst)
             out.append([int(v) for v in d] if inst.kind.name == "SamplePerfectTile" else int(d))
     return out
+
+
+def balanced_tiling(extent: int, levels: int, max_innermost: int | None = None) -> list[int]:
+    """An ordered factorisation of ``extent`` into ``levels`` factors as even as the divisors
+    allow (largest first, the innermost within ``max_innermost``): every loop of the split
+    longer than 1 where the extent has enough factors, so no loop is dropped."""
+    primes, n, p = [], extent, 2
+    while p * p <= n:
+        while n % p == 0:
+            primes.append(p)
+            n //= p
+        p += 1
+    if n > 1:
+        primes.append(n)
+    factors = [1] * levels
+    for prime in sorted(primes, reverse=True):  # each prime to the smallest factor so far
+        factors[factors.index(min(factors))] *= prime
+    factors.sort(reverse=True)
+    if max_innermost is not None:
+        while factors[-1] > max_innermost:  # move the innermost's excess outwards
+            q = next(d for d in range(2, factors[-1] + 1) if factors[-1] % d == 0)
+            factors[-1] //= q
+            factors[0] *= q
+    return factors
+
+
+def canonical_decisions(decisions: Sequence[Decision]) -> list[Any]:
+    """Decisions that depend on the operator only (not on the sampled trace): each tile
+    :func:`balanced_tiling`, each categorical its first choice, each compute location as sampled
+    (the one being probed is replaced)."""
+    out: list[Any] = []
+    for dec in decisions:
+        if dec.kind == "tile":
+            out.append(balanced_tiling(int(dec.extent or 1), int(dec.levels or 1), dec.max_innermost))
+        elif dec.kind == "categorical":
+            out.append(0)
+        else:
+            out.append(dec.default)
+    return out
+
+
+def canonical_defaults(decisions: Sequence[Decision]) -> list[Decision]:
+    """The decisions with defaults that depend on the operator only, so the first configuration
+    (and with it the run) is reproducible from the seed: :func:`canonical_decisions`, and a
+    compute location at the root (-1) when its choices have it."""
+    values = canonical_decisions(decisions)
+    out = []
+    for dec, value in zip(decisions, values):
+        if dec.kind == "compute_location":
+            value = -1 if -1 in dec.choices else (dec.choices[0] if dec.choices else dec.default)
+        out.append(Decision(dec.kind, dec.label, value, dec.extent, dec.levels, dec.max_innermost, dec.choices))
+    return out

@@ -24,9 +24,12 @@ from bayestune.integrations.tvm.space import (
     TUNED_SAMPLES,
     Decision,
     DesignSpaces,
+    canonical_decisions,
+    canonical_defaults,
     read_decisions,
 )
 from bayestune.optimizer import Optimizer
+from bayestune.run import META_NOT_RUN
 from bayestune.scenario.records import DesignSpec, TransferSpec
 from bayestune.storage.base import TrialJournal
 from bayestune.trial import FailureKind, Result, Trial
@@ -53,6 +56,16 @@ class TuningRecord:
     resumed: int = 0
     transfer_note: str | None = None
     error: BaseException | None = None
+    not_run: list[int] = field(default_factory=list)  # trials told without a measurement of their own
+
+    def tell_unmeasured(self, config: dict[str, Any], result: Result) -> None:
+        """Tell a configuration TVM did not measure (refused, or a measured program's twin): it
+        does not count among the run's evaluations (``max_trials`` trials journal as many)."""
+        opt, _ = self.started()
+        trial = opt.tell(config, result)
+        self.trials.append(trial)
+        self.not_run.append(trial.trial_id)
+        opt.journal.set_meta(META_NOT_RUN, self.not_run)
 
     @property
     def best(self) -> Trial | None:
@@ -177,7 +190,7 @@ class BayestuneSearchStrategy(PySearchStrategy):
         self.traces = [s.trace for s in design_spaces]
         per_space = [_sample_decisions(t, self.mod) for t in self.traces]
         per_space = [
-            [self._with_locations(d, i, dec) for i, dec in enumerate(decs)] for d, decs in enumerate(per_space)
+            [self._with_locations(d, i, dec, decs) for i, dec in enumerate(decs)] for d, decs in enumerate(per_space)
         ]
         # One choice set per block across the design spaces (each was probed at its own tiles).
         union: dict[str, set[int]] = {}
@@ -190,6 +203,7 @@ class BayestuneSearchStrategy(PySearchStrategy):
             ]
             for decs in per_space
         ]
+        per_space = [canonical_defaults(decs) for decs in per_space]  # not the trace's sampled ones
         spaces = DesignSpaces(per_space)
         self.args_info = ArgInfo.from_prim_func(self.mod["main"])
         record = self.record
@@ -214,7 +228,11 @@ class BayestuneSearchStrategy(PySearchStrategy):
             transfer=transfer,
         )
         if resume:  # journaled measurements count towards max_trials
-            record.resumed = sum(t.failure_kind != FailureKind.SCHEDULE for t in record.optimizer.trials)
+            record.not_run = [int(i) for i in record.optimizer.journal.get_meta(META_NOT_RUN) or []]
+            unmeasured = set(record.not_run)
+            record.resumed = sum(
+                t.failure_kind != FailureKind.SCHEDULE and t.trial_id not in unmeasured for t in record.optimizer.trials
+            )
             record.measured = record.resumed
             logger.info("resuming: %d measured trial(s) in the journal", record.resumed)
         if transfer is not None:
@@ -248,19 +266,24 @@ class BayestuneSearchStrategy(PySearchStrategy):
                 return config
         return None
 
-    def _with_locations(self, design: int, position: int, dec: Decision) -> Decision:
-        """A compute location with its valid choices, found by trying each index and keeping
-        those TVM leaves as they are (it silently moves an invalid one)."""
+    def _with_locations(self, design: int, position: int, dec: Decision, decisions: Sequence[Decision]) -> Decision:
+        """A compute location with its choices: every index from -2 (root) up to the last one
+        TVM keeps as it is (it silently moves an unavailable one) at :func:`canonical_decisions`
+        -- every loop split, so every loop exists. Probing at the design space's own sampled
+        tiles found a different set each run (TVM drops unit loops); at the canonical tiles the
+        set depends on the operator only. A location unavailable at a configuration's tiles is
+        moved by TVM and measured as the program it becomes (:meth:`_schedule`)."""
         if dec.kind != "compute_location":
             return dec
-        valid = []
-        for candidate in range(-2, MAX_LOCATION_PROBE):
-            sch = self._apply(design, lambda k, default, candidate=candidate: candidate if k == position else default)
+        canonical = canonical_decisions(decisions)
+        last = -1
+        for candidate in range(0, MAX_LOCATION_PROBE):
+            sch = self._apply(
+                design, lambda k, default, candidate=candidate: candidate if k == position else canonical[k]
+            )
             if sch is not None and _read_back(sch)[position] == candidate:
-                valid.append(candidate)
-        if dec.default not in valid:
-            valid.append(dec.default)
-        return Decision(dec.kind, dec.label, dec.default, choices=tuple(sorted(valid)))
+                last = candidate
+        return Decision(dec.kind, dec.label, dec.default, choices=tuple(range(-2, last + 1)))
 
     def _apply(self, design: int, choose: Any) -> Any:
         """A schedule of ``design`` with decision k replaced by ``choose(k, default)``; None
@@ -299,12 +322,12 @@ class BayestuneSearchStrategy(PySearchStrategy):
             for config in configs:
                 built = self._schedule(config)
                 if isinstance(built, Result):
-                    record.trials.append(opt.tell(config, built))
+                    record.tell_unmeasured(config, built)
                     continue
                 sch, key = built
                 if key in self._cache:
                     record.reused += 1
-                    record.trials.append(opt.tell(config, self._cache[key]))
+                    record.tell_unmeasured(config, self._cache[key])
                     continue
                 if any(key == k for _, k in self._pending):  # told with its twin's measurement
                     record.reused += 1
@@ -378,7 +401,7 @@ class BayestuneSearchStrategy(PySearchStrategy):
             self._cache[key] = outcome
             record.trials.append(opt.tell(config, outcome))
         for config, key in self._twins:
-            record.trials.append(opt.tell(config, self._cache[key]))
+            record.tell_unmeasured(config, self._cache[key])
         self._pending, self._twins = [], []
 
     def post_tuning(self) -> None:
