@@ -171,9 +171,9 @@ def tune(
         if winner is None
         else {
             "config": {k: winner[k] for k in p["tune_params"]},
-            "time_ms": winner["time"],
+            "time_ms": winner["bayestune_confirmed"]["value"],
             "interval_ms": [winner["bayestune_confirmed"]["low"], winner["bayestune_confirmed"]["high"]],
-            "searched_ms": winner.get("bayestune_searched"),
+            "searched_ms": winner["time"],
             "speedup": winner.get("bayestune_speedup"),
         },
         "wall_s": round(wall, 1),

@@ -235,3 +235,61 @@ def test_prior_runs_from_journals_and_metaschedule_databases(matmul, tmp_path):
         tune(
             matmul, TARGET, tmp_path / "x", 2, num_trials_per_iter=2, prior_runs=[other / "database_tuning_record.json"]
         )
+
+
+def small_conv2d() -> object:
+    """A padded 3x3 convolution: the padding stage's compute location is a decision."""
+    from bayestune.integrations.tvm import load_tvm
+
+    tvm = load_tvm()
+    from tvm import te
+
+    n, c, h, w, f = 1, 4, 8, 8, 4
+    data = te.placeholder((n, c, h, w), name="data")
+    kernel = te.placeholder((f, c, 3, 3), name="kernel")
+    pad = te.compute(
+        (n, c, h + 2, w + 2),
+        lambda b, ch, y, x: tvm.tir.if_then_else(
+            tvm.tir.all(y >= 1, y <= h, x >= 1, x <= w), data[b, ch, y - 1, x - 1], tvm.tir.const(0.0, "float32")
+        ),
+        name="pad",
+    )
+    rc, ry, rx = te.reduce_axis((0, c), "rc"), te.reduce_axis((0, 3), "ry"), te.reduce_axis((0, 3), "rx")
+    out = te.compute(
+        (n, f, h, w),
+        lambda b, ff, y, x: te.sum(pad[b, rc, y + ry, x + rx] * kernel[ff, rc, ry, rx], axis=[rc, ry, rx]),
+        name="conv",
+    )
+    return tvm.IRModule({"main": te.create_prim_func([data, kernel, out])})
+
+
+@needs_tvm
+def test_the_decision_space_is_the_same_whatever_the_design_spaces_sampled():
+    """Issue 42: the padding stage's compute locations were probed at the design space's sampled
+    tiles and differed run to run; now they and the defaults depend on the operator only."""
+    import tvm
+    from tvm.s_tir import meta_schedule as ms
+
+    from bayestune.integrations.tvm.strategy import BayestuneSearchStrategy
+
+    mod = small_conv2d()
+
+    def space_of(rand_state: int):
+        context = ms.TuneContext(
+            mod=mod,
+            target=tvm.target.Target(TARGET),
+            space_generator="post-order-apply",
+            search_strategy="replay-trace",
+            task_name="main",
+            rand_state=rand_state,
+        )
+        strategy = BayestuneSearchStrategy("random", seed=0)
+        strategy._initialize_with_tune_context(context)
+        strategy.pre_tuning(4, 2, context.generate_design_space())
+        return strategy.record.spaces.space
+
+    spaces = [space_of(r) for r in (1, 7, 123)]
+    locations = [p for p in spaces[0].parameters if p.name.startswith("loc_")]
+    assert locations and all(p.values[:2] == [-2, -1] for p in locations)
+    assert all(s.to_spec() == spaces[0].to_spec() for s in spaces[1:])
+    assert all(s.default_config() == spaces[0].default_config() for s in spaces[1:])

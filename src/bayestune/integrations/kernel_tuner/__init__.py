@@ -39,7 +39,8 @@ both. What it does with them:
 * **Confirmation** (:mod:`.confirm`): after the budget, the best configurations and the default
   are re-measured through Kernel Tuner's runner in interleaved rounds (counted, logged,
   journaled); the winner by its re-measurements, its interval and its speedup over the default go
-  into the result records (``bayestune_winner``, ``bayestune_confirmed``, ``bayestune_speedup``).
+  into the result records (``bayestune_winner``, ``bayestune_confirmed``, ``bayestune_speedup``)
+  and ``strategy.winner_`` / ``strategy.confirmation_``.
 
 Per-configuration limit (compile + answer check + benchmark): with Kernel Tuner's
 SequentialRunner each configuration runs in a spawned worker process holding its own runner,

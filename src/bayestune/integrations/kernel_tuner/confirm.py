@@ -36,7 +36,6 @@ from bayestune.trial import Result
 logger = logging.getLogger(__name__)
 
 #: Result-record fields the confirmation adds (``<objective>`` is Kernel Tuner's objective name).
-SEARCHED = "bayestune_searched"  # the search's own value, when the confirmed one replaced it
 CONFIRMED = "bayestune_confirmed"  # {"value", "low", "high", "rounds", "samples"}
 WINNER = "bayestune_winner"  # True on the confirmed winner's record
 SPEEDUP = "bayestune_speedup"  # [estimate, low, high] over the default, on the winner's record
@@ -163,8 +162,10 @@ def describe(outcome: Remeasured, opt: Optimizer) -> str:
 
 def annotate(results: list[dict[str, Any]], outcome: Remeasured, space: KernelTunerSpace, opt: Optimizer) -> None:
     """Put the confirmation into Kernel Tuner's result records: each re-measured configuration's
-    objective becomes its confirmed value (the search's is kept as ``bayestune_searched``), and
-    the winner's record says so, with its speedup over the default."""
+    record gets ``bayestune_confirmed`` (its confirmed value, interval and re-measurements), the
+    winner's ``bayestune_winner`` and its speedup over the default. The objective keeps what
+    Kernel Tuner measured in the search: a confirmed value in its place would let an
+    unconfirmed lucky sample of another configuration become ``env["best_config"]``."""
     by_trial = {t.trial_id: t for t in opt.trials}
     winner = outcome.winner
     for estimate in outcome.estimates:
@@ -176,10 +177,9 @@ def annotate(results: list[dict[str, Any]], outcome: Remeasured, space: KernelTu
         if not mine and winner is not None and estimate.trial_id == winner.trial_id:
             # a resumed run's winner was measured by an earlier run: its record, marked so
             mine = [{**dict(zip(space.keys, space.element(config))), RESUMED: True}]
+            mine[0][outcome.objective] = float(estimate.searched_value)
             results.append(mine[0])
         for record in mine:
-            record.setdefault(SEARCHED, record.get(outcome.objective))
-            record[outcome.objective] = float(estimate.value)
             record[CONFIRMED] = {
                 "value": float(estimate.value),
                 "low": float(estimate.low),

@@ -220,6 +220,13 @@ class BayestuneStrategy:
             config = next(t.config for t in opt.trials if t.trial_id == winner.trial_id)
             self.winner_ = dict(zip(space.keys, space.element(config)))
             confirmation.annotate(results, outcome, space, opt)
+            if opt.best is not None and opt.best.trial_id != winner.trial_id:
+                logger.warning(
+                    "Kernel Tuner's env['best_config'] is its lowest single measurement (%s); the confirmed "
+                    "winner is %s (strategy.winner_, the result record with bayestune_winner)",
+                    dict(zip(space.keys, space.element(opt.best.config))),
+                    self.winner_,
+                )
 
     def _isolated_runner(self, runner: Any, tuning_options: Any) -> Any:
         if self.isolate is False or self.config_timeout is None:
