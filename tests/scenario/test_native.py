@@ -119,7 +119,7 @@ def test_bad_bounds_message_names_file_path_rule_and_value():
 
 def test_unknown_key_lists_allowed_keys():
     msg = str(error_of(native(budgett=3)))
-    assert msg.startswith("x.json: $: unknown key 'budgett'; allowed keys: [")
+    assert msg.startswith("x.json: $: unknown key 'budgett' (did you mean 'budget'?); allowed keys: [")
     for key in ("budget", "objectives", "parameters", "initial_design"):
         assert repr(key) in msg
     msg = str(error_of(native(parameters=[{"name": "x", "type": "real", "bounds": [0, 1], "values": [1]}])))

@@ -56,6 +56,10 @@ NATIVE_KEYS = (
 )
 
 
+#: Problems a scenario error lists after the most relevant one (the rest are counted).
+MORE_ERRORS = 5
+
+
 @lru_cache(maxsize=1)
 def load_schema() -> dict[str, Any]:
     """The published JSON Schema (draft 2020-12) of the native scenario format."""
@@ -119,7 +123,9 @@ def _check_native_schema(data: Mapping[str, Any], ctx: SpecContext) -> None:
     path = list(best.absolute_path)
     # every problem at once, the most relevant first: a user fixes them in one go
     rest = [e for e in errors if e is not best and "propertyNames" not in e.absolute_schema_path]
-    more = "".join(f"; also {fmt_path(list(e.absolute_path))}: {_schema_message(e)}" for e in rest)
+    more = "".join(f"; also {fmt_path(list(e.absolute_path))}: {_schema_message(e)}" for e in rest[:MORE_ERRORS])
+    if len(rest) > MORE_ERRORS:  # a hostile file (a YAML alias bomb) can have millions
+        more += f" (and {len(rest) - MORE_ERRORS} more problem(s))"
     if "propertyNames" in best.absolute_schema_path:
         # jsonschema reports a bad key at the object holding it; point at the key itself.
         ctx.fail(
