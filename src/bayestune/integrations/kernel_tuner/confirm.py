@@ -114,10 +114,7 @@ def confirm(
     objective: Objective = opt.objectives[0]
     baseline = evaluated_trial(opt.journal, space.space.default_config(), space.space)
     ranked = opt.journal.best(objective.name, minimize=objective.minimize, k=top)
-    count = len({t.trial_id for t in ranked} | ({baseline.trial_id} if baseline is not None else set()))
-    ids = [t.trial_id for t in ranked] + (
-        [] if baseline is None or baseline.trial_id in {t.trial_id for t in ranked} else [baseline.trial_id]
-    )
+    ids = list(dict.fromkeys([t.trial_id for t in ranked] + ([baseline.trial_id] if baseline is not None else [])))
     if confirmation_done(opt.journal, ids, rounds):
         logger.info("confirmation: already done in this journal (%d rounds); nothing re-measured", rounds)
     else:
@@ -127,7 +124,7 @@ def confirm(
             top,
             "" if baseline is None else f" and the default configuration (trial {baseline.trial_id})",
             rounds,
-            count * rounds,
+            len(ids) * rounds,
             makeup_rounds(rounds, 0.25),
         )
     evaluator = RunnerEvaluator(run_element, space, objective.name, timeout)
