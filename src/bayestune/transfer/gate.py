@@ -167,6 +167,7 @@ class DesignGate:
         aucs = [float("nan")] * n
         closed: list[int | None] = [None] * n  # the evaluation that closed each source
         spikes: list[int | None] = [None] * n  # the evaluation of each source's pick set aside
+        pick_rows: list[list[int]] = [[] for _ in range(n)]  # the history rows of each source's picks
         others: list[float] = []
         other_raw: list[float] = []
         for i, key in enumerate(self.space.row_keys(history.X[: self.horizon]) if history.n else []):
@@ -175,10 +176,14 @@ class DesignGate:
                 other_raw.append(raw[i])
             for j in range(n):
                 if closed[j] is None and key in self._key_sets[j]:
-                    if spikes[j] is None and is_spike(raw[i], other_raw, minimize):
-                        spikes[j] = i + 1  # the first spike of a source is no evidence against it
-                        continue
                     picks[j].append(z[i])
+                    pick_rows[j].append(i)
+            for j in range(n):
+                if closed[j] is None and spikes[j] is None:  # judged as soon as others are measured
+                    spiked = [k for k, r in enumerate(pick_rows[j]) if is_spike(raw[r], other_raw, minimize)]
+                    if spiked:  # the first spike of a source is no evidence against it
+                        spikes[j] = pick_rows[j].pop(spiked[0]) + 1
+                        picks[j].pop(spiked[0])
             for j in range(n):
                 if closed[j] is None and picks[j] and others:
                     aucs[j] = pairwise_auc(picks[j], others)
