@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bayestune.space import Categorical, Parameter, PerfectTile, Space
+from bayestune.space.perfect_tile import prime_factors
 
 #: The parameter choosing the design space.
 DESIGN = "design"
@@ -176,16 +177,8 @@ def balanced_tiling(extent: int, levels: int, max_innermost: int | None = None) 
     """An ordered factorisation of ``extent`` into ``levels`` factors as even as the divisors
     allow (largest first, the innermost within ``max_innermost``): every loop of the split
     longer than 1 where the extent has enough factors, so no loop is dropped."""
-    primes, n, p = [], extent, 2
-    while p * p <= n:
-        while n % p == 0:
-            primes.append(p)
-            n //= p
-        p += 1
-    if n > 1:
-        primes.append(n)
     factors = [1] * levels
-    for prime in sorted(primes, reverse=True):  # each prime to the smallest factor so far
+    for prime in sorted(prime_factors(extent), reverse=True):  # each prime to the smallest factor so far
         factors[factors.index(min(factors))] *= prime
     factors.sort(reverse=True)
     if max_innermost is not None:
