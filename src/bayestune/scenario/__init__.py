@@ -6,7 +6,7 @@ Three input formats are recognised from their top-level keys:
   published JSON Schema ``bayestune/schemas/scenario.schema.json`` and ``docs/scenario.md``;
 * **HyperMapper 2.0 / BaCO** (``application_name``, ``optimization_objectives``,
   ``input_parameters``, ...): their scenario JSON, read unchanged; every key of their schemas
-  is mapped, ignored, approximated or refused (:mod:`.hypermapper_keys`, listed in
+  is mapped, ignored, approximated or refused (:mod:`.hypermapper.keys`, listed in
   :attr:`Scenario.key_handling`);
 * **T1** (``General``, ``ConfigurationSpace``, ``KernelSpecification``, ...): the community
   search-space format of the GPU-kernel benchmark collections.
@@ -22,7 +22,7 @@ offending value, e.g. ``examples/x.json: $.parameters[1].bounds: `low < high` mu
 
 from bayestune.scenario.files import load_scenario, save_scenario
 from bayestune.scenario.formats import FORMATS, detect_format, scenario_from_dict
-from bayestune.scenario.hypermapper_keys import KeyHandling, format_key_handling, review_keys
+from bayestune.scenario.hypermapper.keys import KeyHandling, format_key_handling, review_keys
 from bayestune.scenario.native import load_schema, scenario_to_dict
 from bayestune.scenario.records import (
     BLACKBOX_KINDS,

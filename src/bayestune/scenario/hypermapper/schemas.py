@@ -1,7 +1,7 @@
 """The keys the two published schemas allow (``hypermapper/schema.json``, ``baco/schema.json``):
 which peer a key belongs to, and the keys of each nested object.
 
-Kept apart from :mod:`bayestune.scenario.hypermapper_keys`, which says what bayestune does with
+Kept apart from :mod:`bayestune.scenario.hypermapper.keys`, which says what bayestune does with
 each key: these lists change only when a peer's schema does.
 """
 

@@ -553,8 +553,8 @@ def test_hypermapper_files_without_models_mean_a_random_forest():
 
 
 def test_the_key_table_covers_both_published_schemas():
-    from bayestune.scenario.hypermapper_keys import HANDLINGS, TOP_LEVEL
-    from bayestune.scenario.hypermapper_schemas import BACO_KEYS, HYPERMAPPER_KEYS
+    from bayestune.scenario.hypermapper.keys import HANDLINGS, TOP_LEVEL
+    from bayestune.scenario.hypermapper.schemas import BACO_KEYS, HYPERMAPPER_KEYS
 
     assert set(TOP_LEVEL) == BACO_KEYS | HYPERMAPPER_KEYS | {"bayestune_read_as"}
     assert {h for h, _, _ in TOP_LEVEL.values()} <= set(HANDLINGS)
@@ -601,15 +601,15 @@ def test_evaluations_per_iteration_is_a_lock_step_batch():
 def test_docs_list_every_key_with_its_handling():
     from pathlib import Path
 
-    from bayestune.scenario.hypermapper_keys import key_table
+    from bayestune.scenario.hypermapper.keys import key_table
 
-    docs = (Path(__file__).parents[2] / "docs" / "scenario.md").read_text()
+    docs = (Path(__file__).parents[3] / "docs" / "scenario.md").read_text()
     for key, _peers, handling, _detail in key_table():
         assert f"| `{key}` |" in docs and handling in docs, key
 
 
 def test_format_key_handling_groups_by_handling():
-    from bayestune.scenario.hypermapper_keys import format_key_handling
+    from bayestune.scenario.hypermapper.keys import format_key_handling
 
     s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, log_file="a.log", local_search_step_size=0.5)
     lines = format_key_handling(s.key_handling)
@@ -706,7 +706,7 @@ def test_random_forest_settings_map_onto_bo_options():
 
 
 def test_review_keys_lists_every_problem_of_a_file_at_once():
-    from bayestune.scenario.hypermapper_keys import review_keys
+    from bayestune.scenario.hypermapper.keys import review_keys
 
     data = {
         "application_name": "a",

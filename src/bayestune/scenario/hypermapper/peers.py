@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bayestune.scenario.hypermapper_keys import OVERRIDE_KEY, KeyHandling
-from bayestune.scenario.hypermapper_schemas import (
+from bayestune.scenario.hypermapper.keys import OVERRIDE_KEY, KeyHandling
+from bayestune.scenario.hypermapper.schemas import (
     BACO_KEYS,
     BACO_PARAMETER_KEYS,
     HYPERMAPPER_KEYS,

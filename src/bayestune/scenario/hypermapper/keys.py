@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from bayestune.scenario.hypermapper_schemas import BACO_KEYS, HYPERMAPPER_KEYS
+from bayestune.scenario.hypermapper.schemas import BACO_KEYS, HYPERMAPPER_KEYS
 
 HANDLINGS = ("mapped", "ignored", "approximated", "refused")
 #: bayestune's own top-level key: which peer's defaults a file gets ("hypermapper" or "baco").

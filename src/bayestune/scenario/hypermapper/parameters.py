@@ -13,9 +13,9 @@ import tokenize
 from collections.abc import Mapping
 from typing import Any
 
-from bayestune.scenario.hypermapper_keys import unknown_key_message
-from bayestune.scenario.hypermapper_priors import hm_prior
-from bayestune.scenario.hypermapper_schemas import PARAMETER_KEYS
+from bayestune.scenario.hypermapper.keys import unknown_key_message
+from bayestune.scenario.hypermapper.priors import hm_prior
+from bayestune.scenario.hypermapper.schemas import PARAMETER_KEYS
 from bayestune.space.inference import is_integral, is_number
 from bayestune.space.parameters import PERMUTATION_METRICS, Parameter
 from bayestune.space.spec import JsonPath, SpecContext, fmt_path, make_parameter, show

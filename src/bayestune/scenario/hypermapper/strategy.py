@@ -1,5 +1,5 @@
 """The strategy and its options for a HyperMapper 2.0 / BaCO file, with the defaults of the peer
-the file is written for (:mod:`.hypermapper_peers`): what the peer's optimizer would do with the
+the file is written for (:mod:`.peers`): what the peer's optimizer would do with the
 same file is what ``bo`` is told to do, key by key."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from bayestune.scenario.hypermapper_keys import KeyHandling, did_you_mean, is_default
-from bayestune.scenario.hypermapper_peers import Peer
-from bayestune.scenario.hypermapper_schemas import MODEL_KEYS
+from bayestune.scenario.hypermapper.keys import KeyHandling, did_you_mean, is_default
+from bayestune.scenario.hypermapper.peers import Peer
+from bayestune.scenario.hypermapper.schemas import MODEL_KEYS
 from bayestune.scenario.records import DEFAULT_MULTI_OBJECTIVE_STRATEGY
 from bayestune.settings import put_option
 from bayestune.space.inference import is_integral, is_number

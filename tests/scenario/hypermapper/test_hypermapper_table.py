@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from bayestune.scenario.hypermapper_keys import NESTED
-from bayestune.scenario.hypermapper_schemas import (
+from bayestune.scenario.hypermapper.keys import NESTED
+from bayestune.scenario.hypermapper.schemas import (
     BACO_KEYS,
     DOE_KEYS,
     FEASIBLE_KEYS,
@@ -12,13 +12,13 @@ from bayestune.scenario.hypermapper_schemas import (
     MODEL_KEYS,
     PARAMETER_KEYS,
 )
-from bayestune.scenario.hypermapper_table import peers_markdown
+from bayestune.scenario.hypermapper.table import peers_markdown
 
-DOCS = Path(__file__).parents[2] / "docs" / "peers.md"
+DOCS = Path(__file__).parents[3] / "docs" / "peers.md"
 
 
 def test_docs_peers_md_is_the_generated_table():
-    assert DOCS.read_text() == peers_markdown(), "run: python -m bayestune.scenario.hypermapper_table > docs/peers.md"
+    assert DOCS.read_text() == peers_markdown(), "run: python -m bayestune.scenario.hypermapper.table > docs/peers.md"
 
 
 def test_every_key_of_both_schemas_has_a_row():
