@@ -1,4 +1,5 @@
-"""Initial designs evaluated before the first model: uniform, CoT-uniform, LHS, maximin, feasible LHS, prior."""
+"""Initial designs evaluated before the first model: uniform, CoT-uniform, LHS, maximin, feasible LHS, prior;
+HyperMapper 2.0's prior draws and grid."""
 
 from bayestune.design.initial import DESIGNS, design_features, initial_design
 

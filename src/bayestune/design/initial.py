@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from bayestune.design.hypermapper import grid_design, hypermapper_design
 from bayestune.exceptions import SpaceError
 from bayestune.history import History, draw_unseen, top_up
 from bayestune.space.parameters import Categorical, Integer, Ordinal, Permutation, Real
@@ -137,6 +138,8 @@ DESIGNS: dict[str, Callable[[Space, int, np.random.Generator, History], np.ndarr
     "maximin": maximin_design,
     "feasible_lhs": feasible_lhs_design,
     "prior": prior_design,
+    "hypermapper": hypermapper_design,
+    "grid": grid_design,
 }
 
 

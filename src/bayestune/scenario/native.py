@@ -31,7 +31,7 @@ from bayestune.scenario.records import (
 from bayestune.space.spec import SpecContext, fmt_path, read_space, show
 
 #: Initial-design methods of the native format.
-DESIGN_METHODS = ("uniform", "cot", "lhs", "maximin", "feasible_lhs", "prior")
+DESIGN_METHODS = ("uniform", "cot", "lhs", "maximin", "feasible_lhs", "prior", "hypermapper", "grid")
 #: Top-level keys of the native format (also listed in the JSON Schema).
 NATIVE_KEYS = (
     "$schema",

@@ -26,7 +26,7 @@ BLACKBOX_KINDS = ("python", "command", "external", "replay", "table")
 class DesignSpec:
     """The initial design: how many configurations to evaluate before modelling, and how."""
 
-    method: str = "cot"  # uniform | cot | lhs | maximin | feasible_lhs | prior
+    method: str = "cot"  # uniform | cot | lhs | maximin | feasible_lhs | prior | hypermapper | grid
     size: int = 10
     include_default: bool = True
 

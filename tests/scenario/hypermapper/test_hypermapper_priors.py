@@ -165,7 +165,8 @@ def test_native_sampling_key_round_trips():
 
 def test_prior_file_designs_uniformly_and_the_prior_weights_the_acquisition():
     """A published-style file whose prior piles onto one value: BaCO's design is uniform (not
-    95 % at that value), and the prior reaches the BO acquisition (piBO)."""
+    95 % at that value), HyperMapper's follows the prior, and the prior reaches the BO
+    acquisition (piBO)."""
     from bayestune.strategies.bo import BayesianOptimization
 
     s = load_hm(
@@ -178,12 +179,13 @@ def test_prior_file_designs_uniformly_and_the_prior_weights_the_acquisition():
             "k": {"parameter_type": "integer", "values": [0, 63]},
         },
         design_of_experiment={"number_of_samples": 40},
+        bayestune_read_as="baco",
     )
     assert s.design.method == "cot"
     history = History.empty(s.space, list(s.objectives))
     X = initial_design(s.space, s.design.size, np.random.default_rng(7), history, s.design.method)
     assert np.mean(s.space.columns(X)["t"] == 1) < 0.4  # uniform: 1/8; prior-weighted: ~0.93
-    Xp = initial_design(s.space, s.design.size, np.random.default_rng(7), history, "prior")  # the option
+    Xp = initial_design(s.space, s.design.size, np.random.default_rng(7), history, "hypermapper")  # HyperMapper's
     assert np.mean(s.space.columns(Xp)["t"] == 1) > 0.7
     bo = BayesianOptimization(s.space, list(s.objectives), np.random.default_rng(0))
     weight = s.space.prior_weight(s.space.to_matrix([{"t": 1, "k": 5}, {"t": 64, "k": 5}]))

@@ -393,7 +393,9 @@ NESTED: dict[str, tuple[str, str]] = {
     ),
     "design_of_experiment.doe_type": (
         "mapped",
-        "design method: random sampling -> cot, latin hypercubes -> lhs, grid_search -> maximin",
+        "design method: random sampling -> hypermapper (HyperMapper 2.0: drawn from the priors, its "
+        "default-or-random point first) or cot (BaCO: uniform), latin hypercubes -> lhs, grid_search -> grid "
+        "(HyperMapper 2.0: every grid configuration, a real at 10 points, and no optimization iterations)",
     ),
     "design_of_experiment.number_of_samples": ("mapped", "the design's size (default 10)"),
     "design_of_experiment.allow_repetitions": ("approximated", "the design never repeats a configuration"),

@@ -85,7 +85,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
         ctx.fail(("optimization_objectives",), f"expected a non-empty list of names, but got {show(objs)}")
     objectives = parse_objectives(ctx, objs, ("optimization_objectives",), space)
     feasible = feasible_output(data, ctx, handled)
-    plan = read_budget(data, ctx, space, inputs, handled)
+    plan = read_budget(data, ctx, space, inputs, peer, handled)
     repetitions(data, ctx, handled)
     strategy, options = peer_options(
         data,
