@@ -460,11 +460,11 @@ def test_peer_settings_map_onto_bo_options_and_are_listed():
         "acquisition": "lcb",
         "xi": 0.01,
         "log_transform": False,
-        "prior": {"beta": 5.0, "count": "model_steps", "design": 10},
         "acquisition_search": {"n_starts": 4, "n_samples": 300},
-    }
+    }  # BaCO applies the priors only with EI_PIBO: none with UCB
     assert s.feasible_output == "ok"
     handled = {h.key: h.handling for h in s.key_handling}
+    assert handled["input_parameters.prior"] == "ignored"
     assert handled["model_weight"] == handled["exploration_augmentation"] == "mapped"
     assert handled["output_data_file"] == "mapped" and handled["feasible_output.true_value"] == "mapped"
     from bayestune.strategies import make_strategy

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from bayestune.exceptions import ScenarioError
 from bayestune.scenario import format_key_handling, scenario_from_dict
+
+BACO = Path(__file__).parents[2] / "data" / "peers" / "baco" / "tests" / "aux"
 
 X = {
     "x1": {"parameter_type": "real", "values": [-5, 10], "parameter_default": 0},
@@ -91,7 +96,12 @@ def test_each_peers_pibo_strength_and_decay():
     hm = load(params=prior, optimization_iterations=40)  # HyperMapper: prior_beta -1 = 0.1 x iterations
     assert hm.strategy_options["prior"] == {"beta": 4.0, "count": "model_steps", "design": 10}
     assert load(params=prior, prior_beta=7).strategy_options["prior"]["beta"] == 7.0
-    baco = load(params=prior, baco_mode={"mode": "default"}, design_of_experiment={"number_of_samples": 3})
+    baco = load(
+        params=prior,
+        baco_mode={"mode": "default"},
+        design_of_experiment={"number_of_samples": 3},
+        acquisition_function="EI_PIBO",
+    )
     assert baco.strategy_options["prior"] == {"beta": 10.0, "count": "model_steps", "design": 3}
     assert "prior" not in load().strategy_options  # no prior: bo's default decay stays
     with pytest.raises(ScenarioError, match=r"\$.prior_beta: expected a number >= 0"):
@@ -209,7 +219,11 @@ def test_baco_pibo_real_pulls_as_hard_as_in_baco_at_the_first_model_step():
 
     prior = {"x": {"parameter_type": "real", "values": [0, 1], "prior": "gaussian", "prior_parameters": [0.3, 0.1]}}
     s = load(
-        params=prior, model_weight=300, baco_mode={"mode": "default"}, design_of_experiment={"number_of_samples": 10}
+        params=prior,
+        model_weight=300,
+        baco_mode={"mode": "default"},
+        design_of_experiment={"number_of_samples": 10},
+        acquisition_function="EI_PIBO",
     )
     bo = make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
     choice = bo.scorer.choice.prior
@@ -240,3 +254,24 @@ def test_a_hypermapper_batchs_picks_share_its_iteration_number(monkeypatch):
     opt = Optimizer.from_scenario(s, seed=0)
     run(opt, lambda c: (c["x"] - 30) ** 2, s.budget, batch=s.batch)
     assert opt.n_evaluated == 18 and sorted(set(seen)) == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("acquisition", [None, "EI", "UCB"])
+def test_baco_uses_the_priors_only_with_ei_pibo(acquisition):
+    """BaCO's branin4_scenario_pibo.json: EI_PIBO weights by the priors; the same file with EI,
+    UCB or no acquisition key runs without them (bo/optimize.py picks ei/ucb, not ei_pibo)."""
+    data = json.loads((BACO / "branin4_scenario_pibo.json").read_text())
+    assert scenario_from_dict(data, source="pibo.json").strategy_options["prior"]["beta"] == 10.0
+    if acquisition is None:
+        del data["acquisition_function"]
+    else:
+        data["acquisition_function"] = acquisition
+    s = scenario_from_dict(data, source="pibo.json")
+    assert "prior" not in s.strategy_options
+    assert "EI_PIBO" in {h.key: h.detail for h in s.key_handling}["input_parameters.prior"]
+
+
+def test_baco_refuses_ei_bopro_as_its_optimizer_does():
+    data = json.loads((BACO / "branin4_scenario_bopro.json").read_text())
+    with pytest.raises(ScenarioError, match="refused by BaCO's own optimizer"):
+        scenario_from_dict(data, source="bopro.json")

@@ -80,7 +80,7 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     ),
     "acquisition_function": (
         "mapped",
-        "strategy option acquisition (EI, EI_BOPRO, EI_PIBO -> ei with the priors, UCB -> lcb; TS: ei with a warning)",
+        "strategy option acquisition (EI -> ei, UCB -> lcb; TS: ei with a warning); BaCO weights by the priors only with EI_PIBO (ei with the priors) and its optimizer refuses EI_BOPRO, so bayestune does too; HyperMapper with any non-uniform prior",
         _NO_DEFAULT,
     ),
     "exploration_augmentation": ("mapped", "strategy option xi (EI's improvement margin)", _NO_DEFAULT),

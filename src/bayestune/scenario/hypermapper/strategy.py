@@ -28,7 +28,9 @@ HM_STRATEGIES = {
     "exhaustive": "cot_random",  # random order without repeats: every configuration, given the budget
 }
 #: HyperMapper/BaCO ``acquisition_function`` -> the ``acquisition`` option of ``bo`` (EI is its default).
-HM_ACQUISITIONS = {"EI": "ei", "EI_BOPRO": "ei", "EI_PIBO": "ei", "UCB": "lcb"}
+HM_ACQUISITIONS = {"EI": "ei", "EI_PIBO": "ei", "UCB": "lcb"}
+#: BaCO weights the acquisition by the priors only with this acquisition function (``bo/optimize.py``).
+BACO_PRIOR_ACQUISITION = "EI_PIBO"
 #: BaCO's wrappers of other tuners: run with our BO instead (logged).
 FOREIGN_METHODS = ("opentuner", "ytopt", "ytopt_ccs")
 #: Random-forest keys of ``models`` -> options of ``bo``, and bayestune's own defaults of them.
@@ -147,6 +149,12 @@ def _acquisition(
     if acquisition in HM_ACQUISITIONS:
         if HM_ACQUISITIONS[acquisition] != "ei":
             options["acquisition"] = HM_ACQUISITIONS[acquisition]
+    elif acquisition == "EI_BOPRO":  # in BaCO's schema, but its optimize.py raises on it
+        ctx.fail(
+            ("acquisition_function",),
+            "'EI_BOPRO' is refused by BaCO's own optimizer ('Invalid acquisition function specified'); "
+            "use 'EI_PIBO' for the priors",
+        )
     elif acquisition == "TS":  # HyperMapper's Thompson sampling for random scalarisations
         logger.warning("%s: acquisition_function 'TS' has no bayestune counterpart; using EI", ctx.source)
         handled.append(KeyHandling("acquisition_function", "approximated", "'TS' (Thompson sampling): EI instead"))
@@ -257,9 +265,25 @@ def peer_options(
             if not check(data[key]):
                 ctx.fail((key,), f"expected {rule}, but got {show(data[key])}")
             set_option(options, option, float(data[key]) if option == "xi" else int(data[key]))
-    if has_prior:
+    if has_prior and _uses_priors(data, peer, handled):
         _prior(data, ctx, peer, n_doe, options, handled)
     return strategy, options
+
+
+def _uses_priors(data: Mapping[str, Any], peer: Peer, handled: list[KeyHandling]) -> bool:
+    """HyperMapper runs piBO whenever a prior is not uniform; BaCO only with ``EI_PIBO``."""
+    acquisition = data.get("acquisition_function", "EI")
+    if peer.key == "hypermapper" or acquisition == BACO_PRIOR_ACQUISITION:
+        return True
+    handled.append(
+        KeyHandling(
+            "input_parameters.prior",
+            "ignored",
+            f"BaCO uses the priors only with acquisition_function {BACO_PRIOR_ACQUISITION!r}, "
+            f"not {acquisition!r}: uniform, as in BaCO",
+        )
+    )
+    return False
 
 
 def describe(peer: Peer, why: str, strategy: str, options: Mapping[str, Any]) -> str:
