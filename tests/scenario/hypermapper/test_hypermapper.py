@@ -554,9 +554,9 @@ def test_hypermapper_files_without_models_mean_a_random_forest():
 
 def test_the_key_table_covers_both_published_schemas():
     from bayestune.scenario.hypermapper.keys import HANDLINGS, TOP_LEVEL
-    from bayestune.scenario.hypermapper.schemas import BACO_KEYS, HYPERMAPPER_KEYS
+    from bayestune.scenario.hypermapper.schemas import BACO_KEYS, BAYESTUNE_KEYS, HYPERMAPPER_KEYS
 
-    assert set(TOP_LEVEL) == BACO_KEYS | HYPERMAPPER_KEYS | {"bayestune_read_as"}
+    assert set(TOP_LEVEL) == BACO_KEYS | HYPERMAPPER_KEYS | BAYESTUNE_KEYS
     assert {h for h, _, _ in TOP_LEVEL.values()} <= set(HANDLINGS)
 
 

@@ -10,7 +10,9 @@ import pytest
 from bayestune.exceptions import ScenarioError
 from bayestune.scenario import format_key_handling, scenario_from_dict
 
-BACO = Path(__file__).parents[2] / "data" / "peers" / "baco" / "tests" / "aux"
+PEER_FILES = Path(__file__).parents[2] / "data" / "peers"
+BACO = PEER_FILES / "baco" / "tests" / "aux"
+HM = PEER_FILES / "hypermapper" / "example_scenarios"
 
 X = {
     "x1": {"parameter_type": "real", "values": [-5, 10], "parameter_default": 0},
@@ -275,3 +277,35 @@ def test_baco_refuses_ei_bopro_as_its_optimizer_does():
     data = json.loads((BACO / "branin4_scenario_bopro.json").read_text())
     with pytest.raises(ScenarioError, match="refused by BaCO's own optimizer"):
         scenario_from_dict(data, source="bopro.json")
+
+
+def test_prior_floor_is_hypermapper_evidence_too():
+    """HyperMapper's schema has prior_floor (default 1e-6) as BaCO's does: a shared key."""
+    data = json.loads((HM / "synthetic/prior_currinexp/prior_currinexp_scenario.json").read_text())
+    data["prior_floor"] = 1e-5
+    assert scenario_from_dict(data, source="hm.json").key_handling[0].detail.startswith("HyperMapper 2.0")
+
+
+def test_a_top_level_constraints_list_is_no_evidence():
+    data = json.loads((HM / "synthetic/branin4/branin4_scenario.json").read_text())
+    data["constraints"] = ["x1 + x3 <= 12"]
+    s = scenario_from_dict(data, source="hm.json")
+    assert s.key_handling[0].detail.startswith("HyperMapper 2.0 (only keys both schemas share")
+    assert [c.expression for c in s.space.constraints] == ["x1 + x3 <= 12"]
+
+
+def test_bacos_shared_keys_file_is_read_as_baco_from_the_environment(monkeypatch):
+    """BaCO's chakong_haimes_scenario.json has only shared keys; the override key would make it
+    invalid for BaCO's schema, the environment variable leaves it as it is."""
+    data = json.loads((BACO / "chakong_haimes_scenario.json").read_text())
+    assert scenario_from_dict(data, source="ch.json").key_handling[0].detail.startswith("HyperMapper 2.0")
+    monkeypatch.setenv("BAYESTUNE_READ_AS", "baco")
+    s = scenario_from_dict(data, source="ch.json")
+    assert s.key_handling[0].detail.startswith("BaCO (BAYESTUNE_READ_AS=baco)")
+    assert "experimental" not in s.strategy_options  # BaCO: no epsilon-greedy steps
+    data["bayestune_read_as"] = "hypermapper"  # the file's own word wins
+    assert scenario_from_dict(data, source="ch.json").key_handling[0].detail.startswith("HyperMapper 2.0")
+    monkeypatch.setenv("BAYESTUNE_READ_AS", "bacoo")
+    del data["bayestune_read_as"]
+    with pytest.raises(ScenarioError, match="BAYESTUNE_READ_AS must be one of"):
+        scenario_from_dict(data, source="ch.json")

@@ -49,7 +49,12 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "application_name": ("mapped", "the scenario's name", _NO_DEFAULT),
     "optimization_objectives": ("mapped", "the objectives (minimised)", _NO_DEFAULT),
     "input_parameters": ("mapped", "the search space", _NO_DEFAULT),
-    "constraints": ("mapped", "known constraints of the space", _NO_DEFAULT),
+    "constraints": (
+        "mapped",
+        "bayestune's own key (in neither schema; BaCO writes its constraints under the parameters): "
+        "known constraints of the space; no evidence of whose file it is",
+        _NO_DEFAULT,
+    ),
     "feasible_output": ("mapped", "feasible_output: the name of the black box's validity flag", _NO_DEFAULT),
     "design_of_experiment": ("mapped", "design: method and size of the initial design", _NO_DEFAULT),
     "optimization_iterations": (
@@ -67,7 +72,9 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     OVERRIDE_KEY: (
         "mapped",
         "bayestune's own key: read the file with the defaults of 'hypermapper' (HyperMapper "
-        "2.0) or 'baco' (absent: from the keys only one schema allows; neither: HyperMapper)",
+        "2.0) or 'baco' (absent: from the keys only one schema allows; neither: HyperMapper); "
+        "the peers' schemas refuse it, so the environment variable BAYESTUNE_READ_AS says the same "
+        "and leaves the file as it is",
         _NO_DEFAULT,
     ),
     "models": (

@@ -5,7 +5,8 @@ The two schemas share most keys but not their meaning when left out (HyperMapper
 forest with ε = 0.1 random steps; BaCO: a Gaussian process, no random steps), so the reader must
 know whose file it is. The evidence is the keys and values only one schema allows; a file with
 neither is read as HyperMapper's (its examples are written that way, BaCO's almost always carry a
-BaCO-only key), and the key :data:`OVERRIDE_KEY` settles it by hand.
+BaCO-only key); the environment variable :data:`OVERRIDE_ENV` or the key :data:`OVERRIDE_KEY`
+settles it by hand.
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ PEERS = {
     ),
 }
 
+#: The environment variable that settles whose file it is, leaving the file as the peer's schema wants it.
+OVERRIDE_ENV = "BAYESTUNE_READ_AS"
+
 #: Values only one schema's enums allow: (dotted key, values).
 _ONLY_VALUES = {
     "baco": {
@@ -101,7 +105,10 @@ def _value(data: Mapping[str, Any], dotted: str) -> Any:
 def _evidence(data: Mapping[str, Any]) -> dict[str, list[str]]:
     """Per peer, what in ``data`` only its schema allows."""
     keys = {str(k) for k in data} - {OVERRIDE_KEY}
-    found = {"baco": sorted(keys - HYPERMAPPER_KEYS), "hypermapper": sorted(keys - BACO_KEYS)}
+    found = {
+        "baco": sorted(keys & BACO_KEYS - HYPERMAPPER_KEYS),
+        "hypermapper": sorted(keys & HYPERMAPPER_KEYS - BACO_KEYS),
+    }
     params = data.get("input_parameters")
     for name, spec in params.items() if isinstance(params, Mapping) else ():
         if isinstance(spec, Mapping):
@@ -128,7 +135,17 @@ def _evidence(data: Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 def detect_peer(data: Mapping[str, Any], ctx: SpecContext) -> tuple[Peer, str]:
-    """The peer ``data`` is written for and why, e.g. ``(PEERS["baco"], "BaCO-only baco_mode")``."""
+    """The peer ``data`` is written for and why, e.g. ``(PEERS["baco"], "BaCO-only baco_mode")``.
+
+    Stated by hand, the file's :data:`OVERRIDE_KEY` wins over the environment variable
+    :data:`OVERRIDE_ENV` (which leaves a file valid for its peer's schema), and both over the keys."""
+    chosen_env = os.environ.get(OVERRIDE_ENV, "").strip()
+    if chosen_env and OVERRIDE_KEY not in data:
+        if chosen_env not in PEERS:
+            ctx.fail(
+                (), f"the environment variable {OVERRIDE_ENV} must be one of {sorted(PEERS)}, but got {chosen_env!r}"
+            )
+        return PEERS[chosen_env], f"{OVERRIDE_ENV}={chosen_env}"
     if OVERRIDE_KEY in data:
         chosen = data[OVERRIDE_KEY]
         if chosen not in PEERS:
@@ -144,7 +161,9 @@ def detect_peer(data: Mapping[str, Any], ctx: SpecContext) -> tuple[Peer, str]:
         if found[other]:
             why += f"; also {PEERS[other].title}-only " + ", ".join(found[other][:3])
         return PEERS[key], why
-    return PEERS["hypermapper"], (f"only keys both schemas share; set {OVERRIDE_KEY}: baco for BaCO's defaults")
+    return PEERS["hypermapper"], (
+        f"only keys both schemas share; {OVERRIDE_ENV}=baco (or the key {OVERRIDE_KEY}) for BaCO's defaults"
+    )
 
 
 def _name(data: Mapping[str, Any], ctx: SpecContext, key: str, default: str) -> str:

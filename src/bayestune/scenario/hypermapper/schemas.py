@@ -106,7 +106,6 @@ BACO_KEYS = frozenset(
         "use_STGP",
         "multistart_hyperparameter_optimization_initial_points",
         "multistart_hyperparameter_optimization_iterations",
-        "constraints",  # BaCO's constraints live under the parameters; a top-level list is read too
     )
 )
 #: Top-level keys of HyperMapper 2.0's schema (hypermapper/schema.json).
@@ -177,8 +176,12 @@ HYPERMAPPER_KEYS = frozenset(
         "cma_es_sigma",
         "cma_es_starting_points",
         "cma_es_random_points",
+        "prior_floor",
     )
 )
+#: bayestune's own top-level keys, in neither schema: which peer's defaults, and a top-level list
+#: of constraints (BaCO writes them under the parameters).
+BAYESTUNE_KEYS = frozenset(("bayestune_read_as", "constraints"))
 #: Parameter keys only BaCO knows (HyperMapper's parameters take type, values, default and prior).
 BACO_PARAMETER_KEYS = frozenset(("prior_parameters", "transform", "parametrization", "constraints", "dependencies"))
 #: Parameter keys only HyperMapper 2.0 knows (read with its custom_gaussian prior).

@@ -6,7 +6,7 @@ a test fails when the file drifts or a schema key has no row."""
 from __future__ import annotations
 
 from bayestune.scenario.hypermapper.keys import NESTED, OVERRIDE_KEY, key_table
-from bayestune.scenario.hypermapper.peers import PEERS
+from bayestune.scenario.hypermapper.peers import OVERRIDE_ENV, PEERS
 
 _INTRO = f"""# HyperMapper 2.0 and BaCO: a drop-in
 
@@ -25,8 +25,12 @@ grid-search keys, a parameter's `custom_gaussian_prior_*`, `optimization_iterati
 (BaCO's maximum) for HyperMapper 2.0; `baco_mode`, GP settings, `transform`, permutations,
 `allow_repetitions`, `feasibility_threshold` for BaCO). A file mixing both goes to its
 `*_mode` key, else to the side with more such keys. A file of shared keys only is read as
-HyperMapper 2.0's (its examples are written that way). `{OVERRIDE_KEY}: "baco"` or
-`"hypermapper"` settles it by hand; `bayestune validate` states the choice on its first key line.
+HyperMapper 2.0's (its examples are written that way). The environment variable
+`{OVERRIDE_ENV}=baco` (or `hypermapper`) settles it by hand and leaves the file as its peer's
+schema wants it; so does the key `{OVERRIDE_KEY}: "baco"`, which that schema refuses. The Python
+drop-ins (`bayestune.peers.hypermapper`, `bayestune.peers.baco`) know whose file they are given.
+A top-level `constraints` list is bayestune's own and is no evidence either way.
+`bayestune validate` states the choice on its first key line.
 
 ## Each peer's defaults
 
