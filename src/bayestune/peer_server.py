@@ -9,6 +9,10 @@ order) and N rows. The first request is the whole initial design, then one per i
 ``evaluations_per_optimization_iteration`` configurations; ``End of HyperMapper`` ends the run
 (BaCO writes the same line). Nothing else may reach stdout: the clients parse every line.
 
+:class:`PeerSession` is the run both peers make, whoever answers: the resumed rows told first,
+the budget as the peer counts it, the sample CSV rewritten as the answers arrive. The Python
+drop-ins (:mod:`bayestune.peers`) drive it with a black-box function instead of the exchange.
+
 Why not bayestune's own ``external`` evaluator (:mod:`bayestune.evaluators.external`): there
 bayestune is the client that starts the black box; here the roles are reversed, the client
 program owns the loop and starts the optimizer.
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
 from bayestune.exceptions import BayestuneError
@@ -25,11 +30,15 @@ from bayestune.formatting import format_value
 from bayestune.optimizer import Optimizer
 from bayestune.scenario import Scenario
 from bayestune.storage.csv_io import read_table
+from bayestune.trial import Result
 
 #: The line that ends a run (HyperMapper's; BaCO writes it too).
 END_LINE = "End of HyperMapper"
 #: Cells are split at commas outside parentheses: a permutation is written ``(0, 2, 1)``, as BaCO does.
 _CELLS = re.compile(r",(?![^(]*\))")
+
+#: Answers to one request, in groups: the sample CSV is rewritten after each group.
+Evaluate = Callable[[list[dict[str, Any]]], Iterable[Sequence[tuple[dict[str, Any], Result]]]]
 
 
 def _cells(line: str) -> list[str]:
@@ -37,39 +46,62 @@ def _cells(line: str) -> list[str]:
 
 
 class PeerSession:
-    """One client-server run: see the module docstring."""
+    """One run of a peer's file: ask, ``evaluate``, tell, until the budget or the time limit is spent.
+
+    ``epoch_timestamps``: the sample CSV's timestamps in epoch milliseconds (both peers' client-server
+    mode), else milliseconds since the start (their Python mode)."""
 
     def __init__(
-        self, scenario: Scenario, reader: TextIO, writer: TextIO, *, seed: int | None = None, write_samples: bool = True
+        self,
+        scenario: Scenario,
+        evaluate: Evaluate,
+        *,
+        seed: int | None = None,
+        write_samples: bool = True,
+        epoch_timestamps: bool = False,
     ) -> None:
-        self.scenario, self.reader, self.writer = scenario, reader, writer
+        self.scenario, self.evaluate = scenario, evaluate
         self.optimizer = Optimizer.from_scenario(scenario, seed=seed)
         self.samples = scenario.peer_samples if write_samples else None
         self.parameters = list(scenario.space.parameters)
+        self.start_time = 0.0 if epoch_timestamps else None
         self.requests = 0
 
     def run(self) -> Optimizer:
-        """Ask, send, read the answers, tell, until the budget or the time limit is spent."""
         scenario, opt = self.scenario, self.optimizer
-        if scenario.peer_samples is not None:  # resume_optimization: the earlier evaluations first
-            for config, result in scenario.peer_samples.resumed(self.parameters):
-                opt.tell(config, result)
+        resumed = scenario.peer_samples.resumed(self.parameters) if scenario.peer_samples is not None else []
+        for config, result in resumed:  # resume_optimization: the earlier evaluations first
+            opt.tell(config, result)
         started = time.monotonic()
-        budget = scenario.budget if scenario.budget is not None else float("inf")
+        budget = self._budget(len(resumed))
+        if self.start_time is None:
+            self.start_time = time.time()
         while opt.n_evaluated < budget:
             if scenario.time_limit is not None and time.monotonic() - started >= scenario.time_limit:
                 break
             configs = opt.ask(int(min(self._request_size(), budget - opt.n_evaluated)))
             if not configs:
                 break  # the space is exhausted
-            self._send(configs)
-            for config, result in self._answers(len(configs)):
-                opt.tell(config, result)
-            if self.samples is not None:
-                self.samples.write(opt.trials)
-        self.writer.write(END_LINE + "\n")
-        self.writer.flush()
+            self.requests += 1
+            for group in self.evaluate(configs):
+                for config, result in group:
+                    opt.tell(config, result)
+                if self.samples is not None:
+                    self.samples.write(opt.trials, start_time=self.start_time)
         return opt
+
+    def _budget(self, n_resumed: int) -> float:
+        """The evaluations this run ends at. HyperMapper tops a resumed run up to its design and
+        then runs all its optimization iterations again (bo.py); BaCO counts the resumed rows
+        against its iterations, as ``Scenario.budget`` does."""
+        scenario = self.scenario
+        if scenario.budget is None:
+            return float("inf")
+        samples = scenario.peer_samples
+        if n_resumed and samples is not None and samples.peer == "hypermapper":
+            iterations = scenario.budget - scenario.design.size
+            return max(n_resumed, scenario.design.size) + iterations
+        return scenario.budget
 
     def _request_size(self) -> int:
         """The whole initial design first, as the peers ask for it; then one iteration's batch."""
@@ -78,6 +110,21 @@ class PeerSession:
             return design
         return self.scenario.batch or 1
 
+
+class ProtocolExchange:
+    """The client-server exchange over ``reader``/``writer``: a request sent, its answers read."""
+
+    def __init__(self, scenario: Scenario, reader: TextIO, writer: TextIO) -> None:
+        self.scenario, self.reader, self.writer = scenario, reader, writer
+        self.parameters = list(scenario.space.parameters)
+        self.requests = 0
+        samples = scenario.peer_samples
+        self.flags = samples.flags if samples is not None else None
+
+    def __call__(self, configs: list[dict[str, Any]]) -> list[list[tuple[dict[str, Any], Result]]]:
+        self._send(configs)
+        return [self._answers(len(configs))]
+
     def _send(self, configs: list[dict[str, Any]]) -> None:
         lines = [f"Request {len(configs)}", ",".join(p.name for p in self.parameters)]
         lines += [",".join(format_value(c[p.name]) for p in self.parameters) for c in configs]
@@ -85,7 +132,7 @@ class PeerSession:
         self.writer.flush()
         self.requests += 1
 
-    def _answers(self, n: int) -> list[tuple[dict, Any]]:
+    def _answers(self, n: int) -> list[tuple[dict[str, Any], Result]]:
         where = f"the client's answer to request {self.requests}"
         header = self._line(where, "its header")
         rows = [(k + 2, _cells(self._line(where, f"row {k + 1} of {n}"))) for k in range(n)]
@@ -96,6 +143,7 @@ class PeerSession:
             parameters=self.parameters,
             objectives=self.scenario.objective_names,
             feasible_column=self.scenario.feasible_output,
+            flags=self.flags,
         )
 
     def _line(self, where: str, what: str) -> str:
@@ -109,6 +157,12 @@ def serve(
     scenario: Scenario, reader: TextIO, writer: TextIO, *, seed: int | None = None, write_samples: bool = True
 ) -> Optimizer:
     """Run ``scenario`` as the peers' client-server mode over ``reader``/``writer`` and return the
-    optimizer; the peer's sample CSV (``scenario.peer_samples``) is rewritten after each request
-    unless ``write_samples`` is False."""
-    return PeerSession(scenario, reader, writer, seed=seed, write_samples=write_samples).run()
+    optimizer; the peer's sample CSV (``scenario.peer_samples``, timestamps in epoch milliseconds
+    as both peers write them in this mode) is rewritten after each request unless
+    ``write_samples`` is False."""
+    exchange = ProtocolExchange(scenario, reader, writer)
+    session = PeerSession(scenario, exchange, seed=seed, write_samples=write_samples, epoch_timestamps=True)
+    optimizer = session.run()
+    writer.write(END_LINE + "\n")
+    writer.flush()
+    return optimizer

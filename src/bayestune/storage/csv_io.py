@@ -5,7 +5,7 @@ Those tools write one row per evaluation with the columns
     <input parameters, scenario order> , <objectives> , [<feasible column>] , <timestamp>
 
 where the feasible column (``feasible_output.name``, "Valid" by default) holds ``True`` /
-``False`` and the timestamp is milliseconds since the start of the run (HyperMapper 2 calls
+``False`` (HyperMapper 2.0: the scenario's ``true_value`` / ``false_value``, :class:`FlagWords`) and the timestamp is milliseconds since the start of the run (HyperMapper 2 calls
 the column "Timestamp", BaCO "timestamp"; both are accepted on import). Permutation values
 are written as ``"(1, 0, 2)"`` (the csv module quotes the embedded commas).
 
@@ -39,6 +39,32 @@ _TRUE = frozenset({"true", "t", "1", "yes", "y"})
 _FALSE = frozenset({"false", "f", "0", "no", "n"})
 
 
+@dataclass(frozen=True)
+class FlagWords:
+    """How a peer spells the feasibility flag in its files. HyperMapper 2.0 writes the scenario's
+    ``true_value``/``false_value`` and stops on any other word it reads (``strict``); BaCO writes
+    ``True``/``False`` and reads anything but ``true_value`` as infeasible. Without it (None) a
+    file's flags are read as bayestune reads them (true/false, 1/0, yes/no)."""
+
+    true_value: str = "True"
+    false_value: str = "False"
+    strict: bool = False  # another word: an error (HyperMapper), else infeasible (BaCO)
+    write_declared: bool = False  # write true_value/false_value (HyperMapper), else True/False (BaCO)
+
+    def word(self, feasible: bool) -> str:
+        if self.write_declared:
+            return self.true_value if feasible else self.false_value
+        return str(feasible)
+
+    def read(self, text: str) -> bool | None:
+        """The flag ``text`` stands for; None for a word a strict peer refuses."""
+        if text == self.true_value:
+            return True
+        if text == self.false_value or not self.strict:
+            return False
+        return None
+
+
 # ---- export -------------------------------------------------------------------------------
 def export_csv(
     trials: Sequence[Trial],
@@ -51,14 +77,16 @@ def export_csv(
     metrics: Sequence[str] | None = None,
     error_column: str | None = None,
     start_time: float | None = None,
+    flags: FlagWords | None = None,
 ) -> None:
     """Write finished ``trials`` as a HyperMapper/BaCO sample file.
 
     ``metrics``: extra value columns written after the timestamp (default: every
     non-objective value found; ``()`` for the strict HyperMapper layout). ``error_column``:
     optionally add the error text of failed trials. ``start_time``: unix time the timestamps
-    count from (default: the earliest start among ``trials``). Failed trials get empty
-    objective cells; pending trials are skipped. The file is replaced atomically.
+    count from (default: the earliest start among ``trials``; 0 writes epoch milliseconds).
+    ``flags``: the peer's words for the feasibility flag (default ``True``/``False``). Failed
+    trials get empty objective cells; pending trials are skipped. The file is replaced atomically.
     """
     trials = _finished(trials)
     if metrics is None:
@@ -78,7 +106,7 @@ def export_csv(
     for trial in trials:
         row = [format_value(_config_value(trial, name, path)) for name in parameter_names]
         row += [_format_number(trial.values.get(o)) for o in objectives]
-        row += [str(trial.status is TrialStatus.OK)] if feasible_column else []
+        row += [(flags or FlagWords()).word(trial.status is TrialStatus.OK)] if feasible_column else []
         row += [_format_timestamp(trial.finished_at, t0)]
         row += [_format_number(trial.values.get(m)) for m in metrics]
         row += [trial.error or ""] if error_column else []
@@ -157,6 +185,7 @@ def import_csv(
     feasible_column: str | None = "Valid",
     timestamp_column: str = "Timestamp",
     error_column: str | None = None,
+    flags: FlagWords | None = None,
 ) -> list[tuple[dict, Result]]:
     """Read a HyperMapper/BaCO sample file into ``(config, Result)`` pairs, in file order.
 
@@ -165,7 +194,8 @@ def import_csv(
     Rows whose objectives are empty, non-numeric or not finite become FAILED results;
     rows whose feasible flag is false become INFEASIBLE (or FAILED if values are missing).
     Other numeric columns are kept as extra metrics; non-numeric ones are ignored.
-    Pass ``feasible_column=None`` for files written without a feasibility column.
+    Pass ``feasible_column=None`` for files written without a feasibility column; ``flags``
+    for a peer's own words for the flag.
     """
     header, rows = _read_table(path)
     pairs = read_table(
@@ -177,6 +207,7 @@ def import_csv(
         feasible_column=feasible_column,
         timestamp_column=timestamp_column,
         error_column=error_column,
+        flags=flags,
     )
     logger.info("read %d row(s) from %s", len(pairs), path)
     return pairs
@@ -254,6 +285,7 @@ def read_table(
     feasible_column: str | None = "Valid",
     timestamp_column: str = "Timestamp",
     error_column: str | None = None,
+    flags: FlagWords | None = None,
 ) -> list[tuple[dict, Result]]:
     """:func:`import_csv` on a table already split into cells (``where`` names it in errors):
     the HyperMapper/BaCO client-server reply is such a table."""
@@ -269,7 +301,7 @@ def read_table(
             )
         cell = _CellReader(where, line, header, index, cells)
         config = {p.name: _parse_parameter(p, cell) for p in parameters}
-        pairs.append((config, _parse_result(cell, objectives, feasible_column, extras, error_column)))
+        pairs.append((config, _parse_result(cell, objectives, feasible_column, extras, error_column, flags)))
     return pairs
 
 
@@ -321,7 +353,14 @@ def _parse_int(text: str) -> int | float | None:
         return _to_float(text)
 
 
-def _parse_bool(cell: _CellReader, column: str) -> bool:
+def _parse_bool(cell: _CellReader, column: str, flags: FlagWords | None = None) -> bool:
+    if flags is not None:
+        flag = flags.read(cell[column])
+        if flag is None:
+            raise cell.error(
+                column, f"expected {flags.true_value!r} or {flags.false_value!r}, as the scenario declares"
+            )
+        return flag
     text = cell[column].lower()
     if text in _TRUE:
         return True
@@ -336,8 +375,9 @@ def _parse_result(
     feasible_column: str | None,
     extras: Sequence[str],
     error_column: str | None,
+    flags: FlagWords | None = None,
 ) -> Result:
-    feasible = _parse_bool(cell, feasible_column) if feasible_column else True
+    feasible = _parse_bool(cell, feasible_column, flags) if feasible_column else True
     values: dict[str, float] = {}
     problems: list[str] = []
     kinds: list[str] = []
@@ -373,6 +413,9 @@ class PeerSamples:
     resume_from: str | None = None  # resume_optimization: the sample file to continue from
     pareto_path: str | None = None  # several objectives: hm-compute-pareto's front file (output_pareto_file)
     log_path: str | None = None  # the peer's log file (`bayestune serve` logs there: stdout is the protocol's)
+    flags: FlagWords | None = None  # the peer's words for the feasibility flag
+    peer: str = "hypermapper"  # whose file: hypermapper | baco (what a resume continues with)
+    extra_columns: tuple[str, ...] = ()  # written after the timestamp (BaCO's std_estimate)
 
     def write(self, trials: Sequence[Trial], *, start_time: float | None = None) -> Path:
         """Write the finished ``trials`` to :attr:`path` (replaced atomically), and their feasible
@@ -388,8 +431,9 @@ class PeerSamples:
                 objectives=self.objectives,
                 feasible_column=self.feasible_column,
                 timestamp_column=self.timestamp_column,
-                metrics=(),
+                metrics=self.extra_columns,
                 start_time=t0,
+                flags=self.flags,
             )
 
         for path in (self.path, self.pareto_path):
@@ -410,4 +454,5 @@ class PeerSamples:
             objectives=self.objectives,
             feasible_column=self.feasible_column,
             timestamp_column=self.timestamp_column,
+            flags=self.flags,
         )

@@ -430,7 +430,7 @@ def test_unknown_model_keys_are_warnings_as_both_schemas_tolerate_them(caplog):
     [
         ({"time_budget": 0}, "-1 for no limit"),
         ({"baco_mode": {"mode": "exhaustive"}}, "needs the CSV table of every configuration's outputs"),
-        ({"feasible_output": {"enable_feasible_predictor": True, "true_value": "valid"}}, "have the black box print"),
+        ({"feasible_output": {"true_value": "ok", "false_value": "ok"}}, "must differ from true_value"),
         ({"estimate_multivariate_priors": True}, "no KDE priors"),
     ],
 )

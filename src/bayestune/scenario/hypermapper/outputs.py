@@ -9,13 +9,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from bayestune.scenario.hypermapper.keys import KeyHandling, unknown_key_message
+from bayestune.scenario.hypermapper.peers import Peer
 from bayestune.scenario.hypermapper.schemas import FEASIBLE_KEYS, MODE_KEYS
 from bayestune.scenario.records import BlackBoxSpec
 from bayestune.space.inference import is_number
 from bayestune.space.spec import SpecContext, show
-
-#: Values of ``feasible_output.true_value`` our evaluators read as "feasible" (case-insensitive).
-_TRUE_TEXTS = ("true", "1", "yes", "y")
+from bayestune.storage.csv_io import FlagWords
 
 
 def black_box(data: Mapping[str, Any], ctx: SpecContext, handled: list[KeyHandling]) -> BlackBoxSpec | None:
@@ -64,10 +63,13 @@ def black_box(data: Mapping[str, Any], ctx: SpecContext, handled: list[KeyHandli
     return None
 
 
-def feasible_output(data: Mapping[str, Any], ctx: SpecContext, handled: list[KeyHandling]) -> str | None:
+def feasible_output(
+    data: Mapping[str, Any], ctx: SpecContext, peer: Peer, handled: list[KeyHandling]
+) -> tuple[str | None, FlagWords | None]:
+    """The validity flag's column (None unless the predictor is enabled) and the peer's words for it."""
     fo = data.get("feasible_output")
     if fo is None:
-        return None
+        return None, None
     if not isinstance(fo, Mapping):
         ctx.fail(("feasible_output",), f"expected an object, but got {show(fo)}")
     for sub in fo:
@@ -76,20 +78,20 @@ def feasible_output(data: Mapping[str, Any], ctx: SpecContext, handled: list[Key
     enabled = fo.get("enable_feasible_predictor", False)
     if not isinstance(enabled, bool):
         ctx.fail(("feasible_output", "enable_feasible_predictor"), f"expected true or false, but got {show(enabled)}")
-    true_value, false_value = fo.get("true_value", "true"), fo.get("false_value", "false")
-    if str(true_value).strip().lower() not in _TRUE_TEXTS:
-        ctx.fail(
-            ("feasible_output", "true_value"),
-            f"bayestune reads a validity flag as feasible when it is one of {list(_TRUE_TEXTS)} "
-            f"(any case), but got {show(true_value)}; have the black box print one of those",
-        )
-    if str(false_value).strip().lower() in _TRUE_TEXTS:
-        ctx.fail(("feasible_output", "false_value"), f"{show(false_value)} reads as feasible in bayestune")
+    true_value, false_value = str(fo.get("true_value", "true")), str(fo.get("false_value", "false"))
+    if true_value == false_value:
+        ctx.fail(("feasible_output", "false_value"), f"must differ from true_value, but both are {show(true_value)}")
+    strict = peer.key == "hypermapper"
+    flags = FlagWords(true_value, false_value, strict=strict, write_declared=strict)
     handled.append(
         KeyHandling(
             "feasible_output.true_value",
             "mapped",
-            f"a flag in {list(_TRUE_TEXTS)} (any case) is feasible, anything else infeasible",
+            f"the peer's words: {true_value!r} is feasible, "
+            + (f"{false_value!r} infeasible, another word an error" if strict else "anything else infeasible")
+            + " (`bayestune serve`, the Python drop-in, resume); its sample CSV writes "
+            + (f"{true_value!r}/{false_value!r}" if strict else "True/False")
+            + "; bayestune's own evaluators read true/1/yes as feasible",
         )
     )
     threshold = fo.get("feasibility_threshold")
@@ -113,7 +115,7 @@ def feasible_output(data: Mapping[str, Any], ctx: SpecContext, handled: list[Key
         if sub in fo:
             handled.append(KeyHandling(f"feasible_output.{sub}", "ignored", "a development aid of HyperMapper"))
     if not enabled:
-        return None
+        return None, flags
     name = fo.get("name", "Valid")
     if not isinstance(name, str) or not name:
         ctx.fail(("feasible_output", "name"), f"expected a non-empty string, but got {show(name)}")
@@ -124,4 +126,4 @@ def feasible_output(data: Mapping[str, Any], ctx: SpecContext, handled: list[Key
             f"feasible_output {name!r}; the feasibility classifier of 'bo' comes on",
         )
     )
-    return name
+    return name, flags

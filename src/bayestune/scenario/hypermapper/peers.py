@@ -24,7 +24,7 @@ from bayestune.scenario.hypermapper.schemas import (
     HYPERMAPPER_PARAMETER_KEYS,
 )
 from bayestune.space.spec import SpecContext, show
-from bayestune.storage.csv_io import PeerSamples
+from bayestune.storage.csv_io import FlagWords, PeerSamples
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,9 @@ _ONLY_NESTED = {
         "feasible_output.feasible_predictor_grid_search_validation_file",
     ),
 }
+#: BaCO's GP models whose black box returns a standard deviation after the objectives (and the
+#: flag); BaCO writes it as the ``std_estimate`` column after the timestamp.
+BACO_STD_MODELS = ("botorch_fixed", "botorch_heteroskedastic")
 #: BaCO's schema caps optimization_iterations here; HyperMapper's has no cap.
 BACO_MAX_ITERATIONS = 5000
 
@@ -191,6 +194,7 @@ def peer_samples(
     parameter_names: list[str],
     objectives: list[str],
     feasible: str | None,
+    flags: FlagWords | None = None,
     handled: list[KeyHandling],
 ) -> PeerSamples:
     """The sample CSV the peer writes for ``data`` (and the one it resumes from), as the peer
@@ -234,6 +238,17 @@ def peer_samples(
                 f"its evaluations in {resume_from} are told to the optimizer before the run asks for more",
             )
         )
+    extra = ("std_estimate",) if peer.key == "baco" and data.get("GP_model") in BACO_STD_MODELS else ()
     return PeerSamples(
-        path, tuple(parameter_names), tuple(objectives), feasible, column, resume_from, pareto_path=pareto, log_path=log
+        path,
+        tuple(parameter_names),
+        tuple(objectives),
+        feasible,
+        column,
+        resume_from,
+        pareto_path=pareto,
+        log_path=log,
+        flags=flags if feasible else None,
+        peer=peer.key,
+        extra_columns=extra,
     )

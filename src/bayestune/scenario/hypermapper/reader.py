@@ -84,7 +84,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     if not isinstance(objs, list) or not objs or not all(isinstance(o, str) and o for o in objs):
         ctx.fail(("optimization_objectives",), f"expected a non-empty list of names, but got {show(objs)}")
     objectives = parse_objectives(ctx, objs, ("optimization_objectives",), space)
-    feasible = feasible_output(data, ctx, handled)
+    feasible, flags = feasible_output(data, ctx, peer, handled)
     plan = read_budget(data, ctx, space, inputs, peer, handled)
     repetitions(data, ctx, handled)
     strategy, options = peer_options(
@@ -107,6 +107,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
         parameter_names=list(space.names),
         objectives=list(objs),
         feasible=feasible,
+        flags=flags,
         handled=handled,
     )
     last = {(r.key, r.handling == "read as"): i for i, r in enumerate(handled)}  # a key read twice: its last word
