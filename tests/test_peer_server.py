@@ -227,3 +227,49 @@ def test_a_file_that_does_not_load_says_why_on_stderr(tmp_path):
     )
     assert done.returncode != 0 and done.stdout == ""
     assert "optimization_iterations" in done.stderr and not (tmp_path / "hypermapper_logfile.log").exists()
+
+
+class ChakongClient:
+    """Answers each request as HyperMapper's chakong_haimes client does, the flag in ``words``."""
+
+    def __init__(self, out: io.StringIO, words: tuple[str, str] = ("True", "False")) -> None:
+        self.out, self.words, self.replies = out, words, []
+
+    def readline(self) -> str:
+        if not self.replies:
+            text = self.out.getvalue().split(END_LINE)[0]
+            rows = text[text.rindex("Request") :].strip().splitlines()[2:]
+            self.replies.append("x1,x2,f1_value,f2_value,Valid\n")
+            for row in rows:
+                x1, x2 = map(float, row.split(","))
+                f1, f2, valid = chakong_haimes(x1, x2)
+                self.replies.append(f"{x1},{x2},{f1},{f2},{self.words[0] if valid else self.words[1]}\n")
+        return self.replies.pop(0)
+
+
+def test_serve_writes_epoch_milliseconds_and_the_files_flag_words(tmp_path, monkeypatch):
+    """Client-server mode: HyperMapper and BaCO stamp the rows with current_milli_time() (epoch),
+    and HyperMapper writes its true_value/false_value (a one-key variant: 'ok'/'bad')."""
+    import time
+
+    monkeypatch.chdir(tmp_path)
+    data = {**SCENARIO, "feasible_output": {**SCENARIO["feasible_output"], "true_value": "ok", "false_value": "bad"}}
+    out = io.StringIO()
+    before = time.time() * 1000
+    serve(scenario_from_dict(data, source="s.json"), ChakongClient(out, ("ok", "bad")), out)
+    rows = list(csv.DictReader(open("client-server_chakong_haimes_output_samples.csv")))
+    assert len(rows) == 10 and {r["Valid"] for r in rows} <= {"ok", "bad"}
+    assert all(before - 1000 <= float(r["Timestamp"]) <= time.time() * 1000 + 1000 for r in rows)
+    out = io.StringIO()
+    with pytest.raises(Exception, match="expected 'ok' or 'bad', as the scenario declares"):
+        serve(scenario_from_dict(data, source="s.json"), ChakongClient(out), out)  # HyperMapper stops on 'True'
+
+
+def test_baco_reads_any_other_flag_word_as_infeasible():
+    data = {**SCENARIO, "bayestune_read_as": "baco"}
+    data.pop("hypermapper_mode")
+    out = io.StringIO()
+    opt = serve(
+        scenario_from_dict(data, source="s.json"), ChakongClient(out, ("True", "nope")), out, write_samples=False
+    )
+    assert opt.n_evaluated == 10 and any(not t.feasible for t in opt.trials)

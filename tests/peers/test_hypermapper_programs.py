@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import time
 
 import pytest
@@ -42,3 +43,64 @@ def test_a_hypermapper_example_runs_with_its_import_line_changed(program, tmp_pa
     if objectives:
         assert all(rows[0][o] for o in objectives)
     assert "End of" in capsys.readouterr().out  # the program went on after optimize() returned
+
+
+def test_resume_runs_all_of_hypermappers_iterations_again(tmp_path, monkeypatch):
+    """HyperMapper's bo.py after a resume: the design topped up to number_of_samples, then every
+    optimization iteration again (16 resumed rows, 10 + 20: 20 new), where BaCO stops at 10 + 20."""
+    from peer_programs import BACO_AUX
+
+    from bayestune.peers import hypermapper as optimizer
+
+    root = copy_hypermapper_tree(tmp_path, optimization_iterations=20, resume_optimization=True)
+    monkeypatch.chdir(root)
+    scenario = root / "example_scenarios/synthetic/branin4/branin4_scenario.json"
+    data = json.loads(scenario.read_text())
+    data["resume_optimization_data"] = str(BACO_AUX / "branin4_resume.csv")
+    scenario.write_text(json.dumps(data))
+    calls = []
+    optimizer.optimize(str(scenario), lambda x: calls.append(x) or sum(x.values()))
+    assert len(calls) == 20
+    assert len(list(csv.DictReader((root / "branin4_output_samples.csv").open()))) == 16 + 20
+
+
+def test_batch_mode_passes_a_dict_of_lists(tmp_path, monkeypatch):
+    root = copy_hypermapper_tree(tmp_path, optimization_iterations=3)
+    monkeypatch.chdir(root)
+    from bayestune.peers import hypermapper as optimizer
+
+    seen = []
+
+    def black_box(x):
+        seen.append({k: (len(v) if isinstance(v, list) else None) for k, v in x.items()})
+        return [a + b for a, b in zip(x["x1"], x["x2"])]
+
+    optimizer.optimize("example_scenarios/synthetic/batch_branin/batch_branin_scenario.json", black_box)
+    assert seen and all(s == {"x1": 2, "x2": 2} for s in seen)  # 10 design points in pairs, then 3 x 2
+    assert len(seen) == 5 + 3
+
+
+def test_the_feasibility_flag_is_written_and_read_in_the_files_words(tmp_path, monkeypatch):
+    """chakong_haimes with true_value 'ok' / false_value 'bad' (a one-key variant): HyperMapper
+    writes those words and reads nothing else back."""
+    from bayestune.exceptions import JournalError
+
+    root = copy_hypermapper_tree(tmp_path, optimization_iterations=2)
+    monkeypatch.chdir(root)
+    scenario = root / "example_scenarios/synthetic/chakong_haimes/chakong_haimes_scenario.json"
+    data = json.loads(scenario.read_text())
+    data["feasible_output"].update(true_value="ok", false_value="bad")
+    scenario.write_text(json.dumps(data))
+    program = root / "example_scenarios/synthetic/chakong_haimes/chakong_haimes.py"
+    run_program(program)
+    samples = root / "chakong_haimes_output_samples.csv"
+    rows = list(csv.DictReader(samples.open()))
+    assert {r["Valid"] for r in rows} <= {"ok", "bad"} and len(rows) == 20 + 2
+    data.update(resume_optimization=True, resume_optimization_data=str(samples), optimization_iterations=3)
+    scenario.write_text(json.dumps(data))
+    run_program(program)  # its own words read back: 22 resumed rows, then 3 more iterations
+    assert len(list(csv.DictReader(samples.open()))) == 22 + 3
+    text = samples.read_text().replace(",ok,", ",True,", 1)
+    samples.write_text(text)
+    with pytest.raises(JournalError, match="expected 'ok' or 'bad', as the scenario declares"):
+        run_program(program)

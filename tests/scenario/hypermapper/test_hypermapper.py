@@ -730,7 +730,7 @@ def test_review_keys_lists_every_problem_of_a_file_at_once():
 
 def test_number_of_repetitions_is_read_by_neither_peer_so_each_configuration_runs_once():
     s = load_hm({"x": {"parameter_type": "real", "values": [0, 1]}}, number_of_repetitions=3)
-    assert s.measurement is None
+    assert s.measurement.policy.repeats == 1 and not s.measurement.races and s.measurement.confirmation[0] == 0
     assert {h.key: h.handling for h in s.key_handling}["number_of_repetitions"] == "ignored"
     with pytest.raises(
         ScenarioError, match=r"\$.number_of_repetitions: `value >= 1` \(an integer\) must hold, but got 0"

@@ -309,3 +309,26 @@ def test_bacos_shared_keys_file_is_read_as_baco_from_the_environment(monkeypatch
     del data["bayestune_read_as"]
     with pytest.raises(ScenarioError, match="BAYESTUNE_READ_AS must be one of"):
         scenario_from_dict(data, source="ch.json")
+
+
+def test_a_peer_file_runs_each_configuration_once_unless_asked_otherwise(tmp_path):
+    """HyperMapper's branin4 with a black box attached: 6 + 2 configurations cost 8 runs (no
+    racing probe, no confirmation), and validate announces none; bayestune_measurement: {} asks
+    for bayestune's own policy."""
+    from dataclasses import replace
+
+    from bayestune.scenario import BlackBoxSpec
+    from bayestune.tuning import tune
+
+    (tmp_path / "bb.py").write_text(
+        "def run(cfg):\n"
+        f"    open({str(tmp_path / 'calls')!r}, 'a').write('x')\n"
+        "    return {'Value': (cfg['x1'] - 1) ** 2 + cfg['x2'] + cfg['x3'] + cfg['x4']}\n"
+    )
+    data = json.loads((HM / "synthetic/branin4/branin4_scenario.json").read_text())
+    data.update(optimization_iterations=2, design_of_experiment={"number_of_samples": 6})
+    s = replace(scenario_from_dict(data, source=str(tmp_path / "b.json")), blackbox=BlackBoxSpec("python", "bb.py:run"))
+    result = tune(s, tmp_path / "once.db", progress=False)
+    assert len(result.optimizer.trials) == 8 and len((tmp_path / "calls").read_text()) == 8
+    ours = scenario_from_dict({**data, "bayestune_measurement": {}}, source="b.json")
+    assert ours.measurement.races and ours.measurement.confirmation[0] > 0

@@ -29,6 +29,8 @@ from bayestune.scenario.hypermapper.schemas import BACO_KEYS, HYPERMAPPER_KEYS
 HANDLINGS = ("mapped", "ignored", "approximated", "refused")
 #: bayestune's own top-level key: which peer's defaults a file gets ("hypermapper" or "baco").
 OVERRIDE_KEY = "bayestune_read_as"
+#: bayestune's own top-level key: its measurement policy (a native ``measurement`` section) for a peer's file.
+MEASUREMENT_KEY = "bayestune_measurement"
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,12 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
         "2.0) or 'baco' (absent: from the keys only one schema allows; neither: HyperMapper); "
         "the peers' schemas refuse it, so the environment variable BAYESTUNE_READ_AS says the same "
         "and leaves the file as it is",
+        _NO_DEFAULT,
+    ),
+    MEASUREMENT_KEY: (
+        "mapped",
+        "bayestune's own key: a measurement section (racing, repeats, the confirmation; {} for bayestune's "
+        "defaults); absent: one black-box run per configuration, no confirmation, as both peers run",
         _NO_DEFAULT,
     ),
     "models": (

@@ -16,11 +16,12 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from bayestune.exceptions import ScenarioError
+from bayestune.exceptions import BayestuneError, ScenarioError
+from bayestune.measurement_spec import MeasurementSpec
 from bayestune.scenario._common import parse_objectives
 from bayestune.scenario.hypermapper.budget import read_budget
 from bayestune.scenario.hypermapper.inputs import read_space
-from bayestune.scenario.hypermapper.keys import TOP_LEVEL, KeyHandling, is_default, unknown_key_message
+from bayestune.scenario.hypermapper.keys import MEASUREMENT_KEY, TOP_LEVEL, KeyHandling, is_default, unknown_key_message
 from bayestune.scenario.hypermapper.outputs import black_box, feasible_output
 from bayestune.scenario.hypermapper.peers import OVERRIDE_KEY, detect_peer, peer_samples
 from bayestune.scenario.hypermapper.strategy import describe, peer_options, repetitions
@@ -68,6 +69,31 @@ def _exhaustive_budget(data: Mapping[str, Any], ctx: SpecContext, space: Any, ha
     return int(countable)
 
 
+def _measurement(data: Mapping[str, Any], ctx: SpecContext, handled: list[KeyHandling]) -> MeasurementSpec:
+    """One black-box run per configuration, no racing, no confirmation, as both peers measure;
+    bayestune's own key :data:`MEASUREMENT_KEY` (a native ``measurement`` section, ``{}`` for its
+    defaults) asks for bayestune's measurement policy instead."""
+    section = data.get(MEASUREMENT_KEY)
+    if section is None:
+        handled.append(
+            KeyHandling(
+                MEASUREMENT_KEY,
+                "mapped",
+                "absent: one black-box run per configuration, as the peers run it "
+                "(no racing, no confirmation; bayestune_measurement: {} for bayestune's)",
+            )
+        )
+        return MeasurementSpec(race=False, remeasure_top=0, baseline=None)
+    if not isinstance(section, Mapping):
+        ctx.fail((MEASUREMENT_KEY,), f"expected a measurement section (an object), but got {show(section)}")
+    try:
+        spec = MeasurementSpec.from_dict(section)
+    except BayestuneError as exc:
+        raise ctx.error((MEASUREMENT_KEY,), str(exc)) from None
+    handled.append(KeyHandling(MEASUREMENT_KEY, "mapped", "bayestune's measurement policy, as the section says"))
+    return spec
+
+
 def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     """The :class:`Scenario` of a HyperMapper 2.0 / BaCO mapping, with the defaults of its peer."""
     handled: list[KeyHandling] = []
@@ -110,6 +136,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
         flags=flags,
         handled=handled,
     )
+    measurement = _measurement(data, ctx, handled)
     last = {(r.key, r.handling == "read as"): i for i, r in enumerate(handled)}  # a key read twice: its last word
     handled = [r for i, r in enumerate(handled) if last[r.key, r.handling == "read as"] == i]
     try:
@@ -128,6 +155,7 @@ def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
             key_handling=tuple(handled),
             peer_samples=samples,
             blackbox=blackbox,
+            measurement=measurement,
         )
     except ScenarioError as exc:
         raise ctx.error((), str(exc)) from None

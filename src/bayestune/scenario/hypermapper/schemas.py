@@ -179,9 +179,9 @@ HYPERMAPPER_KEYS = frozenset(
         "prior_floor",
     )
 )
-#: bayestune's own top-level keys, in neither schema: which peer's defaults, and a top-level list
-#: of constraints (BaCO writes them under the parameters).
-BAYESTUNE_KEYS = frozenset(("bayestune_read_as", "constraints"))
+#: bayestune's own top-level keys, in neither schema: which peer's defaults, bayestune's measurement
+#: policy, and a top-level list of constraints (BaCO writes them under the parameters).
+BAYESTUNE_KEYS = frozenset(("bayestune_read_as", "bayestune_measurement", "constraints"))
 #: Parameter keys only BaCO knows (HyperMapper's parameters take type, values, default and prior).
 BACO_PARAMETER_KEYS = frozenset(("prior_parameters", "transform", "parametrization", "constraints", "dependencies"))
 #: Parameter keys only HyperMapper 2.0 knows (read with its custom_gaussian prior).

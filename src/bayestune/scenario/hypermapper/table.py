@@ -32,6 +32,27 @@ drop-ins (`bayestune.peers.hypermapper`, `bayestune.peers.baco`) know whose file
 A top-level `constraints` list is bayestune's own and is no evidence either way.
 `bayestune validate` states the choice on its first key line.
 
+## Python programs
+
+A program written for either peer runs with its import line changed; `optimize(scenario_file,
+black_box_function)` calls the black box as that peer does, writes its sample CSV and honours
+`resume_optimization` as `bayestune serve` does:
+
+| the peer's import | bayestune's |
+|---|---|
+| `from hypermapper import optimizer` | `from bayestune.peers import hypermapper as optimizer` |
+| `from baco import run` | `from bayestune.peers import baco as run` |
+| `from baco import optimizer` | `from bayestune.peers import baco as optimizer` |
+
+HyperMapper's black box gets a dict of values, or a dict of lists when
+`evaluations_per_optimization_iteration` is above 1, and returns the objective's value or a dict of
+the objectives and the feasibility flag (lists in batch mode). BaCO's gets a dict of values (a
+permutation as a tuple) and returns the objective's value, a tuple or list of the objectives, the
+flag and, for `GP_model` `botorch_fixed`/`botorch_heteroskedastic`, a standard deviation (written to
+the `std_estimate` column; bayestune's GP fits its own noise), or a dict of those. Each
+configuration runs once: no racing, no confirmation (`bayestune_measurement: {{}}` in the file asks
+for bayestune's measurement policy, also under `bayestune optimize`).
+
 ## Each peer's defaults
 
 | absent key | HyperMapper 2.0 | BaCO |
@@ -51,6 +72,28 @@ def _defaults() -> list[str]:
             "model steps (1 at the first)",
         ),
         ("priors with several objectives", "uniform (its `bo.py` drops them)", "used"),
+        ("priors in the acquisition", "whenever one is not uniform", "only with `acquisition_function: EI_PIBO`"),
+        (
+            "`random sampling` design",
+            "drawn from the priors, the default-or-random point first",
+            "uniform over the feasible set (Chain-of-Trees)",
+        ),
+        ("`grid_search` design", "the whole grid (a real at 10 points), then no iterations", "no such value"),
+        (
+            "budget after `resume_optimization`",
+            "the design topped up, then every optimization iteration again",
+            "number_of_samples + optimization_iterations in all",
+        ),
+        (
+            "feasibility flag in files",
+            "written and read as `true_value`/`false_value`; another word stops the run",
+            "written `True`/`False`; read: `true_value` is feasible, anything else not",
+        ),
+        (
+            "sample CSV timestamps",
+            "ms since the start; client-server: epoch ms",
+            "ms since the start; client-server: epoch ms",
+        ),
         ("log_transform_output", "false (no such key)", "false"),
         ("number_of_repetitions", "not read", "not read"),
         (
