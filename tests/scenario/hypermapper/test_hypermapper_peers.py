@@ -332,3 +332,29 @@ def test_a_peer_file_runs_each_configuration_once_unless_asked_otherwise(tmp_pat
     assert len(result.optimizer.trials) == 8 and len((tmp_path / "calls").read_text()) == 8
     ours = scenario_from_dict({**data, "bayestune_measurement": {}}, source="b.json")
     assert ours.measurement.races and ours.measurement.confirmation[0] > 0
+
+
+def test_reversed_integer_bounds_are_swapped_in_a_baco_file_as_baco_does():
+    data = json.loads((BACO / "branin4_scenario_integer.json").read_text())
+    name = next(k for k, v in data["input_parameters"].items() if v["parameter_type"] == "integer")
+    low, high = data["input_parameters"][name]["values"]
+    data["input_parameters"][name]["values"] = [high, low]
+    p = scenario_from_dict(data, source="int.json").space[name]
+    assert (p.low, p.high) == (low, high)
+    with pytest.raises(ScenarioError, match="`min < max` must hold"):
+        scenario_from_dict({**data, "bayestune_read_as": "hypermapper"}, source="int.json")
+
+
+def test_each_peers_own_default_needs_no_warning(caplog):
+    """normalize_inputs: false is HyperMapper's default (BaCO's is true); allow_duplicate_samples:
+    false asks for what bayestune always does."""
+    hm = json.loads((HM / "synthetic/branin4/branin4_scenario.json").read_text())
+    with caplog.at_level("WARNING", logger="bayestune.scenario"):
+        scenario_from_dict({**hm, "normalize_inputs": False}, source="hm.json")
+        baco = json.loads((BACO / "branin4_scenario_gp.json").read_text())
+        s = scenario_from_dict({**baco, "allow_duplicate_samples": False}, source="baco.json")
+    assert "normalize_inputs" not in caplog.text and "allow_duplicate_samples" not in caplog.text
+    assert {h.key: h.handling for h in s.key_handling}["allow_duplicate_samples"] == "mapped"
+    with caplog.at_level("WARNING", logger="bayestune.scenario"):
+        scenario_from_dict({**baco, "normalize_inputs": False}, source="baco.json")
+    assert "normalize_inputs" in caplog.text  # not BaCO's default

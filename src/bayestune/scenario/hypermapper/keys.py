@@ -203,7 +203,11 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     "max_number_of_predictions": ("approximated", "bayestune sizes its candidate pools itself", 1000000),
     "noise": ("approximated", "bayestune's GP always fits a noise term", True),
     "predict_noiseless": ("approximated", "bayestune's acquisition uses the latent (noiseless) posterior", True),
-    "normalize_inputs": ("approximated", "bayestune's GP always works on [0, 1] inputs", True),
+    "normalize_inputs": (
+        "approximated",
+        "bayestune's GP always works on [0, 1] inputs (HyperMapper's default false is accepted silently too)",
+        True,
+    ),
     "standardize_objectives": ("approximated", "bayestune's GP always standardises its targets", True),
     "log_transform_output": (
         "mapped",
@@ -235,7 +239,11 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     ),
     "reoptimise_hyperparameters_interval": ("approximated", "bayestune refits the GP every iteration", 1),
     "reuse_gp_hyperparameters": ("approximated", "bayestune refits the GP every iteration", False),
-    "allow_duplicate_samples": ("approximated", "bayestune never evaluates a configuration twice", True),
+    "allow_duplicate_samples": (
+        "approximated",
+        "bayestune never evaluates a configuration twice (false asks for exactly that: mapped)",
+        True,
+    ),
     "naive_cot_rs": ("approximated", "bayestune samples the Chain-of-Trees uniformly", False),
     "objective_value_target": ("approximated", "no target value in bayestune's EI", -9999),
     "model_good_quantile": ("approximated", "bayestune has no good/bad density model", 0.05),
@@ -307,6 +315,14 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
         "read only with the 'custom_gaussian' prior, which is refused",
         _NO_DEFAULT,
     ),
+}
+
+
+#: Keys whose default is the peer's own: (key -> peer -> default), where it differs from TOP_LEVEL's.
+PEER_DEFAULTS: dict[str, dict[str, Any]] = {"normalize_inputs": {"hypermapper": False}}
+#: Values bayestune reproduces exactly although the key is approximated in general: key -> (value, detail).
+EXACT_VALUES: dict[str, tuple[Any, str]] = {
+    "allow_duplicate_samples": (False, "no configuration is evaluated twice, as bayestune always does"),
 }
 
 

@@ -77,6 +77,14 @@ def hm_parameter(ctx: SpecContext, name: str, spec: Any, peer: str) -> tuple[Par
                 ctx.fail(vpath, f"a {kind} parameter's values are [min, max], but got {show(values)}")
             if kind == "integer" and not all(is_integral(v) for v in values):
                 ctx.fail(vpath, f"an integer parameter's values are two integers [min, max], but got {show(values)}")
+            if kind == "integer" and peer == "baco" and values[0] > values[1]:  # BaCO's space.py swaps them
+                logger.info(
+                    "%s: %s: integer bounds %s read as [min, max], as BaCO swaps them",
+                    ctx.source,
+                    fmt_path(vpath),
+                    values,
+                )
+                values = [values[1], values[0]]
             if kind == "integer" and values[0] == values[1]:
                 kind, values = "ordinal", [int(values[0])]  # a constant
             elif not values[0] < values[1]:

@@ -21,9 +21,17 @@ from bayestune.measurement_spec import MeasurementSpec
 from bayestune.scenario._common import parse_objectives
 from bayestune.scenario.hypermapper.budget import read_budget
 from bayestune.scenario.hypermapper.inputs import read_space
-from bayestune.scenario.hypermapper.keys import MEASUREMENT_KEY, TOP_LEVEL, KeyHandling, is_default, unknown_key_message
+from bayestune.scenario.hypermapper.keys import (
+    EXACT_VALUES,
+    MEASUREMENT_KEY,
+    PEER_DEFAULTS,
+    TOP_LEVEL,
+    KeyHandling,
+    is_default,
+    unknown_key_message,
+)
 from bayestune.scenario.hypermapper.outputs import black_box, feasible_output
-from bayestune.scenario.hypermapper.peers import OVERRIDE_KEY, detect_peer, peer_samples
+from bayestune.scenario.hypermapper.peers import OVERRIDE_KEY, Peer, detect_peer, peer_samples
 from bayestune.scenario.hypermapper.strategy import describe, peer_options, repetitions
 from bayestune.scenario.records import Scenario
 from bayestune.space.spec import SpecContext, show
@@ -34,7 +42,7 @@ logger = logging.getLogger(__name__)
 HM_MARKERS = ("application_name", "optimization_objectives", "input_parameters")
 
 
-def _review_top_level(data: Mapping[str, Any], ctx: SpecContext, handled: list[KeyHandling]) -> None:
+def _review_top_level(data: Mapping[str, Any], ctx: SpecContext, peer: Peer, handled: list[KeyHandling]) -> None:
     """Reject unknown keys with a suggestion, refuse keys whose effect we cannot reproduce, warn
     about the peer's internals set to other than their defaults, and record what became of each."""
     for key, value in data.items():
@@ -42,8 +50,12 @@ def _review_top_level(data: Mapping[str, Any], ctx: SpecContext, handled: list[K
         if key not in TOP_LEVEL:
             ctx.fail((key,), unknown_key_message(key, TOP_LEVEL, "at the top level"))
         handling, detail, default = TOP_LEVEL[key]
+        default = PEER_DEFAULTS.get(key, {}).get(peer.key, default)
         if key in ("baco_mode", "hypermapper_mode"):
             continue  # read by outputs.black_box
+        if key in EXACT_VALUES and is_default(value, EXACT_VALUES[key][0]):
+            handled.append(KeyHandling(key, "mapped", EXACT_VALUES[key][1]))
+            continue
         if handling in ("approximated", "refused") and is_default(value, default):
             handled.append(KeyHandling(key, "ignored", f"the peer's default {show(value)}"))
             continue
@@ -97,9 +109,9 @@ def _measurement(data: Mapping[str, Any], ctx: SpecContext, handled: list[KeyHan
 def parse_hypermapper(data: Mapping[str, Any], ctx: SpecContext) -> Scenario:
     """The :class:`Scenario` of a HyperMapper 2.0 / BaCO mapping, with the defaults of its peer."""
     handled: list[KeyHandling] = []
-    _review_top_level(data, ctx, handled)
-    blackbox = black_box(data, ctx, handled)
     peer, why = detect_peer(data, ctx)
+    _review_top_level(data, ctx, peer, handled)
+    blackbox = black_box(data, ctx, handled)
     name = data.get("application_name", "application")
     if not isinstance(name, str) or not name.strip():
         ctx.fail(("application_name",), f"expected a non-empty string, but got {show(name)}")
