@@ -273,3 +273,22 @@ def test_baco_reads_any_other_flag_word_as_infeasible():
         scenario_from_dict(data, source="s.json"), ChakongClient(out, ("True", "nope")), out, write_samples=False
     )
     assert opt.n_evaluated == 10 and any(not t.feasible for t in opt.trials)
+
+
+def test_print_best_true_writes_the_best_point_before_the_end_line():
+    """HyperMapper's optimizer.py: print_best "auto" is false in client-server mode, true prints
+    "Best point found:", the names and the values before "End of HyperMapper" (one objective)."""
+    data = {**SCENARIO, "optimization_objectives": ["f1_value"], "print_best": True}
+    data["feasible_output"] = {"enable_feasible_predictor": False}
+
+    class Client(ChakongClient):
+        def readline(self) -> str:
+            return ",".join(super().readline().split(",")[:3]).rstrip("\n") + "\n"
+
+    out = io.StringIO()
+    serve(scenario_from_dict(data, source="s.json"), Client(out), out, write_samples=False)
+    tail = out.getvalue().splitlines()[-5:]
+    assert tail[0] == "Best point found:" and tail[1] == "x1,x2,f1_value" and tail[-1] == END_LINE
+    out = io.StringIO()
+    serve(scenario_from_dict({**data, "print_best": "auto"}, source="s.json"), Client(out), out, write_samples=False)
+    assert "Best point found" not in out.getvalue()

@@ -153,6 +153,22 @@ class ProtocolExchange:
         return line
 
 
+def best_point_lines(scenario: Scenario, optimizer: Optimizer, *, client_server: bool) -> str:
+    """HyperMapper's closing lines: "Best point found:", the inputs' and objective's names and
+    their values, as its ``print_best`` asks ("auto": not in client-server mode); BaCO writes
+    its best point only to its log. Empty when not asked, with several objectives or no feasible point."""
+    samples = scenario.peer_samples
+    wanted = samples is not None and (samples.print_best if samples.print_best is not None else not client_server)
+    best = optimizer.best
+    if not wanted or len(scenario.objectives) != 1 or best is None:
+        return ""
+    if samples is not None and samples.peer != "hypermapper" and client_server:
+        return ""
+    names = [*scenario.space.names, scenario.objectives[0].name]
+    values = [*(best.config[n] for n in scenario.space.names), best.values[names[-1]]]
+    return "Best point found:\n" + ",".join(names) + "\n" + ",".join(map(format_value, values)) + "\n\n"
+
+
 def serve(
     scenario: Scenario, reader: TextIO, writer: TextIO, *, seed: int | None = None, write_samples: bool = True
 ) -> Optimizer:
@@ -163,6 +179,6 @@ def serve(
     exchange = ProtocolExchange(scenario, reader, writer)
     session = PeerSession(scenario, exchange, seed=seed, write_samples=write_samples, epoch_timestamps=True)
     optimizer = session.run()
-    writer.write(END_LINE + "\n")
+    writer.write(best_point_lines(scenario, optimizer, client_server=True) + END_LINE + "\n")
     writer.flush()
     return optimizer

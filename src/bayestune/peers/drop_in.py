@@ -17,13 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from bayestune.exceptions import BayestuneError
-from bayestune.formatting import format_value
 from bayestune.measurement.build import make_evaluator
 from bayestune.optimizer import Optimizer
-from bayestune.peer_server import Evaluate, PeerSession, serve
+from bayestune.peer_server import END_LINE, Evaluate, PeerSession, best_point_lines, serve
 from bayestune.scenario import Scenario, scenario_from_dict
 from bayestune.scenario.hypermapper.keys import OVERRIDE_KEY
-from bayestune.trial import Result, TrialStatus
+from bayestune.trial import Result
 
 logger = logging.getLogger(__name__)
 
@@ -94,12 +93,6 @@ def run_peer(run: PeerRun, convention: Convention | None, *, seed: int | None = 
 
 
 def _print_best(run: PeerRun, optimizer: Optimizer) -> None:
-    """HyperMapper's closing lines (``print_best``: "auto" prints outside client-server mode)."""
-    if run.settings.get("print_best", "auto") is False or len(run.scenario.objectives) != 1:
-        return
-    best = optimizer.best
-    if best is None or best.status is not TrialStatus.OK:
-        return
-    names = [*run.scenario.space.names, run.scenario.objectives[0].name]
-    values = [*(best.config[n] for n in run.scenario.space.names), best.values[names[-1]]]
-    sys.stdout.write("Best point found:\n" + ",".join(names) + "\n" + ",".join(map(format_value, values)) + "\n\n")
+    """The peer's closing lines on stdout: the best point (HyperMapper's ``print_best``, "auto"
+    prints it here; BaCO's "Best point found") and the end line both peers write."""
+    sys.stdout.write(best_point_lines(run.scenario, optimizer, client_server=False) + END_LINE + "\n")

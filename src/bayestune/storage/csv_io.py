@@ -416,6 +416,7 @@ class PeerSamples:
     flags: FlagWords | None = None  # the peer's words for the feasibility flag
     peer: str = "hypermapper"  # whose file: hypermapper | baco (what a resume continues with)
     extra_columns: tuple[str, ...] = ()  # written after the timestamp (BaCO's std_estimate)
+    print_best: bool | None = None  # HyperMapper's print_best: None ("auto") prints outside client-server mode
 
     def write(self, trials: Sequence[Trial], *, start_time: float | None = None) -> Path:
         """Write the finished ``trials`` to :attr:`path` (replaced atomically), and their feasible

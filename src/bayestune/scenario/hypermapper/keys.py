@@ -175,7 +175,12 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
         "the timestamp column of HyperMapper's sample CSV (BaCO's is always 'timestamp')",
         _NO_DEFAULT,
     ),
-    "print_best": ("ignored", "`bayestune show` prints the best configurations", _NO_DEFAULT),
+    "print_best": (
+        "mapped",
+        "the best point written before the end line, as HyperMapper writes it ('auto': in its Python mode, "
+        "not in client-server mode; true: in both)",
+        _NO_DEFAULT,
+    ),
     "print_posterior_best": ("ignored", "printing only", _NO_DEFAULT),
     "print_parameter_importance": ("ignored", "`bayestune report` shows the parameter importance", _NO_DEFAULT),
     "number_of_cpus": ("ignored", "bayestune caps its BLAS threads itself", _NO_DEFAULT),

@@ -238,6 +238,9 @@ def peer_samples(
                 f"its evaluations in {resume_from} are told to the optimizer before the run asks for more",
             )
         )
+    print_best = data.get("print_best", "auto")
+    if print_best not in (True, False, "auto"):
+        ctx.fail(("print_best",), f"must be true, false or 'auto', but got {show(print_best)}")
     extra = ("std_estimate",) if peer.key == "baco" and data.get("GP_model") in BACO_STD_MODELS else ()
     return PeerSamples(
         path,
@@ -251,4 +254,5 @@ def peer_samples(
         flags=flags if feasible else None,
         peer=peer.key,
         extra_columns=extra,
+        print_best=None if print_best == "auto" else bool(print_best),
     )
