@@ -292,3 +292,21 @@ def test_print_best_true_writes_the_best_point_before_the_end_line():
     out = io.StringIO()
     serve(scenario_from_dict({**data, "print_best": "auto"}, source="s.json"), Client(out), out, write_samples=False)
     assert "Best point found" not in out.getvalue()
+
+
+def test_hypermapper_restarts_pibos_iteration_count_after_a_resume(tmp_path, monkeypatch):
+    """bo.py's main loop counts iteration_number from 1 after a resume; BaCO continues it."""
+    from bayestune.peer_server import PeerSession
+
+    monkeypatch.chdir(tmp_path)
+    data = {**SCENARIO, "optimization_objectives": ["f1_value"], "resume_optimization": True}
+    data["input_parameters"] = {**data["input_parameters"]}
+    data["input_parameters"]["x1"] = {**data["input_parameters"]["x1"], "prior": "gaussian"}
+    rows = ["x1,x2,f1_value,Valid,Timestamp"] + [f"{i},{i},{i},True,{i}" for i in range(9)]
+    Path("client-server_chakong_haimes_output_samples.csv").write_text("\n".join(rows) + "\n")
+    hm = PeerSession(scenario_from_dict(data, source="s.json"), lambda c: [])
+    assert hm.scenario.strategy_options["prior"]["design"] == 9  # 9 resumed rows, a design of 6
+    baco = PeerSession(
+        scenario_from_dict({**data, "bayestune_read_as": "baco", "acquisition_function": "EI_PIBO"}), lambda c: []
+    )
+    assert baco.scenario.strategy_options["prior"]["design"] == 6

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any, TextIO
 
 from bayestune.exceptions import BayestuneError
@@ -60,20 +61,20 @@ class PeerSession:
         write_samples: bool = True,
         epoch_timestamps: bool = False,
     ) -> None:
-        self.scenario, self.evaluate = scenario, evaluate
-        self.optimizer = Optimizer.from_scenario(scenario, seed=seed)
-        self.samples = scenario.peer_samples if write_samples else None
         self.parameters = list(scenario.space.parameters)
+        self.resumed = scenario.peer_samples.resumed(self.parameters) if scenario.peer_samples is not None else []
+        self.scenario, self.evaluate = _restart_pibo(scenario, len(self.resumed)), evaluate
+        self.optimizer = Optimizer.from_scenario(self.scenario, seed=seed)
+        self.samples = scenario.peer_samples if write_samples else None
         self.start_time = 0.0 if epoch_timestamps else None
         self.requests = 0
 
     def run(self) -> Optimizer:
         scenario, opt = self.scenario, self.optimizer
-        resumed = scenario.peer_samples.resumed(self.parameters) if scenario.peer_samples is not None else []
-        for config, result in resumed:  # resume_optimization: the earlier evaluations first
+        for config, result in self.resumed:  # resume_optimization: the earlier evaluations first
             opt.tell(config, result)
         started = time.monotonic()
-        budget = self._budget(len(resumed))
+        budget = self._budget(len(self.resumed))
         if self.start_time is None:
             self.start_time = time.time()
         while opt.n_evaluated < budget:
@@ -109,6 +110,17 @@ class PeerSession:
         if self.requests == 0 and design > 0:
             return design
         return self.scenario.batch or 1
+
+
+def _restart_pibo(scenario: Scenario, n_resumed: int) -> Scenario:
+    """HyperMapper counts piBO's ``iteration_number`` from 1 again after a resume (bo.py's main
+    loop restarts it); BaCO continues it from the resumed rows, as the prior's ``design`` says."""
+    prior = scenario.strategy_options.get("prior")
+    samples = scenario.peer_samples
+    if not n_resumed or not isinstance(prior, dict) or samples is None or samples.peer != "hypermapper":
+        return scenario
+    design = max(n_resumed, int(prior.get("design", 0)))
+    return replace(scenario, strategy_options={**scenario.strategy_options, "prior": {**prior, "design": design}})
 
 
 class ProtocolExchange:
