@@ -40,7 +40,7 @@ README_MAX_LINES = 250
 #: Pages generated from the code: the named test checks each is exactly what the code writes.
 GENERATED = {
     "docs/strategies.md": "tests/test_options_reference.py::test_docs_strategies_md_is_the_generated_reference",
-    "docs/peers.md": "tests/scenario/hypermapper/test_hypermapper_table.py::test_docs_peers_md_is_the_generated_table",
+    "docs/peers.md": "tests/scenario/hypermapper_tests/test_hypermapper_table.py::test_docs_peers_md_is_the_generated_table",
 }
 
 #: Blocks of pages other people own, by page and first line: the marker the page cannot carry.

@@ -14,7 +14,7 @@ from bayestune.design.hypermapper import grid_rows
 from bayestune.history import History
 from bayestune.scenario import scenario_from_dict
 
-HM = Path(__file__).parents[1] / "data" / "peers" / "hypermapper" / "example_scenarios"
+HM = Path(__file__).parents[1] / "data" / "peers" / "hypermapper-3dfa8a7" / "example_scenarios"
 
 
 def hm_file(rel: str, **changes) -> dict:

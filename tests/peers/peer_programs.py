@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 PEER_FILES = Path(__file__).parents[1] / "data" / "peers"
-HM_ROOT = PEER_FILES / "hypermapper"
-BACO_AUX = PEER_FILES / "baco" / "tests" / "aux"
+HM_ROOT = PEER_FILES / "hypermapper-3dfa8a7"
+BACO_AUX = PEER_FILES / "baco-167b196" / "tests" / "aux"
 
 #: The one line each program changes, and what it becomes.
 IMPORT_LINES = {
@@ -31,7 +31,7 @@ def with_import_changed(text: str) -> str:
 def copy_hypermapper_tree(dest: Path, **changes: object) -> Path:
     """HyperMapper's examples under ``dest`` (the programs name their files from the repository
     root), every scenario with ``changes`` applied (a smaller budget)."""
-    root = dest / "hypermapper"
+    root = dest / "hypermapper-tree"
     shutil.copytree(HM_ROOT, root)
     for scenario in root.rglob("*_scenario.json"):
         data = json.loads(scenario.read_text())

@@ -11,8 +11,8 @@ from bayestune.exceptions import ScenarioError
 from bayestune.scenario import format_key_handling, scenario_from_dict
 
 PEER_FILES = Path(__file__).parents[2] / "data" / "peers"
-BACO = PEER_FILES / "baco" / "tests" / "aux"
-HM = PEER_FILES / "hypermapper" / "example_scenarios"
+BACO = PEER_FILES / "baco-167b196" / "tests" / "aux"
+HM = PEER_FILES / "hypermapper-3dfa8a7" / "example_scenarios"
 
 X = {
     "x1": {"parameter_type": "real", "values": [-5, 10], "parameter_default": 0},
