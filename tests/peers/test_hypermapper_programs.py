@@ -104,3 +104,31 @@ def test_the_feasibility_flag_is_written_and_read_in_the_files_words(tmp_path, m
     samples.write_text(text)
     with pytest.raises(JournalError, match="expected 'ok' or 'bad', as the scenario declares"):
         run_program(program)
+
+
+def test_exhaustive_mode_answers_from_the_table_without_a_black_box(tmp_path, monkeypatch):
+    from bayestune.exceptions import BayestuneError
+    from bayestune.peers import hypermapper as optimizer
+
+    monkeypatch.chdir(tmp_path)
+    rows = ["x1,x2,Value"] + [f"{a},{b},{(a - 3) ** 2 + b}" for a in range(8) for b in range(4)]
+    (tmp_path / "all.csv").write_text("\n".join(rows) + "\n")
+    scenario = {
+        "application_name": "table",
+        "optimization_objectives": ["Value"],
+        "optimization_iterations": 4,
+        "design_of_experiment": {"number_of_samples": 5},
+        "hypermapper_mode": {"mode": "exhaustive", "exhaustive_search_file": "all.csv"},
+        "input_parameters": {
+            "x1": {"parameter_type": "integer", "values": [0, 7]},
+            "x2": {"parameter_type": "integer", "values": [0, 3]},
+        },
+    }
+    (tmp_path / "table.json").write_text(json.dumps(scenario))
+    optimizer.optimize("table.json")
+    assert len(list(csv.DictReader((tmp_path / "table_output_samples.csv").open()))) == 9
+    (tmp_path / "default.json").write_text(json.dumps({**scenario, "hypermapper_mode": {"mode": "default"}}))
+    with pytest.raises(BayestuneError, match="a black box function is required in default mode"):
+        optimizer.optimize("default.json")
+    with pytest.raises(BayestuneError, match="must be a .json file"):
+        optimizer.optimize("table.yaml")
