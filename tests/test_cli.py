@@ -493,8 +493,8 @@ def test_validate_names_the_override_for_a_file_both_schemas_accept(runner, tmp_
     result = runner.invoke(cli, ["validate", str(path)])
     assert result.exit_code == 0, result.stderr
     assert (
-        "read as HyperMapper 2.0 (only keys both schemas share; set bayestune_read_as: baco for BaCO's "
-        "defaults): strategy parego, random forest (10 trees)"
+        "read as HyperMapper 2.0 (only keys both schemas share; BAYESTUNE_READ_AS=baco (or the key "
+        "bayestune_read_as) for BaCO's defaults): strategy parego, random forest (10 trees)"
     ) in result.stdout
     path.write_text(json.dumps({**data, "bayestune_read_as": "baco"}))
     result = runner.invoke(cli, ["validate", str(path)])
