@@ -176,7 +176,7 @@ def table(path: str) -> str:
             vals = [r[key] for r in rs]
             lines.append(
                 f"| {name} | {key} ({'lower' if key == 'best' else 'higher'} is better) | {tool} | "
-                f"{statistics.mean(vals):.4g} | {', '.join(f'{v:.4g}' for v in vals)} | "
+                f"{statistics.mean(vals):.6g} | {', '.join(f'{v:.6g}' for v in vals)} | "
                 f"{rs[0]['evaluations']} | {statistics.mean(r['seconds'] for r in rs):.0f} |"
             )
     return "\n".join(lines) + "\n"
