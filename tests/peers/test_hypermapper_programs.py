@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import time
 
 import pytest
 from peer_programs import copy_hypermapper_tree, run_program
@@ -34,9 +33,7 @@ PROGRAMS = {  # program -> (its sample CSV, the objectives, the rows of a 4 + 2 
 def test_a_hypermapper_example_runs_with_its_import_line_changed(program, tmp_path, monkeypatch, capsys):
     root = copy_hypermapper_tree(tmp_path, optimization_iterations=2, design_of_experiment={"number_of_samples": 4})
     monkeypatch.chdir(root)
-    started = time.monotonic()
     run_program(root / "example_scenarios" / program)
-    assert time.monotonic() - started < 5
     samples, objectives, n = PROGRAMS[program]
     rows = list(csv.DictReader((root / samples).open()))
     assert len(rows) == n
