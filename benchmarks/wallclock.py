@@ -35,6 +35,7 @@ Runs are appended one by one; a rerun skips what the file already has.
 from __future__ import annotations
 
 import argparse
+import gzip
 import heapq
 import itertools
 import json
@@ -312,7 +313,7 @@ def _geo(values: list[float]) -> float:
 
 
 def table(args: argparse.Namespace) -> str:
-    records = [json.loads(line) for p in args.results for line in Path(p).read_text().splitlines()]
+    records = [_expand(json.loads(line)) for p in args.results for line in _read_text(Path(p)).splitlines()]
     runs: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         runs[(r["problem"], r["arm"])].append(r)
@@ -361,6 +362,41 @@ def table(args: argparse.Namespace) -> str:
                 f"Left out of the geo-mean: {', '.join(unreached)} (the sequential median does not reach the target within its budget)."
             )
         lines.append("")
+    # the summary: throughput, and speed-ups over the spaces where both medians are reached
+    lines += [
+        "## Summary: speed-up against sequential bayestune (geo-mean over spaces)",
+        "",
+        "Throughput: median simulated time for the whole budget. Time to a target: over the spaces where "
+        "both the sequential median and the arm's median reach it within the budget (the others listed).",
+        "",
+        "| arm | throughput | to 1.05x | to 1.02x |",
+        "|---|---|---|---|",
+    ]
+    for a in arms:
+        if a == "sequential" or not all(runs.get((p, a)) and runs.get((p, "sequential")) for p in problems):
+            continue
+        throughput = _geo(
+            [
+                statistics.median(r["told"][-1]["t"] for r in runs[(p, "sequential")])
+                / statistics.median(r["told"][-1]["t"] for r in runs[(p, a)])
+                for p in problems
+            ]
+        )
+        cells = [f"{throughput:.2f}x"]
+        for target in TARGETS:
+            ratios, out = [], []
+            for p in problems:
+                seq, mine = (
+                    statistics.median(time_to(best_curve(r["told"], r["optimum"]), target) for r in runs[(p, x)])
+                    for x in ("sequential", a)
+                )
+                if math.isfinite(seq) and math.isfinite(mine):
+                    ratios.append(seq / mine)
+                else:
+                    out.append(p)
+            cells.append(f"{_geo(ratios):.2f}x ({len(ratios)} spaces" + (f"; not {', '.join(out)})" if out else ")"))
+        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+    lines.append("")
     # best/optimum at fixed wall times: the sequential median time to 1.05 and fractions of it
     lines += [
         "## Geo-mean best/optimum at fixed simulated times",
@@ -418,6 +454,19 @@ def table(args: argparse.Namespace) -> str:
             full = statistics.mean(sum(e["device_full_s"] for e in r["told"][:100]) for r in runs[(p, a)])
             lines.append(f"| {p} | {a} | {used:.1f} | {full:.1f} | {100 * (1 - used / full):.0f} % |")
     return "\n".join(lines) + "\n"
+
+
+def _expand(record: dict[str, Any]) -> dict[str, Any]:
+    """A record whose evaluations were stored as rows under ``told_columns`` (the committed,
+    compacted file) with its evaluations as mappings again."""
+    columns = record.pop("told_columns", None)
+    if columns:
+        record["told"] = [dict(zip(columns, row)) for row in record["told"]]
+    return record
+
+
+def _read_text(path: Path) -> str:
+    return gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
 
 
 def _seconds(value: float) -> str:
