@@ -25,6 +25,7 @@ import json
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -126,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "# Live check: the gcc example, build step + run step against one command",
         "",
-        f"`{' '.join(['python -m benchmarks.wallclock_live', *(argv or [])])}`; budget {args.budget}, "
+        f"`{' '.join(['python -m benchmarks.wallclock_live', *(sys.argv[1:] if argv is None else argv)])}`; budget {args.budget}, "
         f"{args.repeats} seed(s), every winner re-timed in {args.rounds} interleaved rounds (median, ms).",
         "",
         "| arm | seed | wall s to the confirmed winner | confirmed ms | search's value ms | re-timed ms (median) |",
