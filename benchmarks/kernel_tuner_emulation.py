@@ -15,11 +15,71 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bayestune.acquisition.exploration import ContextualVariance
+import numpy as np
+
+from bayestune.acquisition.exploration import SPREAD_SAMPLE, ContextualVariance, latent_unit
 from bayestune.acquisition.portfolio import AcquisitionPortfolio
+from bayestune.bostep.scorer import Scorer
+from bayestune.history import History
+from bayestune.models.base import ModelFit
+from bayestune.models.encoding import FeatureEncoder
 from bayestune.settings import Rule
 from bayestune.strategies.base import register
 from bayestune.strategies.bo import BayesianOptimization, BOSettings
+
+
+class PolicyScorer(Scorer):
+    """The BO step's scorer with Kernel Tuner's per-pick policies: a portfolio of acquisitions
+    judged by discounted ranks, and the contextual-variance exploration factor instead of the
+    constant ξ/κ (either may be None)."""
+
+    def __init__(self, base: Scorer, portfolio: AcquisitionPortfolio | None, exploration: ContextualVariance | None):
+        vars(self).update(vars(base))  # the strategy's scorer as configured, plus the policies
+        self.portfolio, self.exploration = portfolio, exploration
+        self._explore: tuple[float, float] | None = None
+        self._last = base.acquisition
+
+    def prepare(
+        self, history: History, targets: np.ndarray, fit: ModelFit, encoder: FeatureEncoder, seen: set[bytes]
+    ) -> None:
+        """The incumbent, then this suggestion's exploration factor and the portfolio's judgement
+        of the last proposals."""
+        super().prepare(history, targets, fit, encoder, seen)
+        if self.exploration is not None:
+            self._explore = (
+                self._exploration_factor(self.exploration, fit, encoder, seen),
+                latent_unit(fit.fitted, fit.y),
+            )
+        if self.portfolio is not None:
+            self.portfolio.update(self.space.row_keys(history.X), targets, history.feasible)
+
+    def acquisition_parameter(self) -> tuple[str, float]:
+        acquisition = self.portfolio.next_member() if self.portfolio is not None else self.acquisition
+        parameter = self.kappa if acquisition == "lcb" else self.xi
+        if self._explore is not None:
+            factor, unit = self._explore
+            parameter = factor if acquisition == "lcb" else factor * unit
+        self._last = acquisition
+        return acquisition, parameter
+
+    def record(self, key: bytes) -> None:
+        if self.portfolio is not None:
+            self.portfolio.record_proposal(key, self._last)
+
+    def _exploration_factor(
+        self, exploration: ContextualVariance, fit: ModelFit, encoder: FeatureEncoder, seen: set[bytes]
+    ) -> float:
+        """Kernel Tuner's contextual-variance λ for this suggestion, from the posterior spread
+        over unvisited candidates."""
+        pool = self.candidates.unseen(seen)
+        if pool is None:
+            pool = self.space.sample(SPREAD_SAMPLE, self.rng)
+        elif len(pool) > SPREAD_SAMPLE:
+            pool = pool[self.rng.choice(len(pool), SPREAD_SAMPLE, replace=False)]
+        if not len(pool):
+            return 0.0
+        _, sd = fit.posterior.predict_latent(encoder.transform(pool))
+        return exploration(fit.fitted, sd, fit.y)
 
 
 @dataclass(frozen=True)
@@ -44,7 +104,7 @@ class KernelTunerEmulation(BayesianOptimization):
 
     def __init__(self, space, objectives, rng, **options: Any) -> None:
         super().__init__(space, objectives, rng, **options)
-        if self.settings.kt_portfolio:
-            self.scorer.portfolio = AcquisitionPortfolio(kt_rounds=self.settings.kt_rounds)
-        variant = self.settings.kt_exploration
-        self.scorer.exploration = None if variant == "constant" else ContextualVariance(variant)
+        s = self.settings
+        portfolio = AcquisitionPortfolio(kt_rounds=s.kt_rounds) if s.kt_portfolio else None
+        exploration = None if s.kt_exploration == "constant" else ContextualVariance(s.kt_exploration)
+        self.scorer = self.step.scorer = PolicyScorer(self.scorer, portfolio, exploration)

@@ -655,11 +655,11 @@ def test_dag_of_a_too_short_run_is_one_clear_error(runner, tmp_path):
 
 
 def test_old_and_experimental_strategy_options_are_one_line_warnings(runner, tmp_path):
-    scenario = write_scenario(tmp_path, strategy="bo", strategy_options={"local_every": 0, "epsilon": 0.1})
+    scenario = write_scenario(tmp_path, strategy="bo", strategy_options={"local_every": 0, "stall_after": 4})
     result = runner.invoke(cli, ["validate", str(scenario)])
     assert result.exit_code == 0
     assert "warning: strategy 'bo': option 'local_every' is now spelled 'trust_region.every'" in result.output
-    assert "warning: strategy 'bo': experimental option(s) ['experimental.epsilon'] set" in result.output
+    assert "warning: strategy 'bo': experimental option(s) ['experimental.stall'] set" in result.output
 
 
 def test_show_counts_what_ran_and_does_not_add_up_overlapping_batch_trials(runner, tmp_path):

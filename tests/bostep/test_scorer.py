@@ -5,8 +5,9 @@ import warnings
 import numpy as np
 import pytest
 
-from bayestune.acquisition.functions import get_acquisition
-from bayestune.bostep.scorer import PriorSettings, Scorer, ScoringChoice, plug_in_incumbent
+from bayestune.acquisition.functions import DEFAULT_XI, get_acquisition
+from bayestune.bostep.feasibility import FeasibilitySettings
+from bayestune.bostep.scorer import PriorSettings, Scorer, plug_in_incumbent
 from bayestune.exceptions import BayestuneError
 from bayestune.history import History
 from bayestune.models.base import ModelFit
@@ -80,12 +81,19 @@ def test_a_noisy_black_box_gets_noisy_eis_incumbent_the_best_posterior_mean():
     fit = ModelFit(Falling(), noisy.X, np.array([3.0, 2.0, 1.0]))
     mean, _ = Falling().predict_latent(encoder.transform(noisy.X))
     assert plug_in_incumbent(noisy, fit, encoder) == pytest.approx(float(mean.min())) != 0.0
-    scorer = Scorer(space, np.random.default_rng(0), ScoringChoice(), EnumeratedCandidates(space, 100))
+    scorer = Scorer(
+        space,
+        np.random.default_rng(0),
+        EnumeratedCandidates(space, 100),
+        prior=PriorSettings(),
+        feasibility=FeasibilitySettings(),
+    )
     scorer.prepare(noisy, fit.y, fit, encoder, set())
-    score, acquisition = scorer.score(fit.posterior, encoder, None, noisy.n)
+    score = scorer.score(fit.posterior, encoder, None, noisy.n)
+    acquisition, _ = scorer.acquisition_parameter()
     rows = np.array([[0.0], [12.0], [20.0]])
     mu, sd = Falling().predict_latent(encoder.transform(rows))
-    expected = get_acquisition("ei")(mu, sd, float(mean.min()), ScoringChoice().xi)
+    expected = get_acquisition("ei")(mu, sd, float(mean.min()), DEFAULT_XI)
     assert acquisition == "ei" and np.allclose(score(rows), expected)
 
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bayestune.bostep.scorer import Scorer, ScoringChoice
-from bayestune.bostep.step import BOStep, FeasibilitySettings, ProposalSchedule
+from bayestune.bostep.feasibility import FeasibilitySettings
+from bayestune.bostep.proposers import ProposalSchedule
+from bayestune.bostep.scorer import PriorSettings, Scorer
+from bayestune.bostep.stall import StallSettings, StallStep
+from bayestune.bostep.step import BatchBeliever, BOStep
 from bayestune.history import History
 from bayestune.models.base import ModelFit
 from bayestune.models.encoding import FeatureEncoder
@@ -56,24 +59,26 @@ class Model:
 class CountingScorer(Scorer):
     calls = 0
 
-    def score(self, *args, **kwargs):
+    def score(self, posterior, encoder, classifier, n_obs):
         self.calls += 1
-        return super().score(*args, **kwargs)
+        self.classifier = classifier
+        return super().score(posterior, encoder, classifier, n_obs)
 
 
-def step(model, *, every=0, feasibility=None):
+def step(model, *, every=0, feasibility=None, epsilon=0.0, stall_after=0):
     rng = np.random.default_rng(0)
     candidates = EnumeratedCandidates(SPACE, 10_000)
-    scorer = CountingScorer(SPACE, rng, ScoringChoice(), candidates)
+    feasibility = feasibility or FeasibilitySettings()
+    scorer = CountingScorer(SPACE, rng, candidates, prior=PriorSettings(), feasibility=feasibility)
+    stall = [StallStep(StallSettings(after=stall_after))] if stall_after else []
     return BOStep(
         SPACE,
         rng,
         target=lambda h: h.signed_Y()[:, 0],
         model=model,
         scorer=scorer,
-        schedule=ProposalSchedule(TrustRegionSettings(every=every)),
-        feasibility=feasibility or FeasibilitySettings(),
-        search=AcquisitionSearchSettings(),
+        schedule=ProposalSchedule(AcquisitionSearchSettings(epsilon=epsilon), TrustRegionSettings(every=every), *stall),
+        feasibility=feasibility,
         candidates=candidates,
     )
 
@@ -111,6 +116,7 @@ def test_a_model_that_cannot_believe_plans_a_batch_as_the_top_of_one_score():
 
 def test_a_believing_model_rescoring_after_each_pick():
     model = Model(believing=True)
+    assert isinstance(model, BatchBeliever) and not isinstance(Model(), BatchBeliever)
     s = step(model)
     rows = s.suggest(H, 3)
     assert s.scorer.calls == 3 and model.believed == 2 and len({tuple(r) for r in rows}) == 3
@@ -143,10 +149,24 @@ def test_a_trust_region_turn_changes_one_parameter_of_the_incumbent():
         (False, [True, False, True], False),
     ],
 )
-def test_feasibility_classifier_by_mode(mode, feasible, classified, monkeypatch):
-    seen = []
+def test_feasibility_classifier_by_mode(mode, feasible, classified):
     s = step(Model(), feasibility=FeasibilitySettings(model=mode))
-    original = s._classifier
-    monkeypatch.setattr(s, "_classifier", lambda h, t: seen.append(original(h, t)) or seen[-1])
     s.suggest(history([[0, 0], [5, 5], [10, 3]], [3.0, 2.0, 1.0], feasible), 1)
-    assert (seen[0] is not None) == classified
+    assert (s.scorer.classifier is not None) == classified
+
+
+def test_the_epsilon_random_step_replaces_a_suggestion_before_any_fit():
+    model = Model()
+    rows = step(model, epsilon=1.0).suggest(H, 2)
+    assert len(rows) == 2 and model.fits == 0
+
+
+def test_the_stall_step_takes_the_first_pick_before_the_trust_region():
+    stalled = history([[0, 0], [5, 5], [10, 3], [1, 1], [2, 2]], [1.0, 2.0, 3.0, 4.0, 5.0])
+    s = step(Model(), every=1, stall_after=1)
+    s.schedule.n_model_suggestions = 5  # five model suggestions made: the last four did not improve
+    s.suggest(stalled, 1)
+    assert s.schedule.local_picks == 0  # the stall step answered, so the trust region did not turn
+    s = step(Model(), every=1)
+    s.suggest(stalled, 1)
+    assert s.schedule.local_picks == 1

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayestune.bostep.surrogates import ModelChoice, SurrogateFactory
+from bayestune.bostep.surrogates import SurrogateFactory
 from bayestune.history import History
 from bayestune.models.gp import GaussianProcess
 from bayestune.objectives import Objective
 from bayestune.space import Real, Space
+from bayestune.strategies.bo import BOSettings
 
 SPACE = Space([Real("x", 0.0, 1.0), Real("y", 0.0, 1.0)])
 
@@ -21,7 +22,7 @@ def history(n=10, seed=0):
 
 def test_the_gp_believes_its_prediction_and_keeps_its_hyperparameters():
     h = history()
-    factory = SurrogateFactory(SPACE, np.random.default_rng(0), ModelChoice(), "t")
+    factory = SurrogateFactory(SPACE, np.random.default_rng(0), BOSettings(), "auto", "t")
     fit = factory.fit(h, h.Y[:, 0])
     row = np.array([0.3, 0.0])
     after = factory.believe(fit, row)
@@ -33,7 +34,7 @@ def test_the_gp_believes_its_prediction_and_keeps_its_hyperparameters():
 
 def test_the_forest_believes_the_best_target_so_far():
     h = history()
-    factory = SurrogateFactory(SPACE, np.random.default_rng(0), ModelChoice(model="rf"), "t")
+    factory = SurrogateFactory(SPACE, np.random.default_rng(0), BOSettings(model="rf"), "auto", "t")
     fit = factory.fit(h, h.Y[:, 0])
     after = factory.believe(factory.believe(fit, np.array([0.1, 0.1])), np.array([0.2, 0.2]))
     assert list(after.y_fitted[-2:]) == [h.Y[:, 0].min()] * 2
@@ -41,7 +42,7 @@ def test_the_forest_believes_the_best_target_so_far():
 
 def test_the_training_cap_bounds_what_the_model_learns_from():
     h = history(40)
-    factory = SurrogateFactory(SPACE, np.random.default_rng(0), ModelChoice(max_training_points=12), "t")
+    factory = SurrogateFactory(SPACE, np.random.default_rng(0), BOSettings(max_training_points=12), "auto", "t")
     assert len(factory.fit(h, h.Y[:, 0]).y) == 12
 
 
@@ -50,7 +51,7 @@ def test_one_training_set_per_suggestion_shared_by_the_surrogate_and_the_classif
     failed = h.feasible.copy()
     failed[::4] = False
     h = History(SPACE, h.objectives, h.X, np.where(failed[:, None], h.Y, np.nan), failed, np.empty((0, 2)))
-    factory = SurrogateFactory(SPACE, np.random.default_rng(0), ModelChoice(max_training_points=20), "t")
+    factory = SurrogateFactory(SPACE, np.random.default_rng(0), BOSettings(max_training_points=20), "auto", "t")
     targets = h.Y[:, 0]
     fit = factory.fit(h, targets)
     rows = factory.observation_rows(h, targets)
@@ -63,8 +64,8 @@ def test_one_training_set_per_suggestion_shared_by_the_surrogate_and_the_classif
 def test_below_the_default_cap_the_fit_is_the_uncapped_one():
     h = history(30)
     fits = [
-        SurrogateFactory(SPACE, np.random.default_rng(0), choice, "t").fit(h, h.Y[:, 0])
-        for choice in (ModelChoice(), ModelChoice(max_training_points=None))
+        SurrogateFactory(SPACE, np.random.default_rng(0), choice, "auto", "t").fit(h, h.Y[:, 0])
+        for choice in (BOSettings(), BOSettings(max_training_points=None))
     ]
-    assert ModelChoice().max_training_points == 500
+    assert BOSettings().max_training_points == 500
     assert np.array_equal(fits[0].fitted.hyperparameters_, fits[1].fitted.hyperparameters_)

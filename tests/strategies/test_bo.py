@@ -1,6 +1,10 @@
+import warnings
+
 import numpy as np
 import pytest
 
+from bayestune.bostep.proposers import Turn
+from bayestune.bostep.stall import StallStep
 from bayestune.exceptions import BayestuneError
 from bayestune.history import History
 from bayestune.objectives import Objective
@@ -70,27 +74,17 @@ X = "experimental"
         {"model": "rf"},
         {"acquisition": "pi"},
         {"acquisition": "lcb"},
-        {X: {"portfolio": True}},
         {"acquisition_search": {"method": "random"}},
-        {X: {"permutation_metric": "kendall"}},
-        {X: {"permutation_metric": "hamming"}},
         {"gp": {"lengthscale_prior": False}},
         {"log_transform": False},
         {"max_training_points": 12},
         {"trust_region": {"every": 2}},
-        {"trust_region": {"every": 1}, X: {"epsilon": 0.2}},
+        {"trust_region": {"every": 1}, "acquisition_search": {"epsilon": 0.2}},
         {X: {"ordinal_scale": "auto"}},
         {X: {"ordinal_scale": "index"}},
         {X: {"ordinal_scale": "auto"}, "model": "rf"},
-        {X: {"model_selection_every": 3}},
-        {X: {"contextual_variance": True, "portfolio": True}},
-        {X: {"contextual_variance": True}, "acquisition": "lcb"},
-        {X: {"contextual_variance": True}, "model": "rf"},
-        {X: {"stall_after": 2}},
-        {X: {"stall_after": 2, "stall_action": "random"}},
-        {X: {"stall_after": 2}, "model": "rf"},
-        {X: {"lengthscale_prior_auto": True}},
-        {X: {"lengthscale_prior_auto": True, "ordinal_scale": "auto"}},
+        {X: {"stall": {"after": 2}}},
+        {X: {"stall": {"after": 2}}, "model": "rf"},
         {"max_training_points": 12, X: {"memory_policy": "lru"}},
     ],
 )
@@ -134,17 +128,12 @@ def test_the_trust_region_waits_for_local_after_evaluations():
 
 def test_the_trust_region_is_bo_s_default_but_not_parego_s():
     space = mixed_space()
-    assert make_strategy("bo", space, [Objective("t")], np.random.default_rng(0)).schedule.trust_region is not None
-    assert (
-        make_strategy("parego", space, [Objective("a"), Objective("b")], np.random.default_rng(0)).schedule.trust_region
-        is None
-    )
-    assert (
-        make_strategy(
-            "bo", space, [Objective("t")], np.random.default_rng(0), {"trust_region": {"every": 0}}
-        ).schedule.trust_region
-        is None
-    )
+    rng = np.random.default_rng(0)
+    assert make_strategy("bo", space, [Objective("t")], rng).schedule.trust_region.region is not None
+    parego = make_strategy("parego", space, [Objective("a"), Objective("b")], rng)
+    assert parego.schedule.trust_region.region is None
+    off = make_strategy("bo", space, [Objective("t")], rng, {"trust_region": {"every": 0}})
+    assert off.schedule.trust_region.region is None
 
 
 @pytest.mark.parametrize("options", [{"every": -1}, {"fail_tolerance": 0}, {"after": -2}])
@@ -153,28 +142,30 @@ def test_bad_trust_region_options_are_refused(options):
         Optimizer(mixed_space(), strategy="bo", strategy_options={"trust_region": options})
 
 
-@pytest.mark.parametrize("options", [{"stall_after": -1}, {"stall_action": "restart"}])
-def test_bad_stall_options_are_refused(options):
-    with pytest.raises(BayestuneError, match="stall_"):
+@pytest.mark.parametrize(
+    "options, match", [({"stall": {"after": -1}}, "stall.after"), ({"stall_action": "random"}, "was removed")]
+)
+def test_bad_stall_options_are_refused(options, match):
+    with pytest.raises(BayestuneError, match=match):
         Optimizer(mixed_space(), strategy="bo", strategy_options={"experimental": options})
 
 
-@pytest.mark.parametrize("action", ["thompson", "random"])
-def test_a_stalled_run_takes_its_exploration_step_instead_of_the_acquisition(monkeypatch, action):
+def test_a_stalled_run_takes_its_exploration_step_instead_of_the_acquisition(monkeypatch):
     opt = Optimizer(
         mixed_space(),
         objectives=["t"],
         strategy="bo",
         seed=5,
         design=DesignSpec(size=6),
-        strategy_options={"experimental": {"stall_after": 3, "stall_action": action}},
+        strategy_options={"experimental": {"stall": {"after": 3}}},
     )
     for i in range(9):  # the first value is the best: the run stalls at once
         cfg = opt.ask(1)[0]
         opt.tell(cfg, 1.0 if i == 0 else 10.0 + i)
     calls = []
-    original = opt.strategy.step._stall_pick
-    monkeypatch.setattr(opt.strategy.step, "_stall_pick", lambda *a: calls.append(1) or original(*a))
+    (stall,) = [p for p in opt.strategy.schedule.turn_takers if isinstance(p, StallStep)]
+    original = stall.pick
+    monkeypatch.setattr(stall, "pick", lambda *a: calls.append(1) or original(*a))
     picks = []
     for i in range(6):  # 3, 4, ..., 8 model suggestions into the stall (the design does not count): steps at 3 and 6
         cfg = opt.ask(1)[0]
@@ -192,43 +183,15 @@ def test_the_initial_design_does_not_count_as_a_stall():
         strategy="bo",
         seed=5,
         design=DesignSpec(size=8),
-        strategy_options={"experimental": {"stall_after": 4}},
+        strategy_options={"experimental": {"stall": {"after": 4}}},
     )
     for i in range(8):  # the design's first value stays the best
         cfg = opt.ask(1)[0]
         opt.tell(cfg, 1.0 if i == 0 else 10.0 + i)
-    strategy = opt.strategy
+    (stall,) = [p for p in opt.strategy.schedule.turn_takers if isinstance(p, StallStep)]
     targets = np.array([1.0] + [10.0 + i for i in range(1, 8)])
-    assert strategy.schedule.model_phase_stall(targets, np.ones(8, bool)) == 0
-
-
-def test_auto_lengthscale_prior_keeps_the_fit_with_the_higher_cv_likelihood(monkeypatch):
-    import bayestune.bostep.surrogates as bo_module
-
-    strategy = make_strategy(
-        "bo",
-        mixed_space(),
-        [Objective("t")],
-        np.random.default_rng(0),
-        {"experimental": {"lengthscale_prior_auto": True}},
-    )
-    surrogates = strategy.surrogates
-    X = mixed_space().sample(12, np.random.default_rng(1))
-    y = np.array([objective(strategy.space.to_config(x)) for x in X])
-    prefer = {"prior": True}
-    monkeypatch.setattr(
-        bo_module,
-        "gp_cv_log_likelihood",
-        lambda gp, blocks: 1.0 if (gp.lengthscale_prior is not None) == prefer["prior"] else 0.0,
-    )
-    gp = surrogates._fit(strategy.encoder.transform(X), y)
-    assert surrogates._prior_on and gp.lengthscale_prior is not None
-    prefer["prior"] = False
-    for _ in range(bo_module.FULL_FIT_EVERY - 1):  # light refits keep the choice; the next full fit re-chooses
-        gp = surrogates._fit(strategy.encoder.transform(X), y)
-        assert gp.lengthscale_prior is not None
-    gp = surrogates._fit(strategy.encoder.transform(X), y)
-    assert not surrogates._prior_on and gp.lengthscale_prior is None
+    # eight evaluations after the best, but the first model suggestion: no stalled suggestion yet
+    assert not stall.takes_turn(Turn(targets, np.ones(8, bool), 8, 1, index=1))
 
 
 def test_auto_ordinal_scale_keeps_the_warping_with_the_higher_marginal_likelihood(monkeypatch):
@@ -341,50 +304,16 @@ def test_heteroscedastic_noise_is_refused_where_it_cannot_apply(strategy, option
         )
 
 
-def test_model_auto_logs_its_choice_and_can_switch_to_the_forest(caplog):
-    import logging
-
-    def steps(cfg):  # plateaus and cliffs: the forest's landscape
-        return 1.0 + 3.0 * (cfg["tx"] > 8) + 2.0 * (cfg["c"] == "c") + 4.0 * (cfg["r"] > 0.7)
-
-    chosen = []
-    for seed in range(3):  # the choice depends on the folds: some seeds keep the GP throughout
-        caplog.clear()
-        with caplog.at_level(logging.INFO, logger="bayestune.bostep.surrogates"):
-            opt = Optimizer(
-                mixed_space(),
-                objectives=["t"],
-                strategy="bo",
-                seed=seed,
-                strategy_options={"experimental": {"model_selection_every": 4}},
-            )
-            opt.optimize(steps, 30)
-        chosen += [r.getMessage().split()[1] for r in caplog.records if "cross-validated" in r.getMessage()]
-        if "rf" in chosen:
-            break
-    assert chosen and set(chosen) <= {"gp", "rf"}
-    assert "rf" in chosen
-
-
-def test_contextual_exploration_sets_the_acquisition_parameter():
-    opt = Optimizer(
-        mixed_space(),
-        objectives=["t"],
-        strategy="bo",
-        seed=2,
-        strategy_options={"experimental": {"contextual_variance": True, "portfolio": True}},
-    )
-    opt.optimize(objective, 20)
-    cv = opt.strategy.scorer.exploration
-    assert cv.spread_initial is not None and cv.spread_initial > 0 and cv.mean_initial > 0
-
-
 @pytest.mark.parametrize(
     "options",
     [
         {"model": "svm"},
         {"exploration": "cooling"},
-        {"experimental": {"model_selection_every": -1}},
+        {"experimental": {"model_selection_every": 3}},
+        {"experimental": {"portfolio": True}},
+        {"acquisition": "portfolio"},
+        {"model": "auto"},
+        {"failure_variance": False},
         {"acquisition": "multi"},
         {"acquisition": "advanced_multi"},
         {"exploration": "cv_paper"},
@@ -421,14 +350,14 @@ def test_old_option_names_load_with_a_warning_naming_the_new_spelling():
 @pytest.mark.parametrize(
     "old, new",
     [
-        ({"model": "auto", "model_select_every": 4}, {"experimental": {"model_selection_every": 4}}),
-        ({"model": "auto"}, {"experimental": {"model_selection_every": 10}}),
-        ({"acquisition": "portfolio"}, {"experimental": {"portfolio": True}}),
-        ({"exploration": "cv"}, {"experimental": {"contextual_variance": True}}),
-        ({"exploration": "constant", "model_select_every": 3}, {}),
-        ({"lengthscale_prior": "auto"}, {"experimental": {"lengthscale_prior_auto": True}}),
+        ({"exploration": "constant"}, {}),
         ({"acquisition_search": "random"}, {"acquisition_search": {"method": "random"}}),
-        ({"epsilon": 0.1, "stall_after": 4}, {"experimental": {"epsilon": 0.1, "stall_after": 4}}),
+        (
+            {"epsilon": 0.1, "stall_after": 4},
+            {"acquisition_search": {"epsilon": 0.1}, "experimental": {"stall": {"after": 4}}},
+        ),
+        ({"experimental": {"epsilon": 0.1}}, {"acquisition_search": {"epsilon": 0.1}}),
+        ({"experimental": {"stall_after": 4}}, {"experimental": {"stall": {"after": 4}}}),
     ],
 )
 def test_old_option_values_become_their_new_options(old, new):
@@ -445,14 +374,15 @@ def test_an_option_given_under_both_names_is_refused():
 
 
 def test_experimental_options_warn():
-    with pytest.warns(UserWarning, match=r"experimental option\(s\) \['experimental.epsilon'\]"):
-        Optimizer(mixed_space(), strategy="bo", strategy_options={"experimental": {"epsilon": 0.2}})
+    with pytest.warns(UserWarning, match=r"experimental option\(s\) \['experimental.stall'\]"):
+        Optimizer(mixed_space(), strategy="bo", strategy_options={"experimental": {"stall": {"after": 5}}})
 
 
-def test_the_experimental_warning_names_a_peers_own_default():
+def test_the_peers_epsilon_is_no_experiment_and_does_not_warn():
     """epsilon 0.1 is what every HyperMapper file without epsilon_greedy_threshold means."""
-    with pytest.warns(UserWarning, match=r"experimental.epsilon = 0.1 is HyperMapper 2.0's default"):
-        Optimizer(mixed_space(), strategy="bo", strategy_options={"experimental": {"epsilon": 0.1}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Optimizer(mixed_space(), strategy="bo", strategy_options={"acquisition_search": {"epsilon": 0.1}})
 
 
 def test_a_group_keeps_the_defaults_of_the_keys_left_out():

@@ -15,6 +15,10 @@ from scipy.special import ndtr
 from bayestune.exceptions import BayestuneError
 
 _SQRT_2PI = np.sqrt(2.0 * np.pi)
+#: EI's and PI's improvement margin, LCB's exploration weight (latent units): the defaults of
+#: the functions below and of the strategies' ``xi`` and ``kappa`` options.
+DEFAULT_XI = 1e-4
+DEFAULT_KAPPA = 2.0
 
 
 def _z(mu: np.ndarray, sigma: np.ndarray, best: float, xi: float) -> tuple[np.ndarray, np.ndarray]:
@@ -22,19 +26,19 @@ def _z(mu: np.ndarray, sigma: np.ndarray, best: float, xi: float) -> tuple[np.nd
     return (best - xi - np.asarray(mu, dtype=float)) / sigma, sigma
 
 
-def expected_improvement(mu: np.ndarray, sigma: np.ndarray, best: float, xi: float = 1e-4) -> np.ndarray:
+def expected_improvement(mu: np.ndarray, sigma: np.ndarray, best: float, xi: float = DEFAULT_XI) -> np.ndarray:
     """E[max(best - xi - f, 0)] = s (z Phi(z) + phi(z)), z = (best - xi - mu) / s."""
     z, s = _z(mu, sigma, best, xi)
     return s * (z * ndtr(z) + np.exp(-0.5 * z * z) / _SQRT_2PI)
 
 
-def probability_of_improvement(mu: np.ndarray, sigma: np.ndarray, best: float, xi: float = 1e-4) -> np.ndarray:
+def probability_of_improvement(mu: np.ndarray, sigma: np.ndarray, best: float, xi: float = DEFAULT_XI) -> np.ndarray:
     """P(f < best - xi) = Phi(z)."""
     z, _ = _z(mu, sigma, best, xi)
     return ndtr(z)
 
 
-def lower_confidence_bound(mu: np.ndarray, sigma: np.ndarray, best: float, kappa: float = 2.0) -> np.ndarray:
+def lower_confidence_bound(mu: np.ndarray, sigma: np.ndarray, best: float, kappa: float = DEFAULT_KAPPA) -> np.ndarray:
     """Negated LCB, -(mu - kappa * sigma), so that larger is better like the others."""
     return -(np.asarray(mu, dtype=float) - kappa * np.asarray(sigma, dtype=float))
 

@@ -1,10 +1,12 @@
-"""The scoring part of a BO step: which acquisition scores the next pick, with which
-exploration parameter, weighted how (:func:`bayestune.acquisition.scoring.acquisition_scorer`).
+"""The scoring part of a BO step: the acquisition that scores the next pick, with its
+exploration parameter, weighted by P(feasible) and the user's prior
+(:func:`bayestune.acquisition.scoring.acquisition_scorer`), and EI's incumbent under noise.
 
-The constant choice (EI/PI/LCB with ξ/κ) is the default; two experimental policies change it
-per pick: a portfolio of acquisitions judged by discounted ranks
-(:mod:`bayestune.acquisition.portfolio`) and Kernel Tuner's contextual-variance exploration
-factor (:mod:`bayestune.acquisition.exploration`).
+It reads the groups it owns (``prior``, ``feasibility``) and the strategy's acquisition; a
+policy that changes the acquisition per pick is a subclass that overrides :meth:`Scorer.prepare`,
+:meth:`Scorer.acquisition_parameter` and :meth:`Scorer.record` (the benchmark contender
+``bo_kt`` in ``benchmarks/kernel_tuner_emulation.py``: Kernel Tuner's portfolio and
+contextual variance, which lost against this default).
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayestune.acquisition.exploration import SPREAD_SAMPLE, ContextualVariance, latent_unit
-from bayestune.acquisition.portfolio import AcquisitionPortfolio
+from bayestune.acquisition.functions import DEFAULT_KAPPA, DEFAULT_XI
 from bayestune.acquisition.scoring import DEFAULT_MC_SAMPLES, Score, acquisition_scorer
+from bayestune.bostep.feasibility import FeasibilitySettings
 from bayestune.history import History
 from bayestune.models.base import ModelFit, SamplingPosterior
 from bayestune.models.encoding import FeatureEncoder
@@ -59,20 +61,6 @@ class PriorSettings(Settings):
         return max(1, n_observations)
 
 
-@dataclass(frozen=True)
-class ScoringChoice:
-    """What scores a pick (the strategy's settings, flattened once)."""
-
-    acquisition: str = "ei"  # ei | pi | lcb
-    xi: float = 1e-4  # EI/PI improvement margin (latent units)
-    kappa: float = 2.0  # LCB exploration weight
-    prior: PriorSettings = PriorSettings()  # piBO: the prior's pull and its decay
-    feasibility_threshold: float = 0.1
-    mc_samples: int = DEFAULT_MC_SAMPLES  # draws of a sampling posterior
-    portfolio: bool = False  # experimental: EI/PI/LCB chosen per pick by discounted ranks
-    contextual_variance: bool = False  # experimental: Kernel Tuner's λ instead of the constant ξ/κ
-
-
 def plug_in_incumbent(history: History, fit: ModelFit, encoder: FeatureEncoder) -> float | None:
     """Noisy EI's incumbent when the black box is noisy (some configuration has repeated runs): the
     best posterior mean at the evaluated rows, not their luckiest sample, which is too good to
@@ -90,79 +78,50 @@ class Scorer:
     """Builds each pick's score: see the module docstring."""
 
     def __init__(
-        self, space: Space, rng: np.random.Generator, choice: ScoringChoice, candidates: EnumeratedCandidates
+        self,
+        space: Space,
+        rng: np.random.Generator,
+        candidates: EnumeratedCandidates,
+        *,
+        prior: PriorSettings,
+        feasibility: FeasibilitySettings,
+        acquisition: str = "ei",
+        xi: float = DEFAULT_XI,
+        kappa: float = DEFAULT_KAPPA,
+        mc_samples: int = DEFAULT_MC_SAMPLES,
     ) -> None:
-        self.space, self.rng, self.choice, self.candidates = space, rng, choice, candidates
-        self.portfolio = AcquisitionPortfolio() if choice.portfolio else None
-        self.exploration = ContextualVariance("cv") if choice.contextual_variance else None
-        self._explore: tuple[float, float] | None = None
+        self.space, self.rng, self.candidates = space, rng, candidates
+        self.prior, self.feasibility = prior, feasibility
+        self.acquisition, self.xi, self.kappa, self.mc_samples = acquisition, xi, kappa, mc_samples
         self._incumbent: float | None = None
 
     def prepare(
         self, history: History, targets: np.ndarray, fit: ModelFit, encoder: FeatureEncoder, seen: set[bytes]
     ) -> None:
-        """Once per suggestion, before the first score: the exploration factor of this
-        suggestion, the portfolio's judgement of the last proposals, and the incumbent."""
+        """Once per suggestion, before the first score: EI's incumbent."""
         self._incumbent = plug_in_incumbent(history, fit, encoder)
-        if self.exploration is not None:
-            self._explore = (
-                self._exploration_factor(self.exploration, fit, encoder, seen),
-                latent_unit(fit.fitted, fit.y),
-            )
-        if self.portfolio is not None:
-            self.portfolio.update(self.space.row_keys(history.X), targets, history.feasible)
 
-    def score(
-        self,
-        posterior,
-        encoder: FeatureEncoder,
-        classifier: FeasibilityClassifier | None,
-        n_obs: int,
-        *,
-        acquisition: str | None = None,
-        rng: np.random.Generator | None = None,
-    ) -> tuple[Score, str]:
-        """The next pick's score and the acquisition it uses (``acquisition``: this one instead of
-        the policy's, e.g. an arm's nominee; ``rng``: draw from it instead of the scorer's)."""
-        choice = self.choice
-        if acquisition is None:
-            acquisition = self.portfolio.next_member() if self.portfolio is not None else choice.acquisition
-        parameter = choice.kappa if acquisition == "lcb" else choice.xi
-        if self._explore is not None:
-            factor, unit = self._explore
-            parameter = factor if acquisition == "lcb" else factor * unit
-        score = acquisition_scorer(
+    def acquisition_parameter(self) -> tuple[str, float]:
+        """The next pick's acquisition and its exploration parameter (ξ for EI/PI, κ for LCB)."""
+        return self.acquisition, self.kappa if self.acquisition == "lcb" else self.xi
+
+    def score(self, posterior, encoder: FeatureEncoder, classifier: FeasibilityClassifier | None, n_obs: int) -> Score:
+        """The next pick's score."""
+        acquisition, parameter = self.acquisition_parameter()
+        return acquisition_scorer(
             self.space,
             encoder,
             posterior,
             classifier,
-            self.rng if rng is None else rng,
+            self.rng,
             acquisition=acquisition,
             parameter=parameter,
-            n_obs=choice.prior.decay_n(n_obs),
-            prior_beta=choice.prior.beta,
-            feasibility_threshold=choice.feasibility_threshold,
-            mc_samples=choice.mc_samples,
+            n_obs=self.prior.decay_n(n_obs),
+            prior_beta=self.prior.beta,
+            feasibility_threshold=self.feasibility.threshold,
+            mc_samples=self.mc_samples,
             incumbent=self._incumbent,
         )
-        return score, acquisition
 
-    def record(self, key: bytes, acquisition: str) -> None:
-        """A pick was made with ``acquisition`` (the portfolio judges it once evaluated)."""
-        if self.portfolio is not None:
-            self.portfolio.record_proposal(key, acquisition)
-
-    def _exploration_factor(
-        self, exploration: ContextualVariance, fit: ModelFit, encoder: FeatureEncoder, seen: set[bytes]
-    ) -> float:
-        """Kernel Tuner's contextual-variance λ for this suggestion, from the posterior spread
-        over unvisited candidates."""
-        pool = self.candidates.unseen(seen)
-        if pool is None:
-            pool = self.space.sample(SPREAD_SAMPLE, self.rng)
-        elif len(pool) > SPREAD_SAMPLE:
-            pool = pool[self.rng.choice(len(pool), SPREAD_SAMPLE, replace=False)]
-        if not len(pool):
-            return 0.0
-        _, sd = fit.posterior.predict_latent(encoder.transform(pool))
-        return exploration(fit.fitted, sd, fit.y)
+    def record(self, key: bytes) -> None:
+        """A pick was made (a per-pick policy judges it once evaluated); nothing by default."""

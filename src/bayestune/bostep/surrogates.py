@@ -1,18 +1,19 @@
 """The surrogate part of a BO step: which model learns the targets (GP, random forest, or the
 transfer GP over prior runs), how it is fitted, and how it is told a believed value inside a batch.
 
-Why one part: the rule that picks among the models (the user's ``model``, or the experimental
-choice by cross-validated likelihood), the warm-started light/full hyperparameter schedule and
-the encodings the models read all change together; the step above only asks for a
-:class:`ModelFit` and, inside a batch, for the fit with one more believed point.
+Why one part: the user's ``model``, the warm-started light/full hyperparameter schedule and the
+encodings the models read (the experimental ordinal warping chosen by marginal likelihood) all
+change together; the step above only asks for a :class:`ModelFit` and, inside a batch, for the
+fit with one more believed point. It reads the strategy's options where they are declared
+(:class:`SurrogateOptions`), never a copy of them.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -24,9 +25,8 @@ from bayestune.models.failure_aware import FailureAwarePosterior
 from bayestune.models.forest import FeasibilityClassifier, RandomForestSettings
 from bayestune.models.gp import GaussianProcess
 from bayestune.models.hyperparameters import FULL_FIT_EVERY
-from bayestune.models.selection import CV_TREES, N_FOLDS, choose_surrogate, folds, gp_cv_log_likelihood
 from bayestune.models.targets import repeat_variances
-from bayestune.models.training import DEFAULT_MAX_TRAINING_POINTS, TrainingSet
+from bayestune.models.training import TrainingSet
 from bayestune.settings import Rule, Settings
 from bayestune.space.space import Space
 
@@ -58,51 +58,66 @@ class GPSettings(Settings):
 
     lengthscale_prior: bool = True  # BaCO's Gamma(1.3, 0.1) prior on the length-scales (off: BaCO Fig. 9's ablation)
     noise: str = "homoscedastic"  # homoscedastic (one fitted nugget) | heteroscedastic (each point's noise from its measured repeats)
-    failure_variance: bool = True  # failed locations shrink the GP's variance (models.failure_aware)
 
     def rules(self) -> list[Rule]:
         return [self.one_of("noise", NOISE_MODELS)]
 
 
-@dataclass(frozen=True)
-class ModelChoice:
-    """How the surrogate part chooses and encodes (the strategy's settings, flattened once)."""
+class ModelExperiments(Protocol):
+    """The experimental options the surrogate part reads (``experimental`` of ``bo``)."""
 
-    model: str = "gp"  # gp | rf
-    gp: GPSettings = GPSettings()
-    rf: RandomForestSettings = RandomForestSettings()
-    log_transform: bool | str = "auto"  # the surrogate's own log rule for the targets
-    max_training_points: int | None = DEFAULT_MAX_TRAINING_POINTS
-    memory_policy: str = "mixed"
-    select_every: int = 0  # > 0: re-choose gp or rf every this many fits
-    lengthscale_prior_auto: bool = False
-    ordinal_scale: str | None = None  # None (the space's rule) | log | linear | index | auto
-    permutation_metric: str | None = None
+    @property
+    def ordinal_scale(self) -> str | None: ...
+
+    @property
+    def memory_policy(self) -> str: ...
+
+
+class SurrogateOptions(Protocol):
+    """The options the surrogate part reads, as the strategy declares them (``bo``'s settings)."""
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def gp(self) -> GPSettings: ...
+
+    @property
+    def rf(self) -> RandomForestSettings: ...
+
+    @property
+    def max_training_points(self) -> int | None: ...
+
+    @property
+    def experimental(self) -> ModelExperiments: ...
 
 
 class SurrogateFactory:
     """GP, random forest or transfer GP fitted to a step's targets: see the module docstring."""
 
-    def __init__(self, space: Space, rng: np.random.Generator, choice: ModelChoice, objective_name: str) -> None:
-        self.space, self.rng, self.choice, self.objective_name = space, rng, choice, objective_name
-        scale = choice.ordinal_scale
-        by_likelihood = scale == "auto" and choice.model == "gp" and not choice.select_every
+    def __init__(
+        self,
+        space: Space,
+        rng: np.random.Generator,
+        options: SurrogateOptions,
+        log_transform: bool | str,
+        objective_name: str,
+    ) -> None:
+        self.space, self.rng, self.options, self.objective_name = space, rng, options, objective_name
+        self.log_transform = log_transform  # the surrogate's own log rule for the targets
+        scale = options.experimental.ordinal_scale
+        by_likelihood = scale == "auto" and options.model == "gp"
         scales = (
             distinct_ordinal_scales(space, AUTO_ORDINAL_SCALES)
             if by_likelihood
             else [None if scale == "auto" else scale]
         )
         #: the input warpings in play; "auto" re-chooses among them at every full GP fit
-        self.encoders = [
-            FeatureEncoder(space, permutation_metric=choice.permutation_metric, ordinal_scale=s) for s in scales
-        ]
+        self.encoders = [FeatureEncoder(space, ordinal_scale=s) for s in scales]
         self.encoder = self.encoders[0]
-        self.model_kind = choice.model
+        self.model_kind = options.model
         self._theta: np.ndarray | None = None
         self._n_fits = 0
-        self._n_suggestions = 0
-        #: whether the length-scale prior is in use; "auto" re-chooses it at every full GP fit
-        self._prior_on = choice.gp.lengthscale_prior
         self.transfer: TransferModel | None = None  # set by use_transfer
         #: the last suggestion's (history, targets, TrainingSet): picked once, read by all its models
         self._training: tuple[History, np.ndarray, TrainingSet] | None = None
@@ -118,7 +133,7 @@ class SurrogateFactory:
             )
         # Its own fixed seed: drawing from self.rng would change the design and every later draw,
         # so a run with an unused (zero-weight) source would no longer equal its cold start.
-        self.transfer = TransferModel(runs, self.encoder, self.choice.log_transform, seed=0)
+        self.transfer = TransferModel(runs, self.encoder, self.log_transform, seed=0)
 
     # ---- the step's calls ------------------------------------------------------------------
     def training_set(self, history: History, targets: np.ndarray) -> TrainingSet:
@@ -128,7 +143,11 @@ class SurrogateFactory:
         if cached is not None and cached[0] is history and cached[1] is targets:
             return cached[2]
         training = TrainingSet.choose(
-            history, targets, self.choice.max_training_points, self.encoder.transform, policy=self.choice.memory_policy
+            history,
+            targets,
+            self.options.max_training_points,
+            self.encoder.transform,
+            policy=self.options.experimental.memory_policy,
         )
         self._training = (history, targets, training)
         return training
@@ -139,7 +158,6 @@ class SurrogateFactory:
 
     def fit(self, history: History, targets: np.ndarray) -> ModelFit:
         """The surrogate of ``targets`` (minimised) over the feasible rows of the training set."""
-        choice = self.choice
         train = self.training_set(history, targets).feasible
         X, y = history.X[train], targets[train]
         noise = self._noise_variances(history, train)
@@ -148,27 +166,15 @@ class SurrogateFactory:
             F = self.encoder.transform(X)
         else:
             F = self.encoder.transform(X)
-            if choice.select_every and self._n_suggestions % choice.select_every == 0:
-                fitted = self._choose_model(F, y, noise)
-            else:
-                fitted = self._fit(F, y, noise=noise)
-        self._n_suggestions += 1
+            fitted = self._fit(F, y, noise=noise)
         return ModelFit(fitted, X, y, fitted=fitted, F=F, y_fitted=y, noise=noise)
-
-    def fit_forest(self, history: History, targets: np.ndarray, rng: np.random.Generator) -> Surrogate:
-        """A random forest on the same training rows and encoding as :meth:`fit`, seeded from
-        ``rng`` (an arm hedge's second model, bostep.arms), with at most ``CV_TREES`` trees."""
-        train = self.training_set(history, targets).feasible
-        trees = min(self.choice.rf.trees, CV_TREES)  # its fits and predictions are the hedge's main cost
-        forest = self.choice.rf.surrogate(self.choice.log_transform, int(rng.integers(2**31)), trees)
-        return forest.fit(self.encoder.transform(history.X[train]), targets[train])
 
     def with_failures(
         self, fit: ModelFit, history: History, targets: np.ndarray, classifier: FeasibilityClassifier | None
     ) -> ModelFit:
         """The GP's posterior with its variance shrunk where evaluations failed (once a classifier
         is in use); other models unchanged."""
-        if classifier is None or not isinstance(fit.fitted, GaussianProcess) or not self.choice.gp.failure_variance:
+        if classifier is None or not isinstance(fit.fitted, GaussianProcess):
             return fit
         F_all = self.encoder.transform(history.X[self.observation_rows(history, targets)])
         fit.posterior = FailureAwarePosterior.build(fit.fitted, F_all, blas_threads=None)
@@ -200,7 +206,7 @@ class SurrogateFactory:
     # ---- fitting ---------------------------------------------------------------------------
     def _noise_variances(self, history: History, rows: np.ndarray) -> np.ndarray | None:
         """Measured noise of the training ``rows`` for a heteroscedastic GP (``None``: homoscedastic)."""
-        if self.choice.gp.noise != "heteroscedastic" or not len(history.repeats):
+        if self.options.gp.noise != "heteroscedastic" or not len(history.repeats):
             return None
         return repeat_variances([history.repeats[i] for i in rows], self.objective_name)
 
@@ -213,82 +219,32 @@ class SurrogateFactory:
         noise: np.ndarray | None = None,
         log_transform: bool | str | None = None,
     ) -> Surrogate:
-        choice = self.choice
         if self.transfer is not None and fixed is None and log_transform is None and self.model_kind == "gp":
             return self.transfer.fit(
                 F, y, lambda F_, y_, log: self._fit(F_, y_, noise=noise if y_ is y else None, log_transform=log)
             )
         seed = int(self.rng.integers(2**31))
         if self.model_kind == "rf":
-            return choice.rf.surrogate(choice.log_transform, seed).fit(F, y)
+            return self.options.rf.surrogate(self.log_transform, seed).fit(F, y)
         warm = self._theta if fixed is None else None
         light = warm is not None and self._n_fits % FULL_FIT_EVERY != 0
-        log = choice.log_transform if log_transform is None else log_transform
-
-        def fit(prior: bool) -> GaussianProcess:
-            gp = GaussianProcess(
-                self.encoder.blocks,
-                lengthscale_prior=LENGTHSCALE_PRIOR if prior else None,
-                log_transform_y=log,
-                fixed_hyperparameters=fixed,
-                seed=seed,
-                noise_bounds=NOISE_BOUNDS,
-                outputscale_bounds=OUTPUTSCALE_BOUNDS,
-                n_restarts_sample=24 if light else 100,
-                max_iter=60 if light else 100,
-                light_refit=light,
-                blas_threads=None,
-            )  # the whole suggestion runs under one BLAS cap
-            return gp.fit(F, y, warm_start=warm, noise_variances=noise)
-
-        if choice.lengthscale_prior_auto and fixed is None and not light:
-            gp = self._choose_prior(fit, len(y))
-        else:
-            gp = fit(self._prior_on)
+        gp = GaussianProcess(
+            self.encoder.blocks,
+            lengthscale_prior=LENGTHSCALE_PRIOR if self.options.gp.lengthscale_prior else None,
+            log_transform_y=self.log_transform if log_transform is None else log_transform,
+            fixed_hyperparameters=fixed,
+            seed=seed,
+            noise_bounds=NOISE_BOUNDS,
+            outputscale_bounds=OUTPUTSCALE_BOUNDS,
+            n_restarts_sample=24 if light else 100,
+            max_iter=60 if light else 100,
+            light_refit=light,
+            blas_threads=None,
+        ).fit(F, y, warm_start=warm, noise_variances=noise)  # the whole suggestion runs under one BLAS cap
         if fixed is None:
             self._theta = gp.hyperparameters_
             self._n_fits += 1
         return gp
-
-    def _choose_prior(self, fit: Callable[[bool], GaussianProcess], n: int) -> GaussianProcess:
-        """Experimental: fit the GP with and without the Gamma prior on the length-scales and keep
-        the one with the higher cross-validated log likelihood (same folds;
-        bayestune.models.selection); light refits follow the choice until the next full fit.
-        Why: the prior keeps the few-point fits sane (BaCO Fig. 9) but holds the length-scales
-        long once the data could resolve short ones (our ablation: better without it at 100
-        evaluations on 6 of 8 spaces, worse at 20 on 7 of 8)."""
-        blocks = folds(n, N_FOLDS, self.rng)
-        fits = {prior: fit(prior) for prior in (True, False)}
-        scores = {prior: gp_cv_log_likelihood(gp, blocks) for prior, gp in fits.items()}
-        self._prior_on = scores[False] <= scores[True]  # ties keep the prior
-        logger.debug(
-            "length-scale prior %s by cross-validated log likelihood (with %.3f, without %.3f)",
-            "kept" if self._prior_on else "dropped",
-            scores[True],
-            scores[False],
-        )
-        return fits[self._prior_on]
-
-    def _choose_model(self, F: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> Surrogate:
-        """Experimental: fit both surrogates, keep the one with the higher cross-validated
-        predictive likelihood (bayestune.models.selection) until the next choice; returns it."""
-        self.model_kind = "gp"
-        gp = self._fit(F, y, noise=noise)
-        if not isinstance(gp, GaussianProcess):  # a transfer model: no closed form to compare
-            return gp
-        seed = int(self.rng.integers(2**31))
-        trees = min(self.choice.rf.trees, CV_TREES)
-        self.model_kind, scores = choose_surrogate(
-            gp, lambda log: self.choice.rf.surrogate(log, seed, trees), F, y, self.rng
-        )
-        logger.info(
-            "surrogate %s chosen by cross-validated log likelihood (gp %.3f, rf %.3f, %d points)",
-            self.model_kind,
-            scores["gp"],
-            scores["rf"],
-            len(y),
-        )
-        return gp if self.model_kind == "gp" else self._fit(F, y)
 
     def _choose_warping(self, X: np.ndarray, y: np.ndarray, noise: np.ndarray | None) -> Surrogate:
         """Experimental: the ordinals' input warping learned as a model choice: the GP is fitted

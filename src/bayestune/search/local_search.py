@@ -19,6 +19,12 @@ from bayestune.space.space import Space
 
 Score = Callable[[np.ndarray], np.ndarray]
 
+#: Climbs that also start from the best evaluated configurations, and the moves per climb.
+N_EVALUATED_STARTS = 3
+MAX_STEPS = 50
+#: Spaces with at most this many feasible configurations are scored exhaustively.
+EXHAUSTIVE_LIMIT = 50_000
+
 
 @dataclass(frozen=True)
 class AcquisitionSearchSettings(Settings):
@@ -31,18 +37,14 @@ class AcquisitionSearchSettings(Settings):
     )
     n_samples: int = 5000  # feasible random samples scored before the climbs start
     n_starts: int = 10  # climbs from the best-scoring samples
-    n_evaluated_starts: int = 3  # climbs from the best evaluated configurations
-    max_steps: int = 50  # moves per climb
-    exhaustive_limit: int = 50_000  # score every feasible configuration of a space up to this many
+    epsilon: float = 0.0  # chance of a random suggestion instead of the model's (HyperMapper's and BaCO's epsilon_greedy_threshold: peer behaviour)
 
     def rules(self) -> list[Rule]:
         return [
             self.one_of("method", ("local", "random")),
             self.at_least("n_samples", 1),
             self.at_least("n_starts", 1),
-            self.at_least("n_evaluated_starts", 0),
-            self.at_least("max_steps", 1),
-            self.at_least("exhaustive_limit", 0),
+            ("epsilon", 0.0 <= self.epsilon <= 1.0, "`0 <= epsilon <= 1`"),
         ]
 
 
@@ -112,11 +114,11 @@ def maximize(
     order = np.argsort(-np.where(np.isfinite(sample_scores), sample_scores, -np.inf))
     starts = [samples[order[: settings.n_starts]]]
     if evaluated_best is not None and len(evaluated_best):
-        starts.append(evaluated_best[: settings.n_evaluated_starts])
+        starts.append(evaluated_best[:N_EVALUATED_STARTS])
     current = np.concatenate(starts)
     current_scores = score(current)
     active = np.ones(len(current), dtype=bool)
-    for _ in range(settings.max_steps):
+    for _ in range(MAX_STEPS):
         if not active.any():
             break
         idx = np.flatnonzero(active)

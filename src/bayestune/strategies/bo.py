@@ -20,95 +20,87 @@ in the ``experimental`` group, which warns when used.
 from __future__ import annotations
 
 import warnings
-import zlib
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from bayestune.bostep.arms import ArmHedge, ArmSettings
-from bayestune.bostep.scorer import Scorer, ScoringChoice
-from bayestune.bostep.step import STALL_ACTIONS, BOStep, ProposalSchedule, StepSettings
-from bayestune.bostep.surrogates import ORDINAL_SCALE_CHOICES, GPSettings, ModelChoice, SurrogateFactory
+from bayestune.acquisition.functions import DEFAULT_KAPPA, DEFAULT_XI
+from bayestune.bostep.proposers import ProposalSchedule
+from bayestune.bostep.scorer import Scorer
+from bayestune.bostep.stall import StallSettings, StallStep
+from bayestune.bostep.step import BOStep, StepSettings
+from bayestune.bostep.surrogates import ORDINAL_SCALE_CHOICES, GPSettings, SurrogateFactory
 from bayestune.exceptions import BayestuneError
 from bayestune.history import History
 from bayestune.models.forest import RandomForestSettings
 from bayestune.models.targets import WEIGHT_DRAWS, ChebyshevScalarization
 from bayestune.models.training import DEFAULT_MAX_TRAINING_POINTS, MEMORY_POLICIES
 from bayestune.search.candidates import EnumeratedCandidates
+from bayestune.search.local_search import EXHAUSTIVE_LIMIT
 from bayestune.search.trust_region import TrustRegionSettings
-from bayestune.settings import ExperimentalOptionWarning, RenamedOptionWarning, Rule, Settings, put_option
+from bayestune.settings import RenamedOptionWarning, Rule, Settings, put_option
 from bayestune.strategies.base import Strategy, register
 
-#: Option values of earlier versions that became experimental options: (old key, old value) ->
-#: (new dotted key, value).
-_LEGACY_VALUES = {
-    ("acquisition", "portfolio"): ("experimental.portfolio", True),
-    ("exploration", "cv"): ("experimental.contextual_variance", True),
-    ("lengthscale_prior", "auto"): ("experimental.lengthscale_prior_auto", True),
+#: Option values and flat options of earlier versions that were removed, and why (the
+#: experiments among them lost in the benchmarks).
+_REMOVED_VALUES = {
+    ("acquisition", "advanced_multi"): "Kernel Tuner's method emulated inside bo; its real counterpart is "
+    "the benchmark peer kt_bayes_opt_multi_advanced",
+    ("exploration", "cv_paper"): "Kernel Tuner's method emulated inside bo; its real counterpart is "
+    "the benchmark peer kt_bayes_opt_multi_advanced",
+    ("acquisition", "portfolio"): "an experiment that lost; the benchmark contender bo_kt keeps the portfolio",
+    ("exploration", "cv"): "an experiment that lost; the benchmark contender bo_kt keeps contextual variance",
+    ("lengthscale_prior", "auto"): "an experiment that lost (benchmarks/results/ablations)",
+    ("model", "auto"): "model selection by cross-validation, an experiment that lost",
 }
-#: Kernel Tuner emulations that were options of ``bo`` and are gone (the Kernel Tuner peers in
-#: benchmarks/peers run the real thing).
-_REMOVED_VALUES = {("acquisition", "advanced_multi"), ("exploration", "cv_paper")}
+_REMOVED_OPTIONS = {
+    "model_select_every": "it only acted with model='auto', an experiment that lost",
+    "permutation_metric": "BaCO Fig. 9's ablation, set by no benchmark",
+    "failure_variance": "an ablation set by no benchmark; failed locations always shrink the GP's variance",
+    "stall_action": "the stall step is the posterior draw's minimum (experimental.stall)",
+}
+#: Options of the ``experimental`` group that were removed, and why.
+_REMOVED_EXPERIMENTS = {
+    "model_selection_every": "model selection by cross-validation lost",
+    "portfolio": "it lost; the benchmark contender bo_kt keeps the portfolio",
+    "contextual_variance": "it lost; the benchmark contender bo_kt keeps contextual variance",
+    "lengthscale_prior_auto": "it lost (benchmarks/results/ablations)",
+    "permutation_metric": "BaCO Fig. 9's ablation, set by no benchmark",
+    "stall_action": "the stall step is the posterior draw's minimum (experimental.stall)",
+    "arms": "the arm hedge lost (benchmarks/results/search-quality/adaptive_loso.md)",
+}
+
+
+def _refuse(owner: str, options: dict[str, Any], removed: dict[str, str], path: str = "") -> None:
+    """Raise for an option of ``removed`` (name -> why) in ``options``."""
+    for key in options:
+        if key in removed:
+            raise BayestuneError(f"{owner}: option {path}{key} was removed: {removed[key]}")
 
 
 @dataclass(frozen=True)
 class ExperimentalSettings(Settings):
-    """Options measured against the default that lost and stay off (benchmarks/RESULTS.md); setting one warns."""
+    """Options measured against the default that lost and stay off (benchmarks/RESULTS.md); setting
+    one warns. Each goes in 0.3.0 unless a benchmark picks it by then (CHANGELOG.md)."""
 
     EXPERIMENTAL: ClassVar[bool] = True
+    RENAMED: ClassVar[dict[str, str]] = {"stall_after": "stall.after"}
 
-    model_selection_every: int = (
-        0  # > 0: re-choose gp or rf by cross-validated likelihood every this many model suggestions
-    )
-    portfolio: bool = False  # EI/PI/LCB chosen per pick by discounted ranks (acquisition.portfolio)
-    contextual_variance: bool = False  # Kernel Tuner's contextual-variance factor instead of the constant xi/kappa
-    lengthscale_prior_auto: bool = False  # keep or drop the GP's length-scale prior by cross-validated likelihood
     ordinal_scale: str | None = None  # ordinals' warping: None (the space's rule) | log | linear | index | auto
-    permutation_metric: str | None = None  # override every permutation's metric (BaCO Fig. 9's ablation)
-    stall_after: int = (
-        0  # a run whose best has not improved for this many model suggestions explores once every this many
-    )
-    stall_action: str = "thompson"  # the stall step: thompson (a posterior draw's minimum) | random
     memory_policy: str = "mixed"  # which rows max_training_points keeps: mixed | lru | best | reset (models.training)
-    epsilon: float = 0.0  # chance of a random step instead of the model's pick (BaCO's epsilon-greedy)
-    arms: ArmSettings = ArmSettings()  # a hedge over (model, acquisition) arms scored by their picks (bostep.arms)
-
-    #: Experimental values that are a peer's own default: a HyperMapper file that leaves
-    #: epsilon_greedy_threshold out means 0.1, so the warning says whose default it is.
-    PEER_DEFAULTS: ClassVar[dict[str, tuple[Any, str]]] = {
-        "epsilon": (
-            0.1,
-            "HyperMapper 2.0's default epsilon_greedy_threshold: a HyperMapper file without that key means it",
-        )
-    }
+    stall: StallSettings = StallSettings()  # a stalled run's exploration step (bostep.stall)
 
     @classmethod
-    def from_options(cls, owner: str, options: Any, *, base: Any = None, path: str = "") -> ExperimentalSettings:
-        """As for every group; the experimental warning names a peer's own default (:attr:`PEER_DEFAULTS`)."""
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            settings = super().from_options(owner, options, base=base, path=path)
-        peer = [
-            f"{path}{k} = {v!r} is {why}"
-            for k, (v, why) in cls.PEER_DEFAULTS.items()
-            if isinstance(options, dict) and options.get(k) == v
-        ]
-        for w in caught:
-            text = str(w.message)
-            if issubclass(w.category, ExperimentalOptionWarning) and peer:
-                text += " (" + "; ".join(peer) + ")"
-            warnings.warn(text, w.category, stacklevel=3)
-        return settings
+    def translate(cls, owner: str, options: dict[str, Any], path: str = "") -> dict[str, Any]:
+        """Removed experiments are refused with the reason, then the renamed keys move."""
+        _refuse(owner, options, _REMOVED_EXPERIMENTS, path)
+        return super().translate(owner, options, path)
 
     def rules(self) -> list[Rule]:
         return [
-            self.at_least("model_selection_every", 0),
             self.one_of("ordinal_scale", ORDINAL_SCALE_CHOICES),
-            self.at_least("stall_after", 0),
-            self.one_of("stall_action", STALL_ACTIONS),
             self.one_of("memory_policy", MEMORY_POLICIES),
-            ("epsilon", 0.0 <= self.epsilon <= 1.0, "`0 <= epsilon <= 1`"),
         ]
 
 
@@ -123,21 +115,17 @@ class BOSettings(StepSettings):
         "rf_bootstrap": "rf.bootstrap",
         "rf_min_samples_split": "rf.min_samples_split",
         "noise": "gp.noise",
-        "failure_variance": "gp.failure_variance",
         "lengthscale_prior": "gp.lengthscale_prior",
-        "model_select_every": "experimental.model_selection_every",
-        "permutation_metric": "experimental.permutation_metric",
         "ordinal_scale": "experimental.ordinal_scale",
         "memory_policy": "experimental.memory_policy",
-        "epsilon": "experimental.epsilon",
-        "stall_after": "experimental.stall_after",
-        "stall_action": "experimental.stall_action",
+        "epsilon": "acquisition_search.epsilon",
+        "stall_after": "experimental.stall.after",
     }
 
     model: str = "gp"  # gp | rf: the surrogate
     acquisition: str = "ei"  # ei | pi | lcb
-    xi: float = 1e-4  # EI/PI improvement margin (latent units)
-    kappa: float = 2.0  # LCB exploration weight
+    xi: float = DEFAULT_XI  # EI/PI improvement margin (latent units)
+    kappa: float = DEFAULT_KAPPA  # LCB exploration weight
     max_training_points: int | None = (
         DEFAULT_MAX_TRAINING_POINTS  # cap on what the models learn from (models.training); None: all
     )
@@ -147,41 +135,29 @@ class BOSettings(StepSettings):
 
     @classmethod
     def translate(cls, owner: str, options: dict[str, Any], path: str = "") -> dict[str, Any]:
-        """Old option values that became other options (``model: auto``, ``acquisition:
-        portfolio``, ...) first, then the renamed keys."""
+        """Removed options and values are refused with the reason; ``acquisition_search:
+        <method>`` and ``experimental.epsilon`` (peer behaviour, not an experiment) move to their
+        places; then the renamed keys."""
         options = dict(options)
-        for key in ("acquisition", "exploration", "lengthscale_prior"):
+        _refuse(owner, options, _REMOVED_OPTIONS)
+        for key in ("acquisition", "exploration", "lengthscale_prior", "model"):
             value = options.get(key)
-            if not isinstance(value, str):
-                continue
-            if (key, value) in _REMOVED_VALUES:
-                raise BayestuneError(
-                    f"{owner}: {key}={value!r} was Kernel Tuner's method emulated inside bo and was "
-                    "removed; its real counterpart is the benchmark peer kt_bayes_opt_multi_advanced"
-                )
-            if (key, value) in _LEGACY_VALUES:
-                new, new_value = _LEGACY_VALUES[key, value]
-                _renamed(owner, f"{key}={value!r}", f"{new}={new_value!r}")
-                del options[key]
-                if key == "lengthscale_prior":
-                    options[key] = True
-                put_option(options, new, new_value, owner)
-            elif key == "exploration" and value == "constant":
-                _renamed(owner, "exploration='constant'", "the default (no option)")
-                del options[key]
+            if isinstance(value, str) and (key, value) in _REMOVED_VALUES:
+                raise BayestuneError(f"{owner}: {key}={value!r} was removed: {_REMOVED_VALUES[key, value]}")
+        if options.get("exploration") == "constant":
+            _renamed(owner, "exploration='constant'", "the default (no option)")
+            del options["exploration"]
         if isinstance(options.get("acquisition_search"), str):
             _renamed(owner, "acquisition_search=<method>", "acquisition_search.method")
             put_option(options, "acquisition_search.method", options.pop("acquisition_search"), owner)
-        if options.get("model") == "auto":
-            every = options.pop("model_select_every", 10)
-            _renamed(owner, "model='auto'", f"experimental.model_selection_every={every!r}")
-            options["model"] = "gp"
-            put_option(options, "experimental.model_selection_every", every, owner)
-        elif "model_select_every" in options:
-            _renamed(owner, "model_select_every", "nothing (it only acted with model='auto')")
-            options.pop("model_select_every")
+        experimental = options.get("experimental")
+        if isinstance(experimental, dict) and "epsilon" in experimental:
+            _renamed(owner, "experimental.epsilon", "acquisition_search.epsilon")
+            experimental = dict(experimental)
+            put_option(options, "acquisition_search.epsilon", experimental.pop("epsilon"), owner)
+            options["experimental"] = experimental
         if "exploration" in options:
-            raise BayestuneError(f"{owner}: exploration={options['exploration']!r} must be one of ['constant', 'cv']")
+            raise BayestuneError(f"{owner}: exploration={options['exploration']!r} must be one of ['constant']")
         return super().translate(owner, options, path)
 
     def rules(self) -> list[Rule]:
@@ -200,26 +176,11 @@ class BOSettings(StepSettings):
                 "`gp.noise='heteroscedastic'` needs model='gp'",
             ),
             (
-                "experimental.arms.set",
-                self.experimental.arms.set == "off"
-                or (self.model == "gp" and self.experimental.model_selection_every == 0),
-                "an arm hedge picks the model itself: it needs model='gp' and no experimental.model_selection_every",
-            ),
-            (
                 "experimental.memory_policy",
                 self.experimental.memory_policy == "mixed" or self.max_training_points is not None,
                 "a memory policy other than 'mixed' needs `max_training_points` (its window)",
             ),
         ]
-
-
-def _child_stream(rng: np.random.Generator) -> np.random.Generator:
-    """An independent stream for a part that must not shift the run's own draws (spawning
-    leaves ``rng``'s state as it was)."""
-    try:
-        return rng.spawn(1)[0]
-    except (AttributeError, TypeError, ValueError):  # a generator without a seed sequence: seed from its state
-        return np.random.default_rng(zlib.crc32(repr(rng.bit_generator.state).encode()))
 
 
 def _renamed(owner: str, old: str, new: str) -> None:
@@ -236,41 +197,22 @@ class BayesianOptimization(Strategy):
 
     def __init__(self, space, objectives, rng, **options: Any) -> None:
         super().__init__(space, objectives, rng, **options)
-        s, x = self.settings, self.settings.experimental
-        self.candidates = EnumeratedCandidates(space, s.acquisition_search.exhaustive_limit)
-        self.surrogates = SurrogateFactory(
-            space,
-            rng,
-            ModelChoice(
-                model=s.model,
-                gp=s.gp,
-                rf=s.rf,
-                log_transform=self._surrogate_log_transform,
-                max_training_points=s.max_training_points,
-                memory_policy=x.memory_policy,
-                select_every=x.model_selection_every,
-                lengthscale_prior_auto=x.lengthscale_prior_auto,
-                ordinal_scale=x.ordinal_scale,
-                permutation_metric=x.permutation_metric,
-            ),
-            self.objectives[0].name,
-        )
+        s = self.settings
+        self.candidates = EnumeratedCandidates(space, EXHAUSTIVE_LIMIT)
+        self.surrogates = SurrogateFactory(space, rng, s, self._surrogate_log_transform, self.objectives[0].name)
         self.scorer = Scorer(
             space,
             rng,
-            ScoringChoice(
-                acquisition=s.acquisition,
-                xi=s.xi,
-                kappa=s.kappa,
-                prior=s.prior,
-                feasibility_threshold=s.feasibility.threshold,
-                portfolio=x.portfolio,
-                contextual_variance=x.contextual_variance,
-            ),
             self.candidates,
+            prior=s.prior,
+            feasibility=s.feasibility,
+            acquisition=s.acquisition,
+            xi=s.xi,
+            kappa=s.kappa,
         )
+        stall = s.experimental.stall
         self.schedule = ProposalSchedule(
-            s.trust_region, epsilon=x.epsilon, stall_after=x.stall_after, stall_action=x.stall_action
+            s.acquisition_search, s.trust_region, *([StallStep(stall)] if stall.after else [])
         )
         self.step = BOStep(
             space,
@@ -280,9 +222,7 @@ class BayesianOptimization(Strategy):
             scorer=self.scorer,
             schedule=self.schedule,
             feasibility=s.feasibility,
-            search=s.acquisition_search,
             candidates=self.candidates,
-            arms=ArmHedge(x.arms, _child_stream(rng)) if x.arms.arms else None,
         )
 
     def use_transfer(self, runs) -> None:
@@ -314,18 +254,9 @@ class ScalarizationSettings(Settings):
 
     rho: float = 0.05  # weight of the linear term of the augmented Chebyshev function
     weights: str = "lattice"  # lattice | dirichlet: how each suggestion's weight vector is drawn
-    lattice_steps: int | None = None  # s of the lattice (None: 10 for 2 objectives, 4 for 3, ...)
 
     def rules(self) -> list[Rule]:
-        return [
-            self.one_of("weights", WEIGHT_DRAWS),
-            (
-                "lattice_steps",
-                self.lattice_steps is None or (isinstance(self.lattice_steps, int) and self.lattice_steps >= 1),
-                "`lattice_steps >= 1` (an integer)",
-            ),
-            ("rho", self.rho >= 0, "`rho >= 0`"),
-        ]
+        return [self.one_of("weights", WEIGHT_DRAWS), ("rho", self.rho >= 0, "`rho >= 0`")]
 
 
 @dataclass(frozen=True)
@@ -337,7 +268,6 @@ class ParEGOSettings(BOSettings):
         **BOSettings.RENAMED,
         "rho": "scalarization.rho",
         "weights": "scalarization.weights",
-        "lattice_steps": "scalarization.lattice_steps",
     }
 
     # off: the incumbent of a scalarisation that changes every suggestion is no anchor
@@ -371,7 +301,6 @@ class ParEGO(BayesianOptimization):
             len(self.objectives),
             rho=s.rho,
             weights=s.weights,
-            lattice_steps=s.lattice_steps,
             log_transform=self.settings.log_transform,
         )
 

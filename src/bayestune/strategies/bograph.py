@@ -34,8 +34,9 @@ from bayestune.bograph.dag import Expert, ExpertSettings
 from bayestune.bograph.model import FittedGraph, GraphModel, RelearnSettings, StructureUpdate
 from bayestune.bograph.structure import NotearsSettings
 from bayestune.bograph.summarise import SummarySettings
-from bayestune.bostep.scorer import Scorer, ScoringChoice
-from bayestune.bostep.step import BOStep, ProposalSchedule, StepSettings
+from bayestune.bostep.proposers import ProposalSchedule
+from bayestune.bostep.scorer import Scorer
+from bayestune.bostep.step import BOStep, StepSettings
 from bayestune.history import History
 from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.search.local_search import AcquisitionSearchSettings
@@ -43,6 +44,10 @@ from bayestune.settings import Rule
 from bayestune.strategies.base import Strategy, register
 
 __all__ = ["BoGraph", "BoGraphSettings", "FittedGraph", "StructureUpdate"]
+
+#: Spaces with at most this many feasible configurations are scored exhaustively (each
+#: candidate costs Monte-Carlo draws through the DAG, so fewer than ``bo``'s).
+EXHAUSTIVE_LIMIT = 20_000
 
 
 @dataclass(frozen=True)
@@ -77,7 +82,7 @@ class BoGraphSettings(StepSettings):
     relearn: RelearnSettings = RelearnSettings()
     notears: NotearsSettings = NotearsSettings()
     summary: SummarySettings = SummarySettings()
-    acquisition_search: AcquisitionSearchSettings = AcquisitionSearchSettings(n_samples=2000, exhaustive_limit=20_000)
+    acquisition_search: AcquisitionSearchSettings = AcquisitionSearchSettings(n_samples=2000)
 
     def rules(self) -> list[Rule]:
         return [
@@ -123,14 +128,9 @@ class BoGraph(Strategy):
             log_transform=s.log_transform,
             hold_unmodelled=s.hold_unmodelled,
         )
-        candidates = EnumeratedCandidates(space, s.acquisition_search.exhaustive_limit)
-        scorer = Scorer(
-            space,
-            rng,
-            ScoringChoice(prior=s.prior, feasibility_threshold=s.feasibility.threshold, mc_samples=s.mc_samples),
-            candidates,
-        )
-        self.schedule = ProposalSchedule(s.trust_region)
+        candidates = EnumeratedCandidates(space, EXHAUSTIVE_LIMIT)
+        scorer = Scorer(space, rng, candidates, prior=s.prior, feasibility=s.feasibility, mc_samples=s.mc_samples)
+        self.schedule = ProposalSchedule(s.acquisition_search, s.trust_region)
         self.step = BOStep(
             space,
             rng,
@@ -139,7 +139,6 @@ class BoGraph(Strategy):
             scorer=scorer,
             schedule=self.schedule,
             feasibility=s.feasibility,
-            search=s.acquisition_search,
             candidates=candidates,
         )
 

@@ -25,7 +25,7 @@ def test_hypermapper_fixture():
         "model": "rf",
         "rf": {"trees": 200, "bootstrap": False, "min_samples_split": 5},
         "feasibility": {"threshold": 0.2},
-        "experimental": {"epsilon": 0.1},
+        "acquisition_search": {"epsilon": 0.1},
         "log_transform": False,
         "prior": {"beta": 1.5, "count": "model_steps", "design": 8, "batch": 2},
     }  # a batch shares its n
@@ -490,14 +490,14 @@ def test_epsilon_greedy_threshold_is_bo_epsilon_with_each_peers_default():
     x = {"x": {"parameter_type": "real", "values": [0, 1]}}
     baco = {"baco_mode": {"mode": "default"}}
     assert load_hm(x, epsilon_greedy_threshold=0.3, **baco).strategy_options == {
-        "experimental": {"epsilon": 0.3},
+        "acquisition_search": {"epsilon": 0.3},
         "log_transform": False,
     }
     assert load_hm(x, **baco).strategy_options == {"log_transform": False}  # BaCO's default 0
     assert load_hm(x, hypermapper_mode={"mode": "default"}).strategy_options == {
         "model": "rf",
         "rf": {"trees": 10, "bootstrap": False, "min_samples_split": 5},
-        "experimental": {"epsilon": 0.1},
+        "acquisition_search": {"epsilon": 0.1},
         "log_transform": False,
     }
     assert (
@@ -538,7 +538,7 @@ def test_hypermapper_files_without_models_mean_a_random_forest():
     forest = {
         "model": "rf",
         "rf": {"trees": 10, "bootstrap": False, "min_samples_split": 5},
-        "experimental": {"epsilon": 0.1},
+        "acquisition_search": {"epsilon": 0.1},
         "log_transform": False,
     }  # HyperMapper's forest and epsilon
     assert hm.strategy_options == forest
@@ -549,7 +549,7 @@ def test_hypermapper_files_without_models_mean_a_random_forest():
     assert load_hm(x, bayestune_read_as="baco").strategy_options == {"log_transform": False}
     assert "HyperMapper" in {h.key: h.detail for h in hm.key_handling}["models"]
     explicit = load_hm(x, hypermapper_mode={"mode": "default"}, models={"model": "gaussian_process"})
-    assert explicit.strategy_options == {"experimental": {"epsilon": 0.1}, "log_transform": False}
+    assert explicit.strategy_options == {"acquisition_search": {"epsilon": 0.1}, "log_transform": False}
 
 
 def test_the_key_table_covers_both_published_schemas():

@@ -41,7 +41,7 @@ def test_a_file_of_shared_keys_is_hypermappers_as_its_quick_start_example():
     s = load(design_of_experiment={"number_of_samples": 10}, optimization_iterations=20)
     assert read_as(s).startswith("read as HyperMapper 2.0 (only keys both schemas share")
     assert "random forest (10 trees), ε = 0.1 random steps, raw output values" in read_as(s)
-    assert s.strategy_options["model"] == "rf" and s.strategy_options["experimental"] == {"epsilon": 0.1}
+    assert s.strategy_options["model"] == "rf" and s.strategy_options["acquisition_search"] == {"epsilon": 0.1}
 
 
 @pytest.mark.parametrize(
@@ -202,14 +202,16 @@ def test_hypermappers_exhaustive_mode_searches_as_usual_with_the_table_as_black_
     assert front == {(0, 1), (2, 1), (3, 1), (4, 1), (5, 1)}  # (1, 1) is invalid
 
 
-def test_hypermappers_default_epsilon_warns_as_hypermappers_default():
+def test_hypermappers_default_epsilon_is_peer_behaviour_and_warns_of_nothing():
+    import warnings
+
     import numpy as np
 
-    from bayestune.settings import ExperimentalOptionWarning
     from bayestune.strategies import make_strategy
 
     s = load()
-    with pytest.warns(ExperimentalOptionWarning, match="HyperMapper 2.0's default epsilon_greedy_threshold"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
 
 
@@ -228,7 +230,7 @@ def test_baco_pibo_real_pulls_as_hard_as_in_baco_at_the_first_model_step():
         acquisition_function="EI_PIBO",
     )
     bo = make_strategy(s.strategy, s.space, s.objectives, np.random.default_rng(0), s.strategy_options)
-    choice = bo.scorer.choice.prior
+    choice = bo.scorer.prior
     assert choice.beta / choice.decay_n(10) == 300.0 and choice.beta / choice.decay_n(12) == 100.0
 
 

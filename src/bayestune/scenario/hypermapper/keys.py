@@ -193,7 +193,7 @@ TOP_LEVEL: dict[str, tuple[str, str, Any]] = {
     # ---- the peer's internals: bayestune uses its own (warning when not the peer's default)
     "epsilon_greedy_threshold": (
         "mapped",
-        "a random step with that chance: strategy option experimental.epsilon (absent: 0 in BaCO, 0.1 in HyperMapper)",
+        "a random step with that chance: strategy option acquisition_search.epsilon (absent: 0 in BaCO, 0.1 in HyperMapper)",
         _NO_DEFAULT,
     ),
     "local_search_step_size": ("approximated", "bayestune's local search has its own neighbourhoods", 0.03),

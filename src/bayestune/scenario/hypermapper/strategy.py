@@ -171,14 +171,13 @@ def _epsilon(
     if not (is_number(epsilon) and 0 <= epsilon <= 1):
         ctx.fail(("epsilon_greedy_threshold",), f"`0 <= value <= 1` must hold, but got {show(epsilon)}")
     if epsilon:
-        set_option(options, "experimental.epsilon", float(epsilon))
+        set_option(options, "acquisition_search.epsilon", float(epsilon))
         source = "the file's" if "epsilon_greedy_threshold" in data else f"absent: {peer.title}'s default"
         handled.append(
             KeyHandling(
                 "epsilon_greedy_threshold",
                 "mapped",
-                f"{source} {epsilon}: a random step with that chance (bo's experimental.epsilon; "
-                "the experimental warning says when 0.1 is HyperMapper's default)",
+                f"{source} {epsilon}: a random step with that chance (acquisition_search.epsilon)",
             )
         )
 
@@ -295,7 +294,7 @@ def describe(peer: Peer, why: str, strategy: str, options: Mapping[str, Any]) ->
     elif strategy in ("bo", DEFAULT_MULTI_OBJECTIVE_STRATEGY):
         parts.append("Gaussian process")
     if strategy in ("bo", DEFAULT_MULTI_OBJECTIVE_STRATEGY):
-        parts.append(f"ε = {options.get('experimental', {}).get('epsilon', 0)} random steps")
+        parts.append(f"ε = {options.get('acquisition_search', {}).get('epsilon', 0)} random steps")
         parts.append("log of the output" if options.get("log_transform") else "raw output values")
         prior = options.get("prior")
         if prior:

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from bayestune.search.stagnation import evaluations_since_improvement, explore_now
+from bayestune.bostep.stall import evaluations_since_improvement, explore_now
 
 
 def test_counts_evaluations_after_the_first_time_the_best_was_reached():
