@@ -49,7 +49,7 @@ def mo_journal(tmp_path_factory) -> Path:
             accelerator_space(),
             objectives=[Objective("cycles"), Objective("util")],
             strategy="pareto_rf",
-            strategy_options={"n_candidates": 2000, "n_estimators": 30},
+            strategy_options={"n_candidates": 2000, "rf": {"trees": 30}},
             seed=0,
             journal=journal,
             design=DesignSpec(size=8),

@@ -67,7 +67,7 @@ def test_optimize_a_multi_objective_scenario_then_report(tmp_path):
         "budget": 10,
         "seed": 0,
         "strategy": "pareto_rf",
-        "strategy_options": {"n_estimators": 20},
+        "strategy_options": {"rf": {"trees": 20}},
         "parameters": [
             {"name": "par", "type": "integer", "bounds": [1, 10]},
             {"name": "tile", "type": "ordinal", "values": [8, 16, 32, 64]},

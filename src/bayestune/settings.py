@@ -36,6 +36,9 @@ from bayestune.formatting import did_you_mean
 
 _S = TypeVar("_S", bound="Settings")
 
+#: The version in which renamed-option shims and experimental options go (CHANGELOG.md).
+EXIT_VERSION = "0.3.0"
+
 #: One check of a setting: the option's name, whether the rule holds, and the rule as text.
 Rule = tuple[str, bool, str]
 
@@ -132,7 +135,7 @@ class Settings:
             if changed:
                 warnings.warn(
                     f"{owner}: experimental option(s) {[path + k for k in changed]} set; they lost against "
-                    "the default in this project's benchmarks and may change or go",
+                    f"the default in this project's benchmarks and go in {EXIT_VERSION} unless one becomes the default",
                     ExperimentalOptionWarning,
                     stacklevel=3,
                 )
@@ -147,7 +150,9 @@ class Settings:
             new = cls.RENAMED[old]
             put_option(options, new, options.pop(old), owner, path, old=old)
             warnings.warn(
-                f"{owner}: option {path}{old!r} is now spelled {path}{new!r}", RenamedOptionWarning, stacklevel=4
+                f"{owner}: option {path}{old!r} is now spelled {path}{new!r} (the old name goes in {EXIT_VERSION})",
+                RenamedOptionWarning,
+                stacklevel=4,
             )
         return options
 

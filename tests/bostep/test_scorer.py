@@ -7,7 +7,7 @@ import pytest
 
 from bayestune.acquisition.functions import DEFAULT_XI, get_acquisition
 from bayestune.bostep.feasibility import FeasibilitySettings
-from bayestune.bostep.scorer import PriorSettings, Scorer, plug_in_incumbent
+from bayestune.bostep.scorer import PeerPriorSettings, PriorSettings, Scorer, plug_in_incumbent
 from bayestune.exceptions import BayestuneError
 from bayestune.history import History
 from bayestune.models.base import ModelFit
@@ -24,13 +24,13 @@ def test_default_decay_counts_every_observation():
 
 def test_model_steps_count_from_the_first_model_step_as_baco_does():
     # BaCO: iteration_number = evaluations - number_of_samples + 1 at a model step
-    prior = PriorSettings(count="model_steps", design=10)
+    prior = PeerPriorSettings(count="model_steps", design=10)
     assert [prior.decay_n(n) for n in (10, 11, 30)] == [1, 2, 21]
     assert prior.beta / prior.decay_n(10) == 10.0  # ten times the pull of beta / n_obs at the first step
 
 
 def test_a_batch_of_picks_shares_one_n_as_hypermappers_iteration_number():
-    prior = PriorSettings(count="model_steps", design=10, batch=3)
+    prior = PeerPriorSettings(count="model_steps", design=10, batch=3)
     assert [prior.decay_n(n) for n in (10, 13, 16, 19)] == [1, 2, 3, 4]
     # a design asked in chunks of 3 ends part-way through one (9 told, 1 design row and 2 picks asked):
     # that step is the first, the next batch the second

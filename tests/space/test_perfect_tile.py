@@ -141,7 +141,7 @@ def test_every_strategy_runs_on_a_tile_space(strategy):
     )
     multi = _REGISTRY[strategy].multi_objective
     objectives = [Objective("f1"), Objective("f2")] if multi else [Objective("f1")]
-    options = {"n_estimators": 10} if strategy == "pareto_rf" else {}
+    options = {"rf": {"trees": 10}} if strategy == "pareto_rf" else {}
 
     def blackbox(c):
         f1 = abs(math.log2(c["i"][2]) - 2) + abs(math.log2(c["k"][1]) - 3) + c["unroll"] / 64 + 1.0

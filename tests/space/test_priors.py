@@ -131,7 +131,7 @@ def test_bo_acquisition_is_weighted_by_the_prior():
     from bayestune.strategies.bo import BayesianOptimization
 
     space = Space([Real("x", 0.0, 1.0, prior="gaussian")])
-    strategy = BayesianOptimization(space, [Objective("y")], np.random.default_rng(0), prior_beta=10.0)
+    strategy = BayesianOptimization(space, [Objective("y")], np.random.default_rng(0), prior={"beta": 10.0})
 
     class Flat:
         best_y_latent_ = 0.0
@@ -141,7 +141,7 @@ def test_bo_acquisition_is_weighted_by_the_prior():
 
     X = np.array([[0.05], [0.5], [0.95]])
     for n_obs in (5, 50):
-        score = strategy.scorer.score(Flat(), strategy.encoder, None, n_obs)[0](X)
+        score = strategy.scorer.score(Flat(), strategy.encoder, None, n_obs)(X)
         expected = space.prior_weight(X) ** (10.0 / n_obs)
         assert np.allclose(score / score[1], expected / expected[1])
     assert score[1] > score[0] and score[1] > score[2]

@@ -280,7 +280,7 @@ def test_the_users_prior_weights_the_dag_score():
     """bograph scores through the shared scorer, so the user's prior (piBO) weights its
     Monte-Carlo EI as it does bo's."""
     with_prior = Space([Real("x1", 0.0, 1.0, prior={"mean": 0.9, "std": 0.02}), Real("x2", 0.0, 1.0)])
-    opts = {**FAST, "trust_region": {"every": 0}, "hold_unmodelled": False, "prior_beta": 1000.0}
+    opts = {**FAST, "trust_region": {"every": 0}, "hold_unmodelled": False, "prior": {"beta": 1000.0}}
     picks = []
     for space in (SPACE, with_prior):
         opt = Optimizer(space, objectives=["y"], strategy="bograph", seed=0, strategy_options=opts)

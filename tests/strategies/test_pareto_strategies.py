@@ -75,7 +75,7 @@ def test_the_known_front_is_the_enumerated_one():
 def test_strategy_beats_random_on_a_known_front(strategy):
     # Measured (4 seeds, 24 evaluations): pareto_rf 0.62-0.75 (0.68-0.72 with 50 trees), parego
     # 0.82-0.94, random 0.00-0.28 of the true front's hypervolume.
-    options = {"n_estimators": 50} if strategy == "pareto_rf" else {}
+    options = {"rf": {"trees": 50}} if strategy == "pareto_rf" else {}
     ours = np.mean([hv_ratio(strategy, s, **options) for s in range(2)])
     rnd = np.mean([hv_ratio("random", s) for s in range(2)])
     assert ours > rnd + 0.25, (ours, rnd)
@@ -83,7 +83,7 @@ def test_strategy_beats_random_on_a_known_front(strategy):
 
 
 #: Fewer trees where only the contract is checked, not the search quality (keeps the tests fast).
-FAST = {"pareto_rf": {"n_estimators": 25}, "parego": {}}
+FAST = {"pareto_rf": {"rf": {"trees": 25}}, "parego": {}}
 
 
 @pytest.mark.parametrize("strategy", ["pareto_rf", "parego"])
@@ -204,7 +204,7 @@ def test_pareto_rf_random_picks_follow_the_prior():
 
 def test_parego_acquisition_is_prior_weighted():
     space = Space([Real("x", 0.0, 1.0, prior="exponential"), Real("y", 0.0, 1.0)])
-    strategy = ParEGO(space, OBJECTIVES, np.random.default_rng(0), prior_beta=10.0)
+    strategy = ParEGO(space, OBJECTIVES, np.random.default_rng(0), prior={"beta": 10.0})
 
     class Flat:
         best_y_latent_ = 0.0
@@ -213,7 +213,7 @@ def test_parego_acquisition_is_prior_weighted():
             return np.zeros(len(F)), np.ones(len(F))
 
     X = np.array([[0.1, 0.5], [0.5, 0.5], [0.9, 0.5]])
-    score, _ = strategy.scorer.score(Flat(), strategy.encoder, None, 20)
+    score = strategy.scorer.score(Flat(), strategy.encoder, None, 20)
     score = score(X)
     expected = space.prior_weight(X) ** (10.0 / 20)
     assert np.allclose(score / score[1], expected / expected[1])

@@ -25,7 +25,7 @@ from bayestune.strategies.base import _REGISTRY
 
 STRATEGIES = available_strategies()
 #: Options that keep the slow models small; the contract does not depend on them.
-FAST = {"pareto_rf": {"n_estimators": 10}}
+FAST = {"pareto_rf": {"rf": {"trees": 10}}}
 
 
 def small_space() -> Space:

@@ -42,34 +42,28 @@ from bayestune.settings import Rule, Settings
 logger = logging.getLogger(__name__)
 
 
+#: The augmented Lagrangian's acyclicity tolerance, largest penalty weight and rounds.
+H_TOL = 1e-8
+RHO_MAX = 1e16
+MAX_OUTER = 100
+
+
 @dataclass(frozen=True)
 class NotearsSettings(Settings):
-    """NOTEARS-linear's constants (the paper's: λ = 0.1; a fixed threshold 0.3 if given): the
-    ``notears`` option group of ``bograph``."""
+    """NOTEARS-linear as BoGraph learns with it (the paper's λ = 0.1; each node's parents chosen
+    by BIC): the ``notears`` option group of ``bograph``."""
 
     l1: float = 0.1  # L1 weight of the NOTEARS fit
-    w_threshold: float | None = None  # edge threshold on |w| (None: each node's parents chosen by BIC)
     recall_alpha: float | None = (
         0.25  # parents a dependence test on the residual adds to BIC's, at this level (None: off)
     )
-    strict_objectives: bool = False  # every parent the test adds to an objective passes the Bonferroni level
     cv_parents: str = "off"  # off | objectives | all: nodes whose parents a GP's leave-one-out likelihood cuts
-    cv_margin: float = 0.0  # nats of leave-one-out log likelihood a parent must be worth (cv_parents)
-    h_tol: float = 1e-8  # acyclicity tolerance of the augmented Lagrangian
-    rho_max: float = 1e16  # largest penalty weight before it gives up
-    max_outer: int = 100  # augmented-Lagrangian rounds
 
     def rules(self) -> list[Rule]:
         return [
             ("l1", self.l1 >= 0, "`l1 >= 0`"),
-            ("w_threshold", self.w_threshold is None or self.w_threshold >= 0, "`w_threshold >= 0`"),
             ("recall_alpha", self.recall_alpha is None or 0 < self.recall_alpha < 1, "`0 < recall_alpha < 1`"),
             self.one_of("cv_parents", ("off", "objectives", "all")),
-            self.one_of("strict_objectives", (True, False)),
-            ("cv_margin", self.cv_margin >= 0, "`cv_margin >= 0`"),
-            ("h_tol", self.h_tol > 0, "`h_tol > 0`"),
-            ("rho_max", self.rho_max > 0, "`rho_max > 0`"),
-            self.at_least("max_outer", 1),
         ]
 
 
@@ -100,12 +94,8 @@ def notears_linear(
     w_start: np.ndarray | None = None,
 ) -> np.ndarray:
     """The learned weighted adjacency (d, d) of data ``X`` (n, d), zero outside ``mask`` and
-    wherever ``|w| < w_threshold`` (see :func:`notears_weights`)."""
-    W = notears_weights(X, mask, cyclic, settings, w_start)
-    if settings.w_threshold is None:
-        return select_parents(X, W)
-    W[np.abs(W) < settings.w_threshold] = 0.0
-    return W
+    where BIC drops a parent (see :func:`notears_weights`)."""
+    return select_parents(X, notears_weights(X, mask, cyclic, settings, w_start))
 
 
 def notears_weights(
@@ -170,8 +160,8 @@ def notears_weights(
             raise StopIteration
 
     rho, alpha, h = 1.0, 0.0, np.inf
-    for _ in range(settings.max_outer):
-        while rho < settings.rho_max:
+    for _ in range(MAX_OUTER):
+        while rho < RHO_MAX:
             res = optimize.minimize(
                 objective,
                 w,
@@ -188,7 +178,7 @@ def notears_weights(
                 break
         w, h = res.x, h_new
         alpha += rho * h
-        if h <= settings.h_tol or rho >= settings.rho_max or past_deadline(deadline):
+        if h <= H_TOL or rho >= RHO_MAX or past_deadline(deadline):
             break
     return weights(w)
 
@@ -241,19 +231,14 @@ def learn_structure(
         w_start[np.ix_(both, both)] = previous.weights[np.ix_(idx[both], idx[both])]
     with limit_blas_threads(1):  # tiny matrices: extra BLAS threads only spin (20x slower under load)
         raw = notears_weights(Xs, mask, cyclic, settings, w_start, deadline)
-    if settings.w_threshold is None:
-        W = select_parents(Xs, raw)
-    else:
-        W = np.where(np.abs(raw) >= settings.w_threshold, raw, 0.0)
+    W = select_parents(Xs, raw)
     if settings.recall_alpha is not None:
         roots = np.array([roles[n] == PARAMETER for n in names])
         sinks = np.array([roles[n] == OBJECTIVE for n in names])
-        W = add_dependent_parents(
-            Xs, W, mask, roots, sinks, settings.recall_alpha, settings.strict_objectives, deadline
-        )
+        W = add_dependent_parents(Xs, W, mask, roots, sinks, settings.recall_alpha, deadline=deadline)
     if settings.cv_parents != "off":
         only = np.array([roles[n] == OBJECTIVE for n in names]) if settings.cv_parents == "objectives" else None
-        W = prune_parents_by_cv(Xs, W, settings.cv_margin, only, deadline)
+        W = prune_parents_by_cv(Xs, W, columns=only, deadline=deadline)
     rows, cols = np.nonzero(W)
     strongest = np.argsort(-np.abs(W[rows, cols]), kind="stable")  # repair keeps the stronger of a cycle
     edges = [(names[rows[e]], names[cols[e]]) for e in strongest]

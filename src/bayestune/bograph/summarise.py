@@ -36,53 +36,37 @@ from bayestune.settings import Settings
 logger = logging.getLogger(__name__)
 
 #: Relative spread (std / (|mean| + tiny)) below which a metric counts as constant.
-DEFAULT_MIN_RELATIVE_STD = 1e-6
+MIN_RELATIVE_STD = 1e-6
+#: Positive metrics spanning at least this factor are logged (counters, latencies, power).
+LOG_SPAN = 2.0
 #: |Rank correlation| at or above which a metric counts as a function of the objective or of
 #: another metric. At 8 rows it takes a perfect ordering; pgbench's stand-ins score 0.999-1.
 DEFAULT_STAND_IN_THRESHOLD = 0.99
 #: Rows below which no metric is called a stand-in (a perfect ordering of a handful of rows is chance).
-DEFAULT_STAND_IN_MIN_ROWS = 8
+STAND_IN_MIN_ROWS = 8
 
 
 @dataclass(frozen=True)
 class SummarySettings(Settings):
     """How logs are summarised (the ``summary`` option group of ``bograph``).
 
-    ``group_depth``: name parts (from the left) that form a group key at the first level
-    (``None``: all but the last part). ``max_columns``: groups are merged one level up while the
-    summary has more columns than this (0: never regroup). ``grouping=False`` keeps every
-    informative metric as its own column. ``log_positive``: log metrics that are positive
-    everywhere and span at least a factor ``log_span`` (counters, latencies, power).
+    A first-level group key is a metric's name without its last part; ``max_columns``: groups
+    are merged one level up while the summary has more columns than this (0: never regroup).
+    ``grouping=False`` keeps every informative metric as its own column. Metrics that are
+    positive everywhere and span at least a factor :data:`LOG_SPAN` are logged.
     """
 
     grouping: bool = True  # summarise metrics by dotted-prefix groups (factor analysis)
-    group_depth: int | None = None  # name parts of a first-level group (None: all but the last)
     max_columns: int = 12  # regroup one prefix level up while the summary is wider (0: never)
-    log_positive: bool = True  # log positive metrics spanning a factor log_span or more
-    log_span: float = 2.0  # the span that makes a positive metric logged
-    min_relative_std: float = DEFAULT_MIN_RELATIVE_STD  # relative spread below which a metric counts as constant
     stand_in_threshold: float | None = DEFAULT_STAND_IN_THRESHOLD  # |rank corr.| making a stand-in (None: off)
-    stand_in_min_rows: int = DEFAULT_STAND_IN_MIN_ROWS  # rows before stand-ins are looked for
 
     def __post_init__(self) -> None:
         if self.stand_in_threshold is not None and not 0 < self.stand_in_threshold <= 1:
             raise BayestuneError(
                 f"summary stand_in_threshold must be in (0, 1] or None, but got {self.stand_in_threshold!r}"
             )
-        if (
-            isinstance(self.stand_in_min_rows, bool)
-            or not isinstance(self.stand_in_min_rows, int)
-            or self.stand_in_min_rows < 3
-        ):
-            raise BayestuneError(
-                f"summary stand_in_min_rows must be an integer >= 3, but got {self.stand_in_min_rows!r}"
-            )
-        if self.group_depth is not None and self.group_depth < 1:
-            raise BayestuneError(f"summary group_depth must be >= 1 or None, but got {self.group_depth!r}")
         if self.max_columns < 0:
             raise BayestuneError(f"summary max_columns must be >= 0, but got {self.max_columns!r}")
-        if not self.min_relative_std >= 0:
-            raise BayestuneError(f"summary min_relative_std must be >= 0, but got {self.min_relative_std!r}")
 
 
 @dataclass
@@ -136,14 +120,6 @@ class LogSummary:
             else:
                 out[:, j] = (Z - column.mean) @ column.loadings
         return out
-
-
-def _group_key(name: str, depth: int | None) -> str:
-    parts = name.split(".")
-    if len(parts) == 1:
-        return name
-    keep = len(parts) - 1 if depth is None else min(depth, len(parts) - 1)
-    return ".".join(parts[:keep])
 
 
 def _parent_key(key: str) -> str:
@@ -229,7 +205,7 @@ def summarise(
 
     ``protected`` metrics (those an expert names, the target) are kept as their own columns,
     never grouped nor dropped. ``objective`` (its N values) enables the stand-in test (module
-    docstring) from ``settings.stand_in_min_rows`` rows on; without it, only metrics that are
+    docstring) from :data:`STAND_IN_MIN_ROWS` rows on; without it, only metrics that are
     functions of each other are set aside.
     """
     settings = settings or SummarySettings()
@@ -243,10 +219,10 @@ def summarise(
     summary = LogSummary(settings)
     for name, values in data.items():
         positive = bool(np.all(values > 0))
-        use_log = settings.log_positive and positive and values.max() >= settings.log_span * values.min()
+        use_log = positive and values.max() >= LOG_SPAN * values.min()
         t = np.log(values) if use_log else values
         centre, spread = float(np.mean(t)), float(np.std(t))
-        if name not in protected and not spread > settings.min_relative_std * (abs(centre) + 1e-300):
+        if name not in protected and not spread > MIN_RELATIVE_STD * (abs(centre) + 1e-300):
             summary.dropped.append(name)
             continue
         if use_log:
@@ -257,7 +233,7 @@ def summarise(
         logger.debug("log summary: dropped %d constant metric(s): %s", len(summary.dropped), summary.dropped[:10])
     n_rows = next(iter(lengths), 0)
     # the stand-in threshold, when there are enough rows to look for stand-ins
-    look = settings.stand_in_threshold if n_rows >= settings.stand_in_min_rows else None
+    look = settings.stand_in_threshold if n_rows >= STAND_IN_MIN_ROWS else None
     target = None if objective is None else np.asarray(objective, dtype=float)
     if target is not None and target.shape != (n_rows,):
         raise BayestuneError(f"log summary: the objective has {target.size} values for {n_rows} rows of metrics")
@@ -276,7 +252,7 @@ def summarise(
     # the first level: groups by prefix; a group of one stays that metric
     groups: dict[str, list[str]] = {}
     for name in grouped:
-        groups.setdefault(_group_key(name, settings.group_depth), []).append(name)
+        groups.setdefault(_parent_key(name), []).append(name)
     level = _reduce(groups, summary, data, seed)
     while settings.max_columns and len(columns) + len(level) > settings.max_columns:
         regrouped: dict[str, list[str]] = {}

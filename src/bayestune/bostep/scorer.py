@@ -33,32 +33,45 @@ PRIOR_DECAY_COUNTS = ("observations", "model_steps")
 
 @dataclass(frozen=True)
 class PriorSettings(Settings):
-    """The user's prior's pull on the acquisition, piBO's ``prior^(beta / n)`` (the ``prior`` group)."""
-
-    # bayestune's n counts every observation; BaCO and HyperMapper count model steps only (n = 1
-    # at the first), so their readers set count=model_steps and design to the design's size;
-    # HyperMapper's picks of one iteration share its iteration_number, hence batch.
+    """The user's prior's pull on the acquisition, piBO's ``prior^(beta / n)`` (the ``prior``
+    group); n counts every observation."""
 
     beta: float = 10.0  # strength: a larger beta keeps the prior's pull longer
+
+    def rules(self) -> list[Rule]:
+        return [("beta", self.beta >= 0, "`beta >= 0`")]
+
+    def decay_n(self, n_observations: int) -> int:
+        """The ``n`` of ``prior^(beta / n)`` after ``n_observations`` (at least 1)."""
+        return max(1, n_observations)
+
+
+@dataclass(frozen=True)
+class PeerPriorSettings(PriorSettings):
+    """The ``prior`` group with the peers' counting: BaCO and HyperMapper count model steps only
+    (n = 1 at the first), so their readers set ``count=model_steps`` and ``design`` to the
+    design's size; HyperMapper's picks of one iteration share its iteration_number, hence
+    ``batch``. Peer behaviour their files set, offered where their files land (``bo``, ``parego``)."""
+
     count: str = "observations"  # what n counts: observations | model_steps (BaCO's, HyperMapper's)
     design: int = 0  # with count=model_steps: the observations before the first model step
     batch: int = 1  # with count=model_steps: the picks of one model step, which share one n
 
     def rules(self) -> list[Rule]:
         return [
-            ("beta", self.beta >= 0, "`beta >= 0`"),
+            *super().rules(),
             self.one_of("count", PRIOR_DECAY_COUNTS),
             self.at_least("design", 0),
             self.at_least("batch", 1),
         ]
 
     def decay_n(self, n_observations: int) -> int:
-        """The ``n`` of ``prior^(beta / n)`` after ``n_observations`` (at least 1); with model
-        steps, the first step after the design is 1, and each later batch of picks adds one."""
+        """As :meth:`PriorSettings.decay_n`; with model steps, the first step after the design is
+        1, and each later batch of picks adds one."""
         if self.count == "model_steps":
             after = n_observations - self.design
             return max(1, -(-after // self.batch) + 1)  # a step that ends part-way through a batch counts whole
-        return max(1, n_observations)
+        return super().decay_n(n_observations)
 
 
 def plug_in_incumbent(history: History, fit: ModelFit, encoder: FeatureEncoder) -> float | None:

@@ -27,7 +27,7 @@ import numpy as np
 
 from bayestune.acquisition.functions import DEFAULT_KAPPA, DEFAULT_XI
 from bayestune.bostep.proposers import ProposalSchedule
-from bayestune.bostep.scorer import Scorer
+from bayestune.bostep.scorer import PeerPriorSettings, Scorer
 from bayestune.bostep.stall import StallSettings, StallStep
 from bayestune.bostep.step import BOStep, StepSettings
 from bayestune.bostep.surrogates import ORDINAL_SCALE_CHOICES, GPSettings, SurrogateFactory
@@ -39,7 +39,7 @@ from bayestune.models.training import DEFAULT_MAX_TRAINING_POINTS, MEMORY_POLICI
 from bayestune.search.candidates import EnumeratedCandidates
 from bayestune.search.local_search import EXHAUSTIVE_LIMIT
 from bayestune.search.trust_region import TrustRegionSettings
-from bayestune.settings import RenamedOptionWarning, Rule, Settings, put_option
+from bayestune.settings import EXIT_VERSION, RenamedOptionWarning, Rule, Settings, put_option
 from bayestune.strategies.base import Strategy, register
 
 #: Option values and flat options of earlier versions that were removed, and why (the
@@ -122,6 +122,7 @@ class BOSettings(StepSettings):
         "stall_after": "experimental.stall.after",
     }
 
+    prior: PeerPriorSettings = PeerPriorSettings()
     model: str = "gp"  # gp | rf: the surrogate
     acquisition: str = "ei"  # ei | pi | lcb
     xi: float = DEFAULT_XI  # EI/PI improvement margin (latent units)
@@ -184,7 +185,11 @@ class BOSettings(StepSettings):
 
 
 def _renamed(owner: str, old: str, new: str) -> None:
-    warnings.warn(f"{owner}: option {old} is now spelled {new}", RenamedOptionWarning, stacklevel=5)
+    warnings.warn(
+        f"{owner}: option {old} is now spelled {new} (the old spelling goes in {EXIT_VERSION})",
+        RenamedOptionWarning,
+        stacklevel=5,
+    )
 
 
 @register

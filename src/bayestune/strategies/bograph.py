@@ -63,14 +63,9 @@ class BoGraphSettings(StepSettings):
         "relearn_every": "relearn.every",
         "relearn_growth": "relearn.growth",
         "min_rows_to_learn": "relearn.min_rows",
-        **{
-            k: f"notears.{k}"
-            for k in ("l1", "w_threshold", "recall_alpha", "strict_objectives", "cv_parents", "cv_margin")
-        },
+        **{k: f"notears.{k}" for k in ("l1", "recall_alpha", "cv_parents")},
         "grouping": "summary.grouping",
-        "group_depth": "summary.group_depth",
         "max_summary_columns": "summary.max_columns",
-        "log_metrics": "summary.log_positive",
     }
 
     structure: str = "learn"  # learn (NOTEARS + the expert's knowledge) | expert (the expert's edges only)

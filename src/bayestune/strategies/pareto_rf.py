@@ -21,25 +21,28 @@ at the tens of evaluations typical here, refitting after every one (M = 1, the d
 measured best (``benchmarks/multiobjective.py``: on the mixed ZDT problem the hypervolume
 ratio after 40 evaluations is 0.64 with M = 1, 0.58 with M = 2, 0.49 with M = 5 and 0.24 with
 M = 10, mean of 4 seeds). With user priors,
-random picks and the fill follow the prior weight ``prior^(prior_beta / n)`` (piBO's decay),
+random picks and the fill follow the prior weight ``prior^(prior.beta / n)`` (piBO's decay),
 and a share of the sampled candidates is drawn from the priors.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 
 import numpy as np
 
+from bayestune.bostep.feasibility import FeasibilitySettings
+from bayestune.bostep.scorer import PriorSettings
 from bayestune.history import History, draw_unseen, top_up
 from bayestune.models.encoding import FeatureEncoder
-from bayestune.models.forest import FeasibilityClassifier, RandomForestSurrogate
+from bayestune.models.forest import FeasibilityClassifier, RandomForestSettings, RandomForestSurrogate
 from bayestune.models.targets import LOG_TRANSFORM_CHOICES
 from bayestune.models.training import feasibility_classifier
 from bayestune.pareto import pareto_mask
 from bayestune.search.candidates import EnumeratedCandidates
+from bayestune.search.local_search import EXHAUSTIVE_LIMIT
 from bayestune.strategies.base import Rule, Settings, Strategy, register
 
 logger = logging.getLogger(__name__)
@@ -47,17 +50,24 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class ParetoRFSettings(Settings):
-    """Options of the ``pareto_rf`` strategy (``strategy_options`` in a scenario)."""
+    """Options of the ``pareto_rf`` strategy (``strategy_options`` in a scenario): the groups
+    ``rf``, ``feasibility`` and ``prior`` are the model-based strategies' own."""
+
+    RENAMED: ClassVar[dict[str, str]] = {
+        "n_estimators": "rf.trees",
+        "max_features": "rf.max_features",
+        "feasibility_threshold": "feasibility.threshold",
+        "prior_beta": "prior.beta",
+    }
 
     batch_size: int = 1  # M: evaluations per active-learning iteration
     epsilon: float = 0.0  # chance that a front pick is replaced by a random candidate
     n_candidates: int = 20_000  # Chain-of-Trees samples predicted per iteration (large spaces)
-    exhaustive_limit: int = 50_000  # predict every feasible configuration up to this many
-    n_estimators: int = 100
-    max_features: float = 0.5  # features per split (all of them below 6 features)
     log_transform: bool | str = "auto"  # log of positive objectives inside the forests
-    feasibility_threshold: float = 0.5  # P(feasible) below this rules a candidate out
-    prior_beta: float = 10.0  # decay of the prior's weight with the number of observations
+    rf: RandomForestSettings = RandomForestSettings()  # every forest's (max_features: all of them below 6 features)
+    # P(feasible) below feasibility.threshold rules a candidate out (HyperMapper's 0.5)
+    feasibility: FeasibilitySettings = FeasibilitySettings(threshold=0.5)
+    prior: PriorSettings = PriorSettings()  # piBO's decay of the prior's weight with the observations
 
     def rules(self) -> list[Rule]:
         return [
@@ -68,9 +78,6 @@ class ParetoRFSettings(Settings):
                 isinstance(self.n_candidates, int) and self.n_candidates >= 1,
                 "`n_candidates >= 1` (an integer)",
             ),
-            ("feasibility_threshold", 0.0 <= self.feasibility_threshold < 1.0, "`0 <= feasibility_threshold < 1`"),
-            ("n_estimators", isinstance(self.n_estimators, int) and self.n_estimators >= 1, "`n_estimators >= 1`"),
-            ("max_features", 0.0 < self.max_features <= 1.0, "`0 < max_features <= 1`"),
             self.one_of("log_transform", LOG_TRANSFORM_CHOICES),
         ]
 
@@ -88,7 +95,7 @@ class ParetoRandomForest(Strategy):
         super().__init__(space, objectives, rng, **options)
         self.encoder = FeatureEncoder(space)
         self._plan: list[np.ndarray] = []
-        self.enumerated = EnumeratedCandidates(space, self.settings.exhaustive_limit)
+        self.enumerated = EnumeratedCandidates(space, EXHAUSTIVE_LIMIT)
 
     # ---- candidates --------------------------------------------------------------------
     def _candidates(self, history: History, seen: set[bytes]) -> np.ndarray:
@@ -113,7 +120,10 @@ class ParetoRandomForest(Strategy):
         """Selection weights of random picks: uniform, or the decaying prior."""
         if not self.space.has_prior or not len(X):
             return np.ones(len(X))
-        w = np.power(np.maximum(self.space.prior_weight(X), 1e-300), self.settings.prior_beta / max(1, n_obs))
+        w = np.power(
+            np.maximum(self.space.prior_weight(X), 1e-300),
+            self.settings.prior.beta / self.settings.prior.decay_n(n_obs),
+        )
         return w if np.all(np.isfinite(w)) and w.sum() > 0 else np.ones(len(X))
 
     def _pick(self, idx: np.ndarray, k: int, weights: np.ndarray) -> np.ndarray:
@@ -129,20 +139,16 @@ class ParetoRandomForest(Strategy):
         ok = history.feasible
         F = self.encoder.transform(history.X[ok])
         S = history.signed_Y()[ok]
-        max_features = settings.max_features if self.encoder.width >= 6 else 1.0
+        rf = settings.rf if self.encoder.width >= 6 else replace(settings.rf, max_features=1.0)
         models = [
-            RandomForestSurrogate(
-                n_estimators=settings.n_estimators,
-                max_features=max_features,
-                log_transform_y=settings.log_transform,
-                seed=int(self.rng.integers(2**31)),
-            ).fit(F, S[:, j])
+            rf.surrogate(settings.log_transform, int(self.rng.integers(2**31))).fit(F, S[:, j])
             for j in range(S.shape[1])
         ]
+        mode = settings.feasibility.model
         classifier = None
-        if not history.feasible.all():
+        if mode is True or (mode == "auto" and not history.feasible.all()):
             classifier = feasibility_classifier(
-                self.encoder, history, np.arange(history.n), self.rng, n_estimators=settings.n_estimators
+                self.encoder, history, np.arange(history.n), self.rng, n_estimators=settings.rf.trees
             )
         return models, classifier
 
@@ -159,7 +165,7 @@ class ParetoRandomForest(Strategy):
         allowed = np.ones(len(cands), dtype=bool)
         if classifier is not None:
             p = classifier.predict_proba(Fc)
-            allowed = p >= settings.feasibility_threshold
+            allowed = p >= settings.feasibility.threshold
             if not allowed.any():  # nothing looks feasible: keep the most likely ones
                 allowed = p >= p.max()
         pool = np.flatnonzero(allowed)
