@@ -4,7 +4,7 @@ Every tunable part (a strategy, the trust region, the random forest, the acquisi
 NOTEARS, the log summary) declares its options as a frozen dataclass deriving from
 :class:`Settings`, with the default as the field's and a comment after each field saying what
 it does (the options reference is generated from those comments, see
-:mod:`bayestune.strategies.reference`). A field whose type is itself a :class:`Settings` is a
+:mod:`bayestune.options_reference`). A field whose type is itself a :class:`Settings` is a
 *group*: users write it as a mapping (``trust_region: {every: 3}``), and the keys they leave
 out keep the group's default of that owner.
 
