@@ -19,7 +19,7 @@ def test_cap_parsing_names_the_default_and_the_uncapped_model():
 
 def test_warm_optimizer_runs_the_cap_asked_for():
     caps = {
-        cap: overhead.warm_optimizer(12, cap, 0, failures=0.2)[0].strategy.surrogates.choice.max_training_points
+        cap: overhead.warm_optimizer(12, cap, 0, failures=0.2)[0].strategy.surrogates.options.max_training_points
         for cap in (overhead.DEFAULT, None, 40)
     }
     assert caps == {overhead.DEFAULT: 500, None: None, 40: 40}

@@ -116,9 +116,9 @@ def test_bad_policies_and_caps_are_refused():
 def test_bo_caps_by_default_and_takes_a_memory_policy_only_with_its_window():
     objectives = [Objective("y")]
     strategy = make_strategy("bo", SPACE, objectives, np.random.default_rng(0), {})
-    assert strategy.surrogates.choice.max_training_points == DEFAULT_MAX_TRAINING_POINTS == 500
+    assert strategy.surrogates.options.max_training_points == DEFAULT_MAX_TRAINING_POINTS == 500
     uncapped = make_strategy("bo", SPACE, objectives, np.random.default_rng(0), {"max_training_points": None})
-    assert uncapped.surrogates.choice.max_training_points is None
+    assert uncapped.surrogates.options.max_training_points is None
     strategy = make_strategy(
         "bo", SPACE, objectives, np.random.default_rng(0), {"max_training_points": 12, "memory_policy": "reset"}
     )
