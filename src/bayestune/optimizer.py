@@ -42,6 +42,8 @@ logger = logging.getLogger(__name__)
 
 #: Feasible observations the initial design must reach before a model takes over.
 MIN_FEASIBLE_DESIGN = 2
+#: One configuration of an ``ask``: the configuration, its raw row, its origin (``trial.Origin``).
+_Proposal = tuple[dict[str, Any], np.ndarray, str]
 
 
 def _as_objectives(objectives: Sequence[Objective | str]) -> list[Objective]:
@@ -282,15 +284,17 @@ class Optimizer:
         """
         if n < 1:
             raise BayestuneError(f"ask(n) needs n >= 1, but got n={n}")
-        out: list[tuple[dict[str, Any], str]] = []
+        out: list[_Proposal] = []
         while self._requeue and len(out) < n:
-            out.append((self._requeue.pop(0), Origin.RERUN))
+            config = self._requeue.pop(0)
+            out.append((config, self.space.to_matrix([config])[0], Origin.RERUN))
         if len(out) < n:
             out.extend(self._ask_new(n - len(out)))
-        return [self._mark_pending(cfg, origin) for cfg, origin in out]
+        return [self._mark_pending(config, row, origin) for config, row, origin in out]
 
-    def _ask_new(self, n: int) -> list[tuple[dict[str, Any], str]]:
-        out: list[tuple[dict[str, Any], str]] = []
+    def _ask_new(self, n: int) -> list[_Proposal]:
+        """New proposals: each row is converted to its configuration once and travels with it."""
+        out: list[_Proposal] = []
         if not self._design_started:
             self._design_started = True
             if self.design.include_default and self.n_evaluated == 0:
@@ -302,7 +306,7 @@ class Optimizer:
                         "the default configuration %s breaks the known constraint(s) %s: not evaluated", default, broken
                     )
                 elif self.space.row_keys(X)[0] not in self._memory.seen:
-                    out.append((default, Origin.DEFAULT))
+                    out.append((default, X[0], Origin.DEFAULT))
             planned = self.design.size - len(out) - self.n_evaluated - self.n_pending
             if planned > 0:  # the whole design at once, so LHS/maximin can spread it
                 rows = self._warm_start(planned, out)
@@ -324,7 +328,7 @@ class Optimizer:
                 if not len(fresh):
                     break
                 row = fresh[0]
-            out.append((self.space.to_config(row), Origin.INITIAL))
+            out.append((self.space.to_config(row), row, Origin.INITIAL))
         if len(out) < n:
             history = self._history_with(out)
             proposed = np.asarray(self.strategy.suggest(history, n - len(out))).reshape(-1, self.space.width)
@@ -332,7 +336,7 @@ class Optimizer:
                 if key in history.seen:
                     raise BayestuneError(f"strategy {self.strategy.name!r} proposed an already evaluated configuration")
                 history.seen.add(key)
-                out.append((self.space.to_config(row), Origin.SUGGESTED))
+                out.append((self.space.to_config(row), row, Origin.SUGGESTED))
         return out
 
     def _in_design_phase(self, extra: int) -> bool:
@@ -343,7 +347,7 @@ class Optimizer:
         n_done = self.n_evaluated + self.n_pending + extra
         return n_done < self.design.size or self._memory.n_feasible < MIN_FEASIBLE_DESIGN
 
-    def _warm_start(self, planned: int, out: list[tuple[dict[str, Any], str]]) -> list[np.ndarray]:
+    def _warm_start(self, planned: int, out: list[_Proposal]) -> list[np.ndarray]:
         """The prior runs' best configurations that open the design (none without a transfer)."""
         if self.transfer is None:
             return []
@@ -352,21 +356,20 @@ class Optimizer:
         n = min(planned, self.transfer.design_top(self.design.size))
         return list(warm_start_rows(self.space, self._prior_runs, n, self._history_with(out))) if n else []
 
-    def _history_with(self, extra: list[tuple[dict[str, Any], str]], rows: Sequence[np.ndarray] = ()) -> History:
+    def _history_with(self, extra: list[_Proposal], rows: Sequence[np.ndarray] = ()) -> History:
         history = self.history()
         if rows:
             history.pending = np.concatenate([history.pending, np.array(rows)])
             history.seen.update(self.space.row_keys(np.array(rows)))
         if extra:
-            X = self.space.to_matrix([cfg for cfg, _ in extra])
+            X = np.array([row for _, row, _ in extra])
             history.pending = np.concatenate([history.pending, X])
             history.seen.update(self.space.row_keys(X))
         return history
 
-    def _mark_pending(self, config: dict[str, Any], origin: str) -> dict[str, Any]:
-        x = self.space.to_matrix([config])[0]
-        key = self.space.row_keys(x.reshape(1, -1))[0]
-        self._memory.add_pending(key, self.journal.start(config, origin=origin), x)
+    def _mark_pending(self, config: dict[str, Any], row: np.ndarray, origin: str) -> dict[str, Any]:
+        key = self.space.row_keys(row.reshape(1, -1))[0]
+        self._memory.add_pending(key, self.journal.start(config, origin=origin), row)
         return dict(config)
 
     # ---- tell ------------------------------------------------------------------------
