@@ -48,6 +48,19 @@ def _distributed() -> Any:
     return distributed
 
 
+def connect(client: Any) -> Any:
+    """A ``distributed.Client``: the one given, or a new one connected to the scheduler address given."""
+    distributed = _distributed()
+    if isinstance(client, str):
+        try:
+            return distributed.Client(client, timeout=CONNECT_TIMEOUT)
+        except OSError as exc:
+            raise EvaluationError(f"cannot connect to the Dask scheduler at {client!r}: {exc}") from None
+    if not isinstance(client, distributed.Client):
+        raise EvaluationError(f"expected a distributed.Client or a scheduler address, but got {client!r}")
+    return client
+
+
 class DaskBackend(Backend):
     """Evaluations as Dask tasks; ``workers`` in flight (default: the cluster's worker threads).
 
@@ -61,14 +74,7 @@ class DaskBackend(Backend):
             raise EvaluationError(f"DaskBackend needs an EvaluatorFactory (see parallel.portable), but got {factory!r}")
         self.factory = factory
         self._own_client = isinstance(client, str)
-        if isinstance(client, str):
-            try:
-                client = distributed.Client(client, timeout=CONNECT_TIMEOUT)
-            except OSError as exc:
-                raise EvaluationError(f"cannot connect to the Dask scheduler at {client!r}: {exc}") from None
-        elif not isinstance(client, distributed.Client):
-            raise EvaluationError(f"expected a distributed.Client or a scheduler address, but got {client!r}")
-        self.client = client
+        self.client = client = connect(client)
         if workers is None:
             workers = sum(client.nthreads().values())
             if workers < 1:

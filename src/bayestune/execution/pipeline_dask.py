@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from bayestune.exceptions import EvaluationError
-from bayestune.execution.dask_backend import CONNECT_TIMEOUT, _distributed
+from bayestune.execution.dask_backend import _distributed, connect
 
 #: The worker resources the pipeline asks for.
 BUILD_RESOURCE = "build"
@@ -38,15 +38,9 @@ class DaskPlaces:
     ships = True
 
     def __init__(self, client: Any) -> None:
-        distributed = _distributed()
         self._own_client = isinstance(client, str)
-        if isinstance(client, str):
-            try:
-                client = distributed.Client(client, timeout=CONNECT_TIMEOUT)
-            except OSError as exc:
-                raise EvaluationError(f"cannot connect to the Dask scheduler at {client!r}: {exc}") from None
-        self.client = client
-        self._distributed = distributed
+        self.client = connect(client)
+        self._distributed = _distributed()
 
     def offered(self) -> tuple[int, int]:
         """(build slots, devices) the cluster's workers offer."""
