@@ -186,7 +186,7 @@ def test_batches_permutations_and_resume_in_process(tmp_path, monkeypatch):
     out, replies = io.StringIO(), []
 
     class Reader:  # answers each request as the client would
-        def readline(self):
+        def readline(self, size=-1):
             if not replies:
                 text = out.getvalue().split(END_LINE)[0]
                 block = text[text.rindex("Request") :]
@@ -237,7 +237,7 @@ class ChakongClient:
     def __init__(self, out: io.StringIO, words: tuple[str, str] = ("True", "False")) -> None:
         self.out, self.words, self.replies = out, words, []
 
-    def readline(self) -> str:
+    def readline(self, size: int = -1) -> str:
         if not self.replies:
             text = self.out.getvalue().split(END_LINE)[0]
             rows = text[text.rindex("Request") :].strip().splitlines()[2:]
@@ -284,7 +284,7 @@ def test_print_best_true_writes_the_best_point_before_the_end_line():
     data["feasible_output"] = {"enable_feasible_predictor": False}
 
     class Client(ChakongClient):
-        def readline(self) -> str:
+        def readline(self, size: int = -1) -> str:
             return ",".join(super().readline().split(",")[:3]).rstrip("\n") + "\n"
 
     out = io.StringIO()
@@ -312,3 +312,49 @@ def test_hypermapper_restarts_pibos_iteration_count_after_a_resume(tmp_path, mon
         scenario_from_dict({**data, "bayestune_read_as": "baco", "acquisition_function": "EI_PIBO"}), lambda c: []
     )
     assert baco.scenario.strategy_options["prior"]["design"] == 6
+
+
+class _Scripted:
+    """A client that answers each request by a rule applied to the requested rows."""
+
+    def __init__(self, out: io.StringIO, rows) -> None:
+        self.out, self.rows, self.lines = out, rows, []
+
+    def readline(self, size: int = -1) -> str:
+        if not self.lines:
+            text = self.out.getvalue()
+            block = text[text.rindex("Request") :].strip().splitlines()[2:]
+            self.lines = ["x1,x2,f1_value,f2_value,Valid\n", *self.rows(block)]
+        return self.lines.pop(0)
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        (lambda block: ["7.25,-3.5,1,2,True\n"] + [f"{r},1,2,True\n" for r in block[1:]], "which was not requested"),
+        (lambda block: [f"{r},fast,2,True\n" for r in block], "a row marked valid with objective 'f1_value' is 'fast'"),
+        (lambda block: [f"{r},,2,True\n" for r in block], "a row marked valid with objective 'f1_value' is empty"),
+    ],
+    ids=["unrequested", "unreadable", "empty"],
+)
+def test_serve_takes_only_answers_to_what_it_asked_and_readable_valid_rows(rows, message):
+    from bayestune.exceptions import BayestuneError
+
+    out = io.StringIO()
+    with pytest.raises(BayestuneError, match=message):
+        serve(scenario_from_dict(SCENARIO), _Scripted(out, rows), out, write_samples=False)
+
+
+def test_serve_splits_a_line_of_many_commas_in_linear_time_and_refuses_an_endless_line(monkeypatch):
+    import time
+
+    from bayestune import peer_server
+    from bayestune.exceptions import BayestuneError
+
+    started = time.perf_counter()
+    cells = peer_server._cells("," * 200_000 + "(1, 2)")
+    assert len(cells) == 200_001 and cells[-1] == "(1, 2)" and time.perf_counter() - started < 5
+    monkeypatch.setattr(peer_server, "MAX_LINE_CHARS", 1000)
+    out = io.StringIO()
+    with pytest.raises(BayestuneError, match="longer than 1,000 characters"):
+        serve(scenario_from_dict(SCENARIO), io.StringIO("x" * 5000), out, write_samples=False)
