@@ -114,11 +114,17 @@ def coerce_result(raw: Any, objectives: Sequence[str], feasible_key: str | None 
         feasible = True
         for key, v in raw.items():
             if key in keys and isinstance(v, (bool, str, int, float)):
+                if isinstance(v, float) and not math.isfinite(v):
+                    return Result.failure(
+                        f"the feasibility flag {key!r} is {v!r}, not true or false", FailureKind.PARSE
+                    )
                 if isinstance(v, (bool, int, float)):
                     feasible = bool(v)
                 else:
                     feasible = str(v).strip().lower() in ("true", "1", "yes")
                 continue
+            if isinstance(v, str) and "_" in v:  # float("1_000") is 1000: a typo, not a number
+                return Result.failure(f"output {key!r} is not a number: {v!r}", FailureKind.PARSE)
             try:
                 values[str(key)] = float(v)
             except (TypeError, ValueError):

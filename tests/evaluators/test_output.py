@@ -50,3 +50,17 @@ def test_command_logs_travel_to_journal_csv_and_run(tmp_path):
         rows = list(csv.DictReader(f))
     assert [float(r["mem.reads"]) for r in rows] == [10.0 * t.config["x"] for t in run.trials]
     assert opt.history().metrics[0]["mem.writes"] == run.trials[0].config["x"] + 1
+
+
+def test_json_output_with_a_key_given_twice_is_not_read():
+    from bayestune.evaluators.output import parse_output
+
+    assert parse_output('{"t": 1, "t": 2}', ["t"], None, None).kind == "parse"
+
+
+def test_a_nan_feasibility_flag_and_an_underscored_number_are_failures():
+    from bayestune.trial import coerce_result
+
+    assert "not true or false" in coerce_result({"t": 1.0, "Valid": float("nan")}, ["t"]).error
+    assert coerce_result({"t": "1_000"}, ["t"]).kind == "parse"
+    assert coerce_result({"t": "1000"}, ["t"]).values == {"t": 1000.0}

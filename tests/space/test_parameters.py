@@ -191,3 +191,11 @@ def test_neighbours_of_many_rows_are_each_rows_neighbours_drawn_in_order(p):
     r = rng(4)
     for i, raw in enumerate(X):
         np.testing.assert_array_equal(cand[owner == i], p.neighbours(raw, r))
+
+
+def test_a_categorical_value_with_a_nul_character_is_refused():
+    from bayestune.exceptions import SpaceError
+    from bayestune.space import Categorical
+
+    with pytest.raises(SpaceError, match="contains a NUL character"):
+        Categorical("c", ["a", "b\x00c"])

@@ -214,3 +214,21 @@ def test_resume_past_a_nan_success_fits_finite_values(tmp_path):
     assert resumed.exit_code == 0 and resumed.exception is None, resumed.output
     with Journal.open(journal) as j:
         assert len(j.trials()) == 7 and j.trial(1).failure_kind == "nan"
+
+
+def test_a_boolean_in_a_values_cell_is_damage_not_one(tmp_path):
+    import sqlite3
+
+    from bayestune.exceptions import JournalError
+    from bayestune.storage import Journal
+    from bayestune.trial import Result
+
+    path = tmp_path / "j.db"
+    with Journal(path) as journal:
+        journal.record({"x": 1}, Result(values={"value": 2.0}))
+    con = sqlite3.connect(path)
+    con.execute("""UPDATE trials SET "values" = '{"value": true}'""")
+    con.commit()
+    con.close()
+    with Journal(path, create=False) as journal, pytest.raises(JournalError, match="is damaged"):
+        journal.trials()

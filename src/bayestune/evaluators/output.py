@@ -162,9 +162,17 @@ def _last_line(stdout: str) -> str:
 def _json(text: str) -> Any:
     """``text`` as JSON, or None when it is not (a nesting too deep to read counts as not)."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_no_duplicates)
     except (ValueError, RecursionError):
         return None
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refusing a key given twice (which value was meant cannot be told)."""
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"a key appears twice: {sorted({k for k in keys if keys.count(k) > 1})}")
+    return dict(pairs)
 
 
 def _last_json(stdout: str) -> Any:

@@ -143,6 +143,8 @@ class Categorical(_ValueListParameter):
                 raise SpaceError(
                     f"parameter {name!r}: categorical values must be strings, numbers or booleans, but got {v!r}"
                 )
+            if isinstance(v, str) and "\x00" in v:  # no command line, file name or CSV cell can carry it
+                raise SpaceError(f"parameter {name!r}: a categorical value contains a NUL character: {v!r}")
         if len({(type(v) is str, v) for v in vals}) != len(vals):
             raise SpaceError(f"parameter {name!r}: categorical values must be distinct, but got {vals!r}")
         self.values = vals

@@ -123,7 +123,12 @@ def values_json(values: Mapping[str, float]) -> str:
 def decode_values(text: str | None) -> dict[str, float]:
     """``values`` read back, null as NaN."""
     raw = json.loads(text) if text else {}
-    return {k: (math.nan if v is None else float(v)) for k, v in raw.items()}
+    out: dict[str, float] = {}
+    for k, v in raw.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float, type(None))):
+            raise ValueError(f"column 'values' holds {k}: {v!r}, not a number")  # a journal writes numbers only
+        out[k] = math.nan if v is None else float(v)
+    return out
 
 
 def check_version(conn: sqlite3.Connection, path: str) -> None:
