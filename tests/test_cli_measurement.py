@@ -147,5 +147,5 @@ def test_validate_announces_no_confirmation_for_a_file_serve_runs(runner: CliRun
     data = Path(__file__).parent / "data" / "scenarios" / "hypermapper_branin4.json"
     result = runner.invoke(cli, ["validate", str(data)])
     assert result.exit_code == 0, result.output + result.stderr
-    assert "confirmation: none (no black box to re-measure" in result.stdout
+    assert "no confirmation" in result.stdout  # a peer's file runs as the peer runs it (issue 40)
     assert "re-measured in 6 interleaved rounds" not in result.stdout

@@ -56,7 +56,7 @@ def test_a_group_is_a_mapping_over_the_owners_defaults():
     [
         (
             {"inner": {"sise": 2}},
-            r"unknown option\(s\) \['inner.sise'\] for thing 'x'; allowed: \['inner.name', 'inner.size'\]",
+            r"unknown option\(s\) \['inner.sise'\] for thing 'x' \(did you mean 'inner.size'\?\); allowed: \['inner.name', 'inner.size'\]",
         ),
         ({"inner": {"size": 0}}, r"`size >= 1` \(an integer\) must hold, but got inner.size=0"),
         ({"inner": {"size": "2"}}, r"wrong type: inner.size='2'"),

@@ -107,7 +107,9 @@ def test_lock_step_batches_ask_n_at_a_time():
 
 def test_bad_arguments_are_rejected_with_the_rule():
     opt = Optimizer(small_space(), strategy="cot_random", seed=0)
-    with pytest.raises(BayestuneError, match="unknown backend 'threads'; allowed: \\['serial', 'pool', 'dask'\\]"):
+    with pytest.raises(
+        BayestuneError, match="unknown backend 'threads'; allowed: \\['serial', 'pool', 'dask', 'pipeline'\\]"
+    ):
         run(opt, square, 3, backend="threads")
     with pytest.raises(BayestuneError, match="budget must be a positive integer, but got 0"):
         run(opt, square, 0)
