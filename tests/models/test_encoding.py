@@ -38,17 +38,7 @@ def test_numbers_become_unit_values_categoricals_indices_permutations_positions(
     assert F[0, 0] == pytest.approx(2 / 3)  # log scale: 4 is two thirds of the way from 1 to 8
     assert F[0, 1] == pytest.approx(0.5)
     assert F[0, 2] == 2
-    # Spearman (the default metric) compares BaCO's features: value.index(i) / n up to the scale
-    assert np.array_equal(F[0, 3:], [(2, 0, 1).index(i) for i in range(3)])
-
-
-def test_spearman_features_are_bacos_and_the_other_metrics_keep_the_value():
-    """BaCO's PermutationParameter.parametrize: spearman -> [value.index(i) / n]; kendall and
-    hamming read the value itself."""
-    space = space_()
-    X = space.to_matrix([{"t": 4, "r": 3.0, "c": "c", "p": (1, 2, 0), "fixed": 5}])
-    assert list(FeatureEncoder(space).transform(X)[0, 3:]) == [2, 0, 1]
-    assert list(FeatureEncoder(space, permutation_metric="kendall").transform(X)[0, 3:]) == [1, 2, 0]
+    assert np.array_equal(F[0, 3:], space["p"].unit(X[:, space.slices["p"]])[0])
 
 
 def test_permutation_metric_override_and_a_flat_row_is_accepted():

@@ -1,9 +1,10 @@
 """From a search space's raw rows to model features and the blocks that describe them.
 
 Numeric parameters (real, integer, ordinal) become their (log-)normalised unit value,
-categoricals their index (compared by Hamming distance), permutations their values (compared
-by the parameter's metric; for Spearman the inverse, ``value.index(i)``, as BaCO's
-``PermutationParameter.parametrize`` has it), perfect tiles one numeric feature per level
+categoricals their index (compared by Hamming distance), permutations the positions of their
+elements (compared by the parameter's metric; BaCO compares the inverse, ``value.index(i)``, under
+Spearman: not adopted, a change of every permutation model that no paired benchmark has judged),
+perfect tiles one numeric feature per level
 (log2 factor over log2 extent; per level, because the kernel's numeric blocks are one column
 wide and each level deserves its own length-scale). Parameters with a single value carry no
 information and are left out, so they cannot distort length-scale fitting.
@@ -86,7 +87,6 @@ class FeatureEncoder:
         #: that need raw values block by block, such as BoGraph's node models)
         self.raw_columns: list[int] = []
         self._sources: list[tuple[str, slice]] = []
-        self._spearman: set[str] = set()  # permutations compared by Spearman: their features are inverted
         start = 0
         for p in space.parameters:
             if p.cardinality == 1:
@@ -95,8 +95,6 @@ class FeatureEncoder:
                 block = FeatureBlock(p.name, "categorical", start, 1, "hamming")
             elif isinstance(p, Permutation):
                 block = FeatureBlock(p.name, "permutation", start, p.width, permutation_metric or p.metric)
-                if block.metric == "spearman":
-                    self._spearman.add(p.name)
             elif p.kind == "perfect_tile":
                 for level in range(p.width):
                     self.blocks.append(FeatureBlock(f"{p.name}[{level}]", "numeric", start + level, 1, "euclidean"))
@@ -123,8 +121,6 @@ class FeatureEncoder:
                 start += 1
                 continue
             unit = p.unit(X[:, s])
-            if name in self._spearman:  # BaCO's spearman features: value.index(i), the inverse of the value
-                unit = np.argsort(unit, axis=1).astype(float)
             F[:, start : start + unit.shape[1]] = unit
             start += unit.shape[1]
         return F

@@ -95,6 +95,12 @@ def _defaults() -> list[str]:
             "ms since the start; client-server: epoch ms",
         ),
         ("log_transform_output", "false (no such key)", "false"),
+        (
+            "spearman permutation features",
+            "no permutation parameters",
+            "the inverse, `value.index(i)`; bayestune keeps the positions for every file (deliberately: a change "
+            "of every permutation model no paired benchmark has judged)",
+        ),
         ("number_of_repetitions", "not read", "not read"),
         (
             "output_data_file",
