@@ -187,3 +187,26 @@ def test_custom_feasible_output_name_is_read_from_callables():
 
     ev = CallableEvaluator(lambda cfg: {"t": 1.0, "fits": False}, ["t"], feasible_key="fits")
     assert not ev.evaluate({"a": 1}).feasible
+
+
+def test_threads_loading_one_file_black_box_at_once_all_get_it_whole(tmp_path):
+    """A Dask worker's threads each build their evaluator: none may see the module half-run."""
+    import threading
+
+    from bayestune.evaluators.python_callable import load_callable
+
+    (tmp_path / "slow_box.py").write_text("import time\ntime.sleep(0.3)\n\ndef run(config):\n    return 1.0\n")
+    got, errors = [], []
+
+    def load():
+        try:
+            got.append(load_callable("slow_box.py:run", tmp_path))
+        except Exception as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=load) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(got) == 6 and len({id(f) for f in got}) == 1

@@ -152,6 +152,7 @@ def test_cli_dask_option_runs_on_the_cluster(tmp_path, cluster, monkeypatch):
                 "seed": 1,
                 "strategy": "cot_random",
                 "blackbox": {"command": "echo t: {x}", "timeout": 10},
+                "measurement": {"echo_check": False},  # the command prints its argument on purpose
             }
         )
     )

@@ -17,6 +17,7 @@ import importlib
 import importlib.util
 import logging
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -95,14 +96,24 @@ def _import_module(name: str, base: Path, target: str) -> Any:
         ) from None
 
 
+_IMPORT_LOCK = threading.RLock()
+
+
 def _import_file(path: Path, target: str) -> Any:
     path = path.expanduser().resolve()
     if not path.is_file():
         raise EvaluationError(f"python black box {target!r}: file {str(path)!r} does not exist")
     digest = hashlib.sha1(str(path).encode()).hexdigest()[:12]
     module_name = f"_bayestune_blackbox_{digest}_{path.stem}"
-    if module_name in sys.modules:
-        return sys.modules[module_name]
+    # One thread at a time: a module is registered before its code has run, so a second thread
+    # (a Dask worker's, building its own evaluator) would otherwise get it half-initialised.
+    with _IMPORT_LOCK:
+        if module_name in sys.modules:
+            return sys.modules[module_name]
+        return _exec_file(path, module_name, target)
+
+
+def _exec_file(path: Path, module_name: str, target: str) -> Any:
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise EvaluationError(f"python black box {target!r}: cannot load {str(path)!r} as a Python module")
