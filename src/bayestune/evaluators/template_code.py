@@ -120,7 +120,7 @@ def _code_in_command(words: list[str]) -> str | None:
             continue
         if name in ("eval", "trap"):
             return f"an argument of {name}, which runs it as shell code"
-        if name in ("find",) and any(w in ("-exec", "-execdir", "-ok", "-okdir") for w in words[i:-1]):
+        if name == "find" and any(w in ("-exec", "-execdir", "-ok", "-okdir") for w in words[i:-1]):
             start = max(j for j, w in enumerate(words[:-1]) if w in ("-exec", "-execdir", "-ok", "-okdir"))
             return _code_in_command(words[start + 1 :])
         return _code_operand(name, words[i + 1 :])
@@ -155,7 +155,7 @@ def _code_operand(name: str, args: list[str]) -> str | None:
     options = CODE_OPTIONS.get(name)
     if options is None:
         return None
-    if before and (before[-1] in options or any(before[-1] == f"{o}" for o in options)):
+    if before and before[-1] in options:
         return f"the code of {name} {before[-1]}"
     if before and name.startswith("python") and before[-1].startswith("-") and before[-1].endswith("c"):
         return f"the code of {name} {before[-1]}"  # python -Ic, -Bc ...
@@ -216,11 +216,9 @@ def code_context(before: str, after: str) -> str | None:
     if why:
         return why
     rest = _commands(_words(after))
-    pipeline = [rest[0][1]] if rest else []
     for separator, command in rest[1:]:
         if separator not in ("|", "|&"):
             break
-        pipeline.append(command)
         runner = _reads_code_from_stdin(command)
         if runner:
             return f"in a command whose output is piped into {runner}, which runs it as code"

@@ -32,9 +32,9 @@ from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
 from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import replace
 from typing import Any
 
+from bayestune.evaluators.staged import merge_timings
 from bayestune.exceptions import EvaluationError
 from bayestune.execution.backends import Backend, Outcome, Task, WorkerLost
 from bayestune.execution.factories import EvaluatorFactory, WorkerSetupError, worker_evaluator
@@ -46,6 +46,8 @@ logger = logging.getLogger(__name__)
 
 #: Largest artefact (bytes) sent between machines with its task.
 MAX_SHIPPED_BYTES = 256 * 1024 * 1024
+#: A built configuration: the build's Result (its time), the artefact, its bytes when shipped, its directory.
+Built = tuple[Result, str, bytes | None, str | None]
 #: The environment variable that names a device worker's device.
 DEVICE_VARIABLE = "BAYESTUNE_DEVICE"
 
@@ -184,9 +186,7 @@ class PipelineBackend(Backend):
         self.places = places or LocalPlaces(build_workers, devices, mp_context)
         self._tasks: dict[int, Task] = {}
         self._running: dict[Any, tuple[str, int, str | None]] = {}  # future -> (stage, task id, device)
-        self._built: dict[
-            int, tuple[Result, str, bytes | None, str | None]
-        ] = {}  # build result, artefact, payload, dir
+        self._built: dict[int, Built] = {}
         self._started: dict[int, float] = {}
         self.incumbent: float | None = None
         self.device_seconds = 0.0
@@ -271,8 +271,7 @@ class PipelineBackend(Backend):
         self.device_seconds += seconds
         self.schedule.measurement_finished(device)  # type: ignore[arg-type]
         measured: Result = future.result()
-        built = self._built[tid][0]
-        result = replace(measured, timings={**built.timings, **measured.timings})
+        result = merge_timings(self._built[tid][0], measured)
         self._note_incumbent(result)
         return self._leave(task, result)
 
