@@ -190,7 +190,6 @@ class PipelineBackend(Backend):
         self._started: dict[int, float] = {}
         self.incumbent: float | None = None
         self.device_seconds = 0.0
-        self.build_seconds = 0.0
         self.started_at = time.monotonic()
 
     # ---- the Backend interface ------------------------------------------------------------------
@@ -259,7 +258,6 @@ class PipelineBackend(Backend):
                 raise WorkerSetupError(f"the {stage} worker could not run: {type(exc).__name__}: {exc}") from exc
             return self._leave(task, WorkerLost(reason))
         if stage == "build":
-            self.build_seconds += seconds
             built, artefact, payload = future.result()
             directory = self._built[tid][3]
             if artefact is None:
