@@ -69,3 +69,20 @@ def test_below_the_default_cap_the_fit_is_the_uncapped_one():
     ]
     assert BOSettings().max_training_points == 500
     assert np.array_equal(fits[0].fitted.hyperparameters_, fits[1].fitted.hyperparameters_)
+
+
+def test_failures_enter_the_mean_at_a_quantile_of_the_observed_targets_by_default():
+    h = history(20)
+    ok = np.ones(20, bool)
+    ok[:4] = False
+    h = History(SPACE, h.objectives, h.X, np.where(ok[:, None], h.Y, np.nan), ok, np.empty((0, 2)))
+    targets = h.Y[:, 0]
+    ignoring = BOSettings.from_options("bo", {"feasibility": {"failure_quantile": None}})
+    factory = SurrogateFactory(SPACE, np.random.default_rng(0), ignoring, "auto", "t")
+    plain = factory.fit(h, targets)
+    assert len(plain.y) == 16  # null: the mean ignores failures
+    fit = SurrogateFactory(SPACE, np.random.default_rng(0), BOSettings(), "auto", "t").fit(h, targets)  # default 0.9
+    assert len(fit.y) == 20 and np.allclose(fit.y[-4:], np.quantile(targets[ok], 0.9))
+    assert fit.y.min() == targets[ok].min()  # the incumbent is still a measured one
+    F_failed = factory.encoder.transform(h.X[:4])
+    assert (fit.fitted.predict(F_failed) > plain.fitted.predict(F_failed)).all()  # pushed up where it failed

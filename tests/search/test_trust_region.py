@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 
 from bayestune.exceptions import BayestuneError
-from bayestune.search.trust_region import HammingTrustRegion, parameters_changed
+from bayestune.search.trust_region import (
+    HammingTrustRegion,
+    TrustRegionSettings,
+    coverage_allowance,
+    parameters_changed,
+)
 from bayestune.space import Categorical, Ordinal, Real, Space
 
 
@@ -107,3 +112,36 @@ def test_sampled_ball_of_a_large_space_stays_feasible_unseen_and_within_the_radi
 def test_bad_settings_are_refused(kwargs):
     with pytest.raises(BayestuneError, match=">= 1"):
         HammingTrustRegion(**kwargs)
+
+
+@pytest.mark.parametrize(("n", "allowance"), [(0, 1), (5, 5), (24, 24), (96, 48), (2400, 240)])
+def test_coverage_allowance_is_the_ball_up_to_the_cap_then_a_square_root_share(n, allowance):
+    assert coverage_allowance(n, 24) == allowance
+
+
+def test_coverage_growth_proposes_every_unseen_neighbour_before_the_ball_grows():
+    space = space_()
+    X = space.enumerate()
+    incumbent = X[0]
+    near = parameters_changed(space, X, incumbent) == 1
+    region = HammingTrustRegion(coverage_cap=24)
+    seen = set(space.row_keys(incumbent.reshape(1, -1)))
+    proposals = []
+    for _ in range(int(near.sum())):
+        pool = np.array([x for x, k in zip(X, space.row_keys(X)) if k not in seen])
+        row = region.pick(space, needle(space), incumbent, 1.0, np.random.default_rng(0), seen=seen, candidates=pool)
+        proposals.append(row[0])
+        seen |= set(space.row_keys(row))
+        assert not region.confirms(1.0)
+    assert (parameters_changed(space, np.array(proposals), incumbent) == 1).all()  # the whole neighbourhood first
+    region.update(1.0)
+    assert region.radius == 2 and region.confirms(1.0)
+    assert not region.confirms(0.5)  # a better best than the confirmed incumbent's
+
+
+def test_coverage_growth_is_chosen_by_the_fail_tolerance_option():
+    assert TrustRegionSettings.from_options("bo", {"fail_tolerance": "coverage"}).region().coverage_cap == 24
+    assert TrustRegionSettings().region().coverage_cap is None
+    for bad in ("sometimes", 0):
+        with pytest.raises(BayestuneError, match="fail_tolerance"):
+            TrustRegionSettings.from_options("bo", {"fail_tolerance": bad})

@@ -117,13 +117,19 @@ def test_every_model_suggestion_local_changes_few_parameters_of_the_incumbent():
         opt.tell(cfg, objective(cfg))
 
 
-def test_the_trust_region_waits_for_local_after_evaluations():
-    early = run("bo", 6, budget=14, local_every=1, local_after=14)
-    plain = run("bo", 6, budget=14, local_every=0)
-    assert [t.config for t in early.trials] == [t.config for t in plain.trials]
-    later = run("bo", 6, budget=14, local_every=1, local_after=11)
-    assert [t.config for t in later.trials][:11] == [t.config for t in plain.trials][:11]
-    assert [t.config for t in later.trials] != [t.config for t in plain.trials]
+def test_the_removed_trust_region_after_is_refused_with_the_reason():
+    for options in ({"trust_region": {"after": 10}}, {"local_after": 10}):
+        with pytest.raises(BayestuneError, match="trust_region.after was removed: it lost"):
+            Optimizer(mixed_space(), strategy="bo", strategy_options=options)
+
+
+def test_coverage_growth_brings_the_escape_step_first():
+    space, rng = mixed_space(), np.random.default_rng(0)
+    covering = make_strategy("bo", space, [Objective("t")], rng, {"trust_region": {"fail_tolerance": "coverage"}})
+    assert type(covering.schedule.turn_takers[0]).__name__ == "EscapeStep"
+    assert covering.schedule.trust_region.region.coverage_cap is not None
+    plain = make_strategy("bo", space, [Objective("t")], rng)
+    assert [type(t).__name__ for t in plain.schedule.turn_takers] == ["TrustRegionTurn"]
 
 
 def test_the_trust_region_is_bo_s_default_but_not_parego_s():
@@ -136,7 +142,7 @@ def test_the_trust_region_is_bo_s_default_but_not_parego_s():
     assert off.schedule.trust_region.region is None
 
 
-@pytest.mark.parametrize("options", [{"every": -1}, {"fail_tolerance": 0}, {"after": -2}])
+@pytest.mark.parametrize("options", [{"every": -1}, {"fail_tolerance": 0}, {"fail_tolerance": "always"}])
 def test_bad_trust_region_options_are_refused(options):
     with pytest.raises(BayestuneError, match=f"trust_region.{next(iter(options))}"):
         Optimizer(mixed_space(), strategy="bo", strategy_options={"trust_region": options})

@@ -4,6 +4,11 @@ group; BaCO), and the classifier a suggestion scores with.
 Why a part of its own: the step decides whether a classifier is fitted and the scorer reads
 the threshold below which candidates are ruled out; both read this one group, so its default
 threshold is written once (:data:`bayestune.acquisition.scoring.DEFAULT_FEASIBILITY_THRESHOLD`).
+
+Failures also enter the mean of ``bo``'s model (:class:`SurrogateFeasibilitySettings`), at a high
+quantile of the observed values rather than the worst: a GP that ignores them keeps proposing next
+to them (on failure-heavy spaces the default spent 19-28 of 100 evaluations on failures), while the
+worst value would flatten the optimum that often sits on the failure boundary.
 """
 
 from __future__ import annotations
@@ -46,3 +51,22 @@ class FeasibilitySettings(Settings):
         if self.model is False or (self.model == "auto" and history.feasible.all()):
             return None
         return feasibility_classifier(encoder, history, rows(), rng)
+
+
+#: The quantile of the observed values a failed configuration is told to the model as (issue 39).
+DEFAULT_FAILURE_QUANTILE = 0.9
+
+
+@dataclass(frozen=True)
+class SurrogateFeasibilitySettings(FeasibilitySettings):
+    """The ``feasibility`` group of the strategies whose model is the surrogate part (``bo``,
+    ``parego``): failures also enter the model's mean, as a softened pessimistic value."""
+
+    failure_quantile: float | None = (
+        DEFAULT_FAILURE_QUANTILE  # failed configurations enter the model's mean at this quantile of the observed values; None: the mean ignores them
+    )
+
+    def rules(self) -> list[Rule]:
+        q = self.failure_quantile
+        ok = q is None or (isinstance(q, (int, float)) and not isinstance(q, bool) and 0.0 <= q <= 1.0)
+        return [*super().rules(), ("failure_quantile", ok, "`0 <= failure_quantile <= 1` or null")]

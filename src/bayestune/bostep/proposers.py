@@ -83,7 +83,7 @@ class TrustRegionTurn:
         self.picks = 0
 
     def takes_turn(self, turn: Turn) -> bool:
-        return self.region is not None and self.settings.is_turn(turn.index, turn.n_evaluated)
+        return self.region is not None and self.settings.is_turn(turn.index)
 
     def pick(self, pick: Pick) -> np.ndarray | None:
         """The region's proposal as a one-row matrix (None: the next proposer decides)."""

@@ -13,6 +13,7 @@ makes the same decisions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,21 +75,30 @@ class StallStep:
         return explore_now(stalled, self.settings.after, turn.n)
 
     def pick(self, pick: Pick) -> np.ndarray | None:
-        """A one-row matrix (None: the next proposer decides): the minimum of a GP posterior
-        draw over the unseen configurations (all of them in an enumerable space, else a feasible
-        sample), or a random unseen configuration when the model is no GP."""
-        space, rng, fit = pick.space, pick.rng, pick.fit
-        if not isinstance(fit.fitted, GaussianProcess):
-            rows = draw_unseen(space, pick.history.with_seen(pick.seen), 1, rng)
-            return rows[:1] if len(rows) else None
-        pool = pick.unseen()
-        if pool is None:
-            pool = space.sample(THOMPSON_SAMPLE, rng)
-            keys = space.row_keys(pool)
-            pool = pool[np.array([k not in pick.seen for k in keys], dtype=bool)]
-        if not len(pool):
-            return None
-        F = pick.encoder.transform(pool)
-        weights = None if pick.classifier is None else pick.classifier.predict_proba(F)
-        i = thompson_pick(fit.fitted, F, rng, weights=weights)
-        return None if i is None else pool[i].reshape(1, -1)
+        """A one-row matrix (None: the next proposer decides): :func:`posterior_minimum`."""
+        return posterior_minimum(pick)
+
+
+def posterior_minimum(pick: Pick, keep: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray | None:
+    """The minimum of a GP posterior draw over the unseen configurations (all of them in an
+    enumerable space, else a feasible sample) that ``keep`` accepts (a boolean per row), as a
+    one-row matrix, or a random such configuration when the model is no GP (None: none left)."""
+    space, rng, fit = pick.space, pick.rng, pick.fit
+    if not isinstance(fit.fitted, GaussianProcess) and keep is None:
+        rows = draw_unseen(space, pick.history.with_seen(pick.seen), 1, rng)
+        return rows[:1] if len(rows) else None
+    pool = pick.unseen()
+    if pool is None:
+        pool = space.sample(THOMPSON_SAMPLE, rng)
+        keys = space.row_keys(pool)
+        pool = pool[np.array([k not in pick.seen for k in keys], dtype=bool)]
+    if keep is not None and len(pool):
+        pool = pool[keep(pool)]
+    if not len(pool):
+        return None
+    if not isinstance(fit.fitted, GaussianProcess):
+        return pool[int(rng.integers(len(pool)))].reshape(1, -1)
+    F = pick.encoder.transform(pool)
+    weights = None if pick.classifier is None else pick.classifier.predict_proba(F)
+    i = thompson_pick(fit.fitted, F, rng, weights=weights)
+    return None if i is None else pool[i].reshape(1, -1)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from bayestune.bostep.feasibility import SurrogateFeasibilitySettings
 from bayestune.exceptions import BayestuneError
 from bayestune.history import History
 from bayestune.models.base import ModelFit, Surrogate
@@ -91,6 +92,9 @@ class SurrogateOptions(Protocol):
     @property
     def experimental(self) -> ModelExperiments: ...
 
+    @property
+    def feasibility(self) -> SurrogateFeasibilitySettings: ...
+
 
 class SurrogateFactory:
     """GP, random forest or transfer GP fitted to a step's targets: see the module docstring."""
@@ -157,10 +161,19 @@ class SurrogateFactory:
         return self.training_set(history, targets).rows
 
     def fit(self, history: History, targets: np.ndarray) -> ModelFit:
-        """The surrogate of ``targets`` (minimised) over the feasible rows of the training set."""
-        train = self.training_set(history, targets).feasible
+        """The surrogate of ``targets`` (minimised) over the feasible rows of the training set,
+        and its failed rows at ``feasibility.failure_quantile`` of those targets when set (the
+        model's mean then steers away from failures too, not only P(feasible))."""
+        training = self.training_set(history, targets)
+        train = training.feasible
         X, y = history.X[train], targets[train]
         noise = self._noise_variances(history, train)
+        quantile = self.options.feasibility.failure_quantile
+        if quantile is not None and len(training.failed) and len(y):
+            failed = training.failed
+            X = np.vstack([X, history.X[failed]])
+            y = np.append(y, np.full(len(failed), float(np.quantile(y, quantile))))
+            noise = None if noise is None else np.append(noise, np.full(len(failed), np.nan))
         if len(self.encoders) > 1 and self._n_fits % FULL_FIT_EVERY == 0:
             fitted = self._choose_warping(X, y, noise)
             F = self.encoder.transform(X)

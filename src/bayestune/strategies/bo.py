@@ -26,6 +26,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bayestune.acquisition.functions import DEFAULT_KAPPA, DEFAULT_XI
+from bayestune.bostep.escape import add_escape
+from bayestune.bostep.feasibility import SurrogateFeasibilitySettings
 from bayestune.bostep.proposers import ProposalSchedule
 from bayestune.bostep.scorer import PeerPriorSettings, Scorer
 from bayestune.bostep.stall import StallSettings, StallStep
@@ -123,6 +125,7 @@ class BOSettings(StepSettings):
     }
 
     prior: PeerPriorSettings = PeerPriorSettings()
+    feasibility: SurrogateFeasibilitySettings = SurrogateFeasibilitySettings()
     model: str = "gp"  # gp | rf: the surrogate
     acquisition: str = "ei"  # ei | pi | lcb
     xi: float = DEFAULT_XI  # EI/PI improvement margin (latent units)
@@ -219,6 +222,7 @@ class BayesianOptimization(Strategy):
         self.schedule = ProposalSchedule(
             s.acquisition_search, s.trust_region, *([StallStep(stall)] if stall.after else [])
         )
+        add_escape(self.schedule, s.trust_region)
         self.step = BOStep(
             space,
             rng,
@@ -277,6 +281,8 @@ class ParEGOSettings(BOSettings):
 
     # off: the incumbent of a scalarisation that changes every suggestion is no anchor
     trust_region: TrustRegionSettings = TrustRegionSettings(every=0)
+    # off: measured for one objective only (issue 39)
+    feasibility: SurrogateFeasibilitySettings = SurrogateFeasibilitySettings(failure_quantile=None)
     scalarization: ScalarizationSettings = ScalarizationSettings()
 
     def rules(self) -> list[Rule]:

@@ -34,6 +34,7 @@ from bayestune.bograph.dag import Expert, ExpertSettings
 from bayestune.bograph.model import FittedGraph, GraphModel, RelearnSettings, StructureUpdate
 from bayestune.bograph.structure import NotearsSettings
 from bayestune.bograph.summarise import SummarySettings
+from bayestune.bostep.escape import add_escape
 from bayestune.bostep.proposers import ProposalSchedule
 from bayestune.bostep.scorer import Scorer
 from bayestune.bostep.step import BOStep, StepSettings
@@ -126,6 +127,7 @@ class BoGraph(Strategy):
         candidates = EnumeratedCandidates(space, EXHAUSTIVE_LIMIT)
         scorer = Scorer(space, rng, candidates, prior=s.prior, feasibility=s.feasibility, mc_samples=s.mc_samples)
         self.schedule = ProposalSchedule(s.acquisition_search, s.trust_region)
+        add_escape(self.schedule, s.trust_region)
         self.step = BOStep(
             space,
             rng,
