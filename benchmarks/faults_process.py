@@ -147,6 +147,50 @@ def setsid_grandchild_at_timeout(tmp: Path) -> Outcome:
     return Outcome(bool(pids) and timed_out and not survivors, note=note)
 
 
+def _children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return out
+
+
+def daemon_after_kill9_of_both(tmp: Path) -> Outcome:
+    """A black box's setsid daemon, then kill -9 of the optimizer and its supervisor at once
+    (``pkill -9 -f bayestune``), then ``--resume``: the daemon must not outlive the resume."""
+    command = (
+        "if [ -e fast ]; then echo runtime: {x}; else "
+        "setsid sh -c 'echo $$ >> daemon.txt; exec sleep 300' & sleep 120; echo runtime: {x}; fi"
+    )
+    scenario = _scenario(tmp, command, budget=1, timeout=200)
+    proc = _start(tmp, "optimize", str(scenario), "--journal", "d.db", "--no-progress")
+    _wait_for_text(tmp / "daemon.txt", 60)
+    os.kill(proc.pid, signal.SIGSTOP)  # as pkill: neither may react to the other's death
+    supervisors = _children(proc.pid)
+    for pid in [*supervisors, proc.pid]:
+        os.kill(pid, signal.SIGKILL)
+    proc.wait(10)
+    pids = [int(p) for p in (tmp / "daemon.txt").read_text().split()] if (tmp / "daemon.txt").exists() else []
+    outlived = bool(pids) and bool(supervisors) and not _gone_within(pids[0], 0.5)
+    (tmp / "fast").touch()
+    resumed = subprocess.run(
+        _bayestune("optimize", str(scenario), "--journal", "d.db", "--resume", "--no-progress"),
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    pids, survivors = _survivors(tmp / "daemon.txt")
+    ok = resumed.returncode == 0 and _rows(tmp / "d.db", "status = 'ok'") == 1
+    note = f"{len(survivors)} daemon(s) outlived --resume" if survivors else ""
+    if not outlived:
+        note = "the daemon did not start or did not outlive the kill -9 (nothing tested)"
+    return Outcome(outlived and ok and not survivors, note=note, tracebacks=int("Traceback" in resumed.stderr))
+
+
 def ambiguous_output(tmp: Path) -> Outcome:
     lines = ["[GPU 0]", "12,345", "+- 0.3", "CI 1.4-1.6", "\\001\\002\\377 7"]
     wrong = 0

@@ -29,6 +29,7 @@ from typing import Any
 from bayestune import run as run_meta
 from bayestune.console import run_with_progress, sigterm_as_interrupt
 from bayestune.evaluators.base import Evaluator
+from bayestune.evaluators.leftovers import marking
 from bayestune.evaluators.staged import StagedEvaluator
 from bayestune.exceptions import BayestuneError
 from bayestune.execution import AllFailedError
@@ -219,7 +220,7 @@ def tune(
         journal, resumed, note = run_meta.open_run_journal(path, resume=resume, force=force)
         if note:
             announce(note)
-        with journal:
+        with journal, marking(journal, path, announce):  # a killed run's leftover processes stopped first
             if resumed:
                 run_meta.check_space(journal, scenario.space)
             budget = budget or (run_meta.stored_budget(journal) if resumed else None) or scenario.budget

@@ -22,6 +22,7 @@ from typing import Any
 
 from bayestune.evaluators._supervisor import ENDED_ON_SIGTERM
 from bayestune.evaluators.base import tail
+from bayestune.evaluators.leftovers import with_run_marker
 from bayestune.exceptions import EvaluationError
 
 logger = logging.getLogger(__name__)
@@ -65,7 +66,7 @@ class CommandProcesses:
         """``memory_limit``: bytes of address space (see :func:`memory_limit_bytes`), None for no limit."""
         self.supervised = subreaper_available()
         self.marker = f"{uuid.uuid4().hex}"
-        env = {**(os.environ if env is None else env), EVALUATION_MARKER: self.marker}
+        env = {**with_run_marker(env), EVALUATION_MARKER: self.marker}  # the run's marker survives us
         if self.supervised:
             argv = [
                 sys.executable,

@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Mapping
 
 from bayestune.evaluators.base import tail
+from bayestune.evaluators.leftovers import with_run_marker
 from bayestune.trial import FailureKind
 
 logger = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ class ToolProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
-                env=dict(env) if env is not None else None,
+                env=with_run_marker(env),
             )
         except OSError as exc:
             raise ProtocolError(f"cannot start external tool {command!r}: {exc}", FailureKind.CRASH) from None

@@ -26,6 +26,7 @@ from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from bayestune.evaluators.leftovers import current_marker, set_marker
 from bayestune.exceptions import EvaluationError
 from bayestune.execution.backends import Backend, Outcome, Task, WorkerLost
 from bayestune.execution.factories import EvaluatorFactory, WorkerSetupError, evaluate_in_worker
@@ -63,12 +64,14 @@ def _ping() -> int:
     return os.getpid()
 
 
-def _worker_init(parent_pid: int) -> None:
+def _worker_init(parent_pid: int, run_marker: str | None = None) -> None:
     """In each worker: SIGTERM raises SystemExit, so an evaluation in progress unwinds (a
     command evaluator kills its process group) instead of the worker vanishing mid-way; SIGINT
     is ignored (on Ctrl-C the optimizer stops its workers with SIGTERM); and a
     watcher thread ends the worker when the optimizer process is gone (``kill -9``), which a
-    worker blocked on its task queue would otherwise never notice."""
+    worker blocked on its task queue would otherwise never notice. ``run_marker``: the run's
+    process marker, which the worker's evaluations carry (:mod:`bayestune.evaluators.leftovers`)."""
+    set_marker(run_marker)
 
     def stop(signum: int, frame: Any) -> None:
         raise SystemExit(128 + signum)
@@ -128,7 +131,10 @@ class ProcessPoolBackend(Backend):
         executor = self._executors[slot]
         if executor is None:
             executor = ProcessPoolExecutor(
-                max_workers=1, mp_context=self._context, initializer=_worker_init, initargs=(os.getpid(),)
+                max_workers=1,
+                mp_context=self._context,
+                initializer=_worker_init,
+                initargs=(os.getpid(), current_marker()),
             )
             # A worker that cannot even start would otherwise look like one killed by every
             # configuration, and the whole budget would be recorded as "worker_lost".
