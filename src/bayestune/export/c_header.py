@@ -53,10 +53,13 @@ class _Column:
         }[self.kind]
 
     def literal(self, value: Any) -> str:
-        if self.kind == "integer":
-            return c_integer(value)
-        if self.kind == "double":
-            return c_double(value)
+        try:
+            if self.kind == "integer":
+                return c_integer(value)
+            if self.kind == "double":
+                return c_double(value)
+        except BayestuneError as exc:
+            raise BayestuneError(f"cannot export {c_comment(self.title)!r} to C: {exc}") from None
         if self.kind == "permutation":
             return "{" + ", ".join(str(int(v)) for v in value) + "}"
         from bayestune.formatting import format_value
@@ -67,7 +70,8 @@ class _Column:
 def to_c_header(table: TunedTable, name: str = "tuned") -> str:
     """The header's text (see the module docstring)."""
     prefix = valid_prefix(name)
-    fields = Namer(["rank"])
+    guard = f"{prefix.upper()}_H"
+    fields = Namer(["rank"], avoid_prefix=f"{prefix.upper()}_")  # no member spells one of our macros
     keys = [
         _Column(f, fields.name(f), [k[f] for k in table.keys], numeric_key=table.numeric_key(f))
         for f in table.key_fields
@@ -79,7 +83,6 @@ def to_c_header(table: TunedTable, name: str = "tuned") -> str:
     for column in objectives:
         column.kind = "double"
     struct, array, count = f"{prefix}_config", f"{prefix}_configs", f"{prefix.upper()}_COUNT"
-    guard = f"{prefix.upper()}_H"
     what = "The Pareto set" if table.pareto else "The best configuration(s)"
     lines = [
         f"/* {what} exported by bayestune {__version__}; generated, do not edit.",
