@@ -146,6 +146,25 @@ def test_a_round_cut_short_is_finished_on_resume() -> None:
     assert all(len(e.samples) == 3 for e in outcome.estimates)
 
 
+def test_a_confirmation_cut_after_its_first_row_is_continued() -> None:
+    """A kill -9 right after the first confirmation row: the resumed confirmation goes on in round 1
+    (6 rounds, 6 runs per candidate), it does not start over at round 2 (7 rounds)."""
+    journal = lucky_journal(MemoryJournal())
+    journal.record_remeasurement(3, 1, Result({"time": 1.3}))  # round 1 measures the searched best first
+    black_box = Drifting({1: 1.0, 2: 1.1, 3: 1.3}, drift=0.0)
+    outcome = remeasure_top(journal, black_box, Objective("time"), k=3, rounds=6)
+    assert black_box.order[:2] == [1, 2] and len(black_box.order) == 17
+    assert {r.round for r in journal.remeasurements()} == set(range(1, 7)) and outcome.rounds == 6
+    assert all(len(e.samples) == 6 for e in outcome.estimates)
+
+
+def test_another_candidate_in_round_one_is_a_new_confirmation() -> None:
+    journal = lucky_journal(MemoryJournal())
+    journal.record_remeasurement(4, 1, Result({"time": 3.0}))  # not a candidate now
+    outcome = remeasure_top(journal, Drifting({1: 1.0, 2: 1.1, 3: 1.3}), Objective("time"), k=3, rounds=2)
+    assert {r.round for r in journal.remeasurements() if r.trial_id != 4} == {2, 3} and outcome.rounds == 3
+
+
 class Crashing(Drifting):
     """``Drifting`` without drift whose calls number ``crashes`` (1-based), and every call of
     configuration ``broken``, crash."""

@@ -73,6 +73,17 @@ def describe_exception(exc: BaseException) -> str:
     return tail(head + "\nTraceback (innermost last):\n" + "".join(lines))
 
 
+class InterruptedWithResult(KeyboardInterrupt):
+    """An interrupt (Ctrl-C, SIGTERM) while a configuration was being measured again: ``result``
+    holds the runs it completed, which the evaluation loop journals before the run stops (every
+    run a black box completes is kept); ``task`` is set by the backend that ran it."""
+
+    def __init__(self, result: Result) -> None:
+        super().__init__("interrupted; the completed runs travel with the interrupt")
+        self.result = result
+        self.task: Any = None
+
+
 def evaluate_safely(evaluator: Evaluator, config: Mapping[str, Any]) -> Result:
     """``evaluator.evaluate(config)``, where whatever escapes a bad evaluator becomes a failure.
 

@@ -21,7 +21,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
-from bayestune.evaluators.base import Evaluator, evaluate_safely
+from bayestune.evaluators.base import Evaluator, InterruptedWithResult, evaluate_safely
 from bayestune.exceptions import EvaluationError
 from bayestune.trial import Result
 
@@ -110,7 +110,11 @@ class SerialBackend(Backend):
                 )
             return list(zip(tasks, results))
         task = self._queue.pop(0)
-        return [(task, evaluate_safely(self.evaluator, task.config))]
+        try:
+            return [(task, evaluate_safely(self.evaluator, task.config))]
+        except InterruptedWithResult as stop:
+            stop.task = task  # the loop journals its completed runs before the run stops
+            raise
 
     def close(self, *, cancel: bool = False) -> None:
         self._queue.clear()

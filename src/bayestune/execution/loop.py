@@ -34,6 +34,7 @@ from dataclasses import replace
 from typing import Any
 
 from bayestune import run as run_meta
+from bayestune.evaluators.base import InterruptedWithResult
 from bayestune.exceptions import BayestuneError, EvaluationError
 from bayestune.execution.backend_choice import make_backend
 from bayestune.execution.backends import Backend, Task, WorkerLost
@@ -232,7 +233,14 @@ class EvaluationLoop:
                 if self.exhausted and self.optimizer.n_evaluated < self.budget:
                     logger.info("every feasible configuration has been evaluated")
                 return
-            for task, outcome in self.backend.wait():
+            try:
+                finished = self.backend.wait()
+            except InterruptedWithResult as stop:  # a configuration's completed runs are kept
+                if stop.task is not None:
+                    self.in_flight -= 1
+                    self._finish(stop.task, stop.result)
+                raise
+            for task, outcome in finished:
                 self.in_flight -= 1
                 self._finish(task, outcome)
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from bayestune.evaluators.base import Evaluator, evaluate_safely
+from bayestune.evaluators.base import Evaluator, InterruptedWithResult, evaluate_safely
 from bayestune.exceptions import EvaluationError
 from bayestune.measurement.early_stop import early_stop_bound
 from bayestune.measurement.statistics import relative_half_width, summarise
@@ -83,7 +83,9 @@ class MeasuredEvaluator(Evaluator):
         failures: list[Result] = []
         while True:
             started = time.perf_counter()
-            result = evaluate_safely(self.inner, config)
+            result = one_run(
+                self.inner, config, lambda: self._summary(runs, timings, failed=len(failures)) if runs else None
+            )
             add_timings(timings, dict(result.timings) or {EVALUATE_PHASE: time.perf_counter() - started})
             if result.status is TrialStatus.FAILED and result.kind not in DECISIVE_FAILURES:
                 failures.append(result)
@@ -146,6 +148,20 @@ class MeasuredEvaluator(Evaluator):
 
     def __repr__(self) -> str:
         return f"MeasuredEvaluator({self.inner!r}, {self.policy})"
+
+
+def one_run(inner: Evaluator, config: Mapping[str, Any], completed: Callable[[], Result | None]) -> Result:
+    """One run of ``config``; an interrupt during it carries ``completed()``, the configuration's
+    runs so far (None: no run completed yet), to the loop that journals them."""
+    try:
+        return evaluate_safely(inner, config)
+    except InterruptedWithResult:
+        raise
+    except KeyboardInterrupt:
+        done = completed()
+        if done is None:
+            raise
+        raise InterruptedWithResult(done) from None
 
 
 def failed_result(failures: Sequence[Result]) -> Result:

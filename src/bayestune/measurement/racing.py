@@ -23,6 +23,7 @@ are raced on their own scale instead of the log scale.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import time
@@ -33,12 +34,13 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from bayestune.evaluators.base import Evaluator, evaluate_safely
+from bayestune.evaluators.base import Evaluator
 from bayestune.measurement.policy import (
     DECISIVE_FAILURES,
     EVALUATE_PHASE,
     MeasuredEvaluator,
     add_timings,
+    one_run,
     run_warmups,
     with_timings,
 )
@@ -194,7 +196,7 @@ class RacingEvaluator(MeasuredEvaluator):
         self.configurations += 1
         while True:
             started = time.perf_counter()
-            result = evaluate_safely(self.inner, config)
+            result = one_run(self.inner, config, functools.partial(self._so_far, runs, timings, failed))
             self.runs += 1
             add_timings(timings, dict(result.timings) or {EVALUATE_PHASE: time.perf_counter() - started})
             first = not runs and not failed
@@ -224,6 +226,10 @@ class RacingEvaluator(MeasuredEvaluator):
                     )
         self._consider_best(samples)
         return self._summary(runs, timings, failed=failed)
+
+    def _so_far(self, runs: Sequence[Result], timings: Mapping[str, float], failed: int) -> Result | None:
+        """The runs completed so far as the configuration's result (None before the first)."""
+        return self._summary(runs, timings, failed=failed) if runs else None
 
     def _wants_new_best_runs(self, samples: Sequence[float]) -> bool:
         """A configuration that would become the best so far gets at least :data:`NEW_BEST_RUNS` runs."""

@@ -115,7 +115,7 @@ def remeasure_top(
     earlier = journal.remeasurements()
     first = confirmation_rounds(earlier)[0] if earlier else 1
     latest = [r for r in earlier if r.round >= first]
-    if earlier and set(ids) != {r.trial_id for r in latest}:
+    if earlier and set(ids) != {r.trial_id for r in latest} and not _started(latest, ids, first):
         first = max(r.round for r in earlier) + 1  # other candidates: a new confirmation
         latest = []
     done = {(r.trial_id, r.round) for r in latest}  # a round cut short is finished, not repeated
@@ -148,6 +148,13 @@ def remeasure_top(
         else:
             logger.info("re-measurement make-up round %d done (runs of a leading candidate failed)", round_number)
     return outcome()
+
+
+def _started(latest: Sequence[Remeasurement], ids: Sequence[int], first: int) -> bool:
+    """Whether ``latest`` is the start of round ``first`` of these candidates, cut short (a kill
+    right after the confirmation's first rows): it is continued, not taken for other candidates."""
+    measured = [r.trial_id for r in latest]
+    return all(r.round == first for r in latest) and measured == interleaved_order(ids, first)[: len(measured)]
 
 
 def makeup_rounds(rounds: int, max_failure_share: float) -> int:
