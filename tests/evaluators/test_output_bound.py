@@ -22,3 +22,17 @@ def test_a_flood_of_stdout_is_bounded_on_disk_and_its_end_still_read(tmp_path):
     result = ev.evaluate({"x": 1})
     assert result.error is None, result.error
     assert result.values["runtime"] == 1.0 and result.values["disk_mb"] < 10, result.values
+
+
+@pytest.mark.parametrize("end", ["\n", ""])
+def test_one_line_longer_than_the_kept_output_is_named_not_nothing(end):
+    ev = CommandEvaluator(f"head -c 3000000 /dev/zero | tr '\\0' 'a'; printf '{end}' #{{x}}", ["t"], max_output_mb=1)
+    result = ev.evaluate({"x": 1})
+    assert result.error is not None and "printed nothing" not in result.error
+    if end:
+        assert "printed 3,000,001 bytes on stdout ending in one line longer than the 1 MB kept" in result.error
+
+
+def test_a_long_line_before_the_value_line_is_no_failure():
+    ev = CommandEvaluator("head -c 3000000 /dev/zero | tr '\\0' 'a'; echo; echo t: {x}", ["t"], max_output_mb=1)
+    assert ev.evaluate({"x": 4}).values == {"t": 4.0}

@@ -44,6 +44,7 @@ from bayestune.evaluators.processes import (
     CommandProcesses,
     OutputBound,
     describe_exit,
+    long_last_line,
     memory_limit_bytes,
     read_end,
     stderr_note,
@@ -408,6 +409,14 @@ class CommandEvaluator(Evaluator):
             procs.finish()  # background jobs the command left behind
             out = read_end(out_file, self.max_output_bytes)
             err = read_end(err_file, self.max_output_bytes)
+            too_long = long_last_line(out_file, self.max_output_bytes) if rc == 0 and not out.strip() else None
+        if too_long is not None and self.read_output:
+            return Result.failure(
+                f"command {cmd!r} printed {too_long:,} bytes on stdout ending in one line longer than the "
+                f"{self.max_output_bytes / 2**20:g} MB kept (max_output_mb), so no line of it could be read; "
+                "print the objective on a line of its own" + stderr_note(err),
+                FailureKind.PARSE,
+            )
         if rc != 0:
             return Result.failure(f"command {cmd!r} {describe_exit(rc)}" + stderr_note(err), FailureKind.CRASH)
         if not self.read_output:

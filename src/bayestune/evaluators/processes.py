@@ -365,6 +365,16 @@ def read_end(file: Any, limit: int) -> bytes:
     return file.read()
 
 
+def long_last_line(file: Any, limit: int) -> int | None:
+    """The size of ``file`` when its last ``limit`` bytes hold no line break but at their very end:
+    its last line is longer than what :func:`read_end` keeps (which then reads as nothing printed)."""
+    size = file.seek(0, os.SEEK_END)
+    if size <= limit:
+        return None
+    file.seek(size - limit)
+    return None if b"\n" in file.read(limit).rstrip(b"\r\n") else size
+
+
 def describe_exit(rc: int) -> str:
     if rc < 0:
         return f"was killed by signal {_signal_name(-rc)}"
