@@ -30,6 +30,7 @@ from bayestune.space.spec import space_from_spec
 from bayestune.storage import Journal, TrialJournal
 from bayestune.storage.base import META_OBJECTIVES  # the storage layer reads it too: defined there, once
 from bayestune.storage.lock import RunLock, describe_owner
+from bayestune.storage.sqlite_file import what_it_is
 from bayestune.trial import FailureKind, Trial, TrialStatus
 
 logger = logging.getLogger(__name__)
@@ -373,6 +374,9 @@ def open_run_journal(path: str | Path, *, resume: bool, force: bool) -> tuple[Jo
     touched.
     """
     path = Path(path)
+    what = what_it_is(path, creating=True)  # a FIFO is never opened; a link never creates directories
+    if what is not None:
+        raise JournalError(f"journal {str(path)!r} {what}")
     lock = RunLock.acquire(path)  # before anything else: never resume, delete or append beside a live run
     try:
         journal, resumed, note = _open_locked(path, lock, resume=resume, force=force)

@@ -14,6 +14,7 @@ import click
 from bayestune.cli._common import debug_option, table
 from bayestune.exceptions import BayestuneError, JournalError
 from bayestune.formatting import display
+from bayestune.storage.sqlite_file import what_it_is
 
 #: ``--format`` of ``export``: the evaluations in HyperMapper/BaCO CSV, or the tuned table's formats.
 EXPORT_FORMATS = ("hypermapper", "json", "csv", "c-header", "python")
@@ -181,6 +182,7 @@ def dashboard(journal_path: str, host: str, port: int, interval: float) -> None:
     """Serve a live web page of a run (convergence, Pareto front, importance, failures, evaluations), read only."""
     from bayestune.dashboard import serve
 
-    if not Path(journal_path).is_file():
-        raise BayestuneError(f"journal {journal_path!r} does not exist")
+    what = what_it_is(journal_path)
+    if what is not None:
+        raise BayestuneError(f"journal {journal_path!r} {what}")
     serve(journal_path, host=host, port=port, interval=interval, announce=lambda text: click.echo(text, err=True))

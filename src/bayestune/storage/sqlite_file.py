@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -22,6 +23,33 @@ from bayestune.storage.sqlite_schema import SCHEMA_VERSION, check_version, creat
 logger = logging.getLogger(__name__)
 
 _File = TypeVar("_File", bound="SQLiteFile")
+
+
+def what_it_is(path: str | os.PathLike, *, creating: bool = False) -> str | None:
+    """What ``path`` is when a journal cannot be there ("does not exist", "is a directory", "is a
+    named pipe (FIFO)", ...), None when it can: a regular file, or with ``creating`` a path to create.
+    A FIFO is never opened (that would block); a symbolic link into a missing directory is refused
+    rather than the directory created where the link points."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if not os.path.islink(path):
+            return None if creating else "does not exist"
+        target = os.path.realpath(path)
+        if not os.path.isdir(os.path.dirname(target)):
+            return f"is a symbolic link into a missing directory ({os.path.dirname(target)!r}); create it first"
+        return None if creating else f"is a symbolic link to a missing file ({target!r})"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    kinds = (
+        (stat.S_ISREG, None),
+        (stat.S_ISDIR, "is a directory, not a journal file"),
+        (stat.S_ISFIFO, "is a named pipe (FIFO), not a journal file"),
+        (stat.S_ISSOCK, "is a socket, not a journal file"),
+        (stat.S_ISCHR, "is a character device, not a journal file"),
+        (stat.S_ISBLK, "is a block device, not a journal file"),
+    )
+    return next((what for test, what in kinds if test(mode)), "is not a regular file")
 
 
 class SQLiteFile:
@@ -37,8 +65,9 @@ class SQLiteFile:
         self._conn: sqlite3.Connection | None = None
         #: The run's owner lock (:class:`bayestune.storage.lock.RunLock`), released by :meth:`close`.
         self.run_lock = run_lock
-        if self.path != ":memory:" and not create and not Path(self.path).is_file():
-            raise JournalError(f"journal {self.path!r} does not exist")
+        what = None if self.path == ":memory:" else what_it_is(self.path, creating=create)
+        if what is not None:
+            raise JournalError(f"journal {self.path!r} {what}")
         try:
             if read_only:  # a viewer beside a live run (dashboard): SQLite refuses every write
                 self._open_read_only()
