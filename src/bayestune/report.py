@@ -132,7 +132,7 @@ def _confirmation(journal_path: str, run: Run) -> Remeasured | None:
     """The latest confirmation's outcome (None when the run has no re-measurements)."""
     from bayestune.storage import Journal
 
-    with Journal.open(journal_path) as journal:
+    with Journal.open(journal_path, read_only=True) as journal:
         remeasurements = journal.remeasurements()
     policy = stored_measurement(run.meta).policy
     baseline = (stored_confirmation(run.meta) or {}).get("baseline") or {}
@@ -251,7 +251,7 @@ def build_report(
     """Write the HTML report of the run in ``journal_path`` to ``out_path``; returns the path."""
     from bayestune import plot
 
-    run = load_run(str(journal_path), space=space)
+    run = load_run(str(journal_path), space=space, read_only=True)
     stored = run.meta.get("scenario")
     scenario: Mapping[str, Any] = stored if isinstance(stored, Mapping) else {}
     title = title or f"bayestune report: {scenario.get('name') or Path(journal_path).stem}"

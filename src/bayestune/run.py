@@ -394,6 +394,8 @@ def _open_locked(path: Path, lock: RunLock, *, resume: bool, force: bool) -> tup
     if path.exists():
         lock.lock_journal_file()  # before SQLite opens it: a hard link to a live run's journal stops here
         journal = Journal(path, create=False, run_lock=lock)  # JournalError if not a journal: never delete it
+        if not force:
+            _checked(journal)  # before any write (--force deletes it instead)
         n_rows = len(journal.trials())
         if n_rows and resume:
             journal.checkpoint()  # what the crashed run left in the -wal file now lives in the .db
@@ -416,6 +418,16 @@ def _open_locked(path: Path, lock: RunLock, *, resume: bool, force: bool) -> tup
         journal.close()
         raise
     return journal, False, note
+
+
+def _checked(journal: Journal) -> None:
+    """``journal`` if SQLite finds it sound, else closed (the lock kept) and JournalError."""
+    try:
+        journal.check_integrity()
+    except JournalError:
+        journal.run_lock = None
+        journal.close()
+        raise
 
 
 class ExistingRunError(JournalError):

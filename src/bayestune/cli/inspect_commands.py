@@ -38,7 +38,7 @@ def show(journal_path: str, top: int, show_all: bool, failures: bool) -> None:
     from bayestune import run as run_meta
     from bayestune.storage import Journal
 
-    with Journal.open(journal_path) as journal:
+    with Journal.open(journal_path, read_only=True) as journal:  # never a write, not even a checkpoint
         trials = journal.trials()
         objectives = run_meta.stored_objectives(journal, trials)
         params = run_meta.stored_parameters(journal, trials)
@@ -259,7 +259,7 @@ def backup(journal_path: str, out_path: str) -> None:
     """
     from bayestune.storage import Journal
 
-    with Journal.open(journal_path) as journal:
+    with Journal.open(journal_path, read_only=True) as journal:
         journal.backup(out_path)
         n = journal.n_finished()
     click.echo(f"{out_path}: a copy of {journal_path} ({n} finished evaluation(s))")
@@ -296,7 +296,7 @@ def plot(journal_path: str, out_dir: str, kinds: tuple[str, ...], scenario_path:
     from bayestune.plot import plot_run
     from bayestune.run import load_run
 
-    run = load_run(journal_path, space=run_space(scenario_path))
+    run = load_run(journal_path, space=run_space(scenario_path), read_only=True)
     if not run.trials:
         raise CliError(f"journal {journal_path!r} holds no finished evaluation to plot")
     chosen = _PLOT_KINDS if "all" in kinds else tuple(dict.fromkeys(kinds))
@@ -356,7 +356,7 @@ def dag(journal_path: str, out_path: str, scenario_path: str | None) -> None:
     from bayestune.run import load_run
     from bayestune.run_graph import graph_of_run
 
-    graph = graph_of_run(load_run(journal_path, space=run_space(scenario_path)))
+    graph = graph_of_run(load_run(journal_path, space=run_space(scenario_path), read_only=True))
     quality = graph.fit_quality()
     n_parameters = sum(1 for _, r in graph.dag.nodes(data="role") if r == "parameter")
     title = f"{graph.target}: effective dimension {graph.effective_dimension} of {n_parameters} parameters"

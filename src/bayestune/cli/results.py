@@ -101,7 +101,7 @@ def _export_evaluations(paths: tuple[str, ...], out_path: str | None, errors: bo
     if len(paths) != 1 or out_path is None:
         raise click.UsageError("--format hypermapper writes one journal: bayestune export JOURNAL OUT.csv")
     journal_path = paths[0]
-    with Journal.open(journal_path) as journal:
+    with Journal.open(journal_path, read_only=True) as journal:
         trials = journal.trials()
         objectives = [o.name for o in run_meta.stored_objectives(journal, trials)]
         params = run_meta.stored_parameters(journal, trials)

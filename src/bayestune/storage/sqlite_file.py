@@ -197,6 +197,23 @@ class SQLiteFile:
             except sqlite3.Error as exc:
                 raise JournalError(f"journal {self.path!r}: read failed: {exc}") from exc
 
+    def check_integrity(self) -> None:
+        """JournalError unless SQLite's ``quick_check`` finds the file sound. A run checks before it
+        writes: appending to a damaged file can spread the damage or lose the new rows with it."""
+        with self._lock:
+            try:
+                rows = self._connection.execute("PRAGMA quick_check(5)").fetchall()
+            except sqlite3.DatabaseError as exc:
+                rows = [(str(exc),)]
+        problems = [str(r[0]) for r in rows if r[0] != "ok"]
+        if problems:
+            found = "; ".join(" ".join(p.split()) for p in problems)  # one line
+            raise JournalError(
+                f"journal {self.path!r} is damaged (SQLite's quick_check: {found[:300]}); nothing was written "
+                f"to it. Recover its readable rows into a new file with `sqlite3 {self.path} .recover | sqlite3 "
+                "recovered.db`, or start over with --force"
+            )
+
     # ---- lifetime ----------------------------------------------------------------------
     def checkpoint(self) -> None:
         """Move the ``-wal`` file's pages into the database file, so the ``.db`` alone holds the run."""
