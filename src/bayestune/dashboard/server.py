@@ -15,6 +15,7 @@ import logging
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -43,9 +44,15 @@ def is_loopback(host: str) -> bool:
 
 
 #: Connections served at once (each is a thread) and seconds a connection may stay idle: idle
-#: or slow clients cannot pile up threads.
+#: or slow clients cannot pile up threads. A connection beyond the limit waits for a free one (up
+#: to the idle time, then it is closed), and the kernel queues up to :data:`ACCEPT_QUEUE` more:
+#: a burst of requests is answered late, not refused (300 at once: all answered).
 MAX_CONNECTIONS = 32
 CONNECTION_TIMEOUT_SECONDS = 10.0
+ACCEPT_QUEUE = 1024
+#: Seconds a snapshot is served again to requests arriving meanwhile: a burst reads the journal
+#: once, not once per request (the page polls every ``interval`` seconds, 2 by default).
+SNAPSHOT_REUSE_SECONDS = 0.5
 
 
 def allowed_host(header: str | None, bound_host: str) -> bool:
@@ -67,11 +74,12 @@ def allowed_host(header: str | None, bound_host: str) -> bool:
 
 
 class DashboardServer(ThreadingHTTPServer):
-    """An HTTP server over one :class:`RunView`; snapshots are taken one at a time, at most
-    :data:`MAX_CONNECTIONS` connections are served at once (others are closed at once), and a
-    client that hangs up is not an error."""
+    """An HTTP server over one :class:`RunView`; snapshots are taken one at a time and shared by
+    the requests of :data:`SNAPSHOT_REUSE_SECONDS`, at most :data:`MAX_CONNECTIONS` connections are
+    served at once (others wait for a free one), and a client that hangs up is not an error."""
 
     daemon_threads = True
+    request_queue_size = ACCEPT_QUEUE  # listen() backlog: a burst is queued, not dropped
 
     def __init__(
         self,
@@ -85,6 +93,7 @@ class DashboardServer(ThreadingHTTPServer):
         self.view = RunView(journal_path, importance_interval=importance_interval)
         self.page = page_html(interval)
         self._snapshot_lock = threading.Lock()
+        self._latest: tuple[float, int, bytes] | None = None  # (monotonic time, status, body)
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self.bound_host = host
         try:
@@ -101,8 +110,13 @@ class DashboardServer(ThreadingHTTPServer):
         return f"http://{shown}:{port}/"
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
-            logger.debug("dashboard: %d connections open; closing one from %s", MAX_CONNECTIONS, client_address)
+        if not self._slots.acquire(timeout=CONNECTION_TIMEOUT_SECONDS):
+            logger.debug(
+                "dashboard: %d connections busy for %g s; closing one from %s",
+                MAX_CONNECTIONS,
+                CONNECTION_TIMEOUT_SECONDS,
+                client_address,
+            )
             self.shutdown_request(request)
             return
         try:
@@ -128,6 +142,9 @@ class DashboardServer(ThreadingHTTPServer):
     def state_json(self) -> tuple[int, bytes]:
         """``(HTTP status, body)`` of ``/api/state``; a journal that cannot be read is a 503 naming why."""
         with self._snapshot_lock:
+            latest = self._latest
+            if latest is not None and time.monotonic() - latest[0] < SNAPSHOT_REUSE_SECONDS:
+                return latest[1], latest[2]
             try:
                 body: dict[str, Any] = self.view.snapshot()
                 status = HTTPStatus.OK
@@ -137,7 +154,9 @@ class DashboardServer(ThreadingHTTPServer):
                 logger.warning("dashboard: cannot read %s: %s: %s", self.view.journal_path, type(exc).__name__, exc)
                 body = {"error": f"cannot read the journal: {type(exc).__name__}: {' '.join(str(exc).split())}"}
                 status = HTTPStatus.INTERNAL_SERVER_ERROR
-        return status, json.dumps(body, allow_nan=False).encode("utf-8")
+            text = json.dumps(body, allow_nan=False).encode("utf-8")
+            self._latest = (time.monotonic(), int(status), text)
+        return int(status), text
 
 
 class _Handler(BaseHTTPRequestHandler):
