@@ -42,6 +42,7 @@ from benchmarks.faults_process import (
     timeout_grace,
     validate_catches_setup_errors,
 )
+from benchmarks.faults_round4 import ROUND4_FAULTS
 
 FAULTS: dict[str, tuple[Callable[[Path], Outcome], bool]] = {
     # name: (injector, repeat it --trials times (process-level, timing-dependent) or once)
@@ -64,6 +65,7 @@ FAULTS: dict[str, tuple[Callable[[Path], Outcome], bool]] = {
     "show piped into head": (show_into_a_closed_pipe, False),
     "backup of a running journal": (backup_while_running, False),
     **HOSTILE_FAULTS,
+    **ROUND4_FAULTS,
 }
 
 
