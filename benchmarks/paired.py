@@ -145,7 +145,8 @@ def summary_rows(
     budgets: Sequence[int],
     tolerance: float,
 ) -> list[list[str]]:
-    """One row per strategy (the baseline first) over the problems where both ran, paired on seeds."""
+    """One row per strategy (the baseline first) over the problems where every strategy ran, on
+    the seeds every strategy ran there (paired)."""
     top = max(budgets)
     rows = []
     for strategy in [baseline, *variants]:
@@ -153,9 +154,9 @@ def summary_rows(
         hits = {b: [0, 0] for b in HIT_BUDGETS if b in budgets}
         stuck, decided, fail, better, worse, hit_gain, hit_loss = 0, 0, [], 0, 0, 0, 0
         for by_strategy in runs.values():
-            if baseline not in by_strategy or strategy not in by_strategy:
+            if any(s not in by_strategy for s in (baseline, *variants)):
                 continue
-            seeds = sorted(set(by_strategy[baseline]) & set(by_strategy[strategy]))
+            seeds = sorted(set.intersection(*(set(by_strategy[s]) for s in (baseline, *variants))))
             if not seeds:
                 continue
             mine = [by_strategy[strategy][s] for s in seeds]
