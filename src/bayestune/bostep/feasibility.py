@@ -5,10 +5,11 @@ Why a part of its own: the step decides whether a classifier is fitted and the s
 the threshold below which candidates are ruled out; both read this one group, so its default
 threshold is written once (:data:`bayestune.acquisition.scoring.DEFAULT_FEASIBILITY_THRESHOLD`).
 
-Failures also enter the mean of ``bo``'s model (:class:`SurrogateFeasibilitySettings`), at a high
-quantile of the observed values rather than the worst: a GP that ignores them keeps proposing next
-to them (on failure-heavy spaces the default spent 19-28 of 100 evaluations on failures), while the
-worst value would flatten the optimum that often sits on the failure boundary.
+:class:`SurrogateFeasibilitySettings` can also tell the surrogate's mean about failures, at a high
+quantile of the observed values rather than the worst (a GP that ignores them keeps proposing next
+to them; the worst value would flatten an optimum on the failure boundary). Measured on paired
+seeds it did not hold (issue 39: better on the GPU spaces with failures, worse on taco_like and on a
+black box that crashes at random, whose failures say nothing about the configuration), so it is off.
 """
 
 from __future__ import annotations
@@ -53,17 +54,13 @@ class FeasibilitySettings(Settings):
         return feasibility_classifier(encoder, history, rows(), rng)
 
 
-#: The quantile of the observed values a failed configuration is told to the model as (issue 39).
-DEFAULT_FAILURE_QUANTILE = 0.9
-
-
 @dataclass(frozen=True)
 class SurrogateFeasibilitySettings(FeasibilitySettings):
     """The ``feasibility`` group of the strategies whose model is the surrogate part (``bo``,
-    ``parego``): failures also enter the model's mean, as a softened pessimistic value."""
+    ``parego``): optionally, failures also enter the model's mean as a softened pessimistic value."""
 
     failure_quantile: float | None = (
-        DEFAULT_FAILURE_QUANTILE  # failed configurations enter the model's mean at this quantile of the observed values; None: the mean ignores them
+        None  # failed configurations enter the model's mean at this quantile of the observed values; None: the mean ignores them
     )
 
     def rules(self) -> list[Rule]:

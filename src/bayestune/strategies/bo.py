@@ -281,8 +281,6 @@ class ParEGOSettings(BOSettings):
 
     # off: the incumbent of a scalarisation that changes every suggestion is no anchor
     trust_region: TrustRegionSettings = TrustRegionSettings(every=0)
-    # off: measured for one objective only (issue 39)
-    feasibility: SurrogateFeasibilitySettings = SurrogateFeasibilitySettings(failure_quantile=None)
     scalarization: ScalarizationSettings = ScalarizationSettings()
 
     def rules(self) -> list[Rule]:
