@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
+from bayestune.search.trust_region import parameters_changed
 from benchmarks.jsonl import load_records
 from benchmarks.metrics import best_at, geometric_mean
-from benchmarks.problem import Problem
+from benchmarks.problem import Problem, config_key
 
 BUDGETS = (20, 40, 60, 100)
 HIT_BUDGETS = (60, 100)
@@ -62,7 +63,7 @@ class Landscape:
         self.rows = self.problem.space.enumerate(limit=ENUMERATION_LIMIT)
 
     def value(self, config: Mapping[str, Any]) -> float | None:
-        key = repr(sorted(config.items()))
+        key = config_key(config)
         if key not in self.cache:
             result = self.problem.evaluate(config)
             v = result.values.get(self.problem.objective) if result.feasible and result.error is None else None
@@ -73,8 +74,6 @@ class Landscape:
         """No feasible one-parameter neighbour strictly better (None: not enumerable)."""
         if self.rows is None:
             return None
-        from bayestune.search.trust_region import parameters_changed
-
         space = self.problem.space
         x = space.to_matrix([space.validate_config(dict(config))])[0]
         near = self.rows[parameters_changed(space, self.rows, x) == 1]

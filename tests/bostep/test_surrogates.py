@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from bayestune.bostep.surrogates import SurrogateFactory
 from bayestune.history import History
@@ -82,7 +83,8 @@ def test_failures_enter_the_mean_at_a_quantile_of_the_observed_targets_when_aske
     targets = h.Y[:, 0]
     factory = SurrogateFactory(SPACE, np.random.default_rng(0), BOSettings(), "auto", "t")
     assert len(factory.fit(h, targets).y) == ok.sum()  # by default the mean ignores failures
-    asked = BOSettings.from_options("bo", {"feasibility": {"failure_quantile": 0.9}})
+    with pytest.warns(UserWarning, match="experimental"):
+        asked = BOSettings.from_options("bo", {"experimental": {"failure_quantile": 0.9}})
     fit = SurrogateFactory(SPACE, np.random.default_rng(0), asked, "auto", "t").fit(h, targets)
     n_failed = int((~ok).sum())
     assert len(fit.y) == 40 and np.allclose(fit.y[-n_failed:], np.quantile(targets[ok], 0.9))

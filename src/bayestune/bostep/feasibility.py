@@ -4,12 +4,6 @@ group; BaCO), and the classifier a suggestion scores with.
 Why a part of its own: the step decides whether a classifier is fitted and the scorer reads
 the threshold below which candidates are ruled out; both read this one group, so its default
 threshold is written once (:data:`bayestune.acquisition.scoring.DEFAULT_FEASIBILITY_THRESHOLD`).
-
-:class:`SurrogateFeasibilitySettings` can also tell the surrogate's mean about failures, at a high
-quantile of the observed values rather than the worst (a GP that ignores them keeps proposing next
-to them; the worst value would flatten an optimum on the failure boundary). Measured on paired
-seeds it did not hold (issue 39: better on the GPU spaces with failures, worse on taco_like and on a
-black box that crashes at random, whose failures say nothing about the configuration), so it is off.
 """
 
 from __future__ import annotations
@@ -52,18 +46,3 @@ class FeasibilitySettings(Settings):
         if self.model is False or (self.model == "auto" and history.feasible.all()):
             return None
         return feasibility_classifier(encoder, history, rows(), rng)
-
-
-@dataclass(frozen=True)
-class SurrogateFeasibilitySettings(FeasibilitySettings):
-    """The ``feasibility`` group of the strategies whose model is the surrogate part (``bo``,
-    ``parego``): optionally, failures also enter the model's mean as a softened pessimistic value."""
-
-    failure_quantile: float | None = (
-        None  # failed configurations enter the model's mean at this quantile of the observed values; None: the mean ignores them
-    )
-
-    def rules(self) -> list[Rule]:
-        q = self.failure_quantile
-        ok = q is None or (isinstance(q, (int, float)) and not isinstance(q, bool) and 0.0 <= q <= 1.0)
-        return [*super().rules(), ("failure_quantile", ok, "`0 <= failure_quantile <= 1` or null")]

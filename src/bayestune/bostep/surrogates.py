@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from bayestune.bostep.feasibility import SurrogateFeasibilitySettings
 from bayestune.exceptions import BayestuneError
 from bayestune.history import History
 from bayestune.models.base import ModelFit, Surrogate
@@ -73,6 +72,9 @@ class ModelExperiments(Protocol):
     @property
     def memory_policy(self) -> str: ...
 
+    @property
+    def failure_quantile(self) -> float | None: ...
+
 
 class SurrogateOptions(Protocol):
     """The options the surrogate part reads, as the strategy declares them (``bo``'s settings)."""
@@ -91,9 +93,6 @@ class SurrogateOptions(Protocol):
 
     @property
     def experimental(self) -> ModelExperiments: ...
-
-    @property
-    def feasibility(self) -> SurrogateFeasibilitySettings: ...
 
 
 class SurrogateFactory:
@@ -162,13 +161,13 @@ class SurrogateFactory:
 
     def fit(self, history: History, targets: np.ndarray) -> ModelFit:
         """The surrogate of ``targets`` (minimised) over the feasible rows of the training set,
-        and its failed rows at ``feasibility.failure_quantile`` of those targets when set (the
+        and its failed rows at ``experimental.failure_quantile`` of those targets when set (the
         model's mean then steers away from failures too, not only P(feasible))."""
         training = self.training_set(history, targets)
         train = training.feasible
         X, y = history.X[train], targets[train]
         noise = self._noise_variances(history, train)
-        quantile = self.options.feasibility.failure_quantile
+        quantile = self.options.experimental.failure_quantile
         if quantile is not None and len(training.failed) and len(y):
             failed = training.failed
             X = np.vstack([X, history.X[failed]])

@@ -27,7 +27,6 @@ import numpy as np
 
 from bayestune.acquisition.functions import DEFAULT_KAPPA, DEFAULT_XI
 from bayestune.bostep.escape import add_escape
-from bayestune.bostep.feasibility import SurrogateFeasibilitySettings
 from bayestune.bostep.proposers import ProposalSchedule
 from bayestune.bostep.scorer import PeerPriorSettings, Scorer
 from bayestune.bostep.stall import StallSettings, StallStep
@@ -81,6 +80,10 @@ def _refuse(owner: str, options: dict[str, Any], removed: dict[str, str], path: 
             raise BayestuneError(f"{owner}: option {path}{key} was removed: {removed[key]}")
 
 
+def _is_quantile_or_none(q: Any) -> bool:
+    return q is None or (isinstance(q, (int, float)) and not isinstance(q, bool) and 0.0 <= q <= 1.0)
+
+
 @dataclass(frozen=True)
 class ExperimentalSettings(Settings):
     """Options measured against the default that lost and stay off (benchmarks/RESULTS.md); setting
@@ -92,6 +95,9 @@ class ExperimentalSettings(Settings):
     ordinal_scale: str | None = None  # ordinals' warping: None (the space's rule) | log | linear | index | auto
     memory_policy: str = "mixed"  # which rows max_training_points keeps: mixed | lru | best | reset (models.training)
     stall: StallSettings = StallSettings()  # a stalled run's exploration step (bostep.stall)
+    failure_quantile: float | None = (
+        None  # failed configurations enter the model's mean at this quantile of the observed values (bostep.surrogates)
+    )
 
     @classmethod
     def translate(cls, owner: str, options: dict[str, Any], path: str = "") -> dict[str, Any]:
@@ -103,6 +109,7 @@ class ExperimentalSettings(Settings):
         return [
             self.one_of("ordinal_scale", ORDINAL_SCALE_CHOICES),
             self.one_of("memory_policy", MEMORY_POLICIES),
+            ("failure_quantile", _is_quantile_or_none(self.failure_quantile), "`0 <= failure_quantile <= 1` or null"),
         ]
 
 
@@ -125,7 +132,6 @@ class BOSettings(StepSettings):
     }
 
     prior: PeerPriorSettings = PeerPriorSettings()
-    feasibility: SurrogateFeasibilitySettings = SurrogateFeasibilitySettings()
     model: str = "gp"  # gp | rf: the surrogate
     acquisition: str = "ei"  # ei | pi | lcb
     xi: float = DEFAULT_XI  # EI/PI improvement margin (latent units)
